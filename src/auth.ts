@@ -1,0 +1,85 @@
+/**
+ * Credential header schemes. The service authenticates each endpoint differently; the
+ * caller always holds the raw key and the SDK derives what each endpoint wants.
+ *
+ * @module
+ */
+
+/**
+ * How an endpoint expects the key:
+ * - `base64-authorization`: `Authorization: <base64 of the UTF-8 key>` (v2 catalog and
+ *   checkout, v4 claim); no `Bearer ` prefix, standard alphabet, padded.
+ * - `api-key-header`: the raw key in `X-API-Key` (v3 claims and the vote claim).
+ */
+export type AuthScheme = 'base64-authorization' | 'api-key-header';
+
+/**
+ * Base64 (standard alphabet, padded, no line breaks) of the UTF-8 bytes of `rawKey`,
+ * the value the v2 and v4 endpoints expect in `Authorization`.
+ *
+ * @example
+ * ```ts
+ * encodeApiKey('<API_KEY>'); // what `echo -n '<API_KEY>' | base64 -w0` prints
+ * ```
+ */
+export function encodeApiKey(rawKey: string): string {
+  return Buffer.from(rawKey, 'utf8').toString('base64');
+}
+
+/** The header names that carry credentials; masked in every event. @internal */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization']);
+
+/**
+ * Precomputed credential headers of one key, one set per scheme, built once per client.
+ * @internal
+ */
+export class Credentials {
+  readonly #byScheme: Record<AuthScheme, Readonly<Record<string, string>>>;
+  readonly #secrets: readonly string[];
+
+  constructor(rawKey: string) {
+    const base64 = encodeApiKey(rawKey);
+    this.#byScheme = {
+      'base64-authorization': { authorization: base64 },
+      // The official client spells it X-API-Key; header names are case-insensitive.
+      'api-key-header': { 'x-api-key': rawKey },
+    };
+    // Longest first so that redacting the Base64 form never leaves a piece of it.
+    this.#secrets = [rawKey, base64].sort((a, b) => b.length - a.length);
+  }
+
+  /** The headers an endpoint of `scheme` needs. */
+  headers(scheme: AuthScheme): Readonly<Record<string, string>> {
+    return this.#byScheme[scheme];
+  }
+
+  /** `text` with every occurrence of the key or its Base64 replaced. */
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.#secrets) {
+      if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join('<redacted>');
+    }
+    return out;
+  }
+
+  /** Never reveal the key through inspection or serialization. */
+  toJSON(): string {
+    return '[Credentials]';
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return '[Credentials]';
+  }
+}
+
+/**
+ * A copy of `headers` safe to log: credential values replaced by `<redacted>`.
+ * @internal
+ */
+export function maskHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '<redacted>' : value;
+  });
+  return out;
+}

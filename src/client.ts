@@ -1,0 +1,353 @@
+/**
+ * The public client.
+ *
+ * @module
+ */
+import { Credentials } from './auth.js';
+import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import type { Operation } from './errors.js';
+import { CatalogCache } from './internal/catalog-cache.js';
+import { ClaimGuard } from './internal/claim-guard.js';
+import { deepFreeze } from './internal/freeze.js';
+import { Transport, type SendContext } from './internal/transport.js';
+import {
+  checkBaseUrl,
+  checkBoolean,
+  checkFunction,
+  checkIntegerInRange,
+  checkNonBlank,
+  checkOptionsObject,
+  checkPositiveInteger,
+  checkSignal,
+  checkTimeout,
+  describe,
+  fail,
+  MAX_QUANTITY,
+} from './internal/validate.js';
+import {
+  CLAIM_WINDOW_MS,
+  RATE_LIMIT_MESSAGE,
+  WireProblem,
+  catalogFromWire,
+  checkoutFromWire,
+  claimFromLegacy,
+  claimFromV4,
+  voteFromWire,
+} from './normalize.js';
+import type {
+  Catalog,
+  CatalogOptions,
+  CheckoutInput,
+  CheckoutResult,
+  ClaimOptions,
+  ClaimResult,
+  RequestOptions,
+  StorefrontClientOptions,
+  VoteRewardInput,
+  VoteRewardResult,
+} from './types.js';
+import { VERSION } from './version.js';
+
+/** The production base URL. */
+export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
+
+const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent'] as const;
+const MAX_RETRY = 10;
+
+/**
+ * A client for one game server's store, authenticated by its raw API key.
+ *
+ * Methods never throw synchronously: bad arguments reject the returned promise with
+ * {@link InvalidInputError} before any request. Business outcomes (no items, rate limit,
+ * out of stock …) resolve as values; failures reject with a {@link StorefrontError}.
+ * Claims, checkouts and votes are sent exactly once, never retried.
+ *
+ * @example
+ * ```ts
+ * import { StorefrontClient } from 'teamgames-sdk';
+ *
+ * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY! });
+ * const result = await client.claim('Player123');
+ * if (result.code === 'SUCCESS') {
+ *   for (const item of result.claims) grant(item.player_name, item.product_id_string, item.quantity_to_grant);
+ * } else {
+ *   tell('Player123', result.message);
+ * }
+ * ```
+ */
+export class StorefrontClient {
+  readonly #transport: Transport;
+  readonly #baseUrl: string;
+  readonly #guard: ClaimGuard | undefined;
+  readonly #cache: CatalogCache<Catalog> | undefined;
+
+  /**
+   * @throws {@link InvalidInputError} for a missing or blank `apiKey`, an unknown option
+   * name, or an option outside its rule (the message names the option).
+   */
+  constructor(options: StorefrontClientOptions) {
+    const opts = checkOptionsObject(options, CLIENT_OPTIONS, 'options');
+    if (options === undefined) fail('options', 'must be an object with at least apiKey');
+    if (typeof opts.apiKey !== 'string') fail('options.apiKey', `must be a string, got ${describe(opts.apiKey)}`);
+    if (opts.apiKey.trim() === '') fail('options.apiKey', 'must not be blank');
+    // A key read from a file often carries its trailing newline; the service then refuses it.
+    if (opts.apiKey.trim() !== opts.apiKey) fail('options.apiKey', 'must not have leading or trailing whitespace (check how the key is read)');
+
+    this.#baseUrl = opts.baseUrl === undefined ? DEFAULT_BASE_URL : checkBaseUrl(opts.baseUrl);
+    const timeoutMs = opts.timeoutMs === undefined ? 15_000 : checkTimeout(opts.timeoutMs);
+    const retry = opts.retry === undefined ? 2 : checkIntegerInRange(opts.retry, 0, MAX_RETRY, 'options.retry');
+    const ttl = opts.catalogCacheTtlMs === undefined ? 60_000 : checkIntegerInRange(opts.catalogCacheTtlMs, 0, Number.MAX_SAFE_INTEGER, 'options.catalogCacheTtlMs');
+    const rateLimit = checkBoolean(opts.rateLimit, 'options.rateLimit') ?? true;
+    const now = checkFunction<() => number>(opts.now, 'options.now') ?? Date.now;
+    const customFetch = checkFunction<typeof globalThis.fetch>(opts.fetch, 'options.fetch');
+    const onEvent = checkFunction<NonNullable<StorefrontClientOptions['onEvent']>>(opts.onEvent, 'options.onEvent');
+    if (opts.userAgent !== undefined) {
+      checkNonBlank(opts.userAgent, 'options.userAgent');
+      if (/[\r\n]/.test(opts.userAgent)) fail('options.userAgent', 'must be one line');
+    }
+    const sdkAgent = `teamgames-sdk/${VERSION} node/${globalThis.process?.versions?.node ?? 'unknown'}`;
+
+    this.#transport = new Transport({
+      baseUrl: this.#baseUrl,
+      timeoutMs,
+      retry,
+      fetch: customFetch,
+      userAgent: opts.userAgent === undefined ? sdkAgent : `${opts.userAgent} ${sdkAgent}`,
+      onEvent,
+      credentials: new Credentials(opts.apiKey),
+    });
+    this.#guard = rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined;
+    this.#cache = ttl > 0 ? new CatalogCache(now, ttl) : undefined;
+  }
+
+  /**
+   * Lists the products on sale now (enabled, inside their window, with the sales active
+   * now). Answers are cached per category for `catalogCacheTtlMs`; the cached catalog is
+   * frozen and shared, so copy it before changing it. Retried on network errors and 5xx.
+   *
+   * @example
+   * ```ts
+   * const { products } = await client.getCatalog({ categoryId: 3 });
+   * for (const p of products) console.log(p.name, p.priceWithSale);
+   * ```
+   * @throws {@link InvalidInputError} when `categoryId` is not a positive integer.
+   * @throws {@link AuthenticationError} when the key is unknown (`GAME_SERVER_NOT_FOUND`).
+   * @throws {@link HttpError}, {@link TimeoutError}, {@link NetworkError},
+   *   {@link ResponseValidationError} after the retries.
+   */
+  async getCatalog(options?: CatalogOptions): Promise<Catalog> {
+    const opts = checkOptionsObject(options, ['categoryId', 'signal'], 'options', 'getCatalog');
+    const signal = checkSignal(opts.signal, 'getCatalog');
+    const categoryId = opts.categoryId === undefined ? undefined : checkPositiveInteger(opts.categoryId, 'options.categoryId', 'getCatalog');
+    const cacheKey = categoryId === undefined ? 'all' : `category:${categoryId}`;
+    const cached = this.#cache?.get(cacheKey);
+    if (cached !== undefined) return cached;
+
+    const catalog = await this.#call(ENDPOINTS.catalog, categoryId === undefined ? {} : { categoryId }, { signal, subject: '', delivers: false }, catalogFromWire);
+    if (this.#cache === undefined) return catalog;
+    const frozen = deepFreeze(catalog);
+    this.#cache.set(cacheKey, frozen);
+    return frozen;
+  }
+
+  /** Forgets every cached catalog answer of this client. */
+  clearCatalogCache(): void {
+    this.#cache?.clear();
+  }
+
+  /**
+   * Starts a checkout for a player's cart. Sent once, never retried.
+   *
+   * @example
+   * ```ts
+   * const result = await client.checkout({ username: 'Player123', items: [{ id: 12, quantity: 1 }], coupon: 'SPRING' });
+   * switch (result.outcome) {
+   *   case 'PAYMENT_REQUIRED': return redirectTo(result.redirect);
+   *   case 'FREE': return say('Free! Type ::claim in game.');
+   *   case 'INVALID_STOCK': return say('Some items are no longer available.');
+   *   case 'COUPON_REJECTED': return say(result.error);
+   *   case 'BASKET_REJECTED': return say('This cart cannot be paid in one go.');
+   *   case 'GATEWAY_ERROR': return say('The store cannot take payments right now.');
+   * }
+   * ```
+   * @throws {@link InvalidInputError} for a blank username, an empty cart, an `id` that is
+   *   not a positive integer or a `quantity` outside 1…1,000,000.
+   * @throws {@link AuthenticationError} (HTTP 401), {@link RequestRejectedError} (HTTP 404),
+   *   {@link HttpError}, {@link TimeoutError}, {@link NetworkError}, {@link ResponseValidationError}.
+   */
+  async checkout(input: CheckoutInput, options?: RequestOptions): Promise<CheckoutResult> {
+    const op: Operation = 'checkout';
+    if (input === undefined || input === null) fail('input', 'must be an object with username and items', op);
+    const fields = checkOptionsObject(input, ['username', 'items', 'coupon'], 'input', op);
+    const signal = this.#signalOf(options, op);
+    const username = checkNonBlank(fields.username, 'input.username', op);
+    const items = fields.items;
+    if (!Array.isArray(items)) fail('input.items', `must be an array of { id, quantity }, got ${describe(items)}`, op);
+    if (items.length === 0) fail('input.items', 'must not be empty', op);
+    // Only id and quantity go on the wire, whatever else the caller's objects carry.
+    const cart = items.map((item: unknown, i) => {
+      if (typeof item !== 'object' || item === null) fail(`input.items[${i}]`, `must be an object, got ${describe(item)}`, op);
+      const { id, quantity } = item as Record<string, unknown>;
+      return {
+        id: checkPositiveInteger(id, `input.items[${i}].id`, op),
+        quantity: checkIntegerInRange(quantity, 1, MAX_QUANTITY, `input.items[${i}].quantity`, op),
+      };
+    });
+    const payload: Record<string, unknown> = { username, cartItems: JSON.stringify(cart) };
+    if (fields.coupon !== undefined) payload['coupon'] = checkNonBlank(fields.coupon, 'input.coupon', op);
+    return this.#call(ENDPOINTS.checkout, payload, { signal, subject: username, delivers: false }, checkoutFromWire);
+  }
+
+  /**
+   * Claims a player's paid, undelivered purchases (v4). On `SUCCESS` the service has
+   * marked them delivered: grant every item now. Never retried; guarded locally to one
+   * call per player per 10 s.
+   *
+   * @example
+   * ```ts
+   * const result = await client.claim('Player123');
+   * if (result.code === 'SUCCESS') for (const t of result.claims) give(t.player_name, t.product_id_string, t.quantity_to_grant);
+   * else if (result.code === 'RATE_LIMIT') say(`Wait ${Math.ceil(result.retryAfterMs / 1000)} s.`);
+   * else say(result.message);
+   * ```
+   * @throws {@link InvalidInputError} for a blank player name.
+   * @throws {@link ClaimOutcomeUnknownError} when the request was sent but no usable answer
+   *   came back: the items may be delivered. Preview after the window to reconcile.
+   * @throws {@link AuthenticationError}, {@link HttpError}, {@link NetworkError} (nothing sent).
+   */
+  async claim(playerName: string, options?: ClaimOptions): Promise<ClaimResult> {
+    const op: Operation = 'claim';
+    const player = checkNonBlank(playerName, 'playerName', op);
+    const opts = checkOptionsObject(options, ['preview', 'includeRawTransactions', 'signal'], 'options', op);
+    const signal = checkSignal(opts.signal, op);
+    const preview = checkBoolean(opts.preview, 'options.preview', op) ?? false;
+    const includeRawTransactions = checkBoolean(opts.includeRawTransactions, 'options.includeRawTransactions', op) ?? false;
+    return this.#guarded(player, (onNotSent) =>
+      this.#call(
+        ENDPOINTS.claimV4,
+        { playerName: player, preview, includeRawTransactions },
+        // A preview changes nothing on the service, so a lost answer costs nothing.
+        { signal, subject: player, delivers: !preview, onNotSent },
+        claimFromV4,
+      ),
+    );
+  }
+
+  /**
+   * Lists what {@link claim} would deliver, changing nothing. Same as
+   * `claim(playerName, { preview: true })`; it counts toward the 10 s window.
+   *
+   * @example
+   * ```ts
+   * const preview = await client.previewClaim('Player123');
+   * if (preview.code === 'PREVIEW') say(`${preview.claims.length} item(s) waiting.`);
+   * ```
+   * @throws See {@link claim}; a preview never throws {@link ClaimOutcomeUnknownError}.
+   */
+  async previewClaim(playerName: string, options?: Omit<ClaimOptions, 'preview'>): Promise<ClaimResult> {
+    return this.claim(playerName, { ...options, preview: true });
+  }
+
+  /**
+   * Claims through the legacy v3 update endpoint (raw key in `x-api-key`), normalized to
+   * the v4 types. A message-only row becomes its code, never a purchase.
+   *
+   * @example
+   * ```ts
+   * const result = await client.claimLegacy('Player123');
+   * if (result.code === 'SUCCESS') for (const t of result.claims) give(t.player_name, t.product_id_string, t.quantity_to_grant);
+   * ```
+   * @throws See {@link claim}.
+   */
+  async claimLegacy(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
+    return this.#legacy(ENDPOINTS.claimV3, playerName, options);
+  }
+
+  /**
+   * Claims through the v3 store claim endpoint (form body, raw key in `X-API-Key`),
+   * normalized to the v4 types.
+   *
+   * @example
+   * ```ts
+   * const result = await client.claimStoreTransactions('Player123');
+   * ```
+   * @throws See {@link claim}.
+   */
+  async claimStoreTransactions(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
+    return this.#legacy(ENDPOINTS.storeClaimV3, playerName, options);
+  }
+
+  /**
+   * Spends a voter's points on a reward. Sent once, never retried; not covered by the
+   * claim guard.
+   *
+   * @example
+   * ```ts
+   * const { rewards, messages, insufficientPoints } = await client.claimVoteReward({ player: 'Player123', reward: '1', amount: 'all' });
+   * for (const r of rewards) give('Player123', r.reward_id, r.give_amount);
+   * if (insufficientPoints) say('Vote more to earn this reward.');
+   * ```
+   * @throws {@link InvalidInputError} for a blank player or reward, or an `amount` that is
+   *   neither a positive integer nor `'all'`.
+   * @throws {@link ClaimOutcomeUnknownError} when sent without a usable answer (points may be spent).
+   * @throws {@link AuthenticationError}, {@link HttpError}, {@link NetworkError}.
+   */
+  async claimVoteReward(input: VoteRewardInput, options?: RequestOptions): Promise<VoteRewardResult> {
+    const op: Operation = 'claimVoteReward';
+    if (input === undefined || input === null) fail('input', 'must be an object with player, reward and amount', op);
+    const fields = checkOptionsObject(input, ['player', 'reward', 'amount'], 'input', op);
+    const signal = this.#signalOf(options, op);
+    const player = checkNonBlank(fields.player, 'input.player', op);
+    const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
+    const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
+    return this.#call(ENDPOINTS.voteClaim, { player, reward, amount }, { signal, subject: player, delivers: true }, voteFromWire);
+  }
+
+  /** A safe description of the client; never the key. */
+  toString(): string {
+    return `StorefrontClient { baseUrl: ${this.#baseUrl} }`;
+  }
+
+  /** A safe serialization of the client; never the key. */
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.#baseUrl };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+
+  async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {
+    const player = checkNonBlank(playerName, 'playerName', endpoint.operation);
+    const signal = this.#signalOf(options, endpoint.operation);
+    return this.#guarded(player, (onNotSent) =>
+      this.#call(endpoint, { playerName: player }, { signal, subject: player, delivers: true, onNotSent }, claimFromLegacy),
+    );
+  }
+
+  #signalOf(options: RequestOptions | undefined, op: Operation): AbortSignal | undefined {
+    return checkSignal(checkOptionsObject(options, ['signal'], 'options', op).signal, op);
+  }
+
+  /** Runs a claim under the local guard; refused calls resolve RATE_LIMIT without a request. */
+  async #guarded(player: string, run: (onNotSent: () => void) => Promise<ClaimResult>): Promise<ClaimResult> {
+    if (this.#guard === undefined) return run(() => {});
+    const decision = this.#guard.acquire(player);
+    if (!decision.ok) {
+      return { code: 'RATE_LIMIT', status: 'ERROR', message: RATE_LIMIT_MESSAGE, claims: [], retryAfterMs: decision.retryAfterMs, source: 'local' };
+    }
+    return run(() => decision.slot.release());
+  }
+
+  /** Sends one operation and turns its body into the SDK's value. */
+  async #call<T>(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext, read: (body: unknown) => T): Promise<T> {
+    const body = await this.#transport.send(endpoint, payload, ctx);
+    try {
+      return read(body);
+    } catch (error) {
+      if (error instanceof WireProblem) throw this.#transport.protocolError(endpoint, ctx, error, body);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The six endpoints as data. They differ only in path, credential scheme, body encoding
+ * and retry class; one transport function does the HTTP work for all of them.
+ *
+ * @module
+ */
+import type { AuthScheme } from './auth.js';
+import type { Operation } from './errors.js';
+
+/** How the request body is encoded. */
+export type BodyEncoding = 'json' | 'form';
+
+/** One row of the endpoint table. @internal */
+export interface Endpoint {
+  /** The SDK method it serves (used in error messages and events). */
+  readonly operation: Operation;
+  /** Path relative to the base URL, without a leading slash (ky's `prefixUrl` rule). */
+  readonly path: string;
+  readonly auth: AuthScheme;
+  readonly body: BodyEncoding;
+  /** Exact `Content-Type` to send. */
+  readonly contentType: string;
+  /**
+   * Reads are retried on network errors and 5xx. Everything else changes state on the
+   * service (a checkout, a delivery, spent vote points) and is sent exactly once.
+   */
+  readonly retryable: boolean;
+  /**
+   * The call may deliver items or spend points: once sent, a missing answer means the
+   * outcome is unknown (ClaimOutcomeUnknownError), not merely a failure.
+   */
+  readonly delivers: boolean;
+}
+
+const JSON_TYPE = 'application/json';
+
+/** The endpoint table. Adding an endpoint is one row here plus one client method. @internal */
+export const ENDPOINTS = {
+  catalog: {
+    operation: 'getCatalog',
+    path: 'api/v2/client/global/products',
+    auth: 'base64-authorization',
+    body: 'json',
+    contentType: JSON_TYPE,
+    retryable: true,
+    delivers: false,
+  },
+  checkout: {
+    operation: 'checkout',
+    path: 'api/v2/client/global/checkout/complete',
+    auth: 'base64-authorization',
+    body: 'json',
+    contentType: JSON_TYPE,
+    retryable: false,
+    delivers: false,
+  },
+  claimV4: {
+    operation: 'claim',
+    path: 'api/v4/store/transaction/update',
+    auth: 'base64-authorization',
+    body: 'json',
+    contentType: JSON_TYPE,
+    retryable: false,
+    delivers: true,
+  },
+  claimV3: {
+    operation: 'claimLegacy',
+    path: 'api/v3/store/transaction/update',
+    auth: 'api-key-header',
+    body: 'json',
+    contentType: JSON_TYPE,
+    retryable: false,
+    delivers: true,
+  },
+  storeClaimV3: {
+    operation: 'claimStoreTransactions',
+    // No `/api` prefix on this one and on the vote claim: that is the service's layout.
+    path: 'v3/store/transaction/claim',
+    auth: 'api-key-header',
+    body: 'form',
+    contentType: 'application/x-www-form-urlencoded',
+    retryable: false,
+    delivers: true,
+  },
+  voteClaim: {
+    operation: 'claimVoteReward',
+    path: 'v3/vote/reward/claim',
+    auth: 'api-key-header',
+    body: 'form',
+    contentType: 'application/x-www-form-urlencoded; charset=UTF-8',
+    retryable: false,
+    delivers: true,
+  },
+} as const satisfies Record<string, Endpoint>;
+
+/** The names of the endpoint table's rows. @internal */
+export type EndpointName = keyof typeof ENDPOINTS;

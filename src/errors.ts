@@ -1,0 +1,267 @@
+/**
+ * Error classes thrown (as promise rejections) by {@link StorefrontClient}.
+ *
+ * Business outcomes the service reports with HTTP 200 (no items, rate limit, out of
+ * stock …) are values, not errors. These classes are for configuration, transport and
+ * protocol failures. None of them ever holds the API key or its Base64 form.
+ *
+ * @module
+ */
+
+const BRAND: unique symbol = Symbol.for('teamgames-sdk.StorefrontError');
+
+/** The stable `code` of every error class, one per class. */
+export type StorefrontErrorCode =
+  | 'INVALID_INPUT'
+  | 'AUTHENTICATION_FAILED'
+  | 'REQUEST_REJECTED'
+  | 'HTTP_ERROR'
+  | 'RESPONSE_VALIDATION_FAILED'
+  | 'TIMEOUT'
+  | 'NETWORK_ERROR'
+  | 'CLAIM_OUTCOME_UNKNOWN';
+
+/**
+ * The SDK operation an error or event belongs to: the name of the client method
+ * (`claimStoreTransactions` for the v3 store claim).
+ */
+export type Operation =
+  | 'getCatalog'
+  | 'checkout'
+  | 'claim'
+  | 'claimLegacy'
+  | 'claimStoreTransactions'
+  | 'claimVoteReward';
+
+/** Fields shared by the constructors of the errors that describe a request. */
+export interface RequestErrorDetails {
+  /** The SDK operation that failed. */
+  operation: Operation;
+  /** The endpoint path, e.g. `/api/v4/store/transaction/update`. */
+  endpoint: string;
+  /** HTTP status, when a response arrived. */
+  status?: number;
+  /** The first characters of the response body, with any credential removed. */
+  bodyExcerpt?: string;
+}
+
+/**
+ * Base class of every error the SDK raises. Check with {@link isStorefrontError}
+ * rather than `instanceof` when two copies of the SDK may be loaded (ESM and CJS).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.getCatalog();
+ * } catch (error) {
+ *   if (isStorefrontError(error)) console.error(error.code, error.message);
+ *   else throw error;
+ * }
+ * ```
+ */
+export class StorefrontError extends Error {
+  /** Stable, machine-readable identifier of the failure class. */
+  readonly code: StorefrontErrorCode;
+  /** The SDK operation that failed, when the failure belongs to one. */
+  readonly operation: Operation | undefined;
+  /** The endpoint path that was called, when a request was involved. */
+  readonly endpoint: string | undefined;
+  /** HTTP status of the response, when one arrived. */
+  readonly status: number | undefined;
+  /** A short excerpt of the response body (credentials removed), when one arrived. */
+  readonly bodyExcerpt: string | undefined;
+  /** @internal */
+  constructor(code: StorefrontErrorCode, message: string, details?: Partial<RequestErrorDetails>) {
+    super(message);
+    this.name = 'StorefrontError';
+    this.code = code;
+    this.operation = details?.operation;
+    this.endpoint = details?.endpoint;
+    this.status = details?.status;
+    this.bodyExcerpt = details?.bodyExcerpt;
+  }
+}
+
+// The brand lives on the prototype: it survives a second copy of the SDK (Symbol.for is
+// global) and stays out of util.inspect and JSON output of error instances.
+Object.defineProperty(StorefrontError.prototype, BRAND, { value: true });
+
+/**
+ * An argument broke a documented rule. Raised before any request is sent.
+ *
+ * @example
+ * ```ts
+ * await client.claim('  ').catch((e) => {
+ *   // e.argument === 'playerName', e.rule === 'must not be blank'
+ * });
+ * ```
+ */
+export class InvalidInputError extends StorefrontError {
+  /** The argument at fault, e.g. `items[0].quantity` or `options.baseUrl`. */
+  readonly argument: string;
+  /** The rule it broke, in words. */
+  readonly rule: string;
+
+  /** @internal */
+  constructor(argument: string, rule: string, operation?: Operation) {
+    super('INVALID_INPUT', `${operation ?? 'StorefrontClient'}: invalid ${argument}: ${rule}`, operation ? { operation } : {});
+    this.name = 'InvalidInputError';
+    this.argument = argument;
+    this.rule = rule;
+  }
+}
+
+/**
+ * The service did not accept the API key: HTTP 401, a catalog answer
+ * `GAME_SERVER_NOT_FOUND`, a claim answer `SERVER_NOT_FOUND`, or the v3
+ * "game server could not be found" text. Pass the raw key, not its Base64.
+ */
+export class AuthenticationError extends StorefrontError {
+  /** @internal */
+  constructor(details: RequestErrorDetails, what: string) {
+    super(
+      'AUTHENTICATION_FAILED',
+      `${details.operation}: the API key was refused (${what}). Pass the raw key from the TeamGames dashboard, not its Base64 form.`,
+      details,
+    );
+    this.name = 'AuthenticationError';
+  }
+}
+
+/** The service could not parse the request (checkout answers HTTP 404 for that). */
+export class RequestRejectedError extends StorefrontError {
+  /** @internal */
+  constructor(details: RequestErrorDetails) {
+    super('REQUEST_REJECTED', `${details.operation}: the service rejected the request payload (HTTP ${details.status ?? 404})`, details);
+    this.name = 'RequestRejectedError';
+  }
+}
+
+/** Any other non-2xx answer. `status` holds the HTTP status. */
+export class HttpError extends StorefrontError {
+  /** HTTP status of the response. */
+  declare readonly status: number;
+
+  /** @internal */
+  constructor(details: RequestErrorDetails & { status: number }) {
+    super('HTTP_ERROR', `${details.operation}: ${details.endpoint} answered HTTP ${details.status}`, details);
+    this.name = 'HttpError';
+  }
+}
+
+/** One problem zod found in a response body. */
+export interface ValidationIssue {
+  /** Where in the body, e.g. `['products', 3, 'price']`. */
+  path: ReadonlyArray<PropertyKey>;
+  /** What was wrong. */
+  message: string;
+}
+
+/**
+ * The response body was not JSON, or not the shape the protocol defines.
+ * `issues` lists what zod found; `bodyExcerpt` shows the start of the body.
+ */
+export class ResponseValidationError extends StorefrontError {
+  /** The schema violations, empty when the body was not JSON at all. */
+  readonly issues: readonly ValidationIssue[];
+
+  /** @internal */
+  constructor(details: RequestErrorDetails, what: string, issues: readonly ValidationIssue[] = []) {
+    super('RESPONSE_VALIDATION_FAILED', `${details.operation}: unexpected response from ${details.endpoint}: ${what}`, details);
+    this.name = 'ResponseValidationError';
+    this.issues = issues;
+  }
+}
+
+/** No answer within `timeoutMs` (per attempt, after any retries). */
+export class TimeoutError extends StorefrontError {
+  /** The per-attempt timeout that elapsed, in milliseconds. */
+  readonly timeoutMs: number;
+
+  /** @internal */
+  constructor(details: RequestErrorDetails, timeoutMs: number) {
+    super('TIMEOUT', `${details.operation}: no answer from ${details.endpoint} within ${timeoutMs} ms`, details);
+    this.name = 'TimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The connection failed (refused, reset, DNS failure …). `reason` says how. */
+export class NetworkError extends StorefrontError {
+  /** The low-level reason, e.g. `ECONNREFUSED`. Never includes request headers. */
+  readonly reason: string;
+
+  /** @internal */
+  constructor(details: RequestErrorDetails, reason: string) {
+    super('NETWORK_ERROR', `${details.operation}: could not reach ${details.endpoint} (${reason})`, details);
+    this.name = 'NetworkError';
+    this.reason = reason;
+  }
+}
+
+/** Why the outcome of a claim or vote is unknown. */
+export type OutcomeUnknownReason = 'timeout' | 'network' | 'http' | 'aborted' | 'invalid-response';
+
+/**
+ * A claim or vote request was sent but no usable answer came back (timeout, connection
+ * reset, a 5xx from a proxy, an abort after sending, an unreadable body). The service may
+ * have marked the items delivered. Never retry blindly: call
+ * {@link StorefrontClient.previewClaim} after the rate window to see what is still pending,
+ * and treat what disappeared as delivered by the lost call.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.claim(player);
+ * } catch (error) {
+ *   if (error instanceof ClaimOutcomeUnknownError) {
+ *     log.warn(`claim for ${player} may have gone through; checking with a preview`);
+ *   }
+ * }
+ * ```
+ */
+export class ClaimOutcomeUnknownError extends StorefrontError {
+  /** What went wrong after the request was sent. */
+  readonly reason: OutcomeUnknownReason;
+  /** The player (or voter) of the lost call. */
+  readonly playerName: string;
+  /** The schema violations when `reason` is `invalid-response`. */
+  readonly issues: readonly ValidationIssue[];
+
+  /** @internal */
+  constructor(
+    details: RequestErrorDetails,
+    playerName: string,
+    reason: OutcomeUnknownReason,
+    what: string,
+    issues: readonly ValidationIssue[] = [],
+  ) {
+    super(
+      'CLAIM_OUTCOME_UNKNOWN',
+      `${details.operation}: ${what}; the request was sent, so the service may have delivered the items. Do not retry blindly: preview the claim to see what is still pending.`,
+      details,
+    );
+    this.name = 'ClaimOutcomeUnknownError';
+    this.reason = reason;
+    this.playerName = playerName;
+    this.issues = issues;
+  }
+}
+
+/**
+ * True when `value` is an error raised by this SDK (any copy of it: the check uses a
+ * global brand, not `instanceof`). Pass a `code` to test for one class.
+ *
+ * @example
+ * ```ts
+ * if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await reconcile(player);
+ * ```
+ */
+export function isStorefrontError(value: unknown, code?: StorefrontErrorCode): value is StorefrontError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [BRAND]?: unknown })[BRAND] === true &&
+    (code === undefined || (value as StorefrontError).code === code)
+  );
+}

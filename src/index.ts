@@ -1,0 +1,30 @@
+/**
+ * `teamgames-sdk`: a typed client for the TeamGames storefront and vote API.
+ *
+ * Start with {@link StorefrontClient}. Outcomes are values ({@link ClaimResult},
+ * {@link CheckoutResult}, {@link VoteRewardResult}); failures are {@link StorefrontError}s.
+ * The stateful mock of the service lives in the `teamgames-sdk/mock` entry point.
+ *
+ * @packageDocumentation
+ */
+export { StorefrontClient, DEFAULT_BASE_URL } from './client.js';
+export { encodeApiKey, type AuthScheme } from './auth.js';
+export {
+  StorefrontError,
+  InvalidInputError,
+  AuthenticationError,
+  RequestRejectedError,
+  HttpError,
+  ResponseValidationError,
+  TimeoutError,
+  NetworkError,
+  ClaimOutcomeUnknownError,
+  isStorefrontError,
+  type StorefrontErrorCode,
+  type Operation,
+  type RequestErrorDetails,
+  type ValidationIssue,
+  type OutcomeUnknownReason,
+} from './errors.js';
+export type * from './types.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,80 @@
+/**
+ * The one mapping from a failed call to a typed error. Every error the SDK raises about
+ * a request is built here, from plain data: no ky error, Request or header ever reaches
+ * an error object, and body excerpts are redacted at construction.
+ */
+import {
+  AuthenticationError,
+  ClaimOutcomeUnknownError,
+  HttpError,
+  NetworkError,
+  RequestRejectedError,
+  ResponseValidationError,
+  TimeoutError,
+  type Operation,
+  type RequestErrorDetails,
+  type ValidationIssue,
+} from '../errors.js';
+
+export interface FailureContext {
+  operation: Operation;
+  endpoint: string;
+  /** A sent request without a usable answer leaves the outcome unknown. */
+  delivers: boolean;
+  subject: string;
+  redact: (text: string) => string;
+}
+
+export type Failure =
+  | { kind: 'status'; status: number; text: string }
+  | { kind: 'auth'; status: number; text: string; what: string }
+  | { kind: 'protocol'; status: number; text: string; what: string; issues: readonly ValidationIssue[] }
+  | { kind: 'timeout'; timeoutMs: number }
+  | { kind: 'network'; reason: string; sent: boolean }
+  | { kind: 'aborted'; reason: unknown };
+
+const EXCERPT_LENGTH = 200;
+
+/** The start of a body for error messages: credentials removed, whitespace folded. */
+export function excerpt(text: string, redact: (text: string) => string): string {
+  const folded = redact(text).replace(/\s+/g, ' ').trim();
+  return folded.length > EXCERPT_LENGTH ? `${folded.slice(0, EXCERPT_LENGTH)}…` : folded;
+}
+
+/**
+ * Returns the error to throw; for an abort with nothing at stake, the signal's own reason.
+ */
+export function toError(ctx: FailureContext, failure: Failure): unknown {
+  const details: RequestErrorDetails = { operation: ctx.operation, endpoint: ctx.endpoint };
+  if ('text' in failure) {
+    details.status = failure.status;
+    details.bodyExcerpt = excerpt(failure.text, ctx.redact);
+  }
+  const unknownOutcome = (reason: ClaimOutcomeUnknownError['reason'], what: string, issues: readonly ValidationIssue[] = []) =>
+    new ClaimOutcomeUnknownError(details, ctx.subject, reason, what, issues);
+
+  switch (failure.kind) {
+    case 'status': {
+      const { status } = failure;
+      if (status === 401) return new AuthenticationError(details, 'HTTP 401');
+      if (status === 404 && ctx.operation === 'checkout') return new RequestRejectedError(details);
+      // A 5xx from a proxy says nothing about whether the service acted.
+      if (status >= 500 && ctx.delivers) return unknownOutcome('http', `${ctx.endpoint} answered HTTP ${status}`);
+      return new HttpError({ ...details, status });
+    }
+    case 'auth':
+      return new AuthenticationError(details, failure.what);
+    case 'protocol':
+      if (ctx.delivers) return unknownOutcome('invalid-response', `the answer could not be read (${failure.what})`, failure.issues);
+      return new ResponseValidationError(details, failure.what, failure.issues);
+    case 'timeout':
+      if (ctx.delivers) return unknownOutcome('timeout', `no answer within ${failure.timeoutMs} ms`);
+      return new TimeoutError(details, failure.timeoutMs);
+    case 'network':
+      if (ctx.delivers && failure.sent) return unknownOutcome('network', `the connection failed after sending (${failure.reason})`);
+      return new NetworkError(details, failure.reason);
+    case 'aborted':
+      if (ctx.delivers) return unknownOutcome('aborted', 'aborted after sending');
+      return failure.reason;
+  }
+}

@@ -1,0 +1,390 @@
+/**
+ * The public types: what the client takes and what it resolves to. Wire objects keep
+ * the service's own field names (`player_name`, `quantity_to_grant` …) so they read
+ * the same as the TeamGames API documentation.
+ *
+ * @module
+ */
+import type { Operation } from './errors.js';
+
+// ---------------------------------------------------------------------------
+// Client options and per-call options
+
+/**
+ * Options of {@link StorefrontClient}. Only `apiKey` is required. Unknown option names
+ * are rejected, so a typo fails loudly.
+ */
+export interface StorefrontClientOptions {
+  /** The raw API key of one game server, from the TeamGames dashboard. Never pre-encode it. */
+  apiKey: string;
+  /**
+   * Base URL of the service. Default `https://api.teamgames.io`. Plain `http:` is only
+   * accepted for loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`), e.g. the mock.
+   */
+  baseUrl?: string;
+  /** Timeout of each attempt, in milliseconds. Default `15000`. */
+  timeoutMs?: number;
+  /** Retries for reads (the catalog) on network errors and 5xx; `0` disables. Default `2`. Claims, checkouts and votes are never retried. */
+  retry?: number;
+  /** How long a catalog answer is reused, per category, in milliseconds; `0` disables. Default `60000`. */
+  catalogCacheTtlMs?: number;
+  /** The local per-player claim guard (10 s). Default `true`. */
+  rateLimit?: boolean;
+  /** The clock of the claim guard and the catalog cache. Default `Date.now`. */
+  now?: () => number;
+  /** A custom `fetch`. Default: `globalThis.fetch`, looked up at each request (so msw and test doubles work). */
+  fetch?: typeof globalThis.fetch;
+  /** Prepended to the SDK's own `User-Agent` (`teamgames-sdk/<version> node/<version>`). */
+  userAgent?: string;
+  /**
+   * Called for each request, response and retry, with credentials masked. A listener
+   * that throws is ignored.
+   */
+  onEvent?: (event: StorefrontEvent) => void;
+}
+
+/** Options every method accepts. */
+export interface RequestOptions {
+  /** Aborts the call. Aborted before sending: rejects with `signal.reason`. */
+  signal?: AbortSignal;
+}
+
+/** An event emitted through {@link StorefrontClientOptions.onEvent}. Credential headers read `<redacted>`. */
+export type StorefrontEvent =
+  | {
+      type: 'request';
+      operation: Operation;
+      method: string;
+      url: string;
+      /** Request headers, credential values replaced by `<redacted>`. */
+      headers: Record<string, string>;
+      /** 0 for the first attempt, then 1, 2 … */
+      attempt: number;
+    }
+  | {
+      type: 'response';
+      operation: Operation;
+      url: string;
+      status: number;
+      attempt: number;
+      /** Time from sending this attempt to its response headers. */
+      durationMs: number;
+    }
+  | {
+      type: 'retry';
+      operation: Operation;
+      url: string;
+      /** The attempt about to start (1 for the first retry). */
+      attempt: number;
+      /** Why the previous attempt failed: an HTTP status or a network reason. */
+      reason: string;
+    };
+
+// ---------------------------------------------------------------------------
+// Catalog
+
+/** A sale active now on a product. */
+export interface Sale {
+  /** `"percentage"` or `"amount"` (other values are passed through). */
+  saleType: 'percentage' | 'amount' | (string & {});
+  /** Percent off, for percentage sales. */
+  discountPercentage?: number;
+  /** Amount off the unit price, for amount sales. */
+  discountAmount?: number;
+  /** Fields beyond these are kept as the service sent them. */
+  [field: string]: unknown;
+}
+
+/** A product of the catalog. */
+export interface Product {
+  /** The id used in cart items. */
+  id: number;
+  /** The merchant's own id (a number on the wire for some stores; always a string here). */
+  productId: string;
+  name: string;
+  /** List price. */
+  price: number;
+  /** List price before sales (defaults to `price` when absent). */
+  priceOriginal: number;
+  /** Price with the best active sale applied (defaults to `price` when absent). */
+  priceWithSale: number;
+  /** Units granted per unit bought (default 1). */
+  quantity: number;
+  /** Default `''`. */
+  description: string;
+  /** Image URL, `''` when none. */
+  image: string;
+  /** Default `false`. */
+  disabled: boolean;
+  /** Only the sales active now. */
+  sales: Sale[];
+  /** Fields beyond these are kept as the service sent them. */
+  [field: string]: unknown;
+}
+
+/** What {@link StorefrontClient.getCatalog} resolves to. */
+export interface Catalog {
+  /** `"SUCCESS"`. */
+  message: string;
+  products: Product[];
+}
+
+/** Options of {@link StorefrontClient.getCatalog}. */
+export interface CatalogOptions extends RequestOptions {
+  /** Only the products of this category (a positive integer). */
+  categoryId?: number;
+}
+
+// ---------------------------------------------------------------------------
+// Checkout
+
+/** One line of a cart. */
+export interface CartItem {
+  /** The product's `id` (not its merchant `productId`); a positive integer. */
+  id: number;
+  /** How many units; an integer from 1 to 1,000,000. */
+  quantity: number;
+}
+
+/** The input of {@link StorefrontClient.checkout}. */
+export interface CheckoutInput {
+  /** The player's in-game name (case matters: it is who can claim). */
+  username: string;
+  /** At least one line. Only `id` and `quantity` are sent. */
+  items: readonly CartItem[];
+  /** A coupon code, when the player entered one. */
+  coupon?: string;
+}
+
+/** Wire fields a checkout answer may carry; kept on every outcome. */
+export interface CheckoutWireFields {
+  status?: string;
+  statusCode?: string;
+  message?: string;
+  extendedMessage?: string;
+  /** Fields beyond these are kept as the service sent them. */
+  [field: string]: unknown;
+}
+
+/** The player must pay at `redirect`; the purchase becomes claimable once paid. */
+export interface CheckoutPaymentRequired extends CheckoutWireFields {
+  outcome: 'PAYMENT_REQUIRED';
+  /** Send the player here to pay. */
+  redirect: string;
+  transactionId: string;
+  isFree: false;
+}
+
+/** The cart totals zero: nothing to pay; the items are claimable at once. */
+export interface CheckoutFree extends CheckoutWireFields {
+  outcome: 'FREE';
+  transactionId: string;
+  isFree: true;
+}
+
+/** Availability changed: some products are gone, disabled, out of window or out of stock. Show the cart again. */
+export interface CheckoutInvalidStock extends CheckoutWireFields {
+  outcome: 'INVALID_STOCK';
+  /** Snapshots of the products at fault, as the service sent them. */
+  productsAffected: unknown[];
+}
+
+/** The coupon was refused; show `error` to the player. */
+export interface CheckoutCouponRejected extends CheckoutWireFields {
+  outcome: 'COUPON_REJECTED';
+  /** The service's text, meant for the player. */
+  error: string;
+}
+
+/** The basket breaks the gateway's limits (total, number of lines) or the store's integration is incomplete. */
+export interface CheckoutBasketRejected extends CheckoutWireFields {
+  outcome: 'BASKET_REJECTED';
+}
+
+/** A gateway prerequisite is unmet (minimum charge, gateway not configured). For the store owner, not the player. */
+export interface CheckoutGatewayError extends CheckoutWireFields {
+  outcome: 'GATEWAY_ERROR';
+  message: string;
+}
+
+/**
+ * What {@link StorefrontClient.checkout} resolves to, discriminated on `outcome`:
+ * - `PAYMENT_REQUIRED`: send the player to `redirect`.
+ * - `FREE`: nothing to pay; tell the player to claim in game.
+ * - `INVALID_STOCK`: refresh the catalog and show the cart again.
+ * - `COUPON_REJECTED`: show `error`; let the player remove the coupon.
+ * - `BASKET_REJECTED`: the cart is too large or expensive for the gateway; split it.
+ * - `GATEWAY_ERROR`: the store's payment setup is incomplete; escalate to the owner.
+ */
+export type CheckoutResult =
+  | CheckoutPaymentRequired
+  | CheckoutFree
+  | CheckoutInvalidStock
+  | CheckoutCouponRejected
+  | CheckoutBasketRejected
+  | CheckoutGatewayError;
+
+/** The `outcome` values of {@link CheckoutResult}. */
+export type CheckoutOutcome = CheckoutResult['outcome'];
+
+// ---------------------------------------------------------------------------
+// Claims
+
+/**
+ * One purchase to deliver, in v4 names. Whatever endpoint it came from, every field
+ * is filled: the legacy keys mirror the new ones.
+ */
+export interface Transaction {
+  player_name: string;
+  /** The merchant `productId` as an integer, `0` when it is not one (e.g. `minecraft:diamond`). */
+  product_id: number;
+  /** The merchant `productId` as a string; use this to map to in-game items. */
+  product_id_string: string;
+  product_name: string;
+  product_price: number;
+  /** A message attached to the purchase, if any. */
+  message?: string;
+  /** Units to give in game (quantity bought × units per purchase). */
+  quantity_to_grant: number;
+  /** Units the player bought. */
+  quantity_purchased: number;
+  /** Legacy name of `quantity_to_grant`. */
+  product_amount: number;
+  /** Legacy name of `quantity_purchased`. */
+  amount_purchased: number;
+}
+
+/** A raw purchase row (lowercase database columns); values kept as the service sent them. */
+export type RawTransaction = Record<string, unknown>;
+
+/** Options of {@link StorefrontClient.claim}. */
+export interface ClaimOptions extends RequestOptions {
+  /** List what would be claimed without delivering anything. */
+  preview?: boolean;
+  /** Also return the raw purchase rows. */
+  includeRawTransactions?: boolean;
+}
+
+/** Fields every claim outcome has. */
+export interface ClaimResultBase {
+  /** Coarse status: `SUCCESS`, `PREVIEW` or `ERROR`. */
+  status: string;
+  /** Player-facing text from the service (or the SDK, for the local rate limit). */
+  message: string;
+  /** The purchases; empty unless `code` is `SUCCESS` or `PREVIEW`. */
+  claims: Transaction[];
+  /** The raw purchase rows, when asked with `includeRawTransactions` (v4 only). */
+  rawTransactions?: RawTransaction[];
+}
+
+/** The purchases were marked delivered: grant every claim now. */
+export interface ClaimSuccess extends ClaimResultBase {
+  code: 'SUCCESS';
+}
+
+/** A preview: `claims` lists what a claim would deliver; nothing changed. */
+export interface ClaimPreview extends ClaimResultBase {
+  code: 'PREVIEW';
+}
+
+/** Nothing to claim. Tell the player. */
+export interface ClaimNoItems extends ClaimResultBase {
+  code: 'NO_ITEMS';
+}
+
+/** Claimed too soon for this player (one claim per 10 s). Wait `retryAfterMs`. */
+export interface ClaimRateLimited extends ClaimResultBase {
+  code: 'RATE_LIMIT';
+  /** Time left in the local window, or 10,000 when the service refused. */
+  retryAfterMs: number;
+  /** `local`: the SDK's guard answered without a request; `server`: the service refused. */
+  source: 'local' | 'server';
+}
+
+/** Everything paid was already delivered (another node may have claimed it). */
+export interface ClaimAlreadyClaimed extends ClaimResultBase {
+  code: 'ALREADY_CLAIMED';
+}
+
+/** A purchase references a product that no longer exists; nothing was delivered. Escalate to the store owner. */
+export interface ClaimProductNotFound extends ClaimResultBase {
+  code: 'PRODUCT_NOT_FOUND';
+}
+
+/** The service refused the player name. */
+export interface ClaimInvalidPlayer extends ClaimResultBase {
+  code: 'INVALID_PLAYER';
+}
+
+/**
+ * An answer the SDK does not know (a new v4 `code`, an unfamiliar v3 message). Never
+ * treated as a claim: `claims` is empty. Log `serverCode` and `message` and escalate.
+ */
+export interface ClaimUnknown extends ClaimResultBase {
+  code: 'UNKNOWN';
+  /** The v4 `code` as sent, or `''` for a v3 message row. */
+  serverCode: string;
+  /** The v4 `data` object as sent, when there was one. */
+  data?: unknown;
+}
+
+/**
+ * What the claim methods resolve to, discriminated on `code`:
+ * - `SUCCESS`: grant every item of `claims` now; they are marked delivered.
+ * - `PREVIEW`: show `claims`; nothing changed.
+ * - `NO_ITEMS`, `ALREADY_CLAIMED`: tell the player `message`.
+ * - `RATE_LIMIT`: wait `retryAfterMs`.
+ * - `PRODUCT_NOT_FOUND`: nothing delivered; escalate to the store owner.
+ * - `INVALID_PLAYER`: the name was refused.
+ * - `UNKNOWN`: log and escalate; never grant.
+ */
+export type ClaimResult =
+  | ClaimSuccess
+  | ClaimPreview
+  | ClaimNoItems
+  | ClaimRateLimited
+  | ClaimAlreadyClaimed
+  | ClaimProductNotFound
+  | ClaimInvalidPlayer
+  | ClaimUnknown;
+
+/** The `code` values of {@link ClaimResult}. */
+export type ClaimCode = ClaimResult['code'];
+
+// ---------------------------------------------------------------------------
+// Votes
+
+/** The input of {@link StorefrontClient.claimVoteReward}. */
+export interface VoteRewardInput {
+  /** The voter's in-game name. */
+  player: string;
+  /** The reward id configured on the dashboard (sent as text). */
+  reward: string | number;
+  /** Units to buy with points: a positive integer, or `'all'` for as many as the points pay for. */
+  amount: number | 'all';
+}
+
+/** A reward row, in wire names. */
+export interface VoteReward {
+  message?: string;
+  /** Points ever earned; a string on the wire, kept as one. */
+  total_points: string;
+  /** Points left to spend. */
+  vote_points: number;
+  votes_month: number;
+  /** Units to give in game. */
+  give_amount: number;
+  /** Integrators use it as the in-game item id. */
+  reward_id: number;
+  reward_name: string;
+}
+
+/** What {@link StorefrontClient.claimVoteReward} resolves to. */
+export interface VoteRewardResult {
+  /** The rewards to give, one row each. */
+  rewards: VoteReward[];
+  /** Texts of the message-only rows (e.g. "You have not voted yet."). */
+  messages: string[];
+  /** True when a message starts with `Insufficient Points`. */
+  insufficientPoints: boolean;
+}
