@@ -1,4 +1,4 @@
-import { http, HttpResponse } from 'msw';
+import { http, HttpResponse, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
@@ -36,7 +36,7 @@ export function useMsw() {
 
   /** Answers every request with the same JSON body. */
   function json(body: unknown, init?: ResponseInit): Recorded[] {
-    return respond(() => HttpResponse.json(body, init));
+    return respond(() => HttpResponse.json(body as JsonBodyType, init));
   }
 
   return { server, respond, json };

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+/**
+ * The `teamgames-mock` command: serves the mock over HTTP until Ctrl-C.
+ *
+ * @module
+ */
+import { runCli } from './cli-program.js';
+
+async function main(): Promise<void> {
+  const result = await runCli(process.argv.slice(2), process);
+  if ('exitCode' in result) {
+    process.exitCode = result.exitCode;
+    return;
+  }
+  const stop = (): void => {
+    void result.server.close().then(() => {
+      process.stdout.write('TeamGames mock stopped.\n');
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`teamgames-mock: unexpected error: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,199 @@
+import { http, HttpResponse, type HttpHandler } from 'msw';
+import { z } from 'zod';
+import { MockAdminError } from './errors.js';
+import type { MockClock } from './clock.js';
+import type { MockStore } from './store.js';
+import { describeIssues } from './seed.js';
+import type { WireRequest, WireResponse } from './wire.js';
+
+/** The six service operations the mock answers (SPEC §2), by name. */
+export type OperationName = 'catalog' | 'checkout' | 'claimV4' | 'claimV3' | 'storeClaim' | 'voteClaim';
+
+/** One row per service operation: where it lives and which store rule answers it. */
+export interface WireOperation {
+  /** Stable name, for logs and for a fault-injection layer to pick operations by. */
+  name: OperationName;
+  /** Exact path (all operations are POST). */
+  path: string;
+  /** The store rule that answers it. */
+  respond: (store: MockStore, request: WireRequest) => WireResponse;
+}
+
+/** SPEC §2: the operations are data; the transport around them is one function. */
+export const OPERATIONS: readonly WireOperation[] = [
+  { name: 'catalog', path: '/api/v2/client/global/products', respond: (s, r) => s.catalog(r) },
+  { name: 'checkout', path: '/api/v2/client/global/checkout/complete', respond: (s, r) => s.checkout(r) },
+  { name: 'claimV4', path: '/api/v4/store/transaction/update', respond: (s, r) => s.claimV4(r) },
+  { name: 'claimV3', path: '/api/v3/store/transaction/update', respond: (s, r) => s.claimV3(r, 'api-key') },
+  { name: 'storeClaim', path: '/v3/store/transaction/claim', respond: (s, r) => s.claimV3(r, 'api-key-or-bearer') },
+  { name: 'voteClaim', path: '/v3/vote/reward/claim', respond: (s, r) => s.voteClaim(r) },
+];
+
+/** Answers one request of one operation; the unit a fault-injection layer wraps. */
+export type OperationResolver = (request: Request) => Promise<Response>;
+
+/**
+ * The msw handlers of the mock: the six operations, the pay page and the `/__mock/…` admin
+ * routes, all reading and changing `store`.
+ *
+ * msw in Node has no `location`, so patterns start with `*`; each handler then insists on
+ * its exact path, because `*` would also match `/api/v3/vote/…` for the vote route. A
+ * handler that declines does so before reading the body, so the body is read only once.
+ */
+export function createHandlers(store: MockStore, clock: MockClock): HttpHandler[] {
+  return [
+    ...OPERATIONS.map((operation) => route('post', operation.path, ({ request }) => operationResolver(operation, store)(request))),
+    route('get', '/__mock/pay/:transactionId', ({ params }) =>
+      Promise.resolve(toResponse(store.payPage(params.transactionId ?? ''))),
+    ),
+    ...adminHandlers(store, clock),
+  ];
+}
+
+/**
+ * The resolver of one operation: request → {@link WireRequest} → store rule → response.
+ * Fault injection (delays, 5xx with an HTML body, a dropped connection before or after
+ * the state change, a malformed body) belongs here, around `operation.respond`.
+ */
+export function operationResolver(operation: WireOperation, store: MockStore): OperationResolver {
+  return async (request) => toResponse(operation.respond(store, await toWireRequest(request)));
+}
+
+async function toWireRequest(request: Request): Promise<WireRequest> {
+  return {
+    header: (name) => request.headers.get(name),
+    body: await request.text(),
+    origin: new URL(request.url).origin,
+  };
+}
+
+function toResponse(answer: WireResponse): Response {
+  return answer.kind === 'html'
+    ? HttpResponse.html(String(answer.body), { status: answer.status })
+    : HttpResponse.json(answer.body as never, { status: answer.status });
+}
+
+type RouteInfo = { request: Request; params: Record<string, string | undefined> };
+
+function route(method: 'get' | 'post', path: string, resolve: (info: RouteInfo) => Promise<Response>): HttpHandler {
+  const exact = new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`);
+  return http[method]('*' + path, ({ request, params }) => {
+    if (!exact.test(new URL(request.url).pathname)) {
+      return undefined;
+    }
+    const single: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(params)) {
+      single[name] = Array.isArray(value) ? value[0] : value;
+    }
+    return resolve({ request, params: single });
+  });
+}
+
+// ------------------------------------------------------------------ admin routes
+
+const apiKey = z.string();
+const catalogId = z.number().int().min(1);
+
+const adminBodies = {
+  advance: z.strictObject({ ms: z.number().min(0) }),
+  set: z.strictObject({ time: z.union([z.string(), z.number()]) }),
+  purchase: z.strictObject({
+    apiKey,
+    playerName: z.string(),
+    id: catalogId,
+    quantity: z.number().int().min(1).optional(),
+  }),
+  vote: z.strictObject({ apiKey, playerName: z.string(), points: z.number().int().min(1) }),
+  update: z.strictObject({ apiKey, id: catalogId, patch: z.record(z.string(), z.unknown()) }),
+  remove: z.strictObject({ apiKey, id: catalogId }),
+};
+
+class AdminBodyError extends Error {}
+
+/** Reads an admin JSON body strictly; an empty body reads as `{}`. */
+async function adminBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+  const text = await request.text();
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new AdminBodyError('the body is not valid JSON');
+    }
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new AdminBodyError(describeIssues('body', result.error.issues).join('; '));
+  }
+  return result.data;
+}
+
+function admin(
+  method: 'get' | 'post',
+  path: string,
+  run: (info: RouteInfo) => unknown,
+): HttpHandler {
+  return route(method, path, async (info) => {
+    try {
+      return HttpResponse.json((await run(info)) as never);
+    } catch (error) {
+      if (error instanceof MockAdminError) {
+        return HttpResponse.json({ error: error.message }, { status: error.status });
+      }
+      if (error instanceof AdminBodyError || error instanceof RangeError) {
+        return HttpResponse.json({ error: error.message }, { status: 400 });
+      }
+      throw error;
+    }
+  });
+}
+
+function clockReading(clock: MockClock): { now: number; time: string } {
+  const now = clock.now();
+  return { now, time: new Date(now).toISOString() };
+}
+
+function adminHandlers(store: MockStore, clock: MockClock): HttpHandler[] {
+  return [
+    admin('post', '/__mock/reset', () => {
+      store.reset();
+      return { ok: true, ...clockReading(clock) };
+    }),
+    admin('get', '/__mock/state', () => store.state()),
+    admin('post', '/__mock/clock/advance', async ({ request }) => {
+      clock.advance((await adminBody(request, adminBodies.advance)).ms);
+      return clockReading(clock);
+    }),
+    admin('post', '/__mock/clock/set', async ({ request }) => {
+      clock.set((await adminBody(request, adminBodies.set)).time);
+      return clockReading(clock);
+    }),
+    admin('post', '/__mock/payments/:transactionId/complete', ({ params }) =>
+      store.completePayment(params.transactionId ?? ''),
+    ),
+    admin('post', '/__mock/payments/:transactionId/cancel', ({ params }) =>
+      store.cancelPayment(params.transactionId ?? ''),
+    ),
+    admin('get', '/__mock/purchases', ({ request }) => {
+      const query = new URL(request.url).searchParams;
+      return store.purchases(query.get('apiKey') ?? '', query.get('playerName') ?? undefined);
+    }),
+    admin('post', '/__mock/purchases', async ({ request }) => {
+      const { apiKey: key, ...input } = await adminBody(request, adminBodies.purchase);
+      return store.addPurchase(key, input);
+    }),
+    admin('post', '/__mock/votes', async ({ request }) => {
+      const { apiKey: key, playerName, points } = await adminBody(request, adminBodies.vote);
+      return store.recordVote(key, playerName, points);
+    }),
+    admin('post', '/__mock/products/update', async ({ request }) => {
+      const { apiKey: key, id, patch } = await adminBody(request, adminBodies.update);
+      return store.updateProduct(key, id, patch);
+    }),
+    admin('post', '/__mock/products/remove', async ({ request }) => {
+      const { apiKey: key, id } = await adminBody(request, adminBodies.remove);
+      store.removeProduct(key, id);
+      return { ok: true };
+    }),
+  ];
+}

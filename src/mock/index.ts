@@ -1,0 +1,151 @@
+/**
+ * `teamgames-sdk/mock`: a stateful mock of the whole TeamGames service, served in process
+ * (msw handlers) or over real HTTP, with one injectable clock.
+ *
+ * @module
+ */
+import type { HttpHandler } from 'msw';
+import { createClock, type MockClock, type MockTime } from './clock.js';
+import { createHandlers } from './handlers.js';
+import { parseMockSeed, type MockProductPatch, type MockSeed, type MockSeedProduct } from './seed.js';
+import { serveHandlers, type MockListenOptions, type MockServerHandle } from './server.js';
+import { MockStore } from './store.js';
+import type { AddPurchaseInput, CheckoutRecord, MockStateSnapshot, PurchaseRow, VoteRecord } from './types.js';
+
+export { exampleSeed } from './example-seed.js';
+export { MockAdminError } from './errors.js';
+export { parseMockSeed } from './seed.js';
+export type { MockClock, MockTime } from './clock.js';
+export type {
+  MockProductPatch,
+  MockSeed,
+  MockSeedCategory,
+  MockSeedCoupon,
+  MockSeedGateway,
+  MockSeedProduct,
+  MockSeedReward,
+  MockSeedSale,
+  MockSeedServer,
+} from './seed.js';
+export type { MockListenOptions, MockServerHandle } from './server.js';
+export type {
+  AddPurchaseInput,
+  CheckoutLine,
+  CheckoutRecord,
+  MockProductState,
+  MockServerState,
+  MockStateSnapshot,
+  PurchaseRow,
+  VoteRecord,
+} from './types.js';
+
+/** Options of {@link createMockService}. */
+export interface MockServiceOptions {
+  /** The starting state; validated strictly (see {@link parseMockSeed}). */
+  seed: MockSeed;
+  /** Freezes the clock at this time; it then moves only by `clock.advance`/`clock.set`. Absent: real time. */
+  now?: MockTime;
+}
+
+/** The mock service: handlers, an HTTP server, the clock and the admin operations. */
+export interface MockService {
+  /** msw request handlers for the six operations, the pay page and the `/__mock/…` admin routes. */
+  handlers: HttpHandler[];
+  /**
+   * Serves the same handlers over HTTP (default `127.0.0.1`, a free port).
+   *
+   * @example
+   * ```ts
+   * const { url, close } = await mock.listen({ port: 0 });
+   * ```
+   */
+  listen(options?: MockListenOptions): Promise<MockServerHandle>;
+  /** The clock every time-dependent rule reads. */
+  clock: MockClock;
+  /**
+   * Completes a pending checkout (as the pay page does): its rows become `Paid`, hence claimable.
+   *
+   * @throws MockAdminError 404 unknown id, 409 cancelled.
+   */
+  completePayment(transactionId: string): CheckoutRecord;
+  /**
+   * Cancels a pending checkout: its rows are removed and its stock released.
+   *
+   * @throws MockAdminError 404 unknown id, 409 already paid.
+   */
+  cancelPayment(transactionId: string): CheckoutRecord;
+  /**
+   * Adds a paid, undelivered purchase row for the catalog product `id`; returns the row.
+   *
+   * @example
+   * ```ts
+   * mock.addPurchase('test-key', { playerName: 'Player123', id: 101, quantity: 2 });
+   * ```
+   * @throws MockAdminError 404 unknown key or product, 400 bad player name or quantity.
+   */
+  addPurchase(apiKey: string, input: AddPurchaseInput): PurchaseRow;
+  /**
+   * Changes fields of a product (stock, price, `disabled`, sales …); returns the product.
+   *
+   * @throws MockAdminError 404 unknown key or product, 400 invalid patch.
+   */
+  updateProduct(apiKey: string, id: number, patch: MockProductPatch): MockSeedProduct;
+  /**
+   * Removes a product; undelivered rows that reference it then claim as `PRODUCT_NOT_FOUND`.
+   *
+   * @throws MockAdminError 404 unknown key or product.
+   */
+  removeProduct(apiKey: string, id: number): void;
+  /**
+   * The purchase rows of a game server (of one player when given, exact name).
+   *
+   * @throws MockAdminError 404 unknown key.
+   */
+  purchases(apiKey: string, playerName?: string): PurchaseRow[];
+  /**
+   * Records a vote worth `points` for a player; returns the player's vote record.
+   *
+   * @throws MockAdminError 404 unknown key, 400 bad player name or points.
+   */
+  recordVote(apiKey: string, playerName: string, points: number): VoteRecord;
+  /** Returns everything to the seed: products, stock, checkouts, rows, votes, rate windows and the clock. */
+  reset(): void;
+  /** A deep copy of the whole state (also `GET /__mock/state`). */
+  state(): MockStateSnapshot;
+}
+
+/**
+ * Creates a mock of the TeamGames service from a seed.
+ *
+ * @example
+ * ```ts
+ * import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
+ * import { setupServer } from 'msw/node';
+ *
+ * const mock = createMockService({ seed: exampleSeed, now: Date.parse('2026-01-01T00:00:00Z') });
+ * setupServer(...mock.handlers).listen({ onUnhandledRequest: 'error' }); // in process
+ * const { url, close } = await mock.listen({ port: 0 });                 // or over HTTP
+ * ```
+ * @throws Error when the seed is invalid; the message names the field, e.g.
+ *   `Invalid mock seed: seed.servers[0].products[2].price: expected a number >= 0`.
+ */
+export function createMockService(options: MockServiceOptions): MockService {
+  const seed = parseMockSeed(options.seed);
+  const clock = createClock(options.now);
+  const store = new MockStore(seed, clock);
+  const handlers = createHandlers(store, clock);
+  return {
+    handlers,
+    listen: (listenOptions) => serveHandlers(handlers, listenOptions),
+    clock,
+    completePayment: (transactionId) => store.completePayment(transactionId),
+    cancelPayment: (transactionId) => store.cancelPayment(transactionId),
+    addPurchase: (apiKey, input) => store.addPurchase(apiKey, input),
+    updateProduct: (apiKey, id, patch) => store.updateProduct(apiKey, id, patch),
+    removeProduct: (apiKey, id) => store.removeProduct(apiKey, id),
+    purchases: (apiKey, playerName) => store.purchases(apiKey, playerName),
+    recordVote: (apiKey, playerName, points) => store.recordVote(apiKey, playerName, points),
+    reset: () => store.reset(),
+    state: () => store.state(),
+  };
+}

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import type { HeaderReader } from './auth.js';
+import { describeIssues } from './seed.js';
+
+/**
+ * A request as the store sees it: headers and the body text, nothing transport-specific.
+ * The msw handlers build one per request, so the store never touches msw or node:http.
+ */
+export interface WireRequest {
+  /** Reads a header in any letter case. */
+  header: HeaderReader;
+  /** The raw body text ("" when none). */
+  body: string;
+  /** `scheme://host[:port]` the request was sent to, for links back to the mock. */
+  origin: string;
+}
+
+/** A wire-ready answer: the HTTP status and the JSON body (or HTML for the pay page). */
+export interface WireResponse {
+  status: number;
+  body: unknown;
+  /** `"html"` for the pay page; JSON otherwise. */
+  kind?: 'json' | 'html';
+}
+
+/** The body encodings an endpoint accepts. */
+export type BodyEncoding = 'json' | 'form';
+
+/** The outcome of decoding a body: a value, or why it could not be read. */
+export type DecodedBody =
+  | { ok: true; value: unknown }
+  | { ok: false; status: 400 | 415; problem: string };
+
+/**
+ * Decodes the body by its `Content-Type` (parameters such as `; charset=UTF-8` allowed),
+ * accepting only the encodings listed. Form bodies become an object of strings; a
+ * repeated form field is refused rather than guessed at.
+ */
+export function decodeBody(request: WireRequest, allowed: readonly BodyEncoding[]): DecodedBody {
+  const mediaType = (request.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const encoding: BodyEncoding | undefined =
+    mediaType === 'application/json' ? 'json' : mediaType === 'application/x-www-form-urlencoded' ? 'form' : undefined;
+  if (encoding === undefined || !allowed.includes(encoding)) {
+    const expected = allowed
+      .map((e) => (e === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'))
+      .join(' or ');
+    return { ok: false, status: 415, problem: `Content-Type must be ${expected}, got ${mediaType || 'none'}` };
+  }
+  if (encoding === 'json') {
+    try {
+      return { ok: true, value: JSON.parse(request.body) as unknown };
+    } catch {
+      return { ok: false, status: 400, problem: 'the body is not valid JSON' };
+    }
+  }
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(request.body)) {
+    if (Object.hasOwn(fields, name)) {
+      return { ok: false, status: 400, problem: `the form field "${name}" appears more than once` };
+    }
+    fields[name] = value;
+  }
+  return { ok: true, value: fields };
+}
+
+/** Validates a decoded body against a strict schema; the problem names the field. */
+export function readFields<T>(
+  schema: z.ZodType<T>,
+  decoded: DecodedBody,
+): { ok: true; value: T } | { ok: false; status: 400 | 415; problem: string } {
+  if (!decoded.ok) {
+    return decoded;
+  }
+  const result = schema.safeParse(decoded.value);
+  if (result.success) {
+    return { ok: true, value: result.data };
+  }
+  return { ok: false, status: 400, problem: describeIssues('body', result.error.issues).join('; ') };
+}
+
+/** The JSON answer for a body the mock cannot read (not an outcome the service reports). */
+export function badRequest(status: 400 | 415, problem: string): WireResponse {
+  return { status, body: { error: status === 415 ? 'Unsupported Media Type' : 'Bad Request', message: problem } };
+}
+
+const positiveInt = z.number().int().min(1);
+
+/** Catalog body: `{}` or `{"categoryId": <int>}`. */
+export const catalogBodySchema = z.strictObject({ categoryId: positiveInt.optional() });
+
+/** Checkout body; `cartItems` is the JSON text of the array, decoded by {@link cartItemsSchema}. */
+export const checkoutBodySchema = z.strictObject({
+  username: z.string().refine((s) => s.trim() !== '', { error: 'expected a non-blank string' }),
+  cartItems: z.string(),
+  // [interpretation] The real field name is undocumented (SPEC §3.2); change it here.
+  coupon: z.string().optional(),
+});
+
+/** The decoded `cartItems` array: non-empty, only `id` and `quantity`, both positive integers. */
+export const cartItemsSchema = z
+  .array(z.strictObject({ id: positiveInt, quantity: positiveInt }))
+  .min(1, { error: 'expected at least one cart item' });
+
+/** Claim v4 body. The player name is checked by the claim rules, not here. */
+export const claimV4BodySchema = z.strictObject({
+  playerName: z.unknown().optional(),
+  preview: z.boolean().optional(),
+  includeRawTransactions: z.boolean().optional(),
+});
+
+/** Claim v3 body (JSON or form). */
+export const claimV3BodySchema = z.strictObject({ playerName: z.unknown().optional() });
+
+/** Vote reward form: every field arrives as a string; the vote rules judge the values. */
+export const voteBodySchema = z.strictObject({
+  player: z.string().optional(),
+  reward: z.string().optional(),
+  amount: z.string().optional(),
+});

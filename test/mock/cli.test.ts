@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError, loadSeedFile, parseCliArgs, runCli } from '../../src/mock/cli-program.js';
+import { exampleSeed } from '../../src/mock/index.js';
+import { b64 } from './fixtures.js';
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'teamgames-mock-cli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function captureIo() {
+  const out = { stdout: '', stderr: '' };
+  return {
+    out,
+    io: {
+      stdout: { write: (text: string) => (out.stdout += text) },
+      stderr: { write: (text: string) => (out.stderr += text) },
+    },
+  };
+}
+
+describe('teamgames-mock arguments', () => {
+  it('defaults to 127.0.0.1:4010 and the example seed', () => {
+    expect(parseCliArgs([])).toEqual({ port: 4010, host: '127.0.0.1', seedFile: undefined, help: false });
+    expect(parseCliArgs(['--port', '0', '--host', '0.0.0.0', '--seed', 's.json'])).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      seedFile: 's.json',
+      help: false,
+    });
+    expect(parseCliArgs(['-h']).help).toBe(true);
+  });
+
+  it.each([[['--port', 'abc']], [['--port', '70000']], [['--prot', '1']], [['extra']]])('refuses %j', (argv) => {
+    expect(() => parseCliArgs(argv)).toThrow(CliError);
+  });
+});
+
+describe('teamgames-mock seed file', () => {
+  it('loads a valid file', async () => {
+    const file = join(dir, 'ok.json');
+    await writeFile(file, JSON.stringify(exampleSeed));
+    expect(await loadSeedFile(file)).toEqual(exampleSeed);
+  });
+
+  it('names a missing file', async () => {
+    await expect(loadSeedFile(join(dir, 'missing.json'))).rejects.toThrow(/cannot read seed file ".*missing\.json": no such file/);
+  });
+
+  it('names a file that is not JSON', async () => {
+    const file = join(dir, 'bad.json');
+    await writeFile(file, '{ servers: ');
+    await expect(loadSeedFile(file)).rejects.toThrow(/seed file ".*bad\.json" is not valid JSON/);
+  });
+
+  it('names the bad field of an invalid seed', async () => {
+    const file = join(dir, 'invalid.json');
+    await writeFile(file, JSON.stringify({ servers: [{ apiKey: 'k', products: [{ id: 1, productId: 'a', name: 'A', price: 'free' }] }] }));
+    await expect(loadSeedFile(file)).rejects.toThrow(
+      /seed file ".*invalid\.json": Invalid mock seed: seed\.servers\[0\]\.products\[0\]\.price: expected a number >= 0/,
+    );
+  });
+});
+
+describe('runCli', () => {
+  it('prints help and exits 0', async () => {
+    const { out, io } = captureIo();
+    expect(await runCli(['--help'], io)).toEqual({ exitCode: 0 });
+    expect(out.stdout).toMatch(/^Usage: teamgames-mock/);
+  });
+
+  it('reports a bad seed as one line and exits 1', async () => {
+    const { out, io } = captureIo();
+    expect(await runCli(['--seed', join(dir, 'nope.json')], io)).toEqual({ exitCode: 1 });
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(out.stderr).toMatch(/^teamgames-mock: cannot read seed file/);
+  });
+
+  it('starts the server and prints the URL, the servers and their keys, and how to point a plugin at it', async () => {
+    const { out, io } = captureIo();
+    const result = await runCli(['--port', '0'], io);
+    if (!('server' in result)) throw new Error('expected a running server');
+    try {
+      const { url } = result.server;
+      expect(out.stdout).toContain(`TeamGames mock listening on ${url}`);
+      expect(out.stdout).toMatch(/Demo RSPS\s+demo-key-3f9c2a/);
+      expect(out.stdout).toMatch(/Demo Survival\s+demo-key-7b1e04/);
+      expect(out.stdout).toContain(`TEAMGAMES_BASE_URL=${url} TEAMGAMES_API_KEY=demo-key-3f9c2a`);
+      const res = await fetch(`${url}/api/v2/client/global/products`, {
+        method: 'POST',
+        headers: { authorization: b64('demo-key-3f9c2a'), 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(((await res.json()) as { message: string }).message).toBe('SUCCESS');
+    } finally {
+      await result.server.close();
+    }
+  });
+
+  it('reports a port in use', async () => {
+    const first = await runCli(['--port', '0'], captureIo().io);
+    if (!('server' in first)) throw new Error('expected a running server');
+    try {
+      const port = new URL(first.server.url).port;
+      const { out, io } = captureIo();
+      expect(await runCli(['--port', port], io)).toEqual({ exitCode: 1 });
+      expect(out.stderr).toMatch(/already in use/);
+    } finally {
+      await first.server.close();
+    }
+  });
+});
+
+describe('teamgames-mock as a process', () => {
+  let cli = '';
+  beforeAll(async () => {
+    // No tsx here: bundle the bin (dependencies included) into a temp dir and run it with node.
+    const outDir = join(dir, 'bin');
+    await build({
+      config: false,
+      entry: { cli: fileURLToPath(new URL('../../src/mock/cli.ts', import.meta.url)) },
+      outDir,
+      format: ['esm'],
+      platform: 'node',
+      target: 'node20',
+      noExternal: [/.*/],
+      silent: true,
+      dts: false,
+      sourcemap: false,
+    });
+    cli = join(outDir, 'cli.js');
+  }, 60_000);
+
+  function start(argv: string[]) {
+    const child = spawn(process.execPath, [cli, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const output = () => ({ stdout, stderr });
+    return { child, exited, output };
+  }
+
+  it('serves until SIGINT, then exits 0', async () => {
+    const run = start(['--port', '0']);
+    const url = await new Promise<string>((resolve, reject) => {
+      run.child.stdout.on('data', () => {
+        const match = /listening on (http:\/\/\S+)/.exec(run.output().stdout);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      run.exited.then((code) => reject(new Error(`exited early with ${code}: ${run.output().stderr}`)), reject);
+    });
+    const res = await fetch(`${url}/api/v2/client/global/products`, {
+      method: 'POST',
+      headers: { authorization: b64('demo-key-3f9c2a'), 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(200);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.output().stdout).toMatch(/stopped/);
+  });
+
+  it('exits 1 with one line for a bad seed file', async () => {
+    const file = join(dir, 'broken.json');
+    await writeFile(file, JSON.stringify({ servers: [{ apiKey: 'k', gateway: { minimumCharge: -5 } }] }));
+    const run = start(['--seed', file]);
+    expect(await run.exited).toBe(1);
+    expect(run.output().stderr).toMatch(/^teamgames-mock: seed file ".*broken\.json": Invalid mock seed: seed\.servers\[0\]\.gateway\.minimumCharge: expected a number >= 0\n$/);
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { presentedKey } from '../../src/mock/auth.js';
+import { createClock } from '../../src/mock/clock.js';
+import { MockAdminError, createMockService } from '../../src/mock/index.js';
+import { MockStore, isValidPlayerName, priceWithSale, productIdAsInt, roundCents } from '../../src/mock/store.js';
+import type { WireRequest } from '../../src/mock/wire.js';
+import { KEY_A, T0, b64, testSeed } from './fixtures.js';
+
+const request = (headers: Record<string, string>, body: unknown): WireRequest => ({
+  header: (name) => headers[name.toLowerCase()] ?? null,
+  body: JSON.stringify(body),
+  origin: 'http://mock.test',
+});
+
+describe('key resolution', () => {
+  const known = (value: string) => (value === b64(KEY_A) ? KEY_A : undefined);
+
+  it('v2/v4 take only the exact Base64 of a known key', () => {
+    expect(presentedKey((n) => (n === 'authorization' ? b64(KEY_A) : null), 'base64', known)).toBe(KEY_A);
+    const wrapped = `${b64(KEY_A).slice(0, 8)}\n${b64(KEY_A).slice(8)}`;
+    expect(presentedKey((n) => (n === 'authorization' ? wrapped : null), 'base64', known)).toBeUndefined();
+    expect(presentedKey((n) => (n === 'authorization' ? `${b64(KEY_A)}\n` : null), 'base64', known)).toBeUndefined();
+  });
+
+  it('a wrapped `base64` output is SERVER_NOT_FOUND on claim v4', () => {
+    const store = new MockStore(testSeed, createClock(T0));
+    const wrapped = `${b64(KEY_A).slice(0, 8)}\r\n${b64(KEY_A).slice(8)}`;
+    const answer = store.claimV4(request({ authorization: wrapped, 'content-type': 'application/json' }, { playerName: 'P' }));
+    expect(answer.body).toMatchObject({ code: 'SERVER_NOT_FOUND' });
+  });
+
+  it('Bearer only where allowed', () => {
+    const bearer = (n: string) => (n === 'authorization' ? `bearer ${KEY_A}` : null);
+    expect(presentedKey(bearer, 'api-key-or-bearer', known)).toBe(KEY_A);
+    expect(presentedKey(bearer, 'api-key', known)).toBeUndefined();
+  });
+});
+
+describe('rule helpers', () => {
+  it('rounds money to cents', () => {
+    expect(roundCents(1.005)).toBe(1.01);
+    expect(roundCents(0.1 + 0.2)).toBe(0.3);
+    expect(roundCents(19.999)).toBe(20);
+  });
+
+  it('product_id is the merchant id as an int when it is an integer string, else 0', () => {
+    expect(productIdAsInt('42')).toBe(42);
+    expect(productIdAsInt('minecraft:diamond')).toBe(0);
+    expect(productIdAsInt('4.5')).toBe(0);
+    expect(productIdAsInt('99999999999999999999')).toBe(0);
+  });
+
+  it('player names: non-blank, at most 64 code points, no control characters', () => {
+    expect(isValidPlayerName('😀'.repeat(64))).toBe(true);
+    expect(isValidPlayerName('😀'.repeat(65))).toBe(false);
+    expect(isValidPlayerName('tab\there')).toBe(false);
+    expect(isValidPlayerName('\u007f')).toBe(false);
+  });
+
+  it('priceWithSale takes the best active sale and never goes below 0', () => {
+    const base = { id: 1, productId: 'x', name: 'X', price: 10 };
+    expect(priceWithSale({ ...base, sales: [{ saleType: 'percentage', discountPercentage: 33.333 }] }, T0)).toBe(6.67);
+    expect(priceWithSale({ ...base, sales: [{ saleType: 'amount', discountAmount: 50 }] }, T0)).toBe(0);
+    expect(priceWithSale({ ...base, sales: [{ saleType: 'amount', discountAmount: 5, startDate: '2026-01-01T00:00:00Z' }] }, T0)).toBe(5);
+    expect(priceWithSale({ ...base, sales: [{ saleType: 'amount', discountAmount: 5, endDate: '2026-01-01T00:00:00Z' }] }, T0)).toBe(10);
+  });
+});
+
+describe('admin operations', () => {
+  const mock = createMockService({ seed: testSeed, now: T0 });
+
+  it('throw MockAdminError with a status', () => {
+    expect(() => mock.completePayment('nope')).toThrow(MockAdminError);
+    expect(() => mock.addPurchase('nope', { playerName: 'P', id: 1 })).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => mock.addPurchase(KEY_A, { playerName: ' ', id: 1 })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => mock.addPurchase(KEY_A, { playerName: 'P', id: 1, quantity: 0 })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => mock.recordVote(KEY_A, 'P', 0)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => mock.removeProduct(KEY_A, 999)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => mock.updateProduct(KEY_A, 1, { price: -1 })).toThrow(/patch\.price: expected a number >= 0/);
+  });
+
+  it('return copies, never live state', () => {
+    const row = mock.addPurchase(KEY_A, { playerName: 'P', id: 1 });
+    row.deliverystatus = 'Delivered';
+    expect(mock.purchases(KEY_A, 'P')[0]?.deliverystatus).toBe('Undelivered');
+    expect(mock.purchases(KEY_A, 'P')[0]?.invoice).toBe(1);
+    mock.reset();
+    expect(mock.addPurchase(KEY_A, { playerName: 'P', id: 1 }).invoice).toBe(1);
+  });
+});
