@@ -1,0 +1,335 @@
+/**
+ * `npm run bench`: what the SDK costs over calling the API by hand.
+ *
+ * Starts the mock over HTTP in a child process (so client and server do not share a
+ * core) and times each operation three ways on the same server, interleaved in rounds:
+ * (a) raw fetch with hand-built headers and bodies, (b) a bare ky call with the same
+ * request and no validation, (c) the SDK (cache off, local guard off, a distinct player
+ * per call so the service answers the same code every time). Sequential latency
+ * (p50/p99) and throughput at concurrency 32. Then in-process validation cost, cold
+ * import cost and bundle size. Figures go to bench-results.json (git-ignored).
+ *
+ * Flags: --rounds N (default 5), --iterations N per round and way (default 60),
+ * --concurrent N calls per concurrency batch (default 320), --quick (CI: small numbers).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import ky from 'ky';
+import { StorefrontClient } from 'teamgames-sdk';
+import { catalogFromWire, claimFromV4 } from '../src/normalize.js';
+import type { MockSeed } from 'teamgames-sdk/mock';
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    iterations: { type: 'string', default: '60' },
+    concurrent: { type: 'string', default: '320' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+const ROUNDS = flags.quick ? 2 : Number(flags.rounds);
+const ITERATIONS = flags.quick ? 15 : Number(flags.iterations);
+const CONCURRENT_CALLS = flags.quick ? 64 : Number(flags.concurrent);
+const CONCURRENCY = 32;
+const WARMUP = flags.quick ? 10 : 50;
+
+// ---------------------------------------------------------------------------
+// The service under test
+
+const SMALL_KEY = 'bench-small-key';
+const LARGE_KEY = 'bench-large-key';
+
+function product(id: number) {
+  return {
+    id,
+    productId: id % 3 === 0 ? `item_${id}` : 1000 + id,
+    name: `Product ${id}`,
+    price: 1 + (id % 50),
+    quantity: 1 + (id % 5),
+    description: `A benchmark product number ${id} with a description of ordinary length.`,
+    image: `https://example.com/img/${id}.png`,
+    categoryIds: [1],
+    sales: id % 4 === 0 ? [{ saleType: 'percentage' as const, discountPercentage: 10 }] : [],
+  };
+}
+
+const seed: MockSeed = {
+  servers: [
+    {
+      apiKey: SMALL_KEY,
+      name: 'Bench small',
+      categories: [{ id: 1, name: 'All' }],
+      products: Array.from({ length: 8 }, (_, i) => product(i + 1)),
+      rewards: [{ id: 1, name: 'Box', cost: 1 }],
+    },
+    {
+      apiKey: LARGE_KEY,
+      name: 'Bench large',
+      categories: [{ id: 1, name: 'All' }],
+      products: Array.from({ length: 500 }, (_, i) => product(i + 1)),
+    },
+  ],
+};
+
+async function startMock(): Promise<{ url: string; child: ChildProcess; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-bench-'));
+  const seedFile = join(dir, 'seed.json');
+  writeFileSync(seedFile, JSON.stringify(seed));
+  const child = spawn(process.execPath, ['dist/mock/cli.js', '--port', '0', '--seed', seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+      if (match) resolve(match[0]);
+    });
+    child.once('exit', (code) => reject(new Error(`mock exited early (${code})`)));
+  });
+  return { url, child, dir };
+}
+
+// ---------------------------------------------------------------------------
+// The three ways of calling each operation
+
+type Way = 'raw' | 'ky' | 'sdk';
+type Call = (i: number) => Promise<unknown>;
+const b64 = (key: string) => Buffer.from(key).toString('base64');
+
+let sequence = 0;
+const player = () => `bench_${++sequence}`;
+
+function operations(url: string): Record<string, Record<Way, Call>> {
+  const sdk = (apiKey: string) => new StorefrontClient({ apiKey, baseUrl: url, catalogCacheTtlMs: 0, rateLimit: false, retry: 0 });
+  const small = sdk(SMALL_KEY);
+  const large = sdk(LARGE_KEY);
+  const bare = ky.create({ prefixUrl: url, retry: 0, timeout: 15_000 });
+  const json = (key: string) => ({ authorization: b64(key), 'content-type': 'application/json', accept: 'application/json' });
+  const form = { 'x-api-key': SMALL_KEY, 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8', accept: 'application/json' };
+  const post = (path: string, headers: Record<string, string>, body: string) =>
+    fetch(`${url}/${path}`, { method: 'POST', headers, body }).then((r) => r.json());
+  const kyPost = (path: string, headers: Record<string, string>, body: string) => bare.post(path, { headers, body }).json();
+  const cart = () => JSON.stringify({ username: player(), cartItems: JSON.stringify([{ id: 1, quantity: 1 }]) });
+
+  const catalog = (key: string, client: StorefrontClient): Record<Way, Call> => ({
+    raw: () => post('api/v2/client/global/products', json(key), '{}'),
+    ky: () => kyPost('api/v2/client/global/products', json(key), '{}'),
+    sdk: () => client.getCatalog(),
+  });
+  return {
+    catalog: catalog(SMALL_KEY, small),
+    catalog500: catalog(LARGE_KEY, large),
+    checkout: {
+      raw: () => post('api/v2/client/global/checkout/complete', json(SMALL_KEY), cart()),
+      ky: () => kyPost('api/v2/client/global/checkout/complete', json(SMALL_KEY), cart()),
+      sdk: () => small.checkout({ username: player(), items: [{ id: 1, quantity: 1 }] }),
+    },
+    claim: {
+      raw: () => post('api/v4/store/transaction/update', json(SMALL_KEY), JSON.stringify({ playerName: player(), preview: false, includeRawTransactions: false })),
+      ky: () => kyPost('api/v4/store/transaction/update', json(SMALL_KEY), JSON.stringify({ playerName: player(), preview: false, includeRawTransactions: false })),
+      sdk: () => small.claim(player()),
+    },
+    claimLegacy: {
+      raw: () => post('api/v3/store/transaction/update', { ...json(SMALL_KEY), authorization: '', 'x-api-key': SMALL_KEY }, JSON.stringify({ playerName: player() })),
+      ky: () => kyPost('api/v3/store/transaction/update', { ...json(SMALL_KEY), authorization: '', 'x-api-key': SMALL_KEY }, JSON.stringify({ playerName: player() })),
+      sdk: () => small.claimLegacy(player()),
+    },
+    vote: {
+      raw: () => post('v3/vote/reward/claim', form, new URLSearchParams({ player: player(), reward: '1', amount: 'all' }).toString()),
+      ky: () => kyPost('v3/vote/reward/claim', form, new URLSearchParams({ player: player(), reward: '1', amount: 'all' }).toString()),
+      sdk: () => small.claimVoteReward({ player: player(), reward: '1', amount: 'all' }),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Measurement
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+async function sequential(call: Call, n: number, into: number[]): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    await call(i);
+    into.push(performance.now() - start);
+  }
+}
+
+/** Calls per second with `CONCURRENCY` calls in flight. */
+async function throughput(call: Call, total: number): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < total) {
+        next++;
+        await call(next);
+      }
+    }),
+  );
+  return total / ((performance.now() - start) / 1000);
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+interface Figures {
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+async function benchHttp(url: string): Promise<Record<string, Record<Way, Figures>>> {
+  const ops = operations(url);
+  const results: Record<string, Record<Way, Figures>> = {};
+  for (const [name, ways] of Object.entries(ops)) {
+    const latencies: Record<Way, number[]> = { raw: [], ky: [], sdk: [] };
+    const rates: Record<Way, number[]> = { raw: [], ky: [], sdk: [] };
+    for (const way of ['raw', 'ky', 'sdk'] as const) await sequential(ways[way], WARMUP, []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const way of shuffle(['raw', 'ky', 'sdk'] as Way[])) await sequential(ways[way], ITERATIONS, latencies[way]);
+      for (const way of shuffle(['raw', 'ky', 'sdk'] as Way[])) rates[way].push(await throughput(ways[way], CONCURRENT_CALLS));
+    }
+    results[name] = Object.fromEntries(
+      (['raw', 'ky', 'sdk'] as const).map((way) => {
+        const sorted = latencies[way].sort((a, b) => a - b);
+        const rps = rates[way].sort((a, b) => a - b);
+        return [way, { p50: percentile(sorted, 50), p99: percentile(sorted, 99), rps: percentile(rps, 50) }];
+      }),
+    ) as Record<Way, Figures>;
+  }
+  return results;
+}
+
+function microsPerCall(run: () => unknown, minMs = 300): number {
+  for (let i = 0; i < 20; i++) run();
+  let calls = 0;
+  const start = performance.now();
+  while (performance.now() - start < minMs) {
+    run();
+    calls++;
+  }
+  return ((performance.now() - start) / calls) * 1000;
+}
+
+function validationCost() {
+  const catalogBody = { message: 'SUCCESS', products: Array.from({ length: 500 }, (_, i) => ({ ...product(i + 1), priceOriginal: 10, priceWithSale: 9, disabled: false })) };
+  const claimBody = {
+    status: 'SUCCESS',
+    code: 'SUCCESS',
+    message: 'Transaction has been completed. Thank you for the purchase!',
+    data: {
+      claims: Array.from({ length: 200 }, (_, i) => ({
+        player_name: 'Player123',
+        product_id: i,
+        product_id_string: String(i),
+        product_name: `Product ${i}`,
+        product_price: 4.99,
+        quantity_to_grant: 2,
+        quantity_purchased: 1,
+        product_amount: 2,
+        amount_purchased: 1,
+      })),
+    },
+  };
+  // Bodies arrive as text; parsing is part of the cost.
+  const catalogText = JSON.stringify(catalogBody);
+  const claimText = JSON.stringify(claimBody);
+  return {
+    catalog500Us: microsPerCall(() => catalogFromWire(JSON.parse(catalogText))),
+    claim200Us: microsPerCall(() => claimFromV4(JSON.parse(claimText))),
+  };
+}
+
+function coldImportMs(kind: 'import' | 'require', target: 'sdk' | 'deps', runs = flags.quick ? 5 : 15): number {
+  const code =
+    kind === 'import'
+      ? target === 'sdk'
+        ? `const t = performance.now(); await import('teamgames-sdk'); process.stdout.write(String(performance.now() - t));`
+        : `const t = performance.now(); await import('ky'); await import('zod'); process.stdout.write(String(performance.now() - t));`
+      : target === 'sdk'
+        ? `const t = performance.now(); require('teamgames-sdk'); process.stdout.write(String(performance.now() - t));`
+        : `const t = performance.now(); require('ky'); require('zod'); process.stdout.write(String(performance.now() - t));`;
+  const args = kind === 'import' ? ['--input-type=module', '-e', code] : ['-e', code];
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const out = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(`${kind} ${target} failed: ${out.stderr}`);
+    times.push(Number(out.stdout));
+  }
+  return percentile(times.sort((a, b) => a - b), 50);
+}
+
+async function bundleSize(withDependencies: boolean): Promise<{ minified: number; gzipped: number; pullsMock: boolean }> {
+  const result = await build({
+    entryPoints: ['dist/index.js'],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    metafile: true,
+    external: withDependencies ? [] : ['ky', 'zod'],
+  });
+  const code = result.outputFiles[0]!.contents;
+  const pullsMock = Object.keys(result.metafile.inputs).some((input) => input.includes('mock') || input.includes('msw'));
+  return { minified: code.length, gzipped: gzipSync(code).length, pullsMock };
+}
+
+// ---------------------------------------------------------------------------
+
+const { url, child, dir } = await startMock();
+try {
+  console.log(`bench: mock at ${url}; ${ROUNDS} rounds × ${ITERATIONS} sequential calls per way, ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}`);
+  const http = await benchHttp(url);
+
+  const fmt = (n: number, digits = 2) => n.toFixed(digits).padStart(9);
+  console.log(`\n${'operation'.padEnd(12)} ${'way'.padEnd(4)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'req/s@32'.padStart(9)}`);
+  for (const [name, ways] of Object.entries(http)) {
+    for (const way of ['raw', 'ky', 'sdk'] as const) {
+      const f = ways[way];
+      console.log(`${name.padEnd(12)} ${way.padEnd(4)} ${fmt(f.p50, 3)} ${fmt(f.p99, 3)} ${fmt(f.rps, 0)}`);
+    }
+  }
+
+  const validation = validationCost();
+  console.log(`\nvalidation: catalog of 500 products ${validation.catalog500Us.toFixed(0)} µs/call; claim of 200 transactions ${validation.claim200Us.toFixed(0)} µs/call (JSON.parse + zod + normalize)`);
+
+  const imports = {
+    importSdkMs: coldImportMs('import', 'sdk'),
+    importDepsMs: coldImportMs('import', 'deps'),
+    requireSdkMs: coldImportMs('require', 'sdk'),
+    requireDepsMs: coldImportMs('require', 'deps'),
+  };
+  console.log(
+    `import: cold import('teamgames-sdk') ${imports.importSdkMs.toFixed(1)} ms vs ky+zod ${imports.importDepsMs.toFixed(1)} ms (ratio ${(imports.importSdkMs / imports.importDepsMs).toFixed(2)}); ` +
+      `require ${imports.requireSdkMs.toFixed(1)} ms vs ${imports.requireDepsMs.toFixed(1)} ms (ratio ${(imports.requireSdkMs / imports.requireDepsMs).toFixed(2)})`,
+  );
+
+  const own = await bundleSize(false);
+  const all = await bundleSize(true);
+  console.log(`size: ESM entry min+gz ${(own.gzipped / 1024).toFixed(2)} kB without dependencies, ${(all.gzipped / 1024).toFixed(2)} kB with ky and zod; mock pulled in by the main entry: ${own.pullsMock || all.pullsMock ? 'YES' : 'no'}`);
+
+  const lines = Object.entries(http).map(([name, w]) => {
+    const ratio = (a: number, b: number) => (a / b).toFixed(2);
+    return `bench ${name}: p50=${ratio(w.sdk.p50, w.raw.p50)} p99=${ratio(w.sdk.p99, w.raw.p99)} throughput=${ratio(w.sdk.rps, w.raw.rps)} vsKy=${ratio(w.sdk.p50, w.ky.p50)}`;
+  });
+  writeFileSync(
+    'bench-results.json',
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all } }, null, 2),
+  );
+  console.log('\nfigures written to bench-results.json\n');
+  for (const line of lines) console.log(line);
+} finally {
+  child.kill('SIGINT');
+  rmSync(dir, { recursive: true, force: true });
+}
