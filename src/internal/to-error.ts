@@ -31,7 +31,7 @@ export type Failure =
   | { kind: 'protocol'; status: number; text: string; what: string; issues: readonly ValidationIssue[] }
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'network'; reason: string; sent: boolean }
-  | { kind: 'aborted'; reason: unknown };
+  | { kind: 'aborted'; reason: unknown; sent: boolean };
 
 const EXCERPT_LENGTH = 200;
 
@@ -74,7 +74,7 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
       if (ctx.delivers && failure.sent) return unknownOutcome('network', `the connection failed after sending (${failure.reason})`);
       return new NetworkError(details, failure.reason);
     case 'aborted':
-      if (ctx.delivers) return unknownOutcome('aborted', 'aborted after sending');
+      if (ctx.delivers && failure.sent) return unknownOutcome('aborted', 'aborted after sending');
       return failure.reason;
   }
 }

@@ -56,12 +56,7 @@ export class Transport {
       retryOnTimeout: true,
     };
     this.#baseHeaders = { accept: 'application/json', 'user-agent': config.userAgent };
-    this.#ky = ky.create({
-      prefixUrl: config.baseUrl,
-      timeout: config.timeoutMs,
-      // Looked up per request, never captured: msw and test doubles patch globalThis.fetch.
-      fetch: (input, init) => (config.fetch ?? globalThis.fetch)(input, init),
-    });
+    this.#ky = ky.create({ prefixUrl: config.baseUrl, timeout: config.timeoutMs });
   }
 
   /**
@@ -93,13 +88,22 @@ export class Transport {
       throwHttpErrors: endpoint.retryable,
     };
     if (ctx.signal) options.signal = ctx.signal;
+    // "Sent" means fetch was called: a failure before that (ky building the Request,
+    // an abort before dispatch) cannot have reached the service. fetch is looked up per
+    // request, never captured, because msw and test doubles patch globalThis.fetch.
+    let dispatched = false;
+    const customFetch = this.#config.fetch;
+    options.fetch = (input, init) => {
+      dispatched = true;
+      return (customFetch ?? globalThis.fetch)(input, init);
+    };
     if (this.#config.onEvent) options.hooks = this.#eventHooks(endpoint, this.#config.onEvent);
 
     let response: Response;
     try {
       response = await this.#ky(endpoint.path, options);
     } catch (error) {
-      if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, context);
+      if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, context, dispatched);
       response = error.response;
     }
 
@@ -107,7 +111,7 @@ export class Transport {
     try {
       text = await response.text();
     } catch (error) {
-      throw this.#transportFailure(error, ctx, context);
+      throw this.#transportFailure(error, ctx, context, true);
     }
     if (!response.ok) throw toError(context, { kind: 'status', status: response.status, text });
     try {
@@ -141,12 +145,13 @@ export class Transport {
     );
   }
 
-  #transportFailure(error: unknown, ctx: SendContext, context: FailureContext): unknown {
-    if (ctx.signal?.aborted) return toError(context, { kind: 'aborted', reason: ctx.signal.reason });
+  #transportFailure(error: unknown, ctx: SendContext, context: FailureContext, dispatched: boolean): unknown {
+    if (!dispatched) ctx.onNotSent?.();
+    if (ctx.signal?.aborted) return toError(context, { kind: 'aborted', reason: ctx.signal.reason, sent: dispatched });
     if (error instanceof KyTimeoutError) return toError(context, { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
     const code = networkCode(error);
-    const sent = !NOT_SENT_CODES.has(code);
-    if (!sent) ctx.onNotSent?.();
+    const sent = dispatched && !NOT_SENT_CODES.has(code);
+    if (dispatched && !sent) ctx.onNotSent?.();
     return toError(context, { kind: 'network', reason: code, sent });
   }
 

@@ -15,6 +15,11 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith('.localhost');
 }
 
+/** Whether fetch can send `value` as a header value (a ByteString without control characters). */
+export function isHeaderSafe(value: string): boolean {
+  return !/[^\x20-\x7e\x80-\xff]/.test(value);
+}
+
 export function fail(argument: string, rule: string, operation?: Operation): never {
   throw new InvalidInputError(argument, rule, operation);
 }
