@@ -147,6 +147,7 @@ export class StorefrontClient {
     const signal = checkSignal(opts.signal, 'getCatalog');
     const categoryId = opts.categoryId === undefined ? undefined : checkPositiveInteger(opts.categoryId, 'options.categoryId', 'getCatalog');
     const cacheKey = categoryId === undefined ? 'all' : `category:${categoryId}`;
+    signal?.throwIfAborted();
     const cached = this.#cache?.get(cacheKey);
     if (cached !== undefined) return cached;
 
@@ -229,7 +230,7 @@ export class StorefrontClient {
     const signal = checkSignal(opts.signal, op);
     const preview = checkBoolean(opts.preview, 'options.preview', op) ?? false;
     const includeRawTransactions = checkBoolean(opts.includeRawTransactions, 'options.includeRawTransactions', op) ?? false;
-    return this.#guarded(player, (onNotSent) =>
+    return this.#guarded(player, signal, (onNotSent) =>
       this.#call(
         ENDPOINTS.claimV4,
         { playerName: player, preview, includeRawTransactions },
@@ -380,7 +381,7 @@ export class StorefrontClient {
   async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {
     const player = checkNonBlank(playerName, 'playerName', endpoint.operation);
     const signal = this.#signalOf(options, endpoint.operation);
-    return this.#guarded(player, (onNotSent) =>
+    return this.#guarded(player, signal, (onNotSent) =>
       this.#call(endpoint, { playerName: player }, { signal, subject: player, delivers: true, onNotSent }, claimFromLegacy),
     );
   }
@@ -390,7 +391,9 @@ export class StorefrontClient {
   }
 
   /** Runs a claim under the local guard; refused calls resolve RATE_LIMIT without a request. */
-  async #guarded(player: string, run: (onNotSent: () => void) => Promise<ClaimResult>): Promise<ClaimResult> {
+  async #guarded(player: string, signal: AbortSignal | undefined, run: (onNotSent: () => void) => Promise<ClaimResult>): Promise<ClaimResult> {
+    // An aborted call rejects at once, even when the guard could answer without a request.
+    signal?.throwIfAborted();
     if (this.#guard === undefined) return run(() => {});
     const decision = this.#guard.acquire(player);
     if (!decision.ok) {
@@ -403,7 +406,7 @@ export class StorefrontClient {
   async #call<T>(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext, read: (body: unknown) => T): Promise<T> {
     const body = await this.#transport.send(endpoint, payload, ctx);
     try {
-      return read(body);
+      return read(body.json);
     } catch (error) {
       if (error instanceof WireProblem) throw this.#transport.protocolError(endpoint, ctx, error, body);
       throw error;

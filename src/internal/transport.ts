@@ -20,6 +20,12 @@ export interface TransportConfig {
   credentials: Credentials;
 }
 
+/** A 2xx body: parsed, and the text it came from (for error excerpts). */
+export interface WireBody {
+  json: unknown;
+  text: string;
+}
+
 export interface SendContext {
   signal: AbortSignal | undefined;
   /** The player (or voter) the call is for, reported by ClaimOutcomeUnknownError. */
@@ -43,6 +49,7 @@ export class Transport {
   readonly #config: TransportConfig;
   readonly #readRetry: NonNullable<Options['retry']>;
   readonly #baseHeaders: Readonly<Record<string, string>>;
+  readonly #headers = new Map<Endpoint, Record<string, string>>();
 
   constructor(config: TransportConfig) {
     this.#config = config;
@@ -60,17 +67,12 @@ export class Transport {
   }
 
   /**
-   * Sends one operation and resolves to its parsed JSON body (2xx only). Rejects with a
-   * StorefrontError, or with `signal.reason` when aborted before anything was sent.
+   * Sends one operation and resolves to its parsed JSON body (2xx only), with the text it
+   * came from. Rejects with a StorefrontError, or with `signal.reason` when aborted before
+   * anything was sent.
    */
-  async send(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext): Promise<unknown> {
-    const context: FailureContext = {
-      operation: endpoint.operation,
-      endpoint: `/${endpoint.path}`,
-      delivers: ctx.delivers,
-      subject: ctx.subject,
-      redact: (text) => this.#config.credentials.redact(text),
-    };
+  async send(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext): Promise<WireBody> {
+    const context = this.#context(endpoint, ctx);
     if (ctx.signal?.aborted) {
       ctx.onNotSent?.();
       throw ctx.signal.reason;
@@ -79,23 +81,40 @@ export class Transport {
       endpoint.body === 'json'
         ? JSON.stringify(payload)
         : new URLSearchParams(payload as Record<string, string>).toString();
+    const headers = this.#headersOf(endpoint);
     const options: Options = {
       method: 'post',
       body,
-      headers: { ...this.#baseHeaders, 'content-type': endpoint.contentType, ...this.#config.credentials.headers(endpoint.auth) },
+      headers,
       retry: endpoint.retryable ? this.#readRetry : 0,
       // Only reads need ky to throw on a status (that is how its retry sees 5xx).
       throwHttpErrors: endpoint.retryable,
     };
     if (ctx.signal) options.signal = ctx.signal;
-    // "Sent" means fetch was called: a failure before that (ky building the Request,
-    // an abort before dispatch) cannot have reached the service. fetch is looked up per
-    // request, never captured, because msw and test doubles patch globalThis.fetch.
+
+    // "Sent" means fetch was called with a live signal: a failure before that (ky
+    // building the Request, an abort in the same tick) cannot have reached the service.
     let dispatched = false;
+    let attemptStartedAt = 0;
+    // ky's timeout ends at the response headers; this one also bounds the body.
+    const bodyDeadline = new AbortController();
     const customFetch = this.#config.fetch;
-    options.fetch = (input, init) => {
+    options.fetch = (input) => {
+      const { signal, url } = input as Request;
+      if (signal.aborted) return Promise.reject(signal.reason);
       dispatched = true;
-      return (customFetch ?? globalThis.fetch)(input, init);
+      attemptStartedAt = performance.now();
+      // fetch is looked up per request, never captured: msw and test doubles patch
+      // globalThis.fetch. It gets a URL and init rather than ky's Request, which it would
+      // copy again; `redirect: 'manual'` stops the raw X-API-Key (which fetch does not
+      // strip, unlike Authorization) and the claim itself from following a redirect.
+      return (customFetch ?? globalThis.fetch)(url, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([signal, bodyDeadline.signal]),
+      });
     };
     if (this.#config.onEvent) options.hooks = this.#eventHooks(endpoint, this.#config.onEvent);
 
@@ -108,41 +127,51 @@ export class Transport {
     }
 
     let text: string;
+    const timer = setTimeout(() => bodyDeadline.abort(), Math.max(0, this.#config.timeoutMs - (performance.now() - attemptStartedAt)));
     try {
       text = await response.text();
     } catch (error) {
+      if (bodyDeadline.signal.aborted && !ctx.signal?.aborted) throw toError(context, { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
       throw this.#transportFailure(error, ctx, context, true);
+    } finally {
+      clearTimeout(timer);
     }
     if (!response.ok) throw toError(context, { kind: 'status', status: response.status, text });
     try {
-      return JSON.parse(text) as unknown;
+      return { json: JSON.parse(text) as unknown, text };
     } catch {
       throw toError(context, { kind: 'protocol', status: response.status, text, what: 'the body is not JSON', issues: [] });
     }
   }
 
   /** The error for a body that parsed as JSON but broke the protocol. */
-  protocolError(endpoint: Endpoint, ctx: Pick<SendContext, 'delivers' | 'subject'>, problem: WireProblem, body: unknown): unknown {
-    let text: string;
-    try {
-      text = JSON.stringify(body) ?? '';
-    } catch {
-      text = '';
-    }
+  protocolError(endpoint: Endpoint, ctx: Pick<SendContext, 'delivers' | 'subject'>, problem: WireProblem, body: WireBody): unknown {
+    const { text } = body;
     const failure: Failure =
       problem.kind === 'auth'
         ? { kind: 'auth', status: 200, text, what: problem.what }
         : { kind: 'protocol', status: 200, text, what: problem.what, issues: problem.issues };
-    return toError(
-      {
-        operation: endpoint.operation,
-        endpoint: `/${endpoint.path}`,
-        delivers: ctx.delivers,
-        subject: ctx.subject,
-        redact: (t) => this.#config.credentials.redact(t),
-      },
-      failure,
-    );
+    return toError(this.#context(endpoint, ctx), failure);
+  }
+
+  #context(endpoint: Endpoint, ctx: Pick<SendContext, 'delivers' | 'subject'>): FailureContext {
+    return {
+      operation: endpoint.operation,
+      endpoint: `/${endpoint.path}`,
+      delivers: ctx.delivers,
+      subject: ctx.subject,
+      redact: (text) => this.#config.credentials.redact(text),
+    };
+  }
+
+  /** The full header set of an endpoint, built once per client and endpoint. */
+  #headersOf(endpoint: Endpoint): Record<string, string> {
+    let headers = this.#headers.get(endpoint);
+    if (headers === undefined) {
+      headers = { ...this.#baseHeaders, 'content-type': endpoint.contentType, ...this.#config.credentials.headers(endpoint.auth) };
+      this.#headers.set(endpoint, headers);
+    }
+    return headers;
   }
 
   #transportFailure(error: unknown, ctx: SendContext, context: FailureContext, dispatched: boolean): unknown {
