@@ -22,7 +22,7 @@ export default defineConfig([
   {
     // The `teamgames-mock` bin: ESM only, like the package.
     ...shared,
-    entry: { 'mock/cli': 'src/mock/cli.ts' },
+    entry: { 'mock/cli': 'src/mock/cli.ts', 'cli/index': 'src/cli/index.ts' },
     format: ['esm'],
     dts: false,
     clean: false,

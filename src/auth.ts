@@ -19,7 +19,7 @@ export type AuthScheme = 'base64-authorization' | 'api-key-header';
  *
  * @example
  * ```ts
- * encodeApiKey('<API_KEY>'); // what `echo -n '<API_KEY>' | base64 -w0` prints
+ * encodeApiKey('<API_KEY>'); // what `printf '%s' '<API_KEY>' | base64 -w0` prints
  * ```
  */
 export function encodeApiKey(rawKey: string): string {

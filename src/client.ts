@@ -313,8 +313,8 @@ export class StorefrontClient {
     return `StorefrontClient { baseUrl: ${this.#baseUrl} }`;
   }
 
-  /** A safe serialization of the client; never the key. */
-  toJSON(): { baseUrl: string } {
+  /** A safe serialization of the client (`{ baseUrl }`); never the key. */
+  toJSON(): Required<Pick<StorefrontClientOptions, 'baseUrl'>> {
     return { baseUrl: this.#baseUrl };
   }
 

@@ -173,7 +173,11 @@ export class ResponseValidationError extends StorefrontError {
   }
 }
 
-/** No answer within `timeoutMs` (per attempt, after any retries). */
+/**
+ * No answer within `timeoutMs` (per attempt, after any retries), for the catalog and
+ * checkout. A claim or vote that times out throws {@link ClaimOutcomeUnknownError}
+ * instead, since the service may have acted on it.
+ */
 export class TimeoutError extends StorefrontError {
   /** The per-attempt timeout that elapsed, in milliseconds. */
   readonly timeoutMs: number;

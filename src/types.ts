@@ -24,7 +24,11 @@ export interface StorefrontClientOptions {
   baseUrl?: string;
   /** Timeout of each attempt, in milliseconds. Default `15000`. */
   timeoutMs?: number;
-  /** Retries for reads (the catalog) on network errors and 5xx; `0` disables. Default `2`. Claims, checkouts and votes are never retried. */
+  /**
+   * Retries for reads (the catalog) on network errors, timeouts, 429 and 5xx, with
+   * backoff and `Retry-After` honoured up to 30 s; `0` disables. Default `2`. Claims,
+   * checkouts and votes are never retried.
+   */
   retry?: number;
   /** How long a catalog answer is reused, per category, in milliseconds; `0` disables. Default `60000`. */
   catalogCacheTtlMs?: number;
@@ -52,9 +56,13 @@ export interface RequestOptions {
 /** An event emitted through {@link StorefrontClientOptions.onEvent}. Credential headers read `<redacted>`. */
 export type StorefrontEvent =
   | {
+      /** An attempt is about to be sent. */
       type: 'request';
+      /** The SDK method that sent it. */
       operation: Operation;
+      /** Always `POST`. */
       method: string;
+      /** The full URL. */
       url: string;
       /** Request headers, credential values replaced by `<redacted>`. */
       headers: Record<string, string>;
@@ -62,17 +70,25 @@ export type StorefrontEvent =
       attempt: number;
     }
   | {
+      /** An attempt got its response headers. */
       type: 'response';
+      /** The SDK method that sent it. */
       operation: Operation;
+      /** The full URL. */
       url: string;
+      /** The HTTP status. */
       status: number;
+      /** 0 for the first attempt, then 1, 2 … */
       attempt: number;
       /** Time from sending this attempt to its response headers. */
       durationMs: number;
     }
   | {
+      /** A read is about to be retried. */
       type: 'retry';
+      /** The SDK method that sent it. */
       operation: Operation;
+      /** The full URL. */
       url: string;
       /** The attempt about to start (1 for the first retry). */
       attempt: number;
@@ -101,6 +117,7 @@ export interface Product {
   id: number;
   /** The merchant's own id (a number on the wire for some stores; always a string here). */
   productId: string;
+  /** Display name. */
   name: string;
   /** List price. */
   price: number;
@@ -126,6 +143,7 @@ export interface Product {
 export interface Catalog {
   /** `"SUCCESS"`. */
   message: string;
+  /** The products on sale now, in the service's order. */
   products: Product[];
 }
 
@@ -158,9 +176,13 @@ export interface CheckoutInput {
 
 /** Wire fields a checkout answer may carry; kept on every outcome. */
 export interface CheckoutWireFields {
+  /** The wire `status`: `SUCCESS`, `INVALID_STOCK`, `ERROR` … */
   status?: string;
+  /** The wire `statusCode`, as text: `"200"` on success, `"400"` for a rejected basket. */
   statusCode?: string;
+  /** The service's text, when it sent one. */
   message?: string;
+  /** The service's longer explanation, when it sent one. */
   extendedMessage?: string;
   /** Fields beyond these are kept as the service sent them. */
   [field: string]: unknown;
@@ -168,22 +190,29 @@ export interface CheckoutWireFields {
 
 /** The player must pay at `redirect`; the purchase becomes claimable once paid. */
 export interface CheckoutPaymentRequired extends CheckoutWireFields {
+  /** Discriminant: the player must pay. */
   outcome: 'PAYMENT_REQUIRED';
   /** Send the player here to pay. */
   redirect: string;
+  /** The checkout's id (a UUID): it identifies the payment. */
   transactionId: string;
+  /** Always `false` here. */
   isFree: false;
 }
 
 /** The cart totals zero: nothing to pay; the items are claimable at once. */
 export interface CheckoutFree extends CheckoutWireFields {
+  /** Discriminant: nothing to pay. */
   outcome: 'FREE';
+  /** The checkout's id (a UUID). */
   transactionId: string;
+  /** Always `true` here. */
   isFree: true;
 }
 
 /** Availability changed: some products are gone, disabled, out of window or out of stock. Show the cart again. */
 export interface CheckoutInvalidStock extends CheckoutWireFields {
+  /** Discriminant: availability changed. */
   outcome: 'INVALID_STOCK';
   /** Snapshots of the products at fault, as the service sent them. */
   productsAffected: unknown[];
@@ -191,6 +220,7 @@ export interface CheckoutInvalidStock extends CheckoutWireFields {
 
 /** The coupon was refused; show `error` to the player. */
 export interface CheckoutCouponRejected extends CheckoutWireFields {
+  /** Discriminant: the coupon was refused. */
   outcome: 'COUPON_REJECTED';
   /** The service's text, meant for the player. */
   error: string;
@@ -198,12 +228,15 @@ export interface CheckoutCouponRejected extends CheckoutWireFields {
 
 /** The basket breaks the gateway's limits (total, number of lines) or the store's integration is incomplete. */
 export interface CheckoutBasketRejected extends CheckoutWireFields {
+  /** Discriminant: the basket breaks the gateway's limits. */
   outcome: 'BASKET_REJECTED';
 }
 
 /** A gateway prerequisite is unmet (minimum charge, gateway not configured). For the store owner, not the player. */
 export interface CheckoutGatewayError extends CheckoutWireFields {
+  /** Discriminant: the store's payment setup is incomplete. */
   outcome: 'GATEWAY_ERROR';
+  /** What is missing, for the store owner (e.g. the minimum charge). */
   message: string;
 }
 
@@ -235,12 +268,15 @@ export type CheckoutOutcome = CheckoutResult['outcome'];
  * is filled: the legacy keys mirror the new ones.
  */
 export interface Transaction {
+  /** The player who bought it (exact name). */
   player_name: string;
   /** The merchant `productId` as an integer, `0` when it is not one (e.g. `minecraft:diamond`). */
   product_id: number;
   /** The merchant `productId` as a string; use this to map to in-game items. */
   product_id_string: string;
+  /** The product's display name. */
   product_name: string;
+  /** The unit price paid. */
   product_price: number;
   /** A message attached to the purchase, if any. */
   message?: string;
@@ -279,21 +315,25 @@ export interface ClaimResultBase {
 
 /** The purchases were marked delivered: grant every claim now. */
 export interface ClaimSuccess extends ClaimResultBase {
+  /** Discriminant. */
   code: 'SUCCESS';
 }
 
 /** A preview: `claims` lists what a claim would deliver; nothing changed. */
 export interface ClaimPreview extends ClaimResultBase {
+  /** Discriminant. */
   code: 'PREVIEW';
 }
 
 /** Nothing to claim. Tell the player. */
 export interface ClaimNoItems extends ClaimResultBase {
+  /** Discriminant. */
   code: 'NO_ITEMS';
 }
 
 /** Claimed too soon for this player (one claim per 10 s). Wait `retryAfterMs`. */
 export interface ClaimRateLimited extends ClaimResultBase {
+  /** Discriminant. */
   code: 'RATE_LIMIT';
   /** Time left in the local window, or 10,000 when the service refused. */
   retryAfterMs: number;
@@ -303,16 +343,19 @@ export interface ClaimRateLimited extends ClaimResultBase {
 
 /** Everything paid was already delivered (another node may have claimed it). */
 export interface ClaimAlreadyClaimed extends ClaimResultBase {
+  /** Discriminant. */
   code: 'ALREADY_CLAIMED';
 }
 
 /** A purchase references a product that no longer exists; nothing was delivered. Escalate to the store owner. */
 export interface ClaimProductNotFound extends ClaimResultBase {
+  /** Discriminant. */
   code: 'PRODUCT_NOT_FOUND';
 }
 
 /** The service refused the player name. */
 export interface ClaimInvalidPlayer extends ClaimResultBase {
+  /** Discriminant. */
   code: 'INVALID_PLAYER';
 }
 
@@ -321,6 +364,7 @@ export interface ClaimInvalidPlayer extends ClaimResultBase {
  * treated as a claim: `claims` is empty. Log `serverCode` and `message` and escalate.
  */
 export interface ClaimUnknown extends ClaimResultBase {
+  /** Discriminant. */
   code: 'UNKNOWN';
   /** The v4 `code` as sent, or `''` for a v3 message row. */
   serverCode: string;
@@ -366,16 +410,19 @@ export interface VoteRewardInput {
 
 /** A reward row, in wire names. */
 export interface VoteReward {
+  /** A text attached to the row, if any. */
   message?: string;
   /** Points ever earned; a string on the wire, kept as one. */
   total_points: string;
   /** Points left to spend. */
   vote_points: number;
+  /** Votes this month. */
   votes_month: number;
   /** Units to give in game. */
   give_amount: number;
   /** Integrators use it as the in-game item id. */
   reward_id: number;
+  /** The reward's display name. */
   reward_name: string;
 }
 

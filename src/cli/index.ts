@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+/**
+ * The `teamgames` support command (package `bin`). See `teamgames --help`.
+ */
+import { createInterface } from 'node:readline/promises';
+import { runTeamgames } from './program.js';
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^(y|yes)$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+const code = await runTeamgames(
+  process.argv.slice(2),
+  {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    confirm,
+  },
+  process.env,
+).catch((error: unknown) => {
+  // runTeamgames reports its own failures; this is a bug, still one line and no stack.
+  process.stderr.write(`teamgames: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+  return 1;
+});
+process.exitCode = code;

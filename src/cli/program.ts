@@ -1,0 +1,318 @@
+/**
+ * The `teamgames` support command: answers "I paid but got nothing" from a terminal.
+ * Everything here is injectable (argv, env, output, the confirmation prompt), so the tests
+ * run the real program against the mock without spawning a process.
+ */
+import { parseArgs } from 'node:util';
+import {
+  ClaimOutcomeUnknownError,
+  InvalidInputError,
+  StorefrontClient,
+  VERSION,
+  isStorefrontError,
+  type ClaimResult,
+  type Product,
+  type StorefrontClientOptions,
+} from '../index.js';
+
+/** Exit codes of `teamgames`, documented in `--help` and the testing guide. */
+export const EXIT = {
+  /** The service answered; the outcome (even `NO_ITEMS` or `RATE_LIMIT`) is printed. */
+  OK: 0,
+  /** Any other failure: an unexpected HTTP status or response, a claim not confirmed. */
+  FAILURE: 1,
+  /** Bad command line or environment: unknown option, missing argument, no key, bad URL. */
+  USAGE: 2,
+  /** The service refused the API key. */
+  AUTH: 3,
+  /** The service could not be reached (connection refused, DNS, timeout). */
+  NETWORK: 4,
+  /** A claim or vote was sent but its answer was lost: the items may be delivered. */
+  OUTCOME_UNKNOWN: 5,
+} as const;
+
+/** Where the program writes, and how it asks for confirmation. */
+export interface TeamgamesIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** True when a person can answer a prompt (stdin and stdout are terminals). */
+  interactive: boolean;
+  /** Asks a yes/no question; resolves true only for an explicit yes. */
+  confirm(question: string): Promise<boolean>;
+}
+
+/** The environment variables the program reads. */
+export interface TeamgamesEnv {
+  TEAMGAMES_API_KEY?: string | undefined;
+  TEAMGAMES_BASE_URL?: string | undefined;
+}
+
+/** Extra client options for tests (a short timeout, a custom fetch). */
+export type ClientOverrides = Omit<StorefrontClientOptions, 'apiKey' | 'baseUrl'>;
+
+export const USAGE = `Usage: teamgames <command> [options]
+
+Support commands for a TeamGames store: what is on sale, what a player is owed,
+and delivering or spending it by hand.
+
+Commands:
+  catalog [--category <id>]            products on sale now, with sale prices
+  preview <player> [--raw]             what a claim would deliver now (changes nothing);
+                                       --raw adds the purchase rows (payment, delivery)
+  claim <player> [--yes]               marks the player's paid purchases delivered and
+                                       lists them; asks first unless --yes
+  vote <player> <reward> <amount>      spends vote points on a reward (amount: n or all)
+
+Options:
+  --json              print the SDK's result as JSON (for scripts)
+  --base-url <url>    service URL (default: $TEAMGAMES_BASE_URL, else https://api.teamgames.io)
+  -y, --yes           claim without asking
+  -h, --help          show this help
+  -v, --version       show the version
+
+Environment:
+  TEAMGAMES_API_KEY   the raw API key of the game server (required)
+  TEAMGAMES_BASE_URL  the service URL, e.g. http://127.0.0.1:4010 for the mock
+
+Exit codes:
+  0  the service answered (the outcome is printed, even "no items")
+  1  other failure (unexpected answer, claim not confirmed)
+  2  usage: bad arguments, no API key, invalid base URL
+  3  the API key was refused
+  4  the service could not be reached
+  5  a claim or vote was sent but the answer was lost: the items may be delivered;
+     run "teamgames preview <player> --raw" after 10 s before doing anything else
+`;
+
+class UsageError extends Error {}
+
+interface Parsed {
+  command: string | undefined;
+  args: string[];
+  json: boolean;
+  yes: boolean;
+  raw: boolean;
+  help: boolean;
+  version: boolean;
+  category: string | undefined;
+  baseUrl: string | undefined;
+}
+
+function parse(argv: readonly string[]): Parsed {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        json: { type: 'boolean', default: false },
+        yes: { type: 'boolean', short: 'y', default: false },
+        raw: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
+        category: { type: 'string' },
+        'base-url': { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.split('\n')[0] ?? 'bad arguments' : 'bad arguments');
+  }
+  const { values, positionals } = parsed;
+  return {
+    command: positionals[0],
+    args: positionals.slice(1),
+    json: values.json,
+    yes: values.yes,
+    raw: values.raw,
+    help: values.help,
+    version: values.version,
+    category: values.category,
+    baseUrl: values['base-url'],
+  };
+}
+
+const COMMANDS: Record<string, { args: string[]; options: Array<'category' | 'raw' | 'yes'> }> = {
+  catalog: { args: [], options: ['category'] },
+  preview: { args: ['player'], options: ['raw'] },
+  claim: { args: ['player'], options: ['yes'] },
+  vote: { args: ['player', 'reward', 'amount'], options: [] },
+};
+
+function checkCommand(p: Parsed): void {
+  if (p.command === undefined) throw new UsageError('missing command (catalog, preview, claim or vote)');
+  const spec = COMMANDS[p.command];
+  if (spec === undefined) throw new UsageError(`unknown command "${p.command}" (catalog, preview, claim or vote)`);
+  if (p.args.length < spec.args.length) throw new UsageError(`${p.command}: missing <${spec.args[p.args.length]}>`);
+  if (p.args.length > spec.args.length) throw new UsageError(`${p.command}: unexpected argument "${p.args[spec.args.length]}"`);
+  const used: Array<['category' | 'raw' | 'yes', boolean]> = [
+    ['category', p.category !== undefined],
+    ['raw', p.raw],
+    ['yes', p.yes],
+  ];
+  for (const [option, given] of used) {
+    if (given && !spec.options.includes(option)) throw new UsageError(`${p.command}: --${option} does not apply to this command`);
+  }
+}
+
+function positiveInt(text: string, what: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${what} must be a positive integer, got "${text}"`);
+  return Number(text);
+}
+
+// ----------------------------------------------------------------- output
+
+/** Renders rows as an aligned text table. */
+export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+}
+
+const money = (n: number) => n.toFixed(2);
+
+function catalogTable(products: readonly Product[]): string {
+  if (products.length === 0) return 'No products on sale.\n';
+  return table(
+    ['id', 'productId', 'name', 'price', 'units', 'note'],
+    products.map((p) => {
+      const notes: string[] = [];
+      if (p.priceWithSale === 0) notes.push('FREE');
+      if (p.priceWithSale < p.priceOriginal && p.priceWithSale > 0) notes.push(`sale, was ${money(p.priceOriginal)}`);
+      return [String(p.id), p.productId, p.name, money(p.priceWithSale), String(p.quantity), notes.join(', ')];
+    }),
+  );
+}
+
+function claimText(player: string, result: ClaimResult, raw: boolean): string {
+  let text = `${result.code}: ${result.message}\n`;
+  if (result.code === 'RATE_LIMIT') text += `Try again in ${Math.ceil(result.retryAfterMs / 1000)} s.\n`;
+  if (result.code === 'UNKNOWN') text += `Unrecognised answer from the service (code "${result.serverCode}"). Nothing was granted.\n`;
+  if (result.claims.length > 0) {
+    text += `\n${result.code === 'SUCCESS' ? `Delivered to ${player} (grant these in game now)` : `Waiting for ${player}`}:\n`;
+    text += table(
+      ['product', 'name', 'grant', 'bought', 'unit price'],
+      result.claims.map((t) => [t.product_id_string, t.product_name, String(t.quantity_to_grant), String(t.quantity_purchased), money(t.product_price)]),
+    );
+  }
+  if (raw && result.rawTransactions !== undefined) {
+    const columns = ['invoice', 'productid', 'quantity', 'givequantity', 'paymentstatus', 'deliverystatus', 'created'];
+    text += `\nPurchase rows:\n`;
+    text +=
+      result.rawTransactions.length === 0
+        ? '(none listed)\n'
+        : table(columns, result.rawTransactions.map((row) => columns.map((c) => (row[c] === undefined || row[c] === null ? '' : String(row[c])))));
+  }
+  return text;
+}
+
+// ----------------------------------------------------------------- errors
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError || error instanceof InvalidInputError) return EXIT.USAGE;
+  if (error instanceof ClaimOutcomeUnknownError) return EXIT.OUTCOME_UNKNOWN;
+  if (isStorefrontError(error, 'AUTHENTICATION_FAILED')) return EXIT.AUTH;
+  if (isStorefrontError(error, 'NETWORK_ERROR') || isStorefrontError(error, 'TIMEOUT')) return EXIT.NETWORK;
+  return EXIT.FAILURE;
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+// ----------------------------------------------------------------- the program
+
+/**
+ * Runs `teamgames` with `argv` (without the node and script paths) and resolves the exit
+ * code. Never throws: every failure is one line on stderr.
+ */
+export async function runTeamgames(
+  argv: readonly string[],
+  io: TeamgamesIo,
+  env: TeamgamesEnv,
+  overrides: ClientOverrides = {},
+): Promise<number> {
+  let json = argv.includes('--json');
+  try {
+    const p = parse(argv);
+    json = p.json;
+    if (p.help) {
+      io.stdout.write(USAGE);
+      return EXIT.OK;
+    }
+    if (p.version) {
+      io.stdout.write(`teamgames ${VERSION}\n`);
+      return EXIT.OK;
+    }
+    checkCommand(p);
+    const apiKey = env.TEAMGAMES_API_KEY ?? '';
+    if (apiKey.trim() === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard)');
+    const baseUrl = p.baseUrl ?? (env.TEAMGAMES_BASE_URL?.trim() || undefined);
+    // A one-shot process: the local guard and the cache would never see a second call.
+    const client = new StorefrontClient({ ...overrides, apiKey: apiKey.trim(), ...(baseUrl === undefined ? {} : { baseUrl }), rateLimit: false, catalogCacheTtlMs: 0 });
+    const [player = '', reward = '', amount = ''] = p.args;
+    const print = (value: unknown, human: () => string) => io.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : human());
+
+    switch (p.command) {
+      case 'catalog': {
+        const categoryId = p.category === undefined ? undefined : positiveInt(p.category, '--category');
+        const catalog = await client.getCatalog(categoryId === undefined ? {} : { categoryId });
+        print(catalog, () => catalogTable(catalog.products));
+        return EXIT.OK;
+      }
+      case 'preview': {
+        const result = await client.previewClaim(player, { includeRawTransactions: p.raw });
+        print(result, () => claimText(player, result, p.raw));
+        return EXIT.OK;
+      }
+      case 'claim': {
+        if (!p.yes) {
+          if (!io.interactive) {
+            throw new UsageError('claim: refusing to claim without confirmation; pass --yes (stdin is not a terminal)');
+          }
+          const question = `Mark every paid purchase of "${player}" as delivered? The game server will not grant them; you must. [y/N] `;
+          if (!(await io.confirm(question))) {
+            io.stderr.write('teamgames: claim cancelled; nothing changed\n');
+            return EXIT.FAILURE;
+          }
+        }
+        const result = await client.claim(player);
+        print(result, () => claimText(player, result, false));
+        return EXIT.OK;
+      }
+      case 'vote': {
+        const units = amount.toLowerCase() === 'all' ? 'all' : positiveInt(amount, '<amount>');
+        const result = await client.claimVoteReward({ player, reward, amount: units });
+        print(result, () => {
+          let text = '';
+          for (const m of result.messages) text += `${m}\n`;
+          for (const r of result.rewards) if (r.message !== undefined && r.message !== '') text += `${r.message}\n`;
+          if (result.rewards.length > 0) {
+            text += table(
+              ['reward', 'name', 'give', 'points left', 'votes this month', 'points ever'],
+              result.rewards.map((r) => [String(r.reward_id), r.reward_name, String(r.give_amount), String(r.vote_points), String(r.votes_month), r.total_points]),
+            );
+          }
+          if (result.insufficientPoints) text += 'Not enough vote points.\n';
+          return text === '' ? 'No answer rows.\n' : text;
+        });
+        return EXIT.OK;
+      }
+    }
+    throw new UsageError(`unknown command "${p.command}"`);
+  } catch (error) {
+    const code = exitCodeOf(error);
+    if (json) {
+      const payload = isStorefrontError(error) ? { error: error.code, message: oneLine(error) } : { error: code === EXIT.USAGE ? 'USAGE' : 'FAILURE', message: oneLine(error) };
+      io.stderr.write(`${JSON.stringify(payload)}\n`);
+    } else {
+      io.stderr.write(`teamgames: ${oneLine(error)}${code === EXIT.USAGE && error instanceof UsageError ? ' (see teamgames --help)' : ''}\n`);
+    }
+    return code;
+  }
+}
