@@ -6,6 +6,7 @@
 import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type { Operation } from './errors.js';
+import { DeliveryEngine, checkJournal, type DeliverOptions, type DeliveryReport, type GrantFunction, type ResumeOptions, type ResumeReport } from './delivery.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
 import { deepFreeze } from './internal/freeze.js';
@@ -52,7 +53,7 @@ import { VERSION } from './version.js';
 /** The production base URL. */
 export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
 
-const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent'] as const;
+const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent', 'journal'] as const;
 const MAX_RETRY = 10;
 
 /**
@@ -81,6 +82,7 @@ export class StorefrontClient {
   readonly #baseUrl: string;
   readonly #guard: ClaimGuard | undefined;
   readonly #cache: CatalogCache<Catalog> | undefined;
+  readonly #deliveries: DeliveryEngine;
 
   /**
    * @throws {@link InvalidInputError} for a missing or blank `apiKey`, an unknown option
@@ -122,6 +124,7 @@ export class StorefrontClient {
     });
     this.#guard = rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined;
     this.#cache = ttl > 0 ? new CatalogCache(now, ttl) : undefined;
+    this.#deliveries = new DeliveryEngine({ claim: (player, claimOptions) => this.claim(player, claimOptions), now, journal: checkJournal(opts.journal) });
   }
 
   /**
@@ -190,7 +193,8 @@ export class StorefrontClient {
     if (!Array.isArray(items)) fail('input.items', `must be an array of { id, quantity }, got ${describe(items)}`, op);
     if (items.length === 0) fail('input.items', 'must not be empty', op);
     // Only id and quantity go on the wire, whatever else the caller's objects carry.
-    const cart = items.map((item: unknown, i) => {
+    // Array.from visits holes too: a sparse cart must fail here, not go out as `null`.
+    const cart = Array.from(items as readonly unknown[], (item, i) => {
       if (typeof item !== 'object' || item === null) fail(`input.items[${i}]`, `must be an object, got ${describe(item)}`, op);
       const { id, quantity } = item as Record<string, unknown>;
       return {
@@ -306,6 +310,58 @@ export class StorefrontClient {
     const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
     const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
     return this.#call(ENDPOINTS.voteClaim, { player, reward, amount }, { signal, subject: player, delivers: true }, voteFromWire);
+  }
+
+  /**
+   * Claims a player's purchases and grants them without losing any: the claimed lines are
+   * written to the journal (durably) before the first grant, and each is acknowledged after
+   * `grant` returns. A grant that throws leaves its line pending; the next `deliver` for
+   * the player (first thing, before claiming) or {@link StorefrontClient.resumeDeliveries}
+   * grants it again. An acknowledged line is never granted again. Calls for one player
+   * run one after the other; a local or service `RATE_LIMIT` is waited out (see
+   * `maxRateLimitWaits`) rather than reported.
+   *
+   * `mode: 'exactlyOnce'` previews first, journals the intent, waits out the 10 s window
+   * (through `sleep`) and claims: even a claim whose answer is lost loses nothing. See the
+   * delivery guide for the failure modes and the cost of each mode.
+   *
+   * Give `grant` a dedupe check on `item.deliveryId`: a crash between a grant and its
+   * acknowledgement repeats that one call.
+   *
+   * @example
+   * ```ts
+   * const report = await client.deliver('Player123', async (item) => {
+   *   if (await game.hasDelivery(item.deliveryId)) return; // repeated after a crash
+   *   await game.give(item.player_name, item.product_id_string, item.quantity_to_grant, item.deliveryId);
+   * }, { mode: 'exactlyOnce' });
+   * tell('Player123', report.message);
+   * ```
+   * @throws {@link InvalidInputError} for a blank player name, a `grant` that is not a
+   *   function or a bad option.
+   * @throws whatever the journal throws (nothing is granted past a failed journal write),
+   *   and `signal.reason` when aborted. Failures of the claim itself are reported in
+   *   `report.error` (`code` `OUTCOME_UNKNOWN` or `ERROR`), not thrown.
+   */
+  async deliver(playerName: string, grant: GrantFunction, options?: DeliverOptions): Promise<DeliveryReport> {
+    return this.#deliveries.deliver(playerName, grant, options);
+  }
+
+  /**
+   * Finishes what the journal holds, for every player: grants the claimed lines a crash or
+   * a failing grant left behind and reconciles exactly-once intents (one preview per
+   * player with intents). Call it at startup, before accepting claims. It claims nothing
+   * new.
+   *
+   * @example
+   * ```ts
+   * const { granted, failed, pending } = await client.resumeDeliveries(grant);
+   * log.info(`resumed ${granted.length} deliveries, ${failed.length} failed, ${pending} pending`);
+   * ```
+   * @throws {@link InvalidInputError} for a `grant` that is not a function or a bad option.
+   * @throws whatever the journal throws, and `signal.reason` when aborted.
+   */
+  async resumeDeliveries(grant: GrantFunction, options?: ResumeOptions): Promise<ResumeReport> {
+    return this.#deliveries.resume(grant, options);
   }
 
   /** A safe description of the client; never the key. */

@@ -31,7 +31,9 @@ export type Operation =
   | 'claim'
   | 'claimLegacy'
   | 'claimStoreTransactions'
-  | 'claimVoteReward';
+  | 'claimVoteReward'
+  | 'deliver'
+  | 'resumeDeliveries';
 
 /** Fields shared by the constructors of the errors that describe a request. */
 export interface RequestErrorDetails {

@@ -27,4 +27,20 @@ export {
   type OutcomeUnknownReason,
 } from './errors.js';
 export type * from './types.js';
+export {
+  DEFAULT_JOURNAL_PATH,
+  type DeliveredItem,
+  type DeliverOptions,
+  type DeliveryCode,
+  type DeliveryFailure,
+  type DeliveryMode,
+  type DeliveryReport,
+  type GrantFunction,
+  type ResumeError,
+  type ResumeOptions,
+  type ResumeReport,
+  type SleepFunction,
+} from './delivery.js';
+export { MemoryJournal, type DeliveryJournal, type JournalEntry } from './journals/journal.js';
+export { FileJournal, type FileJournalOptions } from './journals/file.js';
 export { VERSION } from './version.js';

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Operation } from './errors.js';
+import type { DeliveryJournal } from './journals/journal.js';
 
 // ---------------------------------------------------------------------------
 // Client options and per-call options
@@ -45,6 +46,15 @@ export interface StorefrontClientOptions {
    * that throws is ignored.
    */
   onEvent?: (event: StorefrontEvent) => void;
+  /**
+   * Where {@link StorefrontClient.deliver} records deliveries before granting them.
+   * Default: a {@link FileJournal} at `./.teamgames-journal.jsonl` (relative to the
+   * working directory), opened on the first `deliver` or `resumeDeliveries`, never by the
+   * constructor. Pass your own in production (one per API key: a file next to the game's
+   * data, or a database shared by the game servers of one key) and a
+   * {@link MemoryJournal} in tests.
+   */
+  journal?: DeliveryJournal;
 }
 
 /** Options every method accepts. */

@@ -5,9 +5,10 @@ import type { MockClock } from './clock.js';
 import type { MockStore } from './store.js';
 import { describeIssues } from './seed.js';
 import type { WireRequest, WireResponse } from './wire.js';
+import { FaultInjector, faultPage, parseFaultRule, type MockOperationName } from './faults.js';
 
 /** The six service operations the mock answers (SPEC §2), by name. */
-export type OperationName = 'catalog' | 'checkout' | 'claimV4' | 'claimV3' | 'storeClaim' | 'voteClaim';
+export type OperationName = MockOperationName;
 
 /** One row per service operation: where it lives and which store rule answers it. */
 export interface WireOperation {
@@ -40,23 +41,48 @@ export type OperationResolver = (request: Request) => Promise<Response>;
  * its exact path, because `*` would also match `/api/v3/vote/…` for the vote route. A
  * handler that declines does so before reading the body, so the body is read only once.
  */
-export function createHandlers(store: MockStore, clock: MockClock): HttpHandler[] {
+export function createHandlers(store: MockStore, clock: MockClock, faults?: FaultInjector): HttpHandler[] {
   return [
-    ...OPERATIONS.map((operation) => route('post', operation.path, ({ request }) => operationResolver(operation, store)(request))),
+    ...OPERATIONS.map((operation) => {
+      const resolve = operationResolver(operation, store, faults);
+      return route('post', operation.path, ({ request }) => resolve(request));
+    }),
     route('get', '/__mock/pay/:transactionId', ({ params }) =>
       Promise.resolve(toResponse(store.payPage(params.transactionId ?? ''))),
     ),
-    ...adminHandlers(store, clock),
+    ...adminHandlers(store, clock, faults),
+    ...(faults === undefined ? [] : faultHandlers(faults)),
   ];
 }
 
 /**
- * The resolver of one operation: request → {@link WireRequest} → store rule → response.
- * Fault injection (delays, 5xx with an HTML body, a dropped connection before or after
- * the state change, a malformed body) belongs here, around `operation.respond`.
+ * The resolver of one operation: request → {@link WireRequest} → store rule → response,
+ * with the fault the injector picks for this call (a delay, a 5xx with an HTML body, a
+ * dropped connection before or after the state change, a malformed body).
+ *
+ * A dropped connection is `HttpResponse.error()`: msw turns it into a network error in
+ * process, and `server.ts` destroys the socket for it over HTTP.
  */
-export function operationResolver(operation: WireOperation, store: MockStore): OperationResolver {
-  return async (request) => toResponse(operation.respond(store, await toWireRequest(request)));
+export function operationResolver(operation: WireOperation, store: MockStore, faults?: FaultInjector): OperationResolver {
+  return async (request) => {
+    const fault = faults?.pick(operation.name);
+    if (fault === undefined) return toResponse(operation.respond(store, await toWireRequest(request)));
+    if (fault.kind === 'delay') {
+      await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      return toResponse(operation.respond(store, await toWireRequest(request)));
+    }
+    if (fault.kind === 'dropBefore') return HttpResponse.error();
+    if (fault.phase === 'before' && fault.kind === 'status') return HttpResponse.html(faultPage(fault.status), { status: fault.status });
+    const answer = fault.kind === 'malformed' && fault.phase === 'before' ? undefined : operation.respond(store, await toWireRequest(request));
+    if (fault.kind === 'dropAfter') return HttpResponse.error();
+    if (fault.kind === 'status') return HttpResponse.html(faultPage(fault.status), { status: fault.status });
+    // Cut in the middle of the JSON text, as a proxy that closed the stream early would.
+    const text = JSON.stringify(answer?.body ?? { status: 'SUCCESS', code: 'SUCCESS', data: { claims: [] } });
+    return new HttpResponse(text.slice(0, Math.max(1, Math.floor(text.length / 2))), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
+  };
 }
 
 async function toWireRequest(request: Request): Promise<WireRequest> {
@@ -75,7 +101,7 @@ function toResponse(answer: WireResponse): Response {
 
 type RouteInfo = { request: Request; params: Record<string, string | undefined> };
 
-function route(method: 'get' | 'post', path: string, resolve: (info: RouteInfo) => Promise<Response>): HttpHandler {
+function route(method: 'get' | 'post' | 'delete', path: string, resolve: (info: RouteInfo) => Promise<Response>): HttpHandler {
   const exact = new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`);
   return http[method]('*' + path, ({ request, params }) => {
     if (!exact.test(new URL(request.url).pathname)) {
@@ -87,6 +113,36 @@ function route(method: 'get' | 'post', path: string, resolve: (info: RouteInfo) 
     }
     return resolve({ request, params: single });
   });
+}
+
+// ------------------------------------------------------------------ fault routes
+
+/**
+ * `POST /__mock/faults` adds one rule (the body is a rule) or several
+ * (`{"rules": [...], "seed"?: n}`); `GET` lists them; `DELETE /__mock/faults` and
+ * `POST /__mock/faults/clear` remove them all.
+ */
+function faultHandlers(faults: FaultInjector): HttpHandler[] {
+  const clear = () => {
+    faults.clear();
+    return { ok: true };
+  };
+  return [
+    admin('get', '/__mock/faults', () => faults.list()),
+    admin('post', '/__mock/faults', async ({ request }) => {
+      const body = await adminBody(request, z.record(z.string(), z.unknown()));
+      if ('rules' in body || 'seed' in body) {
+        const batch = adminBodies.faults.safeParse(body);
+        if (!batch.success) throw new AdminBodyError(describeIssues('body', batch.error.issues).join('; '));
+        if (batch.data.seed !== undefined) faults.seed(batch.data.seed);
+        const rules = (batch.data.rules ?? []).map(parseFaultRule);
+        return rules.map((rule) => faults.add(rule));
+      }
+      return faults.add(parseFaultRule(body));
+    }),
+    admin('post', '/__mock/faults/clear', clear),
+    route('delete', '/__mock/faults', () => Promise.resolve(HttpResponse.json(clear()))),
+  ];
 }
 
 // ------------------------------------------------------------------ admin routes
@@ -106,6 +162,7 @@ const adminBodies = {
   vote: z.strictObject({ apiKey, playerName: z.string(), points: z.number().int().min(1) }),
   update: z.strictObject({ apiKey, id: catalogId, patch: z.record(z.string(), z.unknown()) }),
   remove: z.strictObject({ apiKey, id: catalogId }),
+  faults: z.strictObject({ rules: z.array(z.unknown()).optional(), seed: z.number().int().optional() }),
 };
 
 class AdminBodyError extends Error {}
@@ -153,9 +210,10 @@ function clockReading(clock: MockClock): { now: number; time: string } {
   return { now, time: new Date(now).toISOString() };
 }
 
-function adminHandlers(store: MockStore, clock: MockClock): HttpHandler[] {
+function adminHandlers(store: MockStore, clock: MockClock, faults: FaultInjector | undefined): HttpHandler[] {
   return [
     admin('post', '/__mock/reset', () => {
+      faults?.reset();
       store.reset();
       return { ok: true, ...clockReading(clock) };
     }),

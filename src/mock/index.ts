@@ -6,6 +6,7 @@
  */
 import type { HttpHandler } from 'msw';
 import { createClock, type MockClock, type MockTime } from './clock.js';
+import { FaultInjector, type MockFaults } from './faults.js';
 import { createHandlers } from './handlers.js';
 import { parseMockSeed, type MockProductPatch, type MockSeed, type MockSeedProduct } from './seed.js';
 import { serveHandlers, type MockListenOptions, type MockServerHandle } from './server.js';
@@ -16,6 +17,7 @@ export { exampleSeed } from './example-seed.js';
 export { MockAdminError } from './errors.js';
 export { parseMockSeed } from './seed.js';
 export type { MockClock, MockTime } from './clock.js';
+export type { MockFaultKind, MockFaultRule, MockFaultState, MockFaults, MockOperationName } from './faults.js';
 export type {
   MockProductPatch,
   MockSeed,
@@ -108,7 +110,17 @@ export interface MockService {
    * @throws MockAdminError 404 unknown key, 400 bad player name or points.
    */
   recordVote(apiKey: string, playerName: string, points: number): VoteRecord;
-  /** Returns everything to the seed: products, stock, checkouts, rows, votes, rate windows and the clock. */
+  /**
+   * Fault injection: delays, 5xx pages, dropped connections before or after the state
+   * change, malformed bodies, per operation (also `POST /__mock/faults` over HTTP).
+   *
+   * @example
+   * ```ts
+   * mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 }); // the next claim's answer is lost
+   * ```
+   */
+  faults: MockFaults;
+  /** Returns everything to the seed: products, stock, checkouts, rows, votes, rate windows, faults and the clock. */
   reset(): void;
   /** A deep copy of the whole state (also `GET /__mock/state`). */
   state(): MockStateSnapshot;
@@ -133,7 +145,8 @@ export function createMockService(options: MockServiceOptions): MockService {
   const seed = parseMockSeed(options.seed);
   const clock = createClock(options.now);
   const store = new MockStore(seed, clock);
-  const handlers = createHandlers(store, clock);
+  const faults = new FaultInjector();
+  const handlers = createHandlers(store, clock, faults);
   return {
     handlers,
     listen: (listenOptions) => serveHandlers(handlers, listenOptions),
@@ -145,7 +158,11 @@ export function createMockService(options: MockServiceOptions): MockService {
     removeProduct: (apiKey, id) => store.removeProduct(apiKey, id),
     purchases: (apiKey, playerName) => store.purchases(apiKey, playerName),
     recordVote: (apiKey, playerName, points) => store.recordVote(apiKey, playerName, points),
-    reset: () => store.reset(),
+    faults,
+    reset: () => {
+      faults.reset();
+      store.reset();
+    },
     state: () => store.state(),
   };
 }

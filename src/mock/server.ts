@@ -74,6 +74,12 @@ async function answer(
       send(res, 404, { 'content-type': 'application/json' }, JSON.stringify({ error: 'Not found', route }));
       return;
     }
+    if (response.type === 'error') {
+      // HttpResponse.error(): the fault injector's dropped connection. Destroying the
+      // socket is what a crash or a reset looks like to the client.
+      req.socket.destroy();
+      return;
+    }
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;

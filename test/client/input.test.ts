@@ -243,3 +243,12 @@ describe('constructor', () => {
     expect(() => new StorefrontClient({ apiKey: KEY, retry: 10 })).not.toThrow();
   });
 });
+
+describe('regressions', () => {
+  // Found by the input fuzz: items.map skipped the hole and JSON.stringify sent `[null]`.
+  it('a sparse cart is refused, not sent as null', async () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const sparse = bad<[]>([, { id: 1, quantity: 1 }]);
+    await expectRejected((c) => c.checkout({ username: 'Player123', items: sparse }), 'input.items[0]', /must be an object/);
+  });
+});

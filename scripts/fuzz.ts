@@ -1,0 +1,53 @@
+/**
+ * Fuzz the client with fast-check: arbitrary responses for every operation and arbitrary
+ * inputs to every method (see test/reliability/fuzz-core.ts for the two properties).
+ *
+ *   npm run fuzz [-- --runs 10000] [--seed 42]
+ *
+ * Prints one line per property; exits 1 on the first counterexample (shrunk) or on any
+ * unhandled rejection.
+ */
+import { parseArgs } from 'node:util';
+import fc from 'fast-check';
+import { INPUT_CALLS, OPERATIONS, inputProperty, responseProperty } from '../test/reliability/fuzz-core.js';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10000' }, seed: { type: 'string', default: String(Date.now() % 2 ** 31) } } });
+const numRuns = Number(values.runs);
+const seed = Number(values.seed);
+if (!Number.isSafeInteger(numRuns) || numRuns < 1 || !Number.isSafeInteger(seed)) {
+  console.error('usage: npm run fuzz -- [--runs <n>] [--seed <n>]');
+  process.exit(2);
+}
+
+let unhandled = 0;
+process.on('unhandledRejection', (reason) => {
+  unhandled += 1;
+  console.error('unhandled rejection:', reason);
+});
+
+console.log(`fuzz: ${numRuns} cases per property, seed ${seed}`);
+const started = performance.now();
+let failed = false;
+const properties: Array<{ label: string; check: () => Promise<fc.RunDetails<unknown>> }> = [
+  ...OPERATIONS.map((op) => ({ label: `responses ${op.name}`, check: () => fc.check(responseProperty(op), { numRuns, seed }) as Promise<fc.RunDetails<unknown>> })),
+  ...INPUT_CALLS.map((call) => ({ label: `inputs ${call.name}`, check: () => fc.check(inputProperty(call), { numRuns, seed }) as Promise<fc.RunDetails<unknown>> })),
+];
+for (const { label, check } of properties) {
+  const t0 = performance.now();
+  const details = await check();
+  const ms = performance.now() - t0;
+  if (details.failed) {
+    failed = true;
+    console.log(`FAIL ${label}: ${fc.defaultReportMessage(details) ?? String(details.errorInstance)}`);
+    break;
+  }
+  console.log(`ok   ${label}: ${details.numRuns} cases (${(ms / 1000).toFixed(1)} s)`);
+}
+// Let stray promises settle before judging.
+await new Promise((resolve) => setTimeout(resolve, 100));
+if (unhandled > 0) {
+  console.log(`FAIL: ${unhandled} unhandled rejection(s)`);
+  failed = true;
+}
+console.log(`fuzz: ${failed ? 'FAILED' : 'passed'} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+process.exit(failed ? 1 : 0);

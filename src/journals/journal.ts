@@ -1,0 +1,106 @@
+/**
+ * The delivery journal: where {@link StorefrontClient.deliver} records what it claimed
+ * (or intends to claim) before granting anything, so a crash, a failing grant or a lost
+ * answer never loses a paid item.
+ *
+ * @module
+ */
+import type { Transaction } from '../types.js';
+
+/**
+ * One purchase line in the journal.
+ *
+ * - `claimed`: the service marked it delivered; the game has not confirmed the grant yet.
+ *   {@link StorefrontClient.deliver} and {@link StorefrontClient.resumeDeliveries} grant
+ *   it and then acknowledge it.
+ * - `intended` (exactly-once mode): seen in a preview and about to be claimed. If the
+ *   claim's outcome is lost, the next run previews again: an intended line that is no
+ *   longer pending was delivered by the lost claim and is granted from the journal.
+ */
+export interface JournalEntry {
+  /** Stable id of the purchase line; the game's dedupe key. See {@link DeliveredItem.deliveryId}. */
+  deliveryId: string;
+  /** The player, exact name. */
+  playerName: string;
+  /** `claimed` (to grant) or `intended` (to reconcile); see above. */
+  state: 'claimed' | 'intended';
+  /** The purchase as the service listed it. */
+  item: Transaction;
+  /** The service's invoice of the line (exactly-once mode), as text. */
+  invoice?: string;
+  /** When the entry was written, in epoch ms of the client's clock. */
+  recordedAt: number;
+}
+
+/**
+ * Durable storage for deliveries. Small on purpose, so it is easy to back with a shared
+ * database when several game servers deliver for one key (one row per `deliveryId`:
+ * `append` upserts, `acknowledge` deletes, `pending` selects).
+ *
+ * Contract: each method resolves only once its change is durable (it survives a crash
+ * of the process). `append` with a `deliveryId` already present replaces that entry.
+ * `pending` lists the entries not acknowledged, oldest first.
+ *
+ * @example
+ * ```ts
+ * // Backing the journal with a table shared by every game server of one key.
+ * const journal: DeliveryJournal = {
+ *   async append(entries) {
+ *     for (const e of entries) await db.query('INSERT INTO deliveries (id, player, entry) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET entry = $3', [e.deliveryId, e.playerName, JSON.stringify(e)]);
+ *   },
+ *   async pending(playerName) {
+ *     const rows = await db.query('SELECT entry FROM deliveries WHERE $1::text IS NULL OR player = $1 ORDER BY seq', [playerName ?? null]);
+ *     return rows.map((r) => JSON.parse(r.entry));
+ *   },
+ *   async acknowledge(ids) {
+ *     await db.query('DELETE FROM deliveries WHERE id = ANY($1)', [ids]);
+ *   },
+ * };
+ * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal });
+ * ```
+ */
+export interface DeliveryJournal {
+  /** Records entries durably (replacing entries with the same `deliveryId`). */
+  append(entries: readonly JournalEntry[]): Promise<void>;
+  /** The entries not acknowledged, oldest first; of one player (exact name) when given. */
+  pending(playerName?: string): Promise<JournalEntry[]>;
+  /** Removes entries for good: the game confirmed the grant (or nothing is left to do). */
+  acknowledge(deliveryIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * A journal in memory: for tests and for games whose own state is not durable either.
+ * It does not survive the process; use {@link FileJournal} (or a database) in production.
+ *
+ * @example
+ * ```ts
+ * const client = new StorefrontClient({ apiKey: 'test-key', journal: new MemoryJournal() });
+ * ```
+ */
+export class MemoryJournal implements DeliveryJournal {
+  readonly #entries = new Map<string, JournalEntry>();
+
+  /** Records entries (copies); an entry with a known `deliveryId` replaces it in place. */
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    for (const entry of entries) this.#entries.set(entry.deliveryId, structuredClone(entry));
+  }
+
+  /** The entries not acknowledged (copies), oldest first. */
+  async pending(playerName?: string): Promise<JournalEntry[]> {
+    const out: JournalEntry[] = [];
+    for (const entry of this.#entries.values()) {
+      if (playerName === undefined || entry.playerName === playerName) out.push(structuredClone(entry));
+    }
+    return out;
+  }
+
+  /** Removes entries. Unknown ids are ignored. */
+  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    for (const id of deliveryIds) this.#entries.delete(id);
+  }
+
+  /** How many entries are pending, for tests and metrics. */
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Shared by the reliability tests and `scripts/soak.ts`: a seed, an in-process `fetch`
+ * that calls the mock's handlers directly (msw's `getResponse`, no interception), a sleep
+ * that moves the mock clock, and a simulated game that dedupes on `deliveryId`.
+ */
+import { getResponse, type RequestHandler } from 'msw';
+import type { DeliveredItem, DeliveryJournal, JournalEntry } from '../../src/index.js';
+import type { MockClock, MockSeed } from '../../src/mock/index.js';
+
+export const T0 = Date.parse('2026-01-01T00:00:00Z');
+export const KEY = 'reliability-key';
+export const BASE_URL = 'https://api.teamgames.io';
+
+export const seed: MockSeed = {
+  servers: [
+    {
+      apiKey: KEY,
+      name: 'Reliability store',
+      products: [
+        { id: 1, productId: '42', name: 'Whip', price: 10 },
+        { id: 2, productId: 'minecraft:diamond', name: 'Diamonds', price: 5, quantity: 64 },
+        { id: 3, productId: 7, name: 'Sword', price: 20 },
+        { id: 4, productId: 'rank_vip', name: 'VIP rank', price: 50 },
+        { id: 5, productId: 'coins', name: 'Coins', price: 1, quantity: 100 },
+      ],
+    },
+  ],
+};
+
+/**
+ * A `fetch` that answers from msw handlers in process: the fastest way to reach the mock.
+ * A dropped connection (`HttpResponse.error()`) rejects like undici does.
+ */
+export function handlersFetch(handlers: readonly RequestHandler[]): typeof globalThis.fetch {
+  return async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    const response = await getResponse([...handlers], request);
+    if (response === undefined) return new Response('{"error":"Not found"}', { status: 404 });
+    if (response.type === 'error') throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+    return response;
+  };
+}
+
+/** A sleep that costs nothing: it moves the mock clock. */
+export const clockSleep =
+  (clock: MockClock) =>
+  async (ms: number): Promise<void> => {
+    clock.advance(Math.max(0, ms));
+  };
+
+/** Thrown by a {@link CrashingJournal} or a game to simulate the process dying. */
+export class Crash extends Error {
+  constructor(where: string) {
+    super(`simulated crash ${where}`);
+    this.name = 'Crash';
+  }
+}
+
+/**
+ * A journal decorator that "crashes" at chosen points: `decide(point)` returning true
+ * throws a {@link Crash} there. `appendAfter` writes first, then crashes.
+ */
+export class CrashingJournal implements DeliveryJournal {
+  constructor(
+    readonly inner: DeliveryJournal,
+    readonly decide: (point: 'appendBefore' | 'appendAfter' | 'ackBefore', entries: readonly JournalEntry[] | readonly string[]) => boolean,
+  ) {}
+
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    if (this.decide('appendBefore', entries)) throw new Crash('before a journal write');
+    await this.inner.append(entries);
+    if (this.decide('appendAfter', entries)) throw new Crash('after a journal write');
+  }
+
+  pending(playerName?: string): Promise<JournalEntry[]> {
+    return this.inner.pending(playerName);
+  }
+
+  async acknowledge(ids: readonly string[]): Promise<void> {
+    if (this.decide('ackBefore', ids)) throw new Crash('before an acknowledgement');
+    await this.inner.acknowledge(ids);
+  }
+}
+
+/** The simulated game: applies each delivery once per `deliveryId`, counts repeats. */
+export class Game {
+  /** Units applied, by player and product. */
+  readonly applied = new Map<string, number>();
+  readonly seen = new Set<string>();
+  regrants = 0;
+  calls = 0;
+
+  /** The grant function; `fail()` returning true makes this call throw before applying. */
+  grant = (fail: () => boolean = () => false) =>
+    (item: DeliveredItem): void => {
+      this.calls += 1;
+      if (fail()) throw new Error(`the game could not grant ${item.deliveryId}`);
+      if (this.seen.has(item.deliveryId)) {
+        this.regrants += 1;
+        return;
+      }
+      this.seen.add(item.deliveryId);
+      this.apply(item.player_name, item.product_id_string, item.quantity_to_grant);
+    };
+
+  apply(player: string, product: string, units: number): void {
+    const key = `${player}\u0000${product}`;
+    this.applied.set(key, (this.applied.get(key) ?? 0) + units);
+  }
+
+  units(): number {
+    let total = 0;
+    for (const units of this.applied.values()) total += units;
+    return total;
+  }
+}
+
+/** Paid units by player and product, from the mock's rows (the ground truth). */
+export function paidUnits(rows: ReadonlyArray<{ username: string; productid: string; givequantity: number; paymentstatus: string }>): Map<string, number> {
+  const paid = new Map<string, number>();
+  for (const row of rows) {
+    if (row.paymentstatus !== 'Paid') continue;
+    const key = `${row.username}\u0000${row.productid}`;
+    paid.set(key, (paid.get(key) ?? 0) + row.givequantity);
+  }
+  return paid;
+}
+
+/** Compares what was paid with what the game applied: units lost and units applied twice. */
+export function compare(paid: ReadonlyMap<string, number>, applied: ReadonlyMap<string, number>): { paid: number; granted: number; lost: number; duplicated: number } {
+  let lost = 0;
+  let duplicated = 0;
+  let paidTotal = 0;
+  let granted = 0;
+  for (const key of new Set([...paid.keys(), ...applied.keys()])) {
+    const p = paid.get(key) ?? 0;
+    const a = applied.get(key) ?? 0;
+    paidTotal += p;
+    granted += a;
+    if (a < p) lost += p - a;
+    if (a > p) duplicated += a - p;
+  }
+  return { paid: paidTotal, granted, lost, duplicated };
+}

@@ -1,0 +1,122 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileJournal, MemoryJournal, type JournalEntry } from '../../src/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'teamgames-journal-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const file = () => join(dir, `journal-${++n}.jsonl`);
+
+const entry = (deliveryId: string, playerName = 'Ann', state: JournalEntry['state'] = 'claimed'): JournalEntry => ({
+  deliveryId,
+  playerName,
+  state,
+  item: {
+    player_name: playerName,
+    product_id: 42,
+    product_id_string: '42',
+    product_name: 'Whip',
+    product_price: 10,
+    quantity_to_grant: 1,
+    quantity_purchased: 1,
+    product_amount: 1,
+    amount_purchased: 1,
+  },
+  recordedAt: 0,
+});
+
+const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+
+describe.each([
+  ['MemoryJournal', () => new MemoryJournal()],
+  ['FileJournal', () => new FileJournal(file())],
+])('%s', (_name, make) => {
+  it('lists pending entries oldest first, per player, replaces by deliveryId and forgets acknowledged ones', async () => {
+    const journal = make();
+    await journal.append([entry('a'), entry('b', 'Bob'), entry('c')]);
+    await journal.append([{ ...entry('a'), state: 'intended' }]);
+    expect((await journal.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
+    expect((await journal.pending('Ann')).map((e) => [e.deliveryId, e.state])).toEqual([
+      ['a', 'intended'],
+      ['c', 'claimed'],
+    ]);
+    await journal.acknowledge(['a', 'zzz']);
+    expect((await journal.pending()).map((e) => e.deliveryId)).toEqual(['b', 'c']);
+    if (journal instanceof FileJournal) await journal.close();
+  });
+});
+
+describe('FileJournal on disk', () => {
+  it('survives a restart: a new instance reads the same pending entries', async () => {
+    const path = file();
+    const first = new FileJournal(path);
+    await first.append([entry('a'), entry('b')]);
+    await first.acknowledge(['a']);
+    await first.close();
+    const second = new FileJournal(path);
+    expect((await second.pending()).map((e) => e.deliveryId)).toEqual(['b']);
+    await second.close();
+  });
+
+  it('ignores a torn last line and cuts it off, so the next write starts on a clean line', async () => {
+    const path = file();
+    const journal = new FileJournal(path);
+    await journal.append([entry('a'), entry('b')]);
+    await journal.close();
+    // The process died in the middle of writing the next line.
+    appendFileSync(path, '{"op":"ack","ids":["a"');
+
+    const reopened = new FileJournal(path);
+    expect((await reopened.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b']);
+    await reopened.append([entry('c')]);
+    await reopened.close();
+    for (const line of lines(path)) expect(() => JSON.parse(line)).not.toThrow();
+    const third = new FileJournal(path);
+    expect((await third.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
+    await third.close();
+  });
+
+  it('keeps a complete last record whose newline was lost', async () => {
+    const path = file();
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entry: entry('a') })}\n${JSON.stringify({ op: 'put', entry: entry('b') })}`);
+    const journal = new FileJournal(path);
+    await journal.append([entry('c')]);
+    expect((await journal.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
+    expect(lines(path)).toHaveLength(3);
+    await journal.close();
+  });
+
+  it('refuses a damaged line in the middle rather than dropping entries silently', async () => {
+    const path = file();
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entry: entry('a') })}\nnot json\n${JSON.stringify({ op: 'put', entry: entry('b') })}\n`);
+    await expect(new FileJournal(path).pending()).rejects.toThrow(/line 2 .*damaged/);
+    // Nothing was changed on disk.
+    expect(lines(path)).toHaveLength(3);
+  });
+
+  it('compacts once it grows: only pending entries are rewritten', async () => {
+    const path = file();
+    const journal = new FileJournal(path, { compactAfter: 20 });
+    await journal.append([entry('keep-1'), entry('keep-2')]);
+    for (let i = 0; i < 30; i++) {
+      await journal.append([entry(`tmp-${i}`)]);
+      await journal.acknowledge([`tmp-${i}`]);
+    }
+    expect(lines(path).length).toBeLessThanOrEqual(21);
+    await journal.close();
+    const reopened = new FileJournal(path, { compactAfter: 20 });
+    expect((await reopened.pending()).map((e) => e.deliveryId)).toEqual(['keep-1', 'keep-2']);
+    await reopened.close();
+  });
+
+  it('creates the file only on first use', async () => {
+    const path = file();
+    const journal = new FileJournal(path);
+    expect(() => readFileSync(path)).toThrow();
+    expect(await journal.pending()).toEqual([]);
+    expect(readFileSync(path, 'utf8')).toBe('');
+    await journal.close();
+  });
+});
