@@ -15,6 +15,9 @@ import {
   claimV4ResponseSchema,
   legacyResponseSchema,
   messageRowSchema,
+  toProduct,
+  toTransaction,
+  toVoteReward,
   transactionSchema,
   voteRewardSchema,
 } from './schemas.js';
@@ -96,8 +99,17 @@ function parseTransactions(rows: readonly unknown[], prefix: readonly PropertyKe
   const issues: ValidationIssue[] = [];
   rows.forEach((row, index) => {
     const result = transactionSchema.safeParse(row);
-    if (result.success) out.push(result.data);
-    else issues.push(...issuesOf(result.error, [...prefix, index]));
+    if (!result.success) {
+      issues.push(...issuesOf(result.error, [...prefix, index]));
+      return;
+    }
+    const transaction = toTransaction(result.data);
+    if (Array.isArray(transaction)) {
+      for (const problem of transaction) {
+        const [field = '', message = problem] = problem.split(': ');
+        issues.push({ path: [...prefix, index, field], message });
+      }
+    } else out.push(transaction);
   });
   if (issues.length > 0) throw new WireProblem('invalid', 'a claimed transaction does not match the schema', issues);
   return out;
@@ -109,7 +121,7 @@ function parseTransactions(rows: readonly unknown[], prefix: readonly PropertyKe
 export function catalogFromWire(body: unknown): Catalog {
   const wire = parse(catalogResponseSchema, body, 'the catalog does not match the schema');
   if (wire.message === 'GAME_SERVER_NOT_FOUND') throw new WireProblem('auth', 'GAME_SERVER_NOT_FOUND');
-  return { message: wire.message, products: wire.products ?? [] };
+  return { message: wire.message, products: wire.products ? wire.products.map(toProduct) : [] };
 }
 
 /**
@@ -196,7 +208,7 @@ export function voteFromWire(body: unknown): VoteRewardResult {
   const rewards: VoteReward[] = [];
   const messages: string[] = [];
   rows.forEach((row, index) => {
-    if (VOTE_REWARD_KEYS.some((key) => key in row)) rewards.push(parse(voteRewardSchema, row, 'a vote reward row does not match the schema', [index]));
+    if (VOTE_REWARD_KEYS.some((key) => key in row)) rewards.push(toVoteReward(parse(voteRewardSchema, row, 'a vote reward row does not match the schema', [index])));
     else messages.push(parse(messageRowSchema, row, 'a vote row is neither a reward nor a message', [index]).message);
   });
   if (rewards.length === 0 && messages.some((m) => legacyCodeOf(m) === 'auth')) {

@@ -1,8 +1,9 @@
 /**
- * zod schemas of every response body. They are tolerant: unknown fields are kept,
- * optional fields may be absent or `null`, numbers may arrive as numeric strings where
- * older endpoints are known to send them. Each schema's output is the exported type,
- * so `tsc` proves the two agree.
+ * zod schemas of every response body, and the functions that turn validated rows into
+ * the SDK's types. The schemas are tolerant: unknown fields are kept, optional fields may
+ * be absent or `null`, numbers may arrive as numeric strings where older endpoints are
+ * known to send them. Each `to…` function returns the exported type, so `tsc` proves the
+ * schema and the interface agree.
  *
  * Built once at module load; parsing never creates a schema.
  *
@@ -12,67 +13,40 @@ import { z } from 'zod';
 import type { Product, Sale, Transaction, VoteReward } from './types.js';
 
 /** A JSON number, or a string holding one (v3 endpoints are loose about this). */
-const numberLike = z.union([
-  z.number(),
-  z
-    .string()
-    .regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string')
-    .transform(Number),
-]);
+const numberLike = z.union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string')]);
 
-const intLike = numberLike.pipe(z.number().int());
+/** An integer, or a string holding one. */
+const intLike = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or an integer string')]);
 
-/** Absent and `null` both become `undefined`. */
+/** Absent and `null` both become `undefined` (for envelopes, parsed once per answer). */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
-export const saleSchema = z
-  .looseObject({
-    saleType: z.string(),
-    discountPercentage: z.number().nullish(),
-    discountAmount: z.number().nullish(),
-  })
-  .transform((sale): Sale => {
-    const { discountPercentage, discountAmount, ...rest } = sale;
-    const out: Sale = rest;
-    if (discountPercentage != null) out.discountPercentage = discountPercentage;
-    if (discountAmount != null) out.discountAmount = discountAmount;
-    return out;
-  });
+/** A wire sale; {@link toSale} drops its `null`s. */
+export const saleSchema = z.looseObject({
+  saleType: z.string(),
+  discountPercentage: z.number().nullish(),
+  discountAmount: z.number().nullish(),
+});
 
-// Catalog fields are plain checks and the defaults are filled in one transform per
-// product: per-field transforms doubled the cost of a 500-product catalog.
-export const productSchema = z
-  .looseObject({
-    id: z.number().int(),
-    productId: z.union([z.string(), z.number()]),
-    name: z.string(),
-    price: z.number(),
-    priceOriginal: z.number().nullish(),
-    priceWithSale: z.number().nullish(),
-    quantity: z.number().int().nullish(),
-    description: z.string().nullish(),
-    image: z.string().nullish(),
-    disabled: z.boolean().nullish(),
-    sales: z.array(saleSchema).nullish(),
-  })
-  .transform(
-    (p): Product => ({
-      ...p,
-      productId: String(p.productId),
-      priceOriginal: p.priceOriginal ?? p.price,
-      priceWithSale: p.priceWithSale ?? p.price,
-      quantity: p.quantity ?? 1,
-      description: p.description ?? '',
-      image: p.image ?? '',
-      disabled: p.disabled ?? false,
-      sales: p.sales ?? [],
-    }),
-  );
+/** A wire product; {@link toProduct} fills the defaults. */
+export const productSchema = z.looseObject({
+  id: z.number().int(),
+  productId: z.union([z.string(), z.number()]),
+  name: z.string(),
+  price: z.number(),
+  priceOriginal: z.number().nullish(),
+  priceWithSale: z.number().nullish(),
+  quantity: z.number().int().nullish(),
+  description: z.string().nullish(),
+  image: z.string().nullish(),
+  disabled: z.boolean().nullish(),
+  sales: z.array(saleSchema).nullish(),
+});
 
 export const catalogResponseSchema = z.looseObject({
   message: z.string(),
   extendedMessage: optional(z.string()),
-  products: optional(z.array(productSchema)),
+  products: z.array(productSchema).nullish(),
 });
 
 export const checkoutResponseSchema = z.looseObject({
@@ -99,58 +73,19 @@ export const TRANSACTION_KEYS = [
   'quantity_purchased',
 ] as const;
 
-/**
- * A purchase row, v4 or legacy v3, normalized so every v4 field is filled:
- * `product_id_string` from `product_id` when absent, each quantity from its twin.
- */
-export const transactionSchema = z
-  .looseObject({
-    player_name: z.string(),
-    product_id: optional(z.union([z.number(), z.string()])),
-    product_id_string: optional(z.union([z.string(), z.number()]).transform(String)),
-    product_name: z.string(),
-    product_price: numberLike,
-    message: optional(z.string()),
-    quantity_to_grant: optional(intLike),
-    quantity_purchased: optional(intLike),
-    product_amount: optional(intLike),
-    amount_purchased: optional(intLike),
-  })
-  .superRefine((t, ctx) => {
-    if (t.product_id === undefined && t.product_id_string === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['product_id'], message: 'product_id or product_id_string is required' });
-    }
-    if (t.quantity_to_grant === undefined && t.product_amount === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['quantity_to_grant'], message: 'quantity_to_grant or product_amount is required' });
-    }
-    if (t.quantity_purchased === undefined && t.amount_purchased === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['quantity_purchased'], message: 'quantity_purchased or amount_purchased is required' });
-    }
-  })
-  .transform((t): Transaction => {
-    const { message, ...rest } = t;
-    const idString = t.product_id_string ?? String(t.product_id);
-    const grant = (t.quantity_to_grant ?? t.product_amount) as number;
-    const bought = (t.quantity_purchased ?? t.amount_purchased) as number;
-    const out: Transaction = {
-      ...rest,
-      product_id: productIdNumber(t.product_id, idString),
-      product_id_string: idString,
-      quantity_to_grant: grant,
-      quantity_purchased: bought,
-      product_amount: grant,
-      amount_purchased: bought,
-    };
-    if (message !== undefined) out.message = message;
-    return out;
-  });
-
-/** The merchant id as an int when it is an integer (number or integer string), else 0. */
-function productIdNumber(wire: number | string | undefined, idString: string): number {
-  if (typeof wire === 'number' && Number.isSafeInteger(wire)) return wire;
-  const text = typeof wire === 'string' ? wire : idString;
-  return /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text)) ? Number(text) : 0;
-}
+/** A purchase row, v4 or legacy v3; {@link toTransaction} fills every v4 field. */
+export const transactionSchema = z.looseObject({
+  player_name: z.string(),
+  product_id: z.union([z.number(), z.string()]).nullish(),
+  product_id_string: z.union([z.string(), z.number()]).nullish(),
+  product_name: z.string(),
+  product_price: numberLike,
+  message: z.string().nullish(),
+  quantity_to_grant: intLike.nullish(),
+  quantity_purchased: intLike.nullish(),
+  product_amount: intLike.nullish(),
+  amount_purchased: intLike.nullish(),
+});
 
 export const claimV4ResponseSchema = z.looseObject({
   status: z.string(),
@@ -172,19 +107,97 @@ export const messageRowSchema = z.looseObject({ message: z.string() });
 /** Keys that make a vote row a reward rather than a message-only row. */
 export const VOTE_REWARD_KEYS = ['reward_id', 'reward_name', 'give_amount', 'vote_points', 'votes_month', 'total_points'] as const;
 
-export const voteRewardSchema = z
-  .looseObject({
-    message: optional(z.string()),
-    total_points: z.union([z.string(), z.number()]).transform(String),
-    vote_points: intLike,
-    votes_month: intLike,
-    give_amount: intLike,
-    reward_id: intLike,
-    reward_name: z.string(),
-  })
-  .transform((row): VoteReward => {
-    const { message, ...rest } = row;
-    const out: VoteReward = rest;
-    if (message !== undefined) out.message = message;
-    return out;
-  });
+/** A vote reward row; {@link toVoteReward} keeps `total_points` a string. */
+export const voteRewardSchema = z.looseObject({
+  message: z.string().nullish(),
+  total_points: z.union([z.string(), z.number()]),
+  vote_points: intLike,
+  votes_month: intLike,
+  give_amount: intLike,
+  reward_id: intLike,
+  reward_name: z.string(),
+});
+
+// ---------------------------------------------------------------------------
+// From wire rows to the SDK's types. Plain functions, not zod transforms: a transform
+// per row doubled the cost of validating a 500-product catalog.
+
+type Wire<T extends z.ZodType> = z.output<T>;
+
+/** Absent and `null` both read as absent. */
+const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
+
+/** A validated wire sale as a {@link Sale}. */
+export function toSale(sale: Wire<typeof saleSchema>): Sale {
+  const { discountPercentage, discountAmount, ...rest } = sale;
+  const out: Sale = rest;
+  if (given(discountPercentage)) out.discountPercentage = discountPercentage;
+  if (given(discountAmount)) out.discountAmount = discountAmount;
+  return out;
+}
+
+/** A validated wire product as a {@link Product}, defaults filled, extra fields kept. */
+export function toProduct(p: Wire<typeof productSchema>): Product {
+  return {
+    ...p,
+    productId: String(p.productId),
+    priceOriginal: p.priceOriginal ?? p.price,
+    priceWithSale: p.priceWithSale ?? p.price,
+    quantity: p.quantity ?? 1,
+    description: p.description ?? '',
+    image: p.image ?? '',
+    disabled: p.disabled ?? false,
+    sales: p.sales ? p.sales.map(toSale) : [],
+  };
+}
+
+/**
+ * A validated purchase row as a {@link Transaction} with every v4 field filled:
+ * `product_id_string` from `product_id` when absent, each quantity from its twin.
+ * Returns the problems instead when a required pair is wholly missing.
+ */
+export function toTransaction(t: Wire<typeof transactionSchema>): Transaction | string[] {
+  const problems: string[] = [];
+  if (!given(t.product_id) && !given(t.product_id_string)) problems.push('product_id: product_id or product_id_string is required');
+  const grant = t.quantity_to_grant ?? t.product_amount;
+  const bought = t.quantity_purchased ?? t.amount_purchased;
+  if (!given(grant)) problems.push('quantity_to_grant: quantity_to_grant or product_amount is required');
+  if (!given(bought)) problems.push('quantity_purchased: quantity_purchased or amount_purchased is required');
+  if (!given(grant) || !given(bought) || problems.length > 0) return problems;
+  const { message, ...rest } = t;
+  const idString = given(t.product_id_string) ? String(t.product_id_string) : String(t.product_id);
+  const out: Transaction = {
+    ...rest,
+    product_id: productIdNumber(t.product_id, idString),
+    product_id_string: idString,
+    product_price: Number(t.product_price),
+    quantity_to_grant: Number(grant),
+    quantity_purchased: Number(bought),
+    product_amount: Number(grant),
+    amount_purchased: Number(bought),
+  };
+  if (given(message)) out.message = message;
+  return out;
+}
+
+/** The merchant id as an int when it is an integer (number or integer string), else 0. */
+function productIdNumber(wire: number | string | null | undefined, idString: string): number {
+  if (typeof wire === 'number' && Number.isSafeInteger(wire)) return wire;
+  const text = typeof wire === 'string' ? wire : idString;
+  return /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text)) ? Number(text) : 0;
+}
+
+/** A validated vote reward row as a {@link VoteReward}. */
+export function toVoteReward(row: Wire<typeof voteRewardSchema>): VoteReward {
+  const { message, ...rest } = row;
+  const out: VoteReward = {
+    ...rest,
+    total_points: String(row.total_points),
+    vote_points: Number(row.vote_points),
+    votes_month: Number(row.votes_month),
+    give_amount: Number(row.give_amount),
+    reward_id: Number(row.reward_id),
+  };
+  if (given(message)) out.message = message;
+  return out;
+}

@@ -96,25 +96,24 @@ export class Transport {
     // building the Request, an abort in the same tick) cannot have reached the service.
     let dispatched = false;
     let attemptStartedAt = 0;
-    // ky's timeout ends at the response headers; this one also bounds the body.
-    const bodyDeadline = new AbortController();
+    // ky's timeout ends at the response headers; the attempt's own controller lets the
+    // body read be bounded too. ky's signal is forwarded to it with a listener:
+    // AbortSignal.any costs as much per call as building a Request on Node 20.
+    let attempt: AbortController | undefined;
     const customFetch = this.#config.fetch;
     options.fetch = (input) => {
       const { signal, url } = input as Request;
       if (signal.aborted) return Promise.reject(signal.reason);
       dispatched = true;
       attemptStartedAt = performance.now();
+      const controller = new AbortController();
+      attempt = controller;
+      signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
       // fetch is looked up per request, never captured: msw and test doubles patch
       // globalThis.fetch. It gets a URL and init rather than ky's Request, which it would
       // copy again; `redirect: 'manual'` stops the raw X-API-Key (which fetch does not
       // strip, unlike Authorization) and the claim itself from following a redirect.
-      return (customFetch ?? globalThis.fetch)(url, {
-        method: 'POST',
-        headers,
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.any([signal, bodyDeadline.signal]),
-      });
+      return (customFetch ?? globalThis.fetch)(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
     };
     if (this.#config.onEvent) options.hooks = this.#eventHooks(endpoint, this.#config.onEvent);
 
@@ -127,11 +126,15 @@ export class Transport {
     }
 
     let text: string;
-    const timer = setTimeout(() => bodyDeadline.abort(), Math.max(0, this.#config.timeoutMs - (performance.now() - attemptStartedAt)));
+    let bodyTimedOut = false;
+    const timer = setTimeout(() => {
+      bodyTimedOut = true;
+      attempt?.abort();
+    }, Math.max(0, this.#config.timeoutMs - (performance.now() - attemptStartedAt)));
     try {
       text = await response.text();
     } catch (error) {
-      if (bodyDeadline.signal.aborted && !ctx.signal?.aborted) throw toError(context, { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
+      if (bodyTimedOut && !ctx.signal?.aborted) throw toError(context, { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
       throw this.#transportFailure(error, ctx, context, true);
     } finally {
       clearTimeout(timer);

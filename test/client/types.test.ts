@@ -26,7 +26,7 @@ import {
   type VoteReward,
   type VoteRewardResult,
 } from '../../src/index.js';
-import { productSchema, saleSchema, transactionSchema, voteRewardSchema } from '../../src/schemas.js';
+import { productSchema, saleSchema, toProduct, toSale, toTransaction, toVoteReward, transactionSchema, voteRewardSchema } from '../../src/schemas.js';
 
 describe('ClaimResult', () => {
   it('narrows on code', () => {
@@ -123,10 +123,24 @@ describe('wire objects', () => {
 });
 
 describe('each zod schema agrees with its interface', () => {
-  it('productSchema → Product', () => expectTypeOf<z.output<typeof productSchema>>().toEqualTypeOf<Product>());
-  it('saleSchema → Sale', () => expectTypeOf<z.output<typeof saleSchema>>().toEqualTypeOf<Sale>());
-  it('transactionSchema → Transaction', () => expectTypeOf<z.output<typeof transactionSchema>>().toEqualTypeOf<Transaction>());
-  it('voteRewardSchema → VoteReward', () => expectTypeOf<z.output<typeof voteRewardSchema>>().toEqualTypeOf<VoteReward>());
+  // The schemas validate wire rows; the to… functions take exactly a schema's output and
+  // return exactly the interface, so a drift on either side fails here.
+  it('productSchema → toProduct → Product', () => {
+    expectTypeOf<Parameters<typeof toProduct>[0]>().toEqualTypeOf<z.output<typeof productSchema>>();
+    expectTypeOf<ReturnType<typeof toProduct>>().toEqualTypeOf<Product>();
+  });
+  it('saleSchema → toSale → Sale', () => {
+    expectTypeOf<Parameters<typeof toSale>[0]>().toEqualTypeOf<z.output<typeof saleSchema>>();
+    expectTypeOf<ReturnType<typeof toSale>>().toEqualTypeOf<Sale>();
+  });
+  it('transactionSchema → toTransaction → Transaction (or the problems)', () => {
+    expectTypeOf<Parameters<typeof toTransaction>[0]>().toEqualTypeOf<z.output<typeof transactionSchema>>();
+    expectTypeOf<ReturnType<typeof toTransaction>>().toEqualTypeOf<Transaction | string[]>();
+  });
+  it('voteRewardSchema → toVoteReward → VoteReward', () => {
+    expectTypeOf<Parameters<typeof toVoteReward>[0]>().toEqualTypeOf<z.output<typeof voteRewardSchema>>();
+    expectTypeOf<ReturnType<typeof toVoteReward>>().toEqualTypeOf<VoteReward>();
+  });
 });
 
 describe('StorefrontClient', () => {
