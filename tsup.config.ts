@@ -6,25 +6,36 @@ const shared: Options = {
   sourcemap: true,
   splitting: false,
   treeshake: true,
+  clean: false,
   // Dependencies stay dependencies; msw is the mock's optional peer.
   external: ['ky', 'zod', 'msw'],
 };
 
-// dist is emptied by the build script, not here: the two configs run concurrently.
+const library = { index: 'src/index.ts', 'mock/index': 'src/mock/index.ts' };
+
+// dist is emptied by the build script, not here: the configs run concurrently.
 export default defineConfig([
   {
+    // ESM with code splitting, so the delivery engine (loaded by `import()` on the first
+    // deliver) stays out of what `import 'teamgames-sdk'` loads.
     ...shared,
-    entry: { index: 'src/index.ts', 'mock/index': 'src/mock/index.ts' },
-    format: ['esm', 'cjs'],
+    entry: library,
+    format: ['esm'],
+    splitting: true,
     dts: true,
-    clean: false,
   },
   {
-    // The `teamgames-mock` bin: ESM only, like the package.
+    // CJS: one file per entry (tsup's CJS splitting is experimental).
+    ...shared,
+    entry: library,
+    format: ['cjs'],
+    dts: true,
+  },
+  {
+    // The `teamgames-mock` and `teamgames` bins: ESM only, like the package.
     ...shared,
     entry: { 'mock/cli': 'src/mock/cli.ts', 'cli/index': 'src/cli/index.ts' },
     format: ['esm'],
     dts: false,
-    clean: false,
   },
 ]);

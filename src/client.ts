@@ -6,7 +6,8 @@
 import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type { Operation } from './errors.js';
-import { DeliveryEngine, checkJournal, type DeliverOptions, type DeliveryReport, type GrantFunction, type ResumeOptions, type ResumeReport } from './delivery.js';
+import type { DeliverOptions, DeliveryEngine, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery.js';
+import { checkJournal, type DeliveryJournal } from './journals/journal.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
 import { deepFreeze } from './internal/freeze.js';
@@ -76,13 +77,19 @@ const MAX_RETRY = 10;
  *   tell('Player123', result.message);
  * }
  * ```
+ * @see [Getting started](../docs/getting-started.md)
+ * @see [Delivering purchases in game](../docs/delivering-purchases.md)
+ * @see [Building a storefront](../docs/building-a-storefront.md)
+ * @see [Errors and retries](../docs/errors-and-retries.md)
  */
 export class StorefrontClient {
   readonly #transport: Transport;
   readonly #baseUrl: string;
   readonly #guard: ClaimGuard | undefined;
   readonly #cache: CatalogCache<Catalog> | undefined;
-  readonly #deliveries: DeliveryEngine;
+  readonly #now: () => number;
+  readonly #journal: DeliveryJournal | undefined;
+  #deliveries: Promise<DeliveryEngine> | undefined;
 
   /**
    * @throws {@link InvalidInputError} for a missing or blank `apiKey`, an unknown option
@@ -124,7 +131,8 @@ export class StorefrontClient {
     });
     this.#guard = rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined;
     this.#cache = ttl > 0 ? new CatalogCache(now, ttl) : undefined;
-    this.#deliveries = new DeliveryEngine({ claim: (player, claimOptions) => this.claim(player, claimOptions), now, journal: checkJournal(opts.journal) });
+    this.#now = now;
+    this.#journal = checkJournal(opts.journal);
   }
 
   /**
@@ -141,6 +149,7 @@ export class StorefrontClient {
    * @throws {@link AuthenticationError} when the key is unknown (`GAME_SERVER_NOT_FOUND`).
    * @throws {@link HttpError}, {@link TimeoutError}, {@link NetworkError},
    *   {@link ResponseValidationError} after the retries.
+   * @see [Building a storefront](../docs/building-a-storefront.md)
    */
   async getCatalog(options?: CatalogOptions): Promise<Catalog> {
     const opts = checkOptionsObject(options, ['categoryId', 'signal'], 'options', 'getCatalog');
@@ -182,6 +191,7 @@ export class StorefrontClient {
    *   not a positive integer or a `quantity` outside 1…1,000,000.
    * @throws {@link AuthenticationError} (HTTP 401), {@link RequestRejectedError} (HTTP 404),
    *   {@link HttpError}, {@link TimeoutError}, {@link NetworkError}, {@link ResponseValidationError}.
+   * @see [Building a storefront](../docs/building-a-storefront.md)
    */
   async checkout(input: CheckoutInput, options?: RequestOptions): Promise<CheckoutResult> {
     const op: Operation = 'checkout';
@@ -223,6 +233,7 @@ export class StorefrontClient {
    * @throws {@link ClaimOutcomeUnknownError} when the request was sent but no usable answer
    *   came back: the items may be delivered. Preview after the window to reconcile.
    * @throws {@link AuthenticationError}, {@link HttpError}, {@link NetworkError} (nothing sent).
+   * @see [Delivering purchases in game](../docs/delivering-purchases.md)
    */
   async claim(playerName: string, options?: ClaimOptions): Promise<ClaimResult> {
     const op: Operation = 'claim';
@@ -252,6 +263,7 @@ export class StorefrontClient {
    * if (preview.code === 'PREVIEW') say(`${preview.claims.length} item(s) waiting.`);
    * ```
    * @throws See {@link claim}; a preview never throws {@link ClaimOutcomeUnknownError}.
+   * @see [Delivering purchases in game](../docs/delivering-purchases.md)
    */
   async previewClaim(playerName: string, options?: Omit<ClaimOptions, 'preview'>): Promise<ClaimResult> {
     return this.claim(playerName, { ...options, preview: true });
@@ -267,6 +279,7 @@ export class StorefrontClient {
    * if (result.code === 'SUCCESS') for (const t of result.claims) give(t.player_name, t.product_id_string, t.quantity_to_grant);
    * ```
    * @throws See {@link claim}.
+   * @see [Migrating from the v3 claim to v4](../docs/migrating-v3-to-v4.md)
    */
   async claimLegacy(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
     return this.#legacy(ENDPOINTS.claimV3, playerName, options);
@@ -281,6 +294,7 @@ export class StorefrontClient {
    * const result = await client.claimStoreTransactions('Player123');
    * ```
    * @throws See {@link claim}.
+   * @see [Migrating from the v3 claim to v4](../docs/migrating-v3-to-v4.md)
    */
   async claimStoreTransactions(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
     return this.#legacy(ENDPOINTS.storeClaimV3, playerName, options);
@@ -341,9 +355,10 @@ export class StorefrontClient {
    * @throws whatever the journal throws (nothing is granted past a failed journal write),
    *   and `signal.reason` when aborted. Failures of the claim itself are reported in
    *   `report.error` (`code` `OUTCOME_UNKNOWN` or `ERROR`), not thrown.
+   * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
    */
   async deliver(playerName: string, grant: GrantFunction, options?: DeliverOptions): Promise<DeliveryReport> {
-    return this.#deliveries.deliver(playerName, grant, options);
+    return (await this.#engine()).deliver(playerName, grant, options);
   }
 
   /**
@@ -359,9 +374,10 @@ export class StorefrontClient {
    * ```
    * @throws {@link InvalidInputError} for a `grant` that is not a function or a bad option.
    * @throws whatever the journal throws, and `signal.reason` when aborted.
+   * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
    */
   async resumeDeliveries(grant: GrantFunction, options?: ResumeOptions): Promise<ResumeReport> {
-    return this.#deliveries.resume(grant, options);
+    return (await this.#engine()).resume(grant, options);
   }
 
   /** A safe description of the client; never the key. */
@@ -377,6 +393,17 @@ export class StorefrontClient {
   /** @internal */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return this.toString();
+  }
+
+  /**
+   * The delivery engine, loaded on first use: most bridges never call deliver, and the
+   * main entry stays small and quick to import without it.
+   */
+  #engine(): Promise<DeliveryEngine> {
+    this.#deliveries ??= import('./delivery.js').then(
+      ({ DeliveryEngine }) => new DeliveryEngine({ claim: (player, options) => this.claim(player, options), now: this.#now, journal: this.#journal }),
+    );
+    return this.#deliveries;
   }
 
   async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {

@@ -26,13 +26,14 @@ import { ClaimOutcomeUnknownError, ResponseValidationError, isStorefrontError, t
 import type { Operation } from './errors.js';
 import { checkIntegerInRange, checkNonBlank, checkOptionsObject, describe, fail } from './internal/validate.js';
 import { FileJournal } from './journals/file.js';
-import type { DeliveryJournal, JournalEntry } from './journals/journal.js';
+import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from './journals/journal.js';
 import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE } from './normalize.js';
 import type { ClaimCode, ClaimOptions, ClaimResult, Transaction } from './types.js';
 
 /**
  * A purchase line handed to your grant function: the {@link Transaction} plus its
  * `deliveryId`.
+ * @see [Delivering purchases in game: the dedupe check](../docs/delivering-purchases.md#deliveryid-the-games-dedupe-check)
  */
 export interface DeliveredItem extends Transaction {
   /**
@@ -81,7 +82,11 @@ export interface ResumeOptions {
   maxRateLimitWaits?: number;
 }
 
-/** Options of {@link StorefrontClient.deliver}. */
+/**
+ * Options of {@link StorefrontClient.deliver}.
+ *
+ * @see [Delivering purchases in game: which mode](../docs/delivering-purchases.md#what-can-go-wrong-and-what-each-mode-guards-against)
+ */
 export interface DeliverOptions extends ResumeOptions {
   /**
    * - `default` (the default): claim, journal, grant. One call; a claim whose answer is
@@ -114,7 +119,11 @@ export interface DeliveryFailure {
  */
 export type DeliveryCode = 'SUCCESS' | 'PARTIAL' | Exclude<ClaimCode, 'SUCCESS' | 'PREVIEW'> | 'OUTCOME_UNKNOWN' | 'ERROR';
 
-/** What {@link StorefrontClient.deliver} resolves to. */
+/**
+ * What {@link StorefrontClient.deliver} resolves to.
+ *
+ * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
+ */
 export interface DeliveryReport {
   /** The overall outcome; see {@link DeliveryCode}. */
   code: DeliveryCode;
@@ -153,8 +162,6 @@ export interface ResumeReport {
   errors: ResumeError[];
 }
 
-/** The file the default journal writes, relative to the working directory at first use. */
-export const DEFAULT_JOURNAL_PATH = '.teamgames-journal.jsonl';
 
 const DEFAULT_RATE_LIMIT_WAITS = 3;
 const MAX_RATE_LIMIT_WAITS = 100;
@@ -167,19 +174,6 @@ const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe
 
 // One FileJournal per path in the process, so two clients never compact over each other.
 const defaultJournals = new Map<string, FileJournal>();
-
-/**
- * Checks the `journal` client option.
- * @internal
- */
-export function checkJournal(value: unknown): DeliveryJournal | undefined {
-  if (value === undefined) return undefined;
-  const journal = value as Partial<DeliveryJournal> | null;
-  if (typeof journal !== 'object' || journal === null || typeof journal.append !== 'function' || typeof journal.pending !== 'function' || typeof journal.acknowledge !== 'function') {
-    fail('options.journal', `must be a DeliveryJournal (an object with append, pending and acknowledge), got ${describe(value)}`);
-  }
-  return journal as DeliveryJournal;
-}
 
 /** What the engine needs from the client. @internal */
 export interface DeliveryEngineConfig {
@@ -342,13 +336,16 @@ export class DeliveryEngine {
    * from the journal now.
    */
   async #reconcile(player: string, grant: GrantFunction, tally: Tally, control: Control): Promise<Reconciled> {
-    const previewedAt = this.#config.now();
     let preview: ClaimResult;
     try {
       preview = await this.#claim(player, { preview: true, includeRawTransactions: true }, control);
     } catch (error) {
       return { ok: false, outcome: failed(error) };
     }
+    // The service starts the window when the preview arrives, which is before its answer
+    // is back here but after it was sent: timing from the answer never claims too early
+    // (timing from the send did, and the refused claim cost a second 10 s window).
+    const previewedAt = this.#config.now();
     let pending: Map<string, Transaction>;
     if (preview.code === 'PREVIEW') {
       const rows = linesOf(preview);

@@ -60,6 +60,7 @@ export interface RequestErrorDetails {
  *   else throw error;
  * }
  * ```
+ * @see [Errors and retries](../docs/errors-and-retries.md)
  */
 export class StorefrontError extends Error {
   /** Stable, machine-readable identifier of the failure class. */
@@ -117,6 +118,7 @@ export class InvalidInputError extends StorefrontError {
  * The service did not accept the API key: HTTP 401, a catalog answer
  * `GAME_SERVER_NOT_FOUND`, a claim answer `SERVER_NOT_FOUND`, or the v3
  * "game server could not be found" text. Pass the raw key, not its Base64.
+ * @see [Authentication](../docs/authentication.md)
  */
 export class AuthenticationError extends StorefrontError {
   /** @internal */
@@ -225,6 +227,8 @@ export type OutcomeUnknownReason = 'timeout' | 'network' | 'http' | 'aborted' | 
  *   }
  * }
  * ```
+ * @see [Errors and retries: ClaimOutcomeUnknownError](../docs/errors-and-retries.md#claimoutcomeunknownerror)
+ * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
  */
 export class ClaimOutcomeUnknownError extends StorefrontError {
   /** What went wrong after the request was sent. */
@@ -262,6 +266,7 @@ export class ClaimOutcomeUnknownError extends StorefrontError {
  * ```ts
  * if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await reconcile(player);
  * ```
+ * @see [Errors and retries](../docs/errors-and-retries.md)
  */
 export function isStorefrontError(value: unknown, code?: StorefrontErrorCode): value is StorefrontError {
   return (

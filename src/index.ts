@@ -27,20 +27,19 @@ export {
   type OutcomeUnknownReason,
 } from './errors.js';
 export type * from './types.js';
-export {
-  DEFAULT_JOURNAL_PATH,
-  type DeliveredItem,
-  type DeliverOptions,
-  type DeliveryCode,
-  type DeliveryFailure,
-  type DeliveryMode,
-  type DeliveryReport,
-  type GrantFunction,
-  type ResumeError,
-  type ResumeOptions,
-  type ResumeReport,
-  type SleepFunction,
+export type {
+  DeliveredItem,
+  DeliverOptions,
+  DeliveryCode,
+  DeliveryFailure,
+  DeliveryMode,
+  DeliveryReport,
+  GrantFunction,
+  ResumeError,
+  ResumeOptions,
+  ResumeReport,
+  SleepFunction,
 } from './delivery.js';
-export { MemoryJournal, type DeliveryJournal, type JournalEntry } from './journals/journal.js';
+export { DEFAULT_JOURNAL_PATH, MemoryJournal, type DeliveryJournal, type JournalEntry } from './journals/journal.js';
 export { FileJournal, type FileJournalOptions } from './journals/file.js';
 export { VERSION } from './version.js';

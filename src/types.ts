@@ -14,6 +14,7 @@ import type { DeliveryJournal } from './journals/journal.js';
 /**
  * Options of {@link StorefrontClient}. Only `apiKey` is required. Unknown option names
  * are rejected, so a typo fails loudly.
+ * @see [Getting started](../docs/getting-started.md)
  */
 export interface StorefrontClientOptions {
   /** The raw API key of one game server, from the TeamGames dashboard. Never pre-encode it. */
@@ -258,6 +259,7 @@ export interface CheckoutGatewayError extends CheckoutWireFields {
  * - `COUPON_REJECTED`: show `error`; let the player remove the coupon.
  * - `BASKET_REJECTED`: the cart is too large or expensive for the gateway; split it.
  * - `GATEWAY_ERROR`: the store's payment setup is incomplete; escalate to the owner.
+ * @see [Building a storefront](../docs/building-a-storefront.md)
  */
 export type CheckoutResult =
   | CheckoutPaymentRequired
@@ -391,6 +393,7 @@ export interface ClaimUnknown extends ClaimResultBase {
  * - `PRODUCT_NOT_FOUND`: nothing delivered; escalate to the store owner.
  * - `INVALID_PLAYER`: the name was refused.
  * - `UNKNOWN`: log and escalate; never grant.
+ * @see [Delivering purchases in game](../docs/delivering-purchases.md)
  */
 export type ClaimResult =
   | ClaimSuccess

@@ -44,6 +44,7 @@ type Line = { op: 'put'; entry: JournalEntry } | { op: 'ack'; ids: string[] };
  * });
  * await client.resumeDeliveries(grant); // at startup: finish what a crash interrupted
  * ```
+ * @see [Delivering purchases in game: the journals](../../docs/delivering-purchases.md#the-journals)
  */
 export class FileJournal implements DeliveryJournal {
   /** Absolute path of the journal file. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../types.js';
 
 /**
@@ -41,6 +42,10 @@ export interface JournalEntry {
  * of the process). `append` with a `deliveryId` already present replaces that entry.
  * `pending` lists the entries not acknowledged, oldest first.
  *
+ * Nodes sharing one journal must also run one `deliver` per player at a time across
+ * nodes (a lock in the same database) and keep the game's `deliveryId` dedupe record in
+ * shared storage: the client serializes calls per player only within itself.
+ *
  * @example
  * ```ts
  * // Backing the journal with a table shared by every game server of one key.
@@ -58,6 +63,7 @@ export interface JournalEntry {
  * };
  * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal });
  * ```
+ * @see [Delivering purchases in game: several game servers, one key](../../docs/delivering-purchases.md#several-game-servers-one-key)
  */
 export interface DeliveryJournal {
   /** Records entries durably (replacing entries with the same `deliveryId`). */
@@ -76,6 +82,7 @@ export interface DeliveryJournal {
  * ```ts
  * const client = new StorefrontClient({ apiKey: 'test-key', journal: new MemoryJournal() });
  * ```
+ * @see [Delivering purchases in game: the journals](../../docs/delivering-purchases.md#the-journals)
  */
 export class MemoryJournal implements DeliveryJournal {
   readonly #entries = new Map<string, JournalEntry>();
@@ -104,3 +111,20 @@ export class MemoryJournal implements DeliveryJournal {
     return this.#entries.size;
   }
 }
+
+/** The file the default journal writes, relative to the working directory at first use. */
+export const DEFAULT_JOURNAL_PATH = '.teamgames-journal.jsonl';
+
+/**
+ * Checks the `journal` client option.
+ * @internal
+ */
+export function checkJournal(value: unknown): DeliveryJournal | undefined {
+  if (value === undefined) return undefined;
+  const journal = value as Partial<DeliveryJournal> | null;
+  if (typeof journal !== 'object' || journal === null || typeof journal.append !== 'function' || typeof journal.pending !== 'function' || typeof journal.acknowledge !== 'function') {
+    fail('options.journal', `must be a DeliveryJournal (an object with append, pending and acknowledge), got ${describe(value)}`);
+  }
+  return journal as DeliveryJournal;
+}
+

@@ -27,7 +27,11 @@ const OPERATION_NAMES = ['catalog', 'checkout', 'claimV4', 'claimV3', 'storeClai
  */
 export type MockFaultKind = 'delay' | 'status' | 'dropBefore' | 'dropAfter' | 'malformed';
 
-/** A fault rule, as given to {@link MockFaults.add} or `POST /__mock/faults`. */
+/**
+ * A fault rule, as given to {@link MockFaults.add} or `POST /__mock/faults`.
+ *
+ * @see [Testing your plugin with the mock: fault injection](../../docs/testing-with-the-mock.md#fault-injection)
+ */
 export interface MockFaultRule {
   /** The fault to inject. */
   kind: MockFaultKind;
@@ -85,6 +89,7 @@ export interface FiredFault {
  * mock.faults.add({ operation: ['claimV4', 'checkout'], kind: 'status', status: 502, probability: 0.1 });
  * mock.faults.clear();
  * ```
+ * @see [Testing your plugin with the mock: fault injection](../../docs/testing-with-the-mock.md#fault-injection)
  */
 export interface MockFaults {
   /**

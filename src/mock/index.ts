@@ -140,6 +140,7 @@ export interface MockService {
  * ```
  * @throws Error when the seed is invalid; the message names the field, e.g.
  *   `Invalid mock seed: seed.servers[0].products[2].price: expected a number >= 0`.
+ * @see [Testing your plugin with the mock](../../docs/testing-with-the-mock.md)
  */
 export function createMockService(options: MockServiceOptions): MockService {
   const seed = parseMockSeed(options.seed);

@@ -277,3 +277,35 @@ describe('deliver input checks', () => {
     await expect(report).rejects.toBe(reason);
   });
 });
+
+describe('deliver, exactly-once timing', () => {
+  // Regression: the 10 s wait was timed from when the preview was sent, but the service
+  // starts its window when the preview arrives, so on a real network the claim came a
+  // moment early, was refused, and cost a second full window.
+  it('times the window from the preview answer, so the claim is never refused for arriving early', async () => {
+    mock.addPurchase(KEY, { playerName: 'Lat', id: 1, quantity: 1 });
+    const latency = 40;
+    const bodies: string[] = [];
+    // 40 ms of network latency before the service sees each request.
+    const slowFetch: typeof globalThis.fetch = async (input, init) => {
+      mock.clock.advance(latency);
+      bodies.push(String(init?.body));
+      return fetch(input, init);
+    };
+    const slept: number[] = [];
+    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch: slowFetch, now: mock.clock.now, journal: new MemoryJournal(), retry: 0 });
+    const report = await sdk.deliver('Lat', () => {}, {
+      mode: 'exactlyOnce',
+      sleep: async (ms) => {
+        slept.push(ms);
+        mock.clock.advance(ms);
+      },
+    });
+
+    expect(report.code).toBe('SUCCESS');
+    expect(report.granted).toHaveLength(1);
+    // One preview and one claim: no refused claim in between, one wait only.
+    expect(bodies.map((b) => JSON.parse(b).preview)).toEqual([true, false]);
+    expect(slept).toEqual([10_000]);
+  });
+});
