@@ -57,6 +57,11 @@ run getting-started "$TSX" examples/getting-started.ts
 admin reset; grant Player123 302 2; grant Player123 301 1
 run claim-command "$TSX" examples/claim-command.ts Player123
 
+# Exactly-once delivery waits out the 10 s window through its sleep option: with
+# TEAMGAMES_SANDBOX=1 the example advances the sandbox's clock instead of sleeping.
+admin reset; grant Player123 302 2; grant Player123 301 1
+run deliver-command env TEAMGAMES_SANDBOX=1 "$TSX" examples/deliver-command.ts Player123
+
 admin reset
 run storefront-checkout "$TSX" examples/storefront-checkout.ts
 
