@@ -5,7 +5,7 @@
  * {@link CheckoutResult}, {@link VoteRewardResult}); failures are {@link StorefrontError}s.
  * The stateful mock of the service lives in the `teamgames-sdk/mock` entry point.
  *
- * @packageDocumentation
+ * @module teamgames-sdk
  */
 export { StorefrontClient, DEFAULT_BASE_URL } from './client.js';
 export { encodeApiKey, type AuthScheme } from './auth.js';

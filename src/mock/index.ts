@@ -2,7 +2,7 @@
  * `teamgames-sdk/mock`: a stateful mock of the whole TeamGames service, served in process
  * (msw handlers) or over real HTTP, with one injectable clock.
  *
- * @module
+ * @module teamgames-sdk/mock
  */
 import type { HttpHandler } from 'msw';
 import { createClock, type MockClock, type MockTime } from './clock.js';
