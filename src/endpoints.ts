@@ -92,6 +92,3 @@ export const ENDPOINTS = {
     delivers: true,
   },
 } as const satisfies Record<string, Endpoint>;
-
-/** The names of the endpoint table's rows. @internal */
-export type EndpointName = keyof typeof ENDPOINTS;

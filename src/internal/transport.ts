@@ -72,7 +72,6 @@ export class Transport {
    * anything was sent.
    */
   async send(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext): Promise<WireBody> {
-    const context = this.#context(endpoint, ctx);
     if (ctx.signal?.aborted) {
       ctx.onNotSent?.();
       throw ctx.signal.reason;
@@ -122,7 +121,7 @@ export class Transport {
     try {
       response = await this.#ky(endpoint.path, options);
     } catch (error) {
-      if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, context, dispatched);
+      if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx), dispatched);
       response = error.response;
     }
 
@@ -135,16 +134,16 @@ export class Transport {
     try {
       text = await response.text();
     } catch (error) {
-      if (bodyTimedOut && !ctx.signal?.aborted) throw toError(context, { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
-      throw this.#transportFailure(error, ctx, context, true);
+      if (bodyTimedOut && !ctx.signal?.aborted) throw toError(this.#context(endpoint, ctx), { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
+      throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx), true);
     } finally {
       clearTimeout(timer);
     }
-    if (!response.ok) throw toError(context, { kind: 'status', status: response.status, text });
+    if (!response.ok) throw toError(this.#context(endpoint, ctx), { kind: 'status', status: response.status, text });
     try {
       return { json: JSON.parse(text) as unknown, text };
     } catch {
-      throw toError(context, { kind: 'protocol', status: response.status, text, what: 'the body is not JSON', issues: [] });
+      throw toError(this.#context(endpoint, ctx), { kind: 'protocol', status: response.status, text, what: 'the body is not JSON', issues: [] });
     }
   }
 
@@ -158,6 +157,7 @@ export class Transport {
     return toError(this.#context(endpoint, ctx), failure);
   }
 
+  /** What an error about this call needs; built only when a call fails. */
   #context(endpoint: Endpoint, ctx: Pick<SendContext, 'delivers' | 'subject'>): FailureContext {
     return {
       operation: endpoint.operation,

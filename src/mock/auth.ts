@@ -16,11 +16,6 @@ export type CredentialScheme =
   /** v3 store claim and vote: `X-API-Key: rawKey`, or `Authorization: Bearer rawKey`. */
   | 'api-key-or-bearer';
 
-/** The Base64 (standard alphabet, padded) of the key's UTF-8 bytes: what v2/v4 expect. */
-export function encodeKey(rawKey: string): string {
-  return Buffer.from(rawKey, 'utf8').toString('base64');
-}
-
 /**
  * Finds the raw key a request presents under `scheme`, or `undefined` when it presents
  * none that the scheme allows. The caller still looks the key up.

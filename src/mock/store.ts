@@ -1,4 +1,7 @@
-import { encodeKey, presentedKey, type CredentialScheme } from './auth.js';
+// The client's encoder is a leaf module (no client code comes with it); the wire tests pin
+// its output against an independently computed Base64.
+import { encodeApiKey as encodeKey } from '../auth.js';
+import { presentedKey, type CredentialScheme } from './auth.js';
 import type { MockClock } from './clock.js';
 import { MockAdminError } from './errors.js';
 import {

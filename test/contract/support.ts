@@ -3,10 +3,10 @@
  * `listen()`), and `useContract`, which gives each `describe.each` block a fresh mock
  * state and a fresh SDK client per test, on the mock's clock.
  */
-import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { StorefrontClient, encodeApiKey, type StorefrontClientOptions } from 'teamgames-sdk';
 import { createMockService, type MockSeed, type MockService } from 'teamgames-sdk/mock';
+import { transports, type Transport } from '../mock/fixtures.js';
 
 /** The mock's frozen start: 2026-01-01T00:00:00Z. Time moves only by `mock.clock`. */
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -14,9 +14,6 @@ export const T0 = Date.parse('2026-01-01T00:00:00Z');
 /** Raw keys of the two game servers of the seed (test values, not secrets). */
 export const KEY = 'contract-key-store';
 export const KEY_UNCONFIGURED = 'contract-key-unconfigured';
-
-/** The in-process transport's base URL: msw intercepts it, nothing leaves the process. */
-export const IN_PROCESS_BASE_URL = 'https://api.teamgames.io';
 
 export const TEXT = {
   success: 'Transaction has been completed. Thank you for the purchase!',
@@ -96,39 +93,9 @@ export const contractSeed: MockSeed = {
 /** The products the catalog lists at T0 (enabled and inside their window). */
 export const LISTED_AT_T0 = [1, 2, 3, 4, 5, 9, 10, 11, 12];
 
-interface Session {
-  baseUrl: string;
-  afterEach(): void;
-  stop(): Promise<void>;
-}
-
-/** How the suite reaches the mock. */
-export interface ContractTransport {
-  name: string;
-  start(mock: MockService): Promise<Session>;
-}
-
-export const transports: ContractTransport[] = [
-  {
-    name: 'in-process msw handlers',
-    async start(mock) {
-      const server = setupServer(...mock.handlers);
-      server.listen({ onUnhandledRequest: 'error' });
-      return {
-        baseUrl: IN_PROCESS_BASE_URL,
-        afterEach: () => server.resetHandlers(),
-        stop: async () => server.close(),
-      };
-    },
-  },
-  {
-    name: 'real HTTP via listen()',
-    async start(mock) {
-      const { url, close } = await mock.listen({ port: 0 });
-      return { baseUrl: url, afterEach: () => undefined, stop: close };
-    },
-  },
-];
+// The two ways of reaching the mock are the ones its own wire tests use.
+export { transports };
+type Session = Awaited<ReturnType<Transport['start']>>;
 
 export interface Contract {
   /** The mock of this `describe.each` block; reset after each test. */
@@ -148,12 +115,12 @@ export interface Contract {
  * Registers the hooks of one transport block and returns its context. Call it at the top
  * of a `describe.each(transports)` body.
  */
-export function useContract(transport: ContractTransport): Contract {
+export function useContract(transport: Transport): Contract {
   const mock = createMockService({ seed: contractSeed, now: T0 });
   let session: Session | undefined;
   const baseUrl = (): string => {
     if (session === undefined) throw new Error('the transport is not started');
-    return session.baseUrl;
+    return session.base;
   };
 
   beforeAll(async () => {
