@@ -11,11 +11,13 @@ import { checkJournal, type DeliveryJournal } from './journals/journal.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
 import { deepFreeze } from './internal/freeze.js';
+import { lazy } from './internal/lazy.js';
 import { Transport, type SendContext } from './internal/transport.js';
 import {
   checkBaseUrl,
   checkBoolean,
   checkFunction,
+  checkHeaderValue,
   checkIntegerInRange,
   checkNonBlank,
   checkOptionsObject,
@@ -24,7 +26,6 @@ import {
   checkTimeout,
   describe,
   fail,
-  isHeaderSafe,
   MAX_QUANTITY,
 } from './internal/validate.js';
 import {
@@ -32,10 +33,7 @@ import {
   RATE_LIMIT_MESSAGE,
   WireProblem,
   catalogFromWire,
-  checkoutFromWire,
-  claimFromLegacy,
   claimFromV4,
-  voteFromWire,
 } from './normalize.js';
 import type {
   Catalog,
@@ -53,6 +51,10 @@ import { VERSION } from './version.js';
 
 /** The production base URL. */
 export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
+
+// Readers only some programs need, loaded on their first call (before its request is sent).
+const v3Readers = lazy(() => import('./normalize-v3.js'));
+const checkoutReader = lazy(() => import('./normalize-checkout.js'));
 
 const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent', 'journal'] as const;
 const MAX_RETRY = 10;
@@ -98,13 +100,8 @@ export class StorefrontClient {
   constructor(options: StorefrontClientOptions) {
     const opts = checkOptionsObject(options, CLIENT_OPTIONS, 'options');
     if (options === undefined) fail('options', 'must be an object with at least apiKey');
-    if (typeof opts.apiKey !== 'string') fail('options.apiKey', `must be a string, got ${describe(opts.apiKey)}`);
-    if (opts.apiKey.trim() === '') fail('options.apiKey', 'must not be blank');
-    // A key read from a file often carries its trailing newline; the service then refuses it.
-    if (opts.apiKey.trim() !== opts.apiKey) fail('options.apiKey', 'must not have leading or trailing whitespace (check how the key is read)');
-    // v3 endpoints carry the raw key in a header: fetch cannot send control characters or
-    // anything above U+00FF there (a pasted en dash), so refuse it here, not mid-claim.
-    if (!isHeaderSafe(opts.apiKey)) fail('options.apiKey', 'must contain only characters that can be sent in an HTTP header (no control characters, nothing above U+00FF)');
+    // v3 endpoints carry the raw key in a header: refuse here what fetch would refuse mid-claim.
+    const apiKey = checkHeaderValue(opts.apiKey, 'options.apiKey');
 
     this.#baseUrl = opts.baseUrl === undefined ? DEFAULT_BASE_URL : checkBaseUrl(opts.baseUrl);
     const timeoutMs = opts.timeoutMs === undefined ? 15_000 : checkTimeout(opts.timeoutMs);
@@ -114,10 +111,7 @@ export class StorefrontClient {
     const now = checkFunction<() => number>(opts.now, 'options.now') ?? Date.now;
     const customFetch = checkFunction<typeof globalThis.fetch>(opts.fetch, 'options.fetch');
     const onEvent = checkFunction<NonNullable<StorefrontClientOptions['onEvent']>>(opts.onEvent, 'options.onEvent');
-    if (opts.userAgent !== undefined) {
-      checkNonBlank(opts.userAgent, 'options.userAgent');
-      if (!isHeaderSafe(opts.userAgent)) fail('options.userAgent', 'must contain only characters that can be sent in an HTTP header (one line, nothing above U+00FF)');
-    }
+    const userAgent = opts.userAgent === undefined ? undefined : checkHeaderValue(opts.userAgent, 'options.userAgent');
     const sdkAgent = `teamgames-sdk/${VERSION} node/${globalThis.process?.versions?.node ?? 'unknown'}`;
 
     this.#transport = new Transport({
@@ -125,9 +119,9 @@ export class StorefrontClient {
       timeoutMs,
       retry,
       fetch: customFetch,
-      userAgent: opts.userAgent === undefined ? sdkAgent : `${opts.userAgent} ${sdkAgent}`,
+      userAgent: userAgent === undefined ? sdkAgent : `${userAgent} ${sdkAgent}`,
       onEvent,
-      credentials: new Credentials(opts.apiKey),
+      credentials: new Credentials(apiKey),
     });
     this.#guard = rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined;
     this.#cache = ttl > 0 ? new CatalogCache(now, ttl) : undefined;
@@ -214,6 +208,7 @@ export class StorefrontClient {
     });
     const payload: Record<string, unknown> = { username, cartItems: JSON.stringify(cart) };
     if (fields.coupon !== undefined) payload['coupon'] = checkNonBlank(fields.coupon, 'input.coupon', op);
+    const { checkoutFromWire } = await checkoutReader();
     return this.#call(ENDPOINTS.checkout, payload, { signal, subject: username, delivers: false }, checkoutFromWire);
   }
 
@@ -323,6 +318,7 @@ export class StorefrontClient {
     const player = checkNonBlank(fields.player, 'input.player', op);
     const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
     const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
+    const { voteFromWire } = await v3Readers();
     return this.#call(ENDPOINTS.voteClaim, { player, reward, amount }, { signal, subject: player, delivers: true }, voteFromWire);
   }
 
@@ -409,6 +405,7 @@ export class StorefrontClient {
   async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {
     const player = checkNonBlank(playerName, 'playerName', endpoint.operation);
     const signal = this.#signalOf(options, endpoint.operation);
+    const { claimFromLegacy } = await v3Readers();
     return this.#guarded(player, signal, (onNotSent) =>
       this.#call(endpoint, { playerName: player }, { signal, subject: player, delivers: true, onNotSent }, claimFromLegacy),
     );

@@ -25,11 +25,6 @@ export interface Endpoint {
    * service (a checkout, a delivery, spent vote points) and is sent exactly once.
    */
   readonly retryable: boolean;
-  /**
-   * The call may deliver items or spend points: once sent, a missing answer means the
-   * outcome is unknown (ClaimOutcomeUnknownError), not merely a failure.
-   */
-  readonly delivers: boolean;
 }
 
 const JSON_TYPE = 'application/json';
@@ -43,7 +38,6 @@ export const ENDPOINTS = {
     body: 'json',
     contentType: JSON_TYPE,
     retryable: true,
-    delivers: false,
   },
   checkout: {
     operation: 'checkout',
@@ -52,7 +46,6 @@ export const ENDPOINTS = {
     body: 'json',
     contentType: JSON_TYPE,
     retryable: false,
-    delivers: false,
   },
   claimV4: {
     operation: 'claim',
@@ -61,7 +54,6 @@ export const ENDPOINTS = {
     body: 'json',
     contentType: JSON_TYPE,
     retryable: false,
-    delivers: true,
   },
   claimV3: {
     operation: 'claimLegacy',
@@ -70,7 +62,6 @@ export const ENDPOINTS = {
     body: 'json',
     contentType: JSON_TYPE,
     retryable: false,
-    delivers: true,
   },
   storeClaimV3: {
     operation: 'claimStoreTransactions',
@@ -80,7 +71,6 @@ export const ENDPOINTS = {
     body: 'form',
     contentType: 'application/x-www-form-urlencoded',
     retryable: false,
-    delivers: true,
   },
   voteClaim: {
     operation: 'claimVoteReward',
@@ -89,6 +79,5 @@ export const ENDPOINTS = {
     body: 'form',
     contentType: 'application/x-www-form-urlencoded; charset=UTF-8',
     retryable: false,
-    delivers: true,
   },
 } as const satisfies Record<string, Endpoint>;

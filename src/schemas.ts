@@ -10,16 +10,16 @@
  * @module
  */
 import { z } from 'zod';
-import type { Product, Sale, Transaction, VoteReward } from './types.js';
+import type { Product, Sale, Transaction } from './types.js';
 
 /** A JSON number, or a string holding one (v3 endpoints are loose about this). */
 const numberLike = z.union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string')]);
 
 /** An integer, or a string holding one. */
-const intLike = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or an integer string')]);
+export const intLike = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or an integer string')]);
 
 /** Absent and `null` both become `undefined` (for envelopes, parsed once per answer). */
-const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+export const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
 /** A wire sale; {@link toSale} drops its `null`s. */
 export const saleSchema = z.looseObject({
@@ -49,30 +49,6 @@ export const catalogResponseSchema = z.looseObject({
   products: z.array(productSchema).nullish(),
 });
 
-export const checkoutResponseSchema = z.looseObject({
-  status: optional(z.string()),
-  statusCode: optional(z.union([z.string(), z.number()]).transform(String)),
-  isFree: optional(z.boolean()),
-  redirect: optional(z.string()),
-  transactionId: optional(z.union([z.string(), z.number()]).transform(String)),
-  message: optional(z.string()),
-  error: optional(z.string()),
-  productsAffected: optional(z.array(z.unknown())),
-});
-
-/** Keys that make a row a purchase rather than a message-only row. */
-export const TRANSACTION_KEYS = [
-  'player_name',
-  'product_id',
-  'product_id_string',
-  'product_name',
-  'product_price',
-  'product_amount',
-  'amount_purchased',
-  'quantity_to_grant',
-  'quantity_purchased',
-] as const;
-
 /** A purchase row, v4 or legacy v3; {@link toTransaction} fills every v4 field. */
 export const transactionSchema = z.looseObject({
   player_name: z.string(),
@@ -99,33 +75,14 @@ export const claimV4ResponseSchema = z.looseObject({
   ),
 });
 
-/** A v3 answer: the documented array, or the bare `{message}` object some deployments send. */
-export const legacyResponseSchema = z.union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())]);
-
-export const messageRowSchema = z.looseObject({ message: z.string() });
-
-/** Keys that make a vote row a reward rather than a message-only row. */
-export const VOTE_REWARD_KEYS = ['reward_id', 'reward_name', 'give_amount', 'vote_points', 'votes_month', 'total_points'] as const;
-
-/** A vote reward row; {@link toVoteReward} keeps `total_points` a string. */
-export const voteRewardSchema = z.looseObject({
-  message: z.string().nullish(),
-  total_points: z.union([z.string(), z.number()]),
-  vote_points: intLike,
-  votes_month: intLike,
-  give_amount: intLike,
-  reward_id: intLike,
-  reward_name: z.string(),
-});
-
 // ---------------------------------------------------------------------------
 // From wire rows to the SDK's types. Plain functions, not zod transforms: a transform
 // per row doubled the cost of validating a 500-product catalog.
 
-type Wire<T extends z.ZodType> = z.output<T>;
+export type Wire<T extends z.ZodType> = z.output<T>;
 
 /** Absent and `null` both read as absent. */
-const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
+export const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
 // The objects zod returns are its own fresh copies, so the to… functions complete them
 // in place rather than copying each row once more.
@@ -185,19 +142,4 @@ function productIdNumber(wire: number | string | null | undefined, idString: str
   if (typeof wire === 'number' && Number.isSafeInteger(wire)) return wire;
   const text = typeof wire === 'string' ? wire : idString;
   return /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text)) ? Number(text) : 0;
-}
-
-/** A validated vote reward row as a {@link VoteReward}. */
-export function toVoteReward(row: Wire<typeof voteRewardSchema>): VoteReward {
-  const { message, ...rest } = row;
-  const out: VoteReward = {
-    ...rest,
-    total_points: String(row.total_points),
-    vote_points: Number(row.vote_points),
-    votes_month: Number(row.votes_month),
-    give_amount: Number(row.give_amount),
-    reward_id: Number(row.reward_id),
-  };
-  if (given(message)) out.message = message;
-  return out;
 }

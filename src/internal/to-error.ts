@@ -78,3 +78,14 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
       return failure.reason;
   }
 }
+
+/** A short reason for a failed fetch (undici puts the socket error in `cause`). */
+export function networkCode(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  const own = (error as { code?: unknown } | null)?.code;
+  if (typeof own === 'string') return own;
+  if (typeof cause?.message === 'string') return cause.message.slice(0, 80);
+  if (error instanceof Error) return error.message.slice(0, 80);
+  return 'unknown network failure';
+}

@@ -4,11 +4,12 @@
  * through `toError`. ky's own errors and Request objects never leave this file.
  */
 import ky, { HTTPError, TimeoutError as KyTimeoutError, type KyInstance, type Options } from 'ky';
-import { maskHeaders, type Credentials } from '../auth.js';
+import type { Credentials } from '../auth.js';
 import type { Endpoint } from '../endpoints.js';
 import type { StorefrontEvent } from '../types.js';
 import type { WireProblem } from '../normalize.js';
-import { toError, type Failure, type FailureContext } from './to-error.js';
+import { lazy } from './lazy.js';
+import { networkCode, toError, type Failure, type FailureContext } from './to-error.js';
 
 export interface TransportConfig {
   baseUrl: string;
@@ -43,6 +44,8 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
 const RETRY_STATUS_CODES = [429, 500, 502, 503, 504];
 const MAX_RETRY_AFTER_MS = 30_000;
 const BACKOFF_LIMIT_MS = 10_000;
+
+const events = lazy(() => import('./events.js'));
 
 export class Transport {
   readonly #ky: KyInstance;
@@ -115,7 +118,17 @@ export class Transport {
       // strip, unlike Authorization) and the claim itself from following a redirect.
       return (customFetch ?? globalThis.fetch)(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
     };
-    if (this.#config.onEvent) options.hooks = this.#eventHooks(endpoint, headers, this.#config.onEvent);
+    if (this.#config.onEvent) {
+      // The hooks load on the first call of a client with a listener, before anything is sent.
+      let hooks: typeof import('./events.js');
+      try {
+        hooks = await events();
+      } catch (error) {
+        ctx.onNotSent?.();
+        throw error;
+      }
+      options.hooks = hooks.eventHooks(endpoint, headers, this.#config.onEvent);
+    }
 
     let response: Response;
     try {
@@ -187,45 +200,4 @@ export class Transport {
     if (dispatched && !sent) ctx.onNotSent?.();
     return toError(context, { kind: 'network', reason: code, sent });
   }
-
-  #eventHooks(endpoint: Endpoint, headers: Record<string, string>, onEvent: (event: StorefrontEvent) => void): NonNullable<Options['hooks']> {
-    const emit = (event: StorefrontEvent): void => {
-      try {
-        onEvent(event);
-      } catch {
-        // A listener's failure must not change the outcome of the call.
-      }
-    };
-    let startedAt = 0;
-    return {
-      beforeRequest: [
-        (request, _options, { retryCount }) => {
-          startedAt = performance.now();
-          emit({ type: 'request', operation: endpoint.operation, method: request.method, url: request.url, headers: maskHeaders(new Headers(headers)), attempt: retryCount });
-        },
-      ],
-      afterResponse: [
-        (request, _options, response, { retryCount }) => {
-          emit({ type: 'response', operation: endpoint.operation, url: request.url, status: response.status, attempt: retryCount, durationMs: performance.now() - startedAt });
-        },
-      ],
-      beforeRetry: [
-        ({ request, error, retryCount }) => {
-          const reason = error instanceof HTTPError ? `HTTP ${error.response.status}` : error instanceof KyTimeoutError ? 'timeout' : networkCode(error);
-          emit({ type: 'retry', operation: endpoint.operation, url: request.url, attempt: retryCount, reason });
-        },
-      ],
-    };
-  }
-}
-
-/** A short reason for a failed fetch (undici puts the socket error in `cause`). */
-function networkCode(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  const own = (error as { code?: unknown } | null)?.code;
-  if (typeof own === 'string') return own;
-  if (typeof cause?.message === 'string') return cause.message.slice(0, 80);
-  if (error instanceof Error) return error.message.slice(0, 80);
-  return 'unknown network failure';
 }

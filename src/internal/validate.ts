@@ -15,9 +15,16 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith('.localhost');
 }
 
-/** Whether fetch can send `value` as a header value (a ByteString without control characters). */
-export function isHeaderSafe(value: string): boolean {
-  return !/[^\x20-\x7e\x80-\xff]/.test(value);
+/**
+ * A non-blank string fetch can send as a header value (a ByteString without control
+ * characters): fetch refuses anything above U+00FF (a pasted en dash) mid-request.
+ */
+export function checkHeaderValue(value: unknown, argument: string): string {
+  const text = checkNonBlank(value, argument);
+  // A key read from a file often carries its trailing newline; the service then refuses it.
+  if (text.trim() !== text) fail(argument, 'must not have leading or trailing whitespace (check how the value is read)');
+  if (/[^\x20-\x7e\x80-\xff]/.test(text)) fail(argument, 'must fit in an HTTP header: one line, no control characters, nothing above U+00FF');
+  return text;
 }
 
 export function fail(argument: string, rule: string, operation?: Operation): never {

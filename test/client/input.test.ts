@@ -218,6 +218,8 @@ describe('constructor', () => {
     ['now not a function', { apiKey: KEY, now: 5 }, 'options.now', /must be a function/],
     ['fetch not a function', { apiKey: KEY, fetch: 'fetch' }, 'options.fetch', /must be a function/],
     ['a two-line userAgent', { apiKey: KEY, userAgent: 'Bot\r\nX-Evil: 1' }, 'options.userAgent', /one line/],
+    ['a userAgent with a trailing newline', { apiKey: KEY, userAgent: 'Bot/1.0\n' }, 'options.userAgent', /leading or trailing whitespace/],
+    ["userAgent ''", { apiKey: KEY, userAgent: '' }, 'options.userAgent', BLANK],
   ])('throws for %s', (_, options, argument, rule) => {
     const error = constructionError(options);
     expect(error.argument).toBe(argument);

@@ -26,7 +26,8 @@ import {
   type VoteReward,
   type VoteRewardResult,
 } from '../../src/index.js';
-import { productSchema, saleSchema, toProduct, toSale, toTransaction, toVoteReward, transactionSchema, voteRewardSchema } from '../../src/schemas.js';
+import { productSchema, saleSchema, toProduct, toSale, toTransaction, transactionSchema } from '../../src/schemas.js';
+import { toVoteReward, voteRewardSchema } from '../../src/schemas-v3.js';
 
 describe('ClaimResult', () => {
   it('narrows on code', () => {

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import {
-  catalogResponseSchema,
-  checkoutResponseSchema,
-  claimV4ResponseSchema,
-  legacyResponseSchema,
-  messageRowSchema,
-  transactionSchema,
-  voteRewardSchema,
-} from '../../src/schemas.js';
+import { catalogResponseSchema, claimV4ResponseSchema, transactionSchema } from '../../src/schemas.js';
+import { checkoutResponseSchema } from '../../src/normalize-checkout.js';
+import { legacyResponseSchema, messageRowSchema, voteRewardSchema } from '../../src/schemas-v3.js';
 import { KEY, KEY_UNCONFIGURED, transports, useContract } from './support.js';
 
 /** Asserts that `body` parses with `schema`, showing zod's issues when it does not. */

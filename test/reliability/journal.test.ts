@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,35 @@ const entry = (deliveryId: string, playerName = 'Ann', state: JournalEntry['stat
 });
 
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+
+describe('FileJournal before its first use', () => {
+  it('loads its implementation on first use and runs the calls made meanwhile in call order', async () => {
+    const journal = new FileJournal(file());
+    const appended = journal.append([entry('a')]);
+    const listed = journal.pending();
+    const acked = journal.acknowledge(['a']);
+    const after = journal.pending();
+    await appended;
+    expect((await listed).map((e) => e.deliveryId)).toEqual(['a']);
+    await acked;
+    expect(await after).toEqual([]);
+  });
+
+  it('copies entries when append is called, not when the write happens', async () => {
+    const journal = new FileJournal(file());
+    const e = entry('a');
+    const appended = journal.append([e]);
+    e.playerName = 'Mallory';
+    await appended;
+    expect((await journal.pending()).map((p) => p.playerName)).toEqual(['Ann']);
+  });
+
+  it('close() before any use touches no file', async () => {
+    const path = file();
+    await new FileJournal(path).close();
+    expect(existsSync(path)).toBe(false);
+  });
+});
 
 describe.each([
   ['MemoryJournal', () => new MemoryJournal()],

@@ -25,6 +25,44 @@ node -e "
   console.log('smoke: require teamgames-sdk ok (without msw)');
 "
 
+# The parts loaded on first use (v3 and checkout readers, event hooks, the delivery engine,
+# the file journal) must ship in the tarball and load from it, in both module systems.
+cat > lazy-parts.cjs <<'JS'
+module.exports = async function lazyParts(sdk, journalPath) {
+  const answers = {
+    '/api/v3/store/transaction/update': '[]',
+    '/v3/vote/reward/claim': '[{"message":"Insufficient points."}]',
+    '/api/v2/client/global/checkout/complete': '{"status":"INVALID_STOCK","productsAffected":[]}',
+    '/api/v4/store/transaction/update': '{"status":"ERROR","code":"NO_ITEMS","message":"none"}',
+  };
+  const fetch = async (url) => new Response(answers[new URL(url).pathname]);
+  let events = 0;
+  const journal = new sdk.FileJournal(journalPath);
+  const client = new sdk.StorefrontClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9', fetch, onEvent: () => (events += 1), journal });
+  const results = [
+    (await client.claimLegacy('Ann')).code,
+    (await client.claimVoteReward({ player: 'Ann', reward: '1', amount: 'all' })).insufficientPoints,
+    (await client.checkout({ username: 'Ann', items: [{ id: 1, quantity: 1 }] })).outcome,
+    (await client.deliver('Ann', () => {})).code,
+    (await journal.pending()).length,
+  ];
+  await journal.close();
+  if (JSON.stringify(results) !== JSON.stringify(['NO_ITEMS', true, 'INVALID_STOCK', 'NO_ITEMS', 0]) || events !== 8) {
+    throw new Error(`parts loaded on first use: ${JSON.stringify({ results, events })}`);
+  }
+};
+JS
+node --input-type=module -e "
+  const { default: lazyParts } = await import('$work/lazy-parts.cjs');
+  await lazyParts(await import('teamgames-sdk'), '$work/esm-journal.jsonl');
+  console.log('smoke: import teamgames-sdk: the parts loaded on first use work');
+"
+node -e "
+  require('./lazy-parts.cjs')(require('teamgames-sdk'), '$work/cjs-journal.jsonl')
+    .then(() => console.log('smoke: require teamgames-sdk: the parts loaded on first use work'))
+    .catch((error) => { console.error(error); process.exit(1); });
+"
+
 msw_version="$(node -p "require('$root/node_modules/msw/package.json').version")"
 npm install --silent --no-audit --no-fund --prefer-offline "msw@$msw_version"
 node --input-type=module -e "

@@ -1,0 +1,18 @@
+/**
+ * Loads a module on first use. The main entry stays small: code only some programs run
+ * (v3 readers, checkout reading, event hooks) is imported when first needed, always before
+ * a request is sent, so a failed load never leaves a sent request unread.
+ *
+ * @module
+ * @internal
+ */
+
+/** A loader that imports once and shares the result; a failed import is tried again next time. */
+export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
+}
