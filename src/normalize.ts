@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { ValidationIssue } from './errors.js';
-import { catalogResponseSchema, claimV4ResponseSchema, toProduct, toTransaction, transactionSchema } from './schemas.js';
+import { toProduct, toTransaction, wireSchemas } from './schemas.js';
 import type { Catalog, ClaimResult, RawTransaction, Transaction } from './types.js';
 
 /**
@@ -50,10 +50,11 @@ export function parse<T extends z.ZodType>(schema: T, body: unknown, what: strin
 
 /** @internal */
 export function parseTransactions(rows: readonly unknown[], prefix: readonly PropertyKey[]): Transaction[] {
+  const schema = wireSchemas().transaction;
   const out: Transaction[] = [];
   const issues: ValidationIssue[] = [];
   rows.forEach((row, index) => {
-    const result = transactionSchema.safeParse(row);
+    const result = schema.safeParse(row);
     if (!result.success) {
       issues.push(...issuesOf(result.error, [...prefix, index]));
       return;
@@ -74,14 +75,14 @@ export function parseTransactions(rows: readonly unknown[], prefix: readonly Pro
 
 /** @internal */
 export function catalogFromWire(body: unknown): Catalog {
-  const wire = parse(catalogResponseSchema, body, 'the catalog does not match the schema');
+  const wire = parse(wireSchemas().catalogResponse, body, 'the catalog does not match the schema');
   if (wire.message === 'GAME_SERVER_NOT_FOUND') throw new WireProblem('auth', 'GAME_SERVER_NOT_FOUND');
   return { message: wire.message, products: wire.products ? wire.products.map(toProduct) : [] };
 }
 
 /** @internal */
 export function claimFromV4(body: unknown): ClaimResult {
-  const wire = parse(claimV4ResponseSchema, body, 'the claim answer does not match the schema');
+  const wire = parse(wireSchemas().claimV4Response, body, 'the claim answer does not match the schema');
   if (wire.code === 'SERVER_NOT_FOUND') throw new WireProblem('auth', 'SERVER_NOT_FOUND');
   const message = wire.message ?? '';
   const raw = wire.data?.rawTransactions;

@@ -5,8 +5,10 @@
  * @module
  */
 import { z } from 'zod';
-import { given, intLike, type Wire } from './schemas.js';
+import { given, wireSchemas, type Wire } from './schemas.js';
 import type { VoteReward } from './types.js';
+
+const { intLike } = wireSchemas();
 
 /** Keys that make a row a purchase rather than a message-only row. */
 export const TRANSACTION_KEYS = [

@@ -5,75 +5,94 @@
  * known to send them. Each `to…` function returns the exported type, so `tsc` proves the
  * schema and the interface agree.
  *
- * Built once at module load; parsing never creates a schema.
+ * Built on first use (see {@link wireSchemas}); parsing never creates a schema.
  *
  * @module
  */
 import { z } from 'zod';
 import type { Product, Sale, Transaction } from './types.js';
 
-/** A JSON number, or a string holding one (v3 endpoints are loose about this). */
-const numberLike = z.union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string')]);
-
-/** An integer, or a string holding one. */
-export const intLike = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or an integer string')]);
-
 /** Absent and `null` both become `undefined` (for envelopes, parsed once per answer). */
 export const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
-/** A wire sale; {@link toSale} drops its `null`s. */
-export const saleSchema = z.looseObject({
-  saleType: z.string(),
-  discountPercentage: z.number().nullish(),
-  discountAmount: z.number().nullish(),
-});
+/**
+ * Builds the wire schemas of the catalog and the v4 claim. Called once, on the first
+ * answer to read: building zod schemas costs several milliseconds in a fresh process,
+ * most of what importing the SDK costs beyond ky and zod themselves.
+ */
+function build() {
+  /** A JSON number, or a string holding one (v3 endpoints are loose about this). */
+  const numberLike = z.union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string')]);
 
-/** A wire product; {@link toProduct} fills the defaults. */
-export const productSchema = z.looseObject({
-  id: z.number().int(),
-  productId: z.union([z.string(), z.number()]),
-  name: z.string(),
-  price: z.number(),
-  priceOriginal: z.number().nullish(),
-  priceWithSale: z.number().nullish(),
-  quantity: z.number().int().nullish(),
-  description: z.string().nullish(),
-  image: z.string().nullish(),
-  disabled: z.boolean().nullish(),
-  sales: z.array(saleSchema).nullish(),
-});
+  /** An integer, or a string holding one. */
+  const intLike = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or an integer string')]);
 
-export const catalogResponseSchema = z.looseObject({
-  message: z.string(),
-  extendedMessage: optional(z.string()),
-  products: z.array(productSchema).nullish(),
-});
+  /** A wire sale; {@link toSale} drops its `null`s. */
+  const sale = z.looseObject({
+    saleType: z.string(),
+    discountPercentage: z.number().nullish(),
+    discountAmount: z.number().nullish(),
+  });
 
-/** A purchase row, v4 or legacy v3; {@link toTransaction} fills every v4 field. */
-export const transactionSchema = z.looseObject({
-  player_name: z.string(),
-  product_id: z.union([z.number(), z.string()]).nullish(),
-  product_id_string: z.union([z.string(), z.number()]).nullish(),
-  product_name: z.string(),
-  product_price: numberLike,
-  message: z.string().nullish(),
-  quantity_to_grant: intLike.nullish(),
-  quantity_purchased: intLike.nullish(),
-  product_amount: intLike.nullish(),
-  amount_purchased: intLike.nullish(),
-});
+  /** A wire product; {@link toProduct} fills the defaults. */
+  const product = z.looseObject({
+    id: z.number().int(),
+    productId: z.union([z.string(), z.number()]),
+    name: z.string(),
+    price: z.number(),
+    priceOriginal: z.number().nullish(),
+    priceWithSale: z.number().nullish(),
+    quantity: z.number().int().nullish(),
+    description: z.string().nullish(),
+    image: z.string().nullish(),
+    disabled: z.boolean().nullish(),
+    sales: z.array(sale).nullish(),
+  });
 
-export const claimV4ResponseSchema = z.looseObject({
-  status: z.string(),
-  code: z.string(),
-  message: optional(z.string()),
-  data: optional(
-    z.looseObject({
-      claims: optional(z.array(z.unknown())),
-      rawTransactions: optional(z.array(z.record(z.string(), z.unknown()))),
-    }),
-  ),
-});
+  const catalogResponse = z.looseObject({
+    message: z.string(),
+    extendedMessage: optional(z.string()),
+    products: z.array(product).nullish(),
+  });
+
+  /** A purchase row, v4 or legacy v3; {@link toTransaction} fills every v4 field. */
+  const transaction = z.looseObject({
+    player_name: z.string(),
+    product_id: z.union([z.number(), z.string()]).nullish(),
+    product_id_string: z.union([z.string(), z.number()]).nullish(),
+    product_name: z.string(),
+    product_price: numberLike,
+    message: z.string().nullish(),
+    quantity_to_grant: intLike.nullish(),
+    quantity_purchased: intLike.nullish(),
+    product_amount: intLike.nullish(),
+    amount_purchased: intLike.nullish(),
+  });
+
+  const claimV4Response = z.looseObject({
+    status: z.string(),
+    code: z.string(),
+    message: optional(z.string()),
+    data: optional(
+      z.looseObject({
+        claims: optional(z.array(z.unknown())),
+        rawTransactions: optional(z.array(z.record(z.string(), z.unknown()))),
+      }),
+    ),
+  });
+
+  return { intLike, sale, product, catalogResponse, transaction, claimV4Response };
+}
+
+/** The wire schemas (see `build`). */
+export type WireSchemas = ReturnType<typeof build>;
+
+let built: WireSchemas | undefined;
+
+/** The wire schemas, built on first use; parsing never creates a schema. */
+export function wireSchemas(): WireSchemas {
+  return (built ??= build());
+}
 
 // ---------------------------------------------------------------------------
 // From wire rows to the SDK's types. Plain functions, not zod transforms: a transform
@@ -88,17 +107,17 @@ export const given = <T>(value: T | null | undefined): value is T => value !== u
 // in place rather than copying each row once more.
 
 /** A validated wire sale as a {@link Sale} (completed in place). */
-export function toSale(sale: Wire<typeof saleSchema>): Sale {
+export function toSale(sale: Wire<WireSchemas['sale']>): Sale {
   if (sale.discountPercentage === null) delete sale.discountPercentage;
   if (sale.discountAmount === null) delete sale.discountAmount;
   return sale as Sale;
 }
 
 /** A validated wire product as a {@link Product}, defaults filled, extra fields kept (completed in place). */
-export function toProduct(p: Wire<typeof productSchema>): Product {
+export function toProduct(p: Wire<WireSchemas['product']>): Product {
   // Field by field, each assignment checked against Product's type: a temporary object
   // per product (Object.assign) cost several times more than this.
-  const product = p as Wire<typeof productSchema> & Product;
+  const product = p as Wire<WireSchemas['product']> & Product;
   product.productId = String(p.productId);
   product.priceOriginal = p.priceOriginal ?? p.price;
   product.priceWithSale = p.priceWithSale ?? p.price;
@@ -116,7 +135,7 @@ export function toProduct(p: Wire<typeof productSchema>): Product {
  * `product_id_string` from `product_id` when absent, each quantity from its twin.
  * Returns the problems instead when a required pair is wholly missing.
  */
-export function toTransaction(t: Wire<typeof transactionSchema>): Transaction | string[] {
+export function toTransaction(t: Wire<WireSchemas['transaction']>): Transaction | string[] {
   const problems: string[] = [];
   if (!given(t.product_id) && !given(t.product_id_string)) problems.push('product_id: product_id or product_id_string is required');
   const grant = t.quantity_to_grant ?? t.product_amount;

@@ -26,7 +26,7 @@ import {
   type VoteReward,
   type VoteRewardResult,
 } from '../../src/index.js';
-import { productSchema, saleSchema, toProduct, toSale, toTransaction, transactionSchema } from '../../src/schemas.js';
+import { toProduct, toSale, toTransaction, type WireSchemas } from '../../src/schemas.js';
 import { toVoteReward, voteRewardSchema } from '../../src/schemas-v3.js';
 
 describe('ClaimResult', () => {
@@ -127,15 +127,15 @@ describe('each zod schema agrees with its interface', () => {
   // The schemas validate wire rows; the to… functions take exactly a schema's output and
   // return exactly the interface, so a drift on either side fails here.
   it('productSchema → toProduct → Product', () => {
-    expectTypeOf<Parameters<typeof toProduct>[0]>().toEqualTypeOf<z.output<typeof productSchema>>();
+    expectTypeOf<Parameters<typeof toProduct>[0]>().toEqualTypeOf<z.output<WireSchemas['product']>>();
     expectTypeOf<ReturnType<typeof toProduct>>().toEqualTypeOf<Product>();
   });
   it('saleSchema → toSale → Sale', () => {
-    expectTypeOf<Parameters<typeof toSale>[0]>().toEqualTypeOf<z.output<typeof saleSchema>>();
+    expectTypeOf<Parameters<typeof toSale>[0]>().toEqualTypeOf<z.output<WireSchemas['sale']>>();
     expectTypeOf<ReturnType<typeof toSale>>().toEqualTypeOf<Sale>();
   });
   it('transactionSchema → toTransaction → Transaction (or the problems)', () => {
-    expectTypeOf<Parameters<typeof toTransaction>[0]>().toEqualTypeOf<z.output<typeof transactionSchema>>();
+    expectTypeOf<Parameters<typeof toTransaction>[0]>().toEqualTypeOf<z.output<WireSchemas['transaction']>>();
     expectTypeOf<ReturnType<typeof toTransaction>>().toEqualTypeOf<Transaction | string[]>();
   });
   it('voteRewardSchema → toVoteReward → VoteReward', () => {

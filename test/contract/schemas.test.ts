@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { catalogResponseSchema, claimV4ResponseSchema, transactionSchema } from '../../src/schemas.js';
+import { wireSchemas } from '../../src/schemas.js';
 import { checkoutResponseSchema } from '../../src/normalize-checkout.js';
 import { legacyResponseSchema, messageRowSchema, voteRewardSchema } from '../../src/schemas-v3.js';
 import { KEY, KEY_UNCONFIGURED, transports, useContract } from './support.js';
+
+const { catalogResponse: catalogResponseSchema, claimV4Response: claimV4ResponseSchema, transaction: transactionSchema } = wireSchemas();
 
 /** Asserts that `body` parses with `schema`, showing zod's issues when it does not. */
 function expectParses(schema: z.ZodType, body: unknown): void {
