@@ -291,7 +291,8 @@ function validationCost({ catalogText, claimText }: { catalogText: string; claim
   };
 }
 
-function coldImportMs(kind: 'import' | 'require', target: 'sdk' | 'deps', runs = flags.quick ? 5 : 15): number {
+/** One cold load in a fresh process: of the SDK, or of ky and zod alone. */
+function coldLoadMs(kind: 'import' | 'require', target: 'sdk' | 'deps'): number {
   const code =
     kind === 'import'
       ? target === 'sdk'
@@ -300,14 +301,32 @@ function coldImportMs(kind: 'import' | 'require', target: 'sdk' | 'deps', runs =
       : target === 'sdk'
         ? `const t = performance.now(); require('teamgames-sdk'); process.stdout.write(String(performance.now() - t));`
         : `const t = performance.now(); require('ky'); require('zod'); process.stdout.write(String(performance.now() - t));`;
-  const args = kind === 'import' ? ['--input-type=module', '-e', code] : ['-e', code];
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const out = spawnSync(process.execPath, args, { encoding: 'utf8' });
-    if (out.status !== 0) throw new Error(`${kind} ${target} failed: ${out.stderr}`);
-    times.push(Number(out.stdout));
+  const out = spawnSync(process.execPath, kind === 'import' ? ['--input-type=module', '-e', code] : ['-e', code], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`${kind} ${target} failed: ${out.stderr}`);
+  return Number(out.stdout);
+}
+
+/** Cold loads of the SDK and of ky + zod, in pairs: the ratio is the median of the pairs' ratios. */
+function coldLoad(kind: 'import' | 'require', pairs = flags.quick ? 7 : 21): { sdkMs: number; depsMs: number; ratio: number } {
+  const sdk: number[] = [];
+  const deps: number[] = [];
+  const ratios: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    // Alternate which goes first, so neither always runs right after the other.
+    let sdkMs: number;
+    let depsMs: number;
+    if (i % 2 === 0) {
+      sdkMs = coldLoadMs(kind, 'sdk');
+      depsMs = coldLoadMs(kind, 'deps');
+    } else {
+      depsMs = coldLoadMs(kind, 'deps');
+      sdkMs = coldLoadMs(kind, 'sdk');
+    }
+    sdk.push(sdkMs);
+    deps.push(depsMs);
+    ratios.push(sdkMs / depsMs);
   }
-  return percentile(times.sort((a, b) => a - b), 50);
+  return { sdkMs: median(sdk), depsMs: median(deps), ratio: median(ratios) };
 }
 
 interface Size {
@@ -407,16 +426,12 @@ try {
       `claim of 200 transactions ${us(validation.claim200Us)} µs/call (JSON.parse ${us(validation.claim200JsonParseUs)} + zod and normalize ${us(validation.claim200ValidateUs)})`,
   );
 
-  const imports = {
-    importSdkMs: coldImportMs('import', 'sdk'),
-    importDepsMs: coldImportMs('import', 'deps'),
-    requireSdkMs: coldImportMs('require', 'sdk'),
-    requireDepsMs: coldImportMs('require', 'deps'),
-  };
+  const imports = { import: coldLoad('import'), require: coldLoad('require') };
   console.log(
-    `import: cold import('teamgames-sdk') ${imports.importSdkMs.toFixed(1)} ms vs ky+zod ${imports.importDepsMs.toFixed(1)} ms (ratio ${(imports.importSdkMs / imports.importDepsMs).toFixed(2)}); ` +
-      `require ${imports.requireSdkMs.toFixed(1)} ms vs ${imports.requireDepsMs.toFixed(1)} ms (ratio ${(imports.requireSdkMs / imports.requireDepsMs).toFixed(2)})`,
+    `import: cold import('teamgames-sdk') ${imports.import.sdkMs.toFixed(1)} ms vs ky+zod ${imports.import.depsMs.toFixed(1)} ms (ratio ${imports.import.ratio.toFixed(2)}); ` +
+      `require ${imports.require.sdkMs.toFixed(1)} ms vs ${imports.require.depsMs.toFixed(1)} ms (ratio ${imports.require.ratio.toFixed(2)})`,
   );
+
 
   const own = await bundleSize(false);
   const all = await bundleSize(true);
