@@ -6,8 +6,11 @@
  * @module
  */
 import { resolve } from 'node:path';
+import { lazy } from '../internal/lazy.js';
 import type { FileStore } from './file-store.js';
 import type { DeliveryJournal, JournalEntry } from './journal.js';
+
+const fileStore = lazy(() => import('./file-store.js'));
 
 /** Options of {@link FileJournal}. */
 export interface FileJournalOptions {
@@ -96,7 +99,13 @@ export class FileJournal implements DeliveryJournal {
    * loads run in the order they were made.
    */
   #with<T>(run: (store: FileStore) => Promise<T>): Promise<T> {
-    this.#store ??= import('./file-store.js').then(({ FileStore }) => new FileStore(this.path, this.#compactAfter, this.#fsync));
+    this.#store ??= fileStore().then(
+      ({ FileStore }) => new FileStore(this.path, this.#compactAfter, this.#fsync),
+      (error: unknown) => {
+        this.#store = undefined; // a failed load is tried again on the next call
+        throw error;
+      },
+    );
     return this.#store.then(run);
   }
 }

@@ -29,3 +29,29 @@ describe('a lazily loaded part that fails to load', () => {
     expect(sent).toBe(0);
   });
 });
+
+describe('FileJournal whose implementation fails to load', () => {
+  it('rejects the call and loads again on the next one', async () => {
+    vi.resetModules();
+    let fail = true;
+    vi.doMock('../../src/journals/file-store.js', async (importOriginal) => {
+      if (fail) throw new Error('cannot load the file journal');
+      return importOriginal();
+    });
+    const { FileJournal } = await import('../../src/index.js');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'teamgames-lazy-'));
+    try {
+      const journal = new FileJournal(join(dir, 'journal.jsonl'));
+      await expect(journal.pending()).rejects.toThrow(Error);
+      fail = false;
+      expect(await journal.pending()).toEqual([]);
+      await journal.close();
+    } finally {
+      vi.doUnmock('../../src/journals/file-store.js');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
