@@ -52,9 +52,10 @@ import { VERSION } from './version.js';
 /** The production base URL. */
 export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
 
-// Readers only some programs need, loaded on their first call (before its request is sent).
+// Parts only some programs need, loaded on first use (always before the request that needs them).
 const v3Readers = lazy(() => import('./normalize-v3.js'));
 const checkoutReader = lazy(() => import('./normalize-checkout.js'));
+const deliveryEngine = lazy(() => import('./delivery.js'));
 
 const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent', 'journal'] as const;
 const MAX_RETRY = 10;
@@ -91,7 +92,7 @@ export class StorefrontClient {
   readonly #cache: CatalogCache<Catalog> | undefined;
   readonly #now: () => number;
   readonly #journal: DeliveryJournal | undefined;
-  #deliveries: Promise<DeliveryEngine> | undefined;
+  #deliveries: DeliveryEngine | undefined;
 
   /**
    * @throws {@link InvalidInputError} for a missing or blank `apiKey`, an unknown option
@@ -395,10 +396,9 @@ export class StorefrontClient {
    * The delivery engine, loaded on first use: most bridges never call deliver, and the
    * main entry stays small and quick to import without it.
    */
-  #engine(): Promise<DeliveryEngine> {
-    this.#deliveries ??= import('./delivery.js').then(
-      ({ DeliveryEngine }) => new DeliveryEngine({ claim: (player, options) => this.claim(player, options), now: this.#now, journal: this.#journal }),
-    );
+  async #engine(): Promise<DeliveryEngine> {
+    const { DeliveryEngine } = await deliveryEngine();
+    this.#deliveries ??= new DeliveryEngine({ claim: (player, options) => this.claim(player, options), now: this.#now, journal: this.#journal });
     return this.#deliveries;
   }
 

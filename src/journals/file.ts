@@ -52,7 +52,7 @@ export class FileJournal implements DeliveryJournal {
   readonly path: string;
   readonly #compactAfter: number;
   readonly #fsync: boolean;
-  #store: Promise<FileStore> | undefined;
+  #store: FileStore | undefined;
 
   /**
    * Opens nothing yet: the file is read (and created) on first use.
@@ -96,16 +96,12 @@ export class FileJournal implements DeliveryJournal {
   /**
    * The implementation is loaded on first use: most programs that import the SDK never
    * journal, and its file handling is most of this class's code. Calls made before it
-   * loads run in the order they were made.
+   * loads run in the order they were made (they resume in the order they awaited it).
    */
-  #with<T>(run: (store: FileStore) => Promise<T>): Promise<T> {
-    this.#store ??= fileStore().then(
-      ({ FileStore }) => new FileStore(this.path, this.#compactAfter, this.#fsync),
-      (error: unknown) => {
-        this.#store = undefined; // a failed load is tried again on the next call
-        throw error;
-      },
-    );
-    return this.#store.then(run);
+  async #with<T>(run: (store: FileStore) => Promise<T>): Promise<T> {
+    const { FileStore } = await fileStore();
+    this.#store ??= new FileStore(this.path, this.#compactAfter, this.#fsync);
+    return run(this.#store);
   }
+
 }

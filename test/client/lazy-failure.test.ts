@@ -55,3 +55,34 @@ describe('FileJournal whose implementation fails to load', () => {
     }
   });
 });
+
+describe('deliver whose engine fails to load', () => {
+  it('rejects before claiming anything and loads again on the next call', async () => {
+    vi.resetModules();
+    let fail = true;
+    vi.doMock('../../src/delivery.js', async (importOriginal) => {
+      if (fail) throw new Error('cannot load the delivery engine');
+      return importOriginal();
+    });
+    const { MemoryJournal, StorefrontClient } = await import('../../src/index.js');
+    let sent = 0;
+    const client = new StorefrontClient({
+      apiKey: 'tg_live_key',
+      baseUrl: 'http://127.0.0.1:9',
+      journal: new MemoryJournal(),
+      fetch: async () => {
+        sent += 1;
+        return new Response('{"status":"ERROR","code":"NO_ITEMS","message":"none"}');
+      },
+    });
+    try {
+      await expect(client.deliver('Ann', () => {})).rejects.toThrow(Error);
+      expect(sent).toBe(0);
+      fail = false;
+      expect((await client.deliver('Ann', () => {})).code).toBe('NO_ITEMS');
+      expect(sent).toBe(1);
+    } finally {
+      vi.doUnmock('../../src/delivery.js');
+    }
+  });
+});
