@@ -1,9 +1,10 @@
 /**
- * zod schemas of every response body, and the functions that turn validated rows into
- * the SDK's types. The schemas are tolerant: unknown fields are kept, optional fields may
- * be absent or `null`, numbers may arrive as numeric strings where older endpoints are
- * known to send them. Each `to…` function returns the exported type, so `tsc` proves the
- * schema and the interface agree.
+ * zod schemas of the catalog and v4 claim bodies, and the functions that turn validated
+ * rows into the SDK's types (the v3 and checkout schemas load with their readers). The
+ * schemas are tolerant: unknown fields are kept, optional fields may be absent or `null`,
+ * numbers may arrive as numeric strings where older endpoints are known to send them.
+ * Each `to…` function takes its schema's output and returns the exported type; the types
+ * test pins both ends, so the schema and the interface cannot drift apart.
  *
  * Built on first use (see {@link wireSchemas}); parsing never creates a schema.
  *
