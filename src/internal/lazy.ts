@@ -1,7 +1,8 @@
 /**
  * Loads a module on first use. The main entry stays small: code only some programs run
- * (v3 readers, checkout reading, event hooks) is imported when first needed, always before
- * a request is sent, so a failed load never leaves a sent request unread.
+ * (the delivery engine, the file journal's store, the v3 and checkout readers, the event
+ * hooks) is imported when first needed, always before the request that needs it is sent,
+ * so a failed load never leaves a sent request unread.
  *
  * @module
  * @internal
