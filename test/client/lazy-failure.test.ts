@@ -5,7 +5,7 @@ afterEach(() => {
   vi.resetModules();
 });
 
-describe('a lazily loaded part that fails to load', () => {
+describe('event hooks that fail to load', () => {
   it('fails the call before anything is sent, and frees the claim guard for the next try', async () => {
     vi.resetModules();
     vi.doMock('../../src/internal/events.js', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lazy } from '../../src/internal/lazy.js';
 
-describe('lazy (how the v3 readers, checkout reading and event hooks load)', () => {
+describe('lazy: how the parts loaded on first use load', () => {
   it('imports once and shares the result between concurrent callers', async () => {
     let loads = 0;
     const load = lazy(async () => ({ n: ++loads }));
