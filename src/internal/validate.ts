@@ -11,7 +11,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith('.localhost');
 }
 

@@ -1,19 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+const LAZY_PARTS = ['../../src/internal/events.js', '../../src/journals/file-store.js', '../../src/delivery.js'];
+
 afterEach(() => {
-  vi.doUnmock('../../src/internal/events.js');
+  for (const path of LAZY_PARTS) vi.doUnmock(path);
   vi.resetModules();
 });
 
+/**
+ * Makes one lazily loaded module fail to load until `recover()`, then imports a fresh
+ * copy of the SDK that will load it. vitest wraps the module's error in its own.
+ */
+async function sdkWithFailingPart(path: string) {
+  let failing = true;
+  vi.resetModules();
+  vi.doMock(path, async (importOriginal) => {
+    if (failing) throw new Error(`cannot load ${path}`);
+    return importOriginal();
+  });
+  const sdk = await import('../../src/index.js');
+  return { sdk, recover: () => (failing = false) };
+}
+
 describe('event hooks that fail to load', () => {
   it('fails the call before anything is sent, and frees the claim guard for the next try', async () => {
-    vi.resetModules();
-    vi.doMock('../../src/internal/events.js', () => {
-      throw new Error('cannot load the event hooks');
-    });
-    const { StorefrontClient } = await import('../../src/index.js');
+    const { sdk } = await sdkWithFailingPart('../../src/internal/events.js');
     let sent = 0;
-    const client = new StorefrontClient({
+    const client = new sdk.StorefrontClient({
       apiKey: 'tg_live_key',
       baseUrl: 'http://127.0.0.1:9',
       fetch: async () => {
@@ -22,7 +38,6 @@ describe('event hooks that fail to load', () => {
       },
       onEvent: () => {},
     });
-    // vitest wraps the module's error in its own.
     await expect(client.claim('Ann')).rejects.toThrow(Error);
     // Not RATE_LIMIT from the local guard: the first attempt never reached the service.
     await expect(client.claim('Ann')).rejects.toThrow(Error);
@@ -32,25 +47,15 @@ describe('event hooks that fail to load', () => {
 
 describe('FileJournal whose implementation fails to load', () => {
   it('rejects the call and loads again on the next one', async () => {
-    vi.resetModules();
-    let fail = true;
-    vi.doMock('../../src/journals/file-store.js', async (importOriginal) => {
-      if (fail) throw new Error('cannot load the file journal');
-      return importOriginal();
-    });
-    const { FileJournal } = await import('../../src/index.js');
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
+    const { sdk, recover } = await sdkWithFailingPart('../../src/journals/file-store.js');
     const dir = mkdtempSync(join(tmpdir(), 'teamgames-lazy-'));
     try {
-      const journal = new FileJournal(join(dir, 'journal.jsonl'));
+      const journal = new sdk.FileJournal(join(dir, 'journal.jsonl'));
       await expect(journal.pending()).rejects.toThrow(Error);
-      fail = false;
+      recover();
       expect(await journal.pending()).toEqual([]);
       await journal.close();
     } finally {
-      vi.doUnmock('../../src/journals/file-store.js');
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -58,31 +63,21 @@ describe('FileJournal whose implementation fails to load', () => {
 
 describe('deliver whose engine fails to load', () => {
   it('rejects before claiming anything and loads again on the next call', async () => {
-    vi.resetModules();
-    let fail = true;
-    vi.doMock('../../src/delivery.js', async (importOriginal) => {
-      if (fail) throw new Error('cannot load the delivery engine');
-      return importOriginal();
-    });
-    const { MemoryJournal, StorefrontClient } = await import('../../src/index.js');
+    const { sdk, recover } = await sdkWithFailingPart('../../src/delivery.js');
     let sent = 0;
-    const client = new StorefrontClient({
+    const client = new sdk.StorefrontClient({
       apiKey: 'tg_live_key',
       baseUrl: 'http://127.0.0.1:9',
-      journal: new MemoryJournal(),
+      journal: new sdk.MemoryJournal(),
       fetch: async () => {
         sent += 1;
         return new Response('{"status":"ERROR","code":"NO_ITEMS","message":"none"}');
       },
     });
-    try {
-      await expect(client.deliver('Ann', () => {})).rejects.toThrow(Error);
-      expect(sent).toBe(0);
-      fail = false;
-      expect((await client.deliver('Ann', () => {})).code).toBe('NO_ITEMS');
-      expect(sent).toBe(1);
-    } finally {
-      vi.doUnmock('../../src/delivery.js');
-    }
+    await expect(client.deliver('Ann', () => {})).rejects.toThrow(Error);
+    expect(sent).toBe(0);
+    recover();
+    expect((await client.deliver('Ann', () => {})).code).toBe('NO_ITEMS');
+    expect(sent).toBe(1);
   });
 });
