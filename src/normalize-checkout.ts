@@ -6,20 +6,22 @@
  */
 import { z } from 'zod';
 import { WireProblem, parse } from './normalize.js';
-import { optional } from './schemas.js';
+import { compiled, optional } from './schemas.js';
 import type { CheckoutResult } from './types.js';
 
 /** A checkout answer: outcome indicators, all optional. */
-export const checkoutResponseSchema = z.looseObject({
-  status: optional(z.string()),
-  statusCode: optional(z.union([z.string(), z.number()]).transform(String)),
-  isFree: optional(z.boolean()),
-  redirect: optional(z.string()),
-  transactionId: optional(z.union([z.string(), z.number()]).transform(String)),
-  message: optional(z.string()),
-  error: optional(z.string()),
-  productsAffected: optional(z.array(z.unknown())),
-});
+export const checkoutResponseSchema = compiled(
+  z.looseObject({
+    status: optional(z.string()),
+    statusCode: optional(z.union([z.string(), z.number()]).transform(String)),
+    isFree: optional(z.boolean()),
+    redirect: optional(z.string()),
+    transactionId: optional(z.union([z.string(), z.number()]).transform(String)),
+    message: optional(z.string()),
+    error: optional(z.string()),
+    productsAffected: optional(z.array(z.unknown())),
+  }),
+);
 
 type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
 

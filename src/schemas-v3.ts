@@ -1,11 +1,11 @@
 /**
- * zod schemas of the v3 answers (legacy claims and vote rewards), loaded with
+ * zod schemas of the v3 answers (legacy claims and vote rewards), compiled, loaded with
  * {@link claimFromLegacy} and {@link voteFromWire} on the first v3 call.
  *
  * @module
  */
 import { z } from 'zod';
-import { given, wireSchemas, type Wire } from './schemas.js';
+import { compiled, given, wireSchemas, type Wire } from './schemas.js';
 import type { VoteReward } from './types.js';
 
 const { intLike } = wireSchemas();
@@ -24,23 +24,25 @@ export const TRANSACTION_KEYS = [
 ] as const;
 
 /** A v3 answer: the documented array, or the bare `{message}` object some deployments send. */
-export const legacyResponseSchema = z.union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())]);
+export const legacyResponseSchema = compiled(z.union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())]));
 
-export const messageRowSchema = z.looseObject({ message: z.string() });
+export const messageRowSchema = compiled(z.looseObject({ message: z.string() }));
 
 /** Keys that make a vote row a reward rather than a message-only row. */
 export const VOTE_REWARD_KEYS = ['reward_id', 'reward_name', 'give_amount', 'vote_points', 'votes_month', 'total_points'] as const;
 
 /** A vote reward row; {@link toVoteReward} keeps `total_points` a string. */
-export const voteRewardSchema = z.looseObject({
-  message: z.string().nullish(),
-  total_points: z.union([z.string(), z.number()]),
-  vote_points: intLike,
-  votes_month: intLike,
-  give_amount: intLike,
-  reward_id: intLike,
-  reward_name: z.string(),
-});
+export const voteRewardSchema = compiled(
+  z.looseObject({
+    message: z.string().nullish(),
+    total_points: z.union([z.string(), z.number()]),
+    vote_points: intLike,
+    votes_month: intLike,
+    give_amount: intLike,
+    reward_id: intLike,
+    reward_name: z.string(),
+  }),
+);
 
 /** A validated vote reward row as a {@link VoteReward}. */
 export function toVoteReward(row: Wire<typeof voteRewardSchema>): VoteReward {
