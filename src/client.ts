@@ -22,6 +22,7 @@ import {
   checkNonBlank,
   checkOptionsObject,
   checkPositiveInteger,
+  checkRequiredObject,
   checkSignal,
   checkTimeout,
   describe,
@@ -99,8 +100,7 @@ export class StorefrontClient {
    * name, or an option outside its rule (the message names the option).
    */
   constructor(options: StorefrontClientOptions) {
-    const opts = checkOptionsObject(options, CLIENT_OPTIONS, 'options');
-    if (options === undefined) fail('options', 'must be an object with at least apiKey');
+    const opts = checkRequiredObject(options, CLIENT_OPTIONS, 'at least apiKey', 'options');
     // v3 endpoints carry the raw key in a header: refuse here what fetch would refuse mid-claim.
     const apiKey = checkHeaderValue(opts.apiKey, 'options.apiKey');
 
@@ -190,8 +190,7 @@ export class StorefrontClient {
    */
   async checkout(input: CheckoutInput, options?: RequestOptions): Promise<CheckoutResult> {
     const op: Operation = 'checkout';
-    if (input === undefined || input === null) fail('input', 'must be an object with username and items', op);
-    const fields = checkOptionsObject(input, ['username', 'items', 'coupon'], 'input', op);
+    const fields = checkRequiredObject(input, ['username', 'items', 'coupon'], 'username and items', 'input', op);
     const signal = this.#signalOf(options, op);
     const username = checkNonBlank(fields.username, 'input.username', op);
     const items = fields.items;
@@ -313,8 +312,7 @@ export class StorefrontClient {
    */
   async claimVoteReward(input: VoteRewardInput, options?: RequestOptions): Promise<VoteRewardResult> {
     const op: Operation = 'claimVoteReward';
-    if (input === undefined || input === null) fail('input', 'must be an object with player, reward and amount', op);
-    const fields = checkOptionsObject(input, ['player', 'reward', 'amount'], 'input', op);
+    const fields = checkRequiredObject(input, ['player', 'reward', 'amount'], 'player, reward and amount', 'input', op);
     const signal = this.#signalOf(options, op);
     const player = checkNonBlank(fields.player, 'input.player', op);
     const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);

@@ -51,6 +51,18 @@ export function checkIntegerInRange(value: unknown, min: number, max: number, ar
   return value;
 }
 
+/** An object the call cannot do without: absent or `null` fails, naming what it must hold. */
+export function checkRequiredObject<T extends object>(
+  value: T | undefined | null,
+  allowed: readonly string[],
+  holds: string,
+  argument: string,
+  operation?: Operation,
+): Partial<T> {
+  if (value === undefined || value === null) fail(argument, `must be an object with ${holds}`, operation);
+  return checkOptionsObject(value, allowed, argument, operation);
+}
+
 /** An options object that may be absent; rejects names outside `allowed`. */
 export function checkOptionsObject<T extends object>(
   value: T | undefined,

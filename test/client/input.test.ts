@@ -70,8 +70,8 @@ describe('getCatalog', () => {
 
 describe('checkout', () => {
   it.each<[string, unknown, string, RegExp]>([
-    ['no input', undefined, 'input', /must be an object/],
-    ['null input', null, 'input', /must be an object/],
+    ['no input', undefined, 'input', /must be an object with username and items/],
+    ['null input', null, 'input', /must be an object with username and items/],
     ["username ''", { ...item({}), username: '' }, 'input.username', BLANK],
     ["username '  '", { ...item({}), username: '  ' }, 'input.username', BLANK],
     ['username 42', { ...item({}), username: 42 }, 'input.username', STRING],
@@ -152,7 +152,8 @@ describe('claimVoteReward', () => {
   const vote = (fields: Record<string, unknown>) => bad<Parameters<StorefrontClient['claimVoteReward']>[0]>({ player: 'Player123', reward: '1', amount: 'all', ...fields });
 
   it.each<[string, unknown, string, RegExp]>([
-    ['no input', undefined, 'input', /must be an object/],
+    ['no input', undefined, 'input', /must be an object with player, reward and amount/],
+    ['null input', null, 'input', /must be an object with player, reward and amount/],
     ["player ''", vote({ player: '' }), 'input.player', BLANK],
     ["player '  '", vote({ player: '  ' }), 'input.player', BLANK],
     ['player 7', vote({ player: 7 }), 'input.player', STRING],
@@ -191,8 +192,8 @@ describe('constructor', () => {
   }
 
   it.each<[string, unknown, string, RegExp]>([
-    ['no options', undefined, 'options', /must be an object/],
-    ['options null', null, 'options', /must be an object/],
+    ['no options', undefined, 'options', /must be an object with at least apiKey/],
+    ['options null', null, 'options', /must be an object with at least apiKey/],
     ['a missing apiKey', {}, 'options.apiKey', STRING],
     ["apiKey ''", { apiKey: '' }, 'options.apiKey', BLANK],
     ["apiKey '  '", { apiKey: '  ' }, 'options.apiKey', BLANK],
