@@ -25,9 +25,6 @@ import {
   checkRequiredObject,
   checkSignal,
   checkTimeout,
-  describe,
-  fail,
-  MAX_QUANTITY,
 } from './internal/validate.js';
 import {
   CLAIM_WINDOW_MS,
@@ -55,7 +52,7 @@ export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
 
 // Parts only some programs need, loaded on first use (always before the request that needs them).
 const v3Readers = lazy(() => import('./normalize-v3.js'));
-const checkoutReader = lazy(() => import('./normalize-checkout.js'));
+const checkoutPart = lazy(() => import('./checkout.js'));
 const deliveryEngine = lazy(() => import('./delivery.js'));
 
 const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent', 'journal'] as const;
@@ -189,27 +186,11 @@ export class StorefrontClient {
    * @see [Building a storefront](../docs/building-a-storefront.md)
    */
   async checkout(input: CheckoutInput, options?: RequestOptions): Promise<CheckoutResult> {
-    const op: Operation = 'checkout';
-    const fields = checkRequiredObject(input, ['username', 'items', 'coupon'], 'username and items', 'input', op);
-    const signal = this.#signalOf(options, op);
-    const username = checkNonBlank(fields.username, 'input.username', op);
-    const items = fields.items;
-    if (!Array.isArray(items)) fail('input.items', `must be an array of { id, quantity }, got ${describe(items)}`, op);
-    if (items.length === 0) fail('input.items', 'must not be empty', op);
-    // Only id and quantity go on the wire, whatever else the caller's objects carry.
-    // Array.from visits holes too: a sparse cart must fail here, not go out as `null`.
-    const cart = Array.from(items as readonly unknown[], (item, i) => {
-      if (typeof item !== 'object' || item === null) fail(`input.items[${i}]`, `must be an object, got ${describe(item)}`, op);
-      const { id, quantity } = item as Record<string, unknown>;
-      return {
-        id: checkPositiveInteger(id, `input.items[${i}].id`, op),
-        quantity: checkIntegerInRange(quantity, 1, MAX_QUANTITY, `input.items[${i}].quantity`, op),
-      };
-    });
-    const payload: Record<string, unknown> = { username, cartItems: JSON.stringify(cart) };
-    if (fields.coupon !== undefined) payload['coupon'] = checkNonBlank(fields.coupon, 'input.coupon', op);
-    const { checkoutFromWire } = await checkoutReader();
-    return this.#call(ENDPOINTS.checkout, payload, { signal, subject: username, delivers: false }, checkoutFromWire);
+    // The cart's checks load with the checkout's reader: before anything is sent.
+    const { checkoutBody, checkoutFromWire } = await checkoutPart();
+    const { body, username } = checkoutBody(input);
+    const signal = this.#signalOf(options, 'checkout');
+    return this.#call(ENDPOINTS.checkout, body, { signal, subject: username, delivers: false }, checkoutFromWire);
   }
 
   /**

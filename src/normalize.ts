@@ -1,6 +1,6 @@
 /**
  * From validated wire bodies to the SDK's values: the catalog, and v4 envelopes into a
- * {@link ClaimResult}. Checkout answers are read in `normalize-checkout.ts`, v3 answers in
+ * {@link ClaimResult}. Checkout answers are read in `checkout.ts`, v3 answers in
  * `normalize-v3.ts`; both load on first use.
  *
  * @module

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { wireSchemas } from '../../src/schemas.js';
-import { checkoutResponseSchema } from '../../src/normalize-checkout.js';
+import { checkoutResponseSchema } from '../../src/checkout.js';
 import { legacyResponseSchema, messageRowSchema, voteRewardSchema } from '../../src/schemas-v3.js';
 import { KEY, KEY_UNCONFIGURED, transports, useContract } from './support.js';
 

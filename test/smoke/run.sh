@@ -25,7 +25,7 @@ node -e "
   console.log('smoke: require teamgames-sdk ok (without msw)');
 "
 
-# The parts loaded on first use (v3 and checkout readers, event hooks, the delivery engine,
+# The parts loaded on first use (v3 readers, the checkout part, event hooks, the delivery engine,
 # the file journal) must ship in the tarball and load from it, in both module systems.
 cat > lazy-parts.cjs <<'JS'
 module.exports = async function lazyParts(sdk, journalPath) {

@@ -1,13 +1,44 @@
 /**
- * The checkout answer: its schema and its reading into a {@link CheckoutResult}. Loaded
- * on the first checkout, before its request is sent: bridges that only claim never need it.
+ * What only a checkout needs: the checks of its cart and the form body built from it, and
+ * the reading of its answer into a {@link CheckoutResult}. Loaded on the first checkout,
+ * before anything is checked or sent: bridges that only claim never need it.
  *
  * @module
  */
 import { z } from 'zod';
+import type { Operation } from './errors.js';
+import { checkIntegerInRange, checkNonBlank, checkPositiveInteger, checkRequiredObject, describe, fail, MAX_QUANTITY } from './internal/validate.js';
 import { WireProblem, parse } from './normalize.js';
 import { compiled, optional } from './schemas.js';
-import type { CheckoutResult } from './types.js';
+import type { CheckoutInput, CheckoutResult } from './types.js';
+
+const op: Operation = 'checkout';
+
+/**
+ * The checkout's form body from the caller's input, every field checked before anything
+ * is sent; throws an `InvalidInputError` naming the first field that breaks a rule.
+ * @internal
+ */
+export function checkoutBody(input: CheckoutInput): { body: Record<string, string>; username: string } {
+  const fields = checkRequiredObject(input, ['username', 'items', 'coupon'], 'username and items', 'input', op);
+  const username = checkNonBlank(fields.username, 'input.username', op);
+  const items = fields.items;
+  if (!Array.isArray(items)) fail('input.items', `must be an array of { id, quantity }, got ${describe(items)}`, op);
+  if (items.length === 0) fail('input.items', 'must not be empty', op);
+  // Only id and quantity go on the wire, whatever else the caller's objects carry.
+  // Array.from visits holes too: a sparse cart must fail here, not go out as `null`.
+  const cart = Array.from(items as readonly unknown[], (item, i) => {
+    if (typeof item !== 'object' || item === null) fail(`input.items[${i}]`, `must be an object, got ${describe(item)}`, op);
+    const { id, quantity } = item as Record<string, unknown>;
+    return {
+      id: checkPositiveInteger(id, `input.items[${i}].id`, op),
+      quantity: checkIntegerInRange(quantity, 1, MAX_QUANTITY, `input.items[${i}].quantity`, op),
+    };
+  });
+  const body: Record<string, string> = { username, cartItems: JSON.stringify(cart) };
+  if (fields.coupon !== undefined) body['coupon'] = checkNonBlank(fields.coupon, 'input.coupon', op);
+  return { body, username };
+}
 
 /** A checkout answer: outcome indicators, all optional. */
 export const checkoutResponseSchema = compiled(
