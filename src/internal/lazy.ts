@@ -1,8 +1,8 @@
 /**
  * Loads a module on first use. The main entry stays small: code only some programs run
  * (the delivery engine, the file journal's store, the v3 readers, the checkout's cart
- * checks and reader, the event hooks) is imported when first needed, always before the request that needs it is sent,
- * so a failed load never leaves a sent request unread.
+ * checks and reader, the event hooks) is imported when first needed, always before the
+ * request that needs it is sent, so a failed load never leaves a sent request unread.
  *
  * @module
  * @internal
