@@ -340,8 +340,8 @@ interface Size {
  * What `import 'teamgames-sdk'` loads, minified and gzipped: dist/index.js and what it
  * imports statically. Code behind a dynamic import() (the delivery engine, the file
  * journal's implementation, the v3 readers, the checkout's cart checks and reader, the
- * event hooks) loads on first
- * use and is measured apart, without what the entry already loaded.
+ * event hooks) loads on first use and is measured apart, without what the entry already
+ * loaded.
  */
 async function bundleSize(withDependencies: boolean): Promise<Size & { pullsMock: boolean; lazy: (Size & { files: string[] }) | undefined }> {
   const external = withDependencies ? [] : ['ky', 'zod'];
