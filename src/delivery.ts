@@ -22,9 +22,10 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { ClaimOutcomeUnknownError, ResponseValidationError, isStorefrontError, type StorefrontError } from './errors.js';
+import { resolve } from 'node:path';
+import { ResponseValidationError, isStorefrontError, type ClaimOutcomeUnknownError, type StorefrontError } from './errors.js';
 import type { Operation } from './errors.js';
-import { checkIntegerInRange, checkNonBlank, checkOptionsObject, describe, fail } from './internal/validate.js';
+import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkSignal, describe, fail } from './internal/validate.js';
 import { FileJournal } from './journals/file.js';
 import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from './journals/journal.js';
 import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE } from './normalize.js';
@@ -219,7 +220,7 @@ export class DeliveryEngine {
   /** The journal; the default file journal is opened on first use, never at construction. */
   get journal(): DeliveryJournal {
     if (this.#journal === undefined) {
-      const path = new FileJournal(DEFAULT_JOURNAL_PATH).path;
+      const path = resolve(DEFAULT_JOURNAL_PATH);
       let journal = defaultJournals.get(path);
       if (journal === undefined) defaultJournals.set(path, (journal = new FileJournal(path)));
       this.#journal = journal;
@@ -438,7 +439,7 @@ function outcomeOf(result: ClaimResult): StepOutcome {
 
 function failed(error: unknown): StepOutcome {
   if (!isStorefrontError(error)) throw error;
-  if (error instanceof ClaimOutcomeUnknownError || error.code === 'CLAIM_OUTCOME_UNKNOWN') {
+  if (error.code === 'CLAIM_OUTCOME_UNKNOWN') {
     return { code: 'OUTCOME_UNKNOWN', message: UNKNOWN_OUTCOME_MESSAGE, error };
   }
   return { code: 'ERROR', message: ERROR_MESSAGE, error };
@@ -476,9 +477,8 @@ function checkOptions(value: unknown, allowed: readonly string[], op: Operation)
 }
 
 function controlOf(opts: RawOptions, op: Operation): Control {
-  if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) fail('options.signal', `must be an AbortSignal, got ${describe(opts.signal)}`, op);
+  const signal = checkSignal(opts.signal, op);
   if (opts.sleep !== undefined && typeof opts.sleep !== 'function') fail('options.sleep', `must be a function (ms) => Promise<void>, got ${describe(opts.sleep)}`, op);
   const maxWaits = opts.maxRateLimitWaits === undefined ? DEFAULT_RATE_LIMIT_WAITS : checkIntegerInRange(opts.maxRateLimitWaits, 0, MAX_RATE_LIMIT_WAITS, 'options.maxRateLimitWaits', op);
-  const signal = opts.signal as AbortSignal | undefined;
   return { signal, sleep: (opts.sleep as SleepFunction | undefined) ?? ((ms) => realSleep(ms, signal)), maxWaits };
 }

@@ -123,9 +123,10 @@ export class FileStore {
     this.#entries = entries;
     this.#lines = count;
     const file = await open(this.#path, 'a+');
-    if (goodBytes < Buffer.byteLength(text)) await file.truncate(goodBytes);
+    const cut = goodBytes < Buffer.byteLength(text);
+    if (cut) await file.truncate(goodBytes);
     if (missingNewline) await file.write('\n');
-    if (goodBytes < Buffer.byteLength(text) || missingNewline) await file.sync();
+    if (cut || missingNewline) await file.sync();
     this.#file = file;
     if (text === '') await syncDirectory(dirname(this.#path));
   }
