@@ -33,8 +33,10 @@ export async function serveHandlers(
   options: MockListenOptions = {},
 ): Promise<MockServerHandle> {
   const host = options.host ?? '127.0.0.1';
+  // msw's getResponse takes a mutable array: one copy per server, not one per request.
+  const list = [...handlers];
   const server = createServer((req, res) => {
-    void answer(handlers, req, res, url);
+    void answer(list, req, res, url);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -61,14 +63,14 @@ export async function serveHandlers(
 }
 
 async function answer(
-  handlers: readonly RequestHandler[],
+  handlers: RequestHandler[],
   req: IncomingMessage,
   res: ServerResponse,
   baseUrl: string,
 ): Promise<void> {
   try {
     const request = await toFetchRequest(req, baseUrl);
-    const response = await getResponse([...handlers], request);
+    const response = await getResponse(handlers, request);
     if (response === undefined) {
       const route = `${request.method} ${new URL(request.url).pathname}`;
       send(res, 404, { 'content-type': 'application/json' }, JSON.stringify({ error: 'Not found', route }));
