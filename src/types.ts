@@ -24,7 +24,7 @@ export interface StorefrontClientOptions {
    * accepted for loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`), e.g. the mock.
    */
   baseUrl?: string;
-  /** Timeout of each attempt, in milliseconds. Default `15000`. */
+  /** Timeout of each attempt, from sending it to the last byte of its answer, in milliseconds. Default `15000`. */
   timeoutMs?: number;
   /**
    * Retries for reads (the catalog) on network errors, timeouts, 429 and 5xx, with

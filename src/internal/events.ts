@@ -1,6 +1,6 @@
 /**
- * The ky hooks that report a call to `onEvent`: loaded by the transport on the first call
- * of a client that has a listener, so clients without one never load them.
+ * What reports a call to `onEvent`: loaded by the transport on the first call of a
+ * client that has a listener, so clients without one never load it.
  *
  * @module
  * @internal
@@ -11,8 +11,19 @@ import type { Endpoint } from '../endpoints.js';
 import type { StorefrontEvent } from '../types.js';
 import { networkCode } from './to-error.js';
 
-/** Hooks for one call: a `request` event per attempt, a `response` per answer, a `retry` per retry. */
-export function eventHooks(endpoint: Endpoint, headers: Record<string, string>, onEvent: (event: StorefrontEvent) => void): NonNullable<Options['hooks']> {
+/** What reports one call to `onEvent`: ky hooks for its requests and retries, and a callback for its responses. */
+export interface EventReporter {
+  hooks: NonNullable<Options['hooks']>;
+  /** Called by the transport when an attempt gets its response headers. */
+  onHeaders(response: Response): void;
+}
+
+/**
+ * A `request` event per attempt, a `response` per answer, a `retry` per retry. The
+ * `response` event is not an `afterResponse` hook: ky would clone the response for it,
+ * and the transport has read the body by the time ky runs those hooks.
+ */
+export function eventReporter(endpoint: Endpoint, headers: Record<string, string>, onEvent: (event: StorefrontEvent) => void): EventReporter {
   const emit = (event: StorefrontEvent): void => {
     try {
       onEvent(event);
@@ -21,23 +32,27 @@ export function eventHooks(endpoint: Endpoint, headers: Record<string, string>, 
     }
   };
   let startedAt = 0;
+  let attempt = 0;
+  let url = '';
   return {
-    beforeRequest: [
-      (request, _options, { retryCount }) => {
-        startedAt = performance.now();
-        emit({ type: 'request', operation: endpoint.operation, method: request.method, url: request.url, headers: maskHeaders(new Headers(headers)), attempt: retryCount });
-      },
-    ],
-    afterResponse: [
-      (request, _options, response, { retryCount }) => {
-        emit({ type: 'response', operation: endpoint.operation, url: request.url, status: response.status, attempt: retryCount, durationMs: performance.now() - startedAt });
-      },
-    ],
-    beforeRetry: [
-      ({ request, error, retryCount }) => {
-        const reason = error instanceof HTTPError ? `HTTP ${error.response.status}` : error instanceof KyTimeoutError ? 'timeout' : networkCode(error);
-        emit({ type: 'retry', operation: endpoint.operation, url: request.url, attempt: retryCount, reason });
-      },
-    ],
+    hooks: {
+      beforeRequest: [
+        (request, _options, { retryCount }) => {
+          startedAt = performance.now();
+          attempt = retryCount;
+          url = request.url;
+          emit({ type: 'request', operation: endpoint.operation, method: request.method, url, headers: maskHeaders(new Headers(headers)), attempt });
+        },
+      ],
+      beforeRetry: [
+        ({ request, error, retryCount }) => {
+          const reason = error instanceof HTTPError ? `HTTP ${error.response.status}` : error instanceof KyTimeoutError ? 'timeout' : networkCode(error);
+          emit({ type: 'retry', operation: endpoint.operation, url: request.url, attempt: retryCount, reason });
+        },
+      ],
+    },
+    onHeaders(response) {
+      emit({ type: 'response', operation: endpoint.operation, url, status: response.status, attempt, durationMs: performance.now() - startedAt });
+    },
   };
 }

@@ -98,26 +98,7 @@ export class Transport {
     // "Sent" means fetch was called with a live signal: a failure before that (ky
     // building the Request, an abort in the same tick) cannot have reached the service.
     let dispatched = false;
-    let attemptStartedAt = 0;
-    // ky's timeout ends at the response headers; the attempt's own controller lets the
-    // body read be bounded too. ky's signal is forwarded to it with a listener:
-    // AbortSignal.any costs as much per call as building a Request on Node 20.
-    let attempt: AbortController | undefined;
-    const customFetch = this.#config.fetch;
-    options.fetch = (input) => {
-      const { signal, url } = input as Request;
-      if (signal.aborted) return Promise.reject(signal.reason);
-      dispatched = true;
-      attemptStartedAt = performance.now();
-      const controller = new AbortController();
-      attempt = controller;
-      signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-      // fetch is looked up per request, never captured: msw and test doubles patch
-      // globalThis.fetch. It gets a URL and init rather than ky's Request, which it would
-      // copy again; `redirect: 'manual'` stops the raw X-API-Key (which fetch does not
-      // strip, unlike Authorization) and the claim itself from following a redirect.
-      return (customFetch ?? globalThis.fetch)(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
-    };
+    let onHeaders: ((response: Response) => void) | undefined;
     if (this.#config.onEvent) {
       // The hooks load on the first call of a client with a listener, before anything is sent.
       let hooks: typeof import('./events.js');
@@ -127,8 +108,28 @@ export class Transport {
         ctx.onNotSent?.();
         throw error;
       }
-      options.hooks = hooks.eventHooks(endpoint, headers, this.#config.onEvent);
+      const reporter = hooks.eventReporter(endpoint, headers, this.#config.onEvent);
+      options.hooks = reporter.hooks;
+      onHeaders = reporter.onHeaders;
     }
+    // The body is read inside the fetch that ky times, so `timeoutMs` bounds each
+    // attempt's headers and body alike, and a read whose body breaks off is retried like
+    // any other failed read.
+    let text = '';
+    const customFetch = this.#config.fetch;
+    options.fetch = async (input) => {
+      const { signal, url } = input as Request;
+      signal.throwIfAborted();
+      dispatched = true;
+      // fetch is looked up per request, never captured: msw and test doubles patch
+      // globalThis.fetch. It gets a URL and init rather than ky's Request, which it would
+      // copy again; `redirect: 'manual'` stops the raw X-API-Key (which fetch does not
+      // strip, unlike Authorization) and the claim itself from following a redirect.
+      const response = await (customFetch ?? globalThis.fetch)(url, { method: 'POST', headers, body, redirect: 'manual', signal });
+      onHeaders?.(response);
+      text = await response.text();
+      return response;
+    };
 
     let response: Response;
     try {
@@ -137,21 +138,8 @@ export class Transport {
       if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx), dispatched);
       response = error.response;
     }
-
-    let text: string;
-    let bodyTimedOut = false;
-    const timer = setTimeout(() => {
-      bodyTimedOut = true;
-      attempt?.abort();
-    }, Math.max(0, this.#config.timeoutMs - (performance.now() - attemptStartedAt)));
-    try {
-      text = await response.text();
-    } catch (error) {
-      if (bodyTimedOut && !ctx.signal?.aborted) throw toError(this.#context(endpoint, ctx), { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
-      throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx), true);
-    } finally {
-      clearTimeout(timer);
-    }
+    // `text` is this response's body: ky settles with the last attempt, the last one read
+    // (an attempt ky gives up on has its fetch aborted before the next one starts).
     if (!response.ok) throw toError(this.#context(endpoint, ctx), { kind: 'status', status: response.status, text });
     try {
       return { json: JSON.parse(text) as unknown, text };

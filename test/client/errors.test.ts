@@ -19,7 +19,7 @@ import {
   type StorefrontErrorCode,
 } from '../../src/index.js';
 import { expectInstance, failureOf } from '../support/errors.js';
-import { hang, resetConnection, useLoopbackServers } from '../support/http-server.js';
+import { answerJson, cutBody, hang, resetConnection, useLoopbackServers } from '../support/http-server.js';
 import { KEY, catalogBody, useMsw, v4, v4Claim } from '../support/msw.js';
 import {
   ALL_OPS,
@@ -204,6 +204,14 @@ describe('connection reset after the request arrived', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it.each(each(DELIVERING_OPS))("%s, the body cut off after the headers → ClaimOutcomeUnknownError reason 'network', sent once", async (_, op) => {
+    const server = await servers.start(cutBody);
+    const error = expectInstance(await failureOf(op.call(client({ baseUrl: server.url }))), ClaimOutcomeUnknownError);
+
+    expect(error.reason).toBe('network');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it.each(each([checkoutOp, previewOp]))('%s → NetworkError, sent once', async (_, op) => {
     const server = await servers.start(resetConnection);
     const error = expectInstance(await failureOf(op.call(client({ baseUrl: server.url }))), NetworkError);
@@ -332,6 +340,15 @@ describe('retries', () => {
 
     expectInstance(error, NetworkError);
     expect(server.requests).toHaveLength(3);
+  });
+
+  it('the catalog is retried when its body is cut off after the headers', async () => {
+    fakeBackoff();
+    const answer = answerJson(catalogBody);
+    const server = await servers.start((request, res, req) => (server.requests.length === 1 ? cutBody : answer)(request, res, req));
+
+    expect(await settle(catalogOp.call(client({ baseUrl: server.url })))).toEqual({ status: 'fulfilled', value: catalogBody });
+    expect(server.requests).toHaveLength(2);
   });
 
   it('retry: 0 disables the catalog retries', async () => {

@@ -36,6 +36,12 @@ export const resetConnection: Behaviour = (_, __, req) => {
   req.socket.destroy();
 };
 
+/** Sends the headers and the start of the body, then destroys the connection. */
+export const cutBody: Behaviour = (_, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('{"status":', () => res.destroy());
+};
+
 /**
  * Real `node:http` servers on 127.0.0.1 (port 0), closed after each test with every
  * connection (so a hanging request never outlives its test).
