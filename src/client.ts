@@ -6,8 +6,9 @@
 import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type { Operation } from './errors.js';
-import type { DeliverOptions, DeliveryEngine, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery.js';
-import { checkJournal, type DeliveryJournal } from './journals/journal.js';
+import type { DeliveryEngine } from './delivery/engine.js';
+import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
+import { checkJournal, type DeliveryJournal } from './delivery/journal.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
 import { deepFreeze } from './internal/freeze.js';
@@ -38,13 +39,12 @@ import type {
   CatalogOptions,
   CheckoutInput,
   CheckoutResult,
-  ClaimOptions,
-  ClaimResult,
   RequestOptions,
   StorefrontClientOptions,
   VoteRewardInput,
   VoteRewardResult,
 } from './types.js';
+import type { ClaimOptions, ClaimResult } from './wire/claim.js';
 import { VERSION } from './version.js';
 
 /** The production base URL. */
@@ -53,7 +53,7 @@ export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
 // Parts only some programs need, loaded on first use (always before the request that needs them).
 const v3Readers = lazy(() => import('./normalize-v3.js'));
 const checkoutPart = lazy(() => import('./checkout.js'));
-const deliveryEngine = lazy(() => import('./delivery.js'));
+const deliveryEngine = lazy(() => import('./delivery/engine.js'));
 
 const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent', 'journal'] as const;
 const MAX_RETRY = 10;

@@ -27,6 +27,7 @@ export {
   type OutcomeUnknownReason,
 } from './errors.js';
 export type * from './types.js';
+export type * from './wire/claim.js';
 export type {
   DeliveredItem,
   DeliverOptions,
@@ -39,7 +40,8 @@ export type {
   ResumeOptions,
   ResumeReport,
   SleepFunction,
-} from './delivery.js';
-export { DEFAULT_JOURNAL_PATH, MemoryJournal, type DeliveryJournal, type JournalEntry } from './journals/journal.js';
-export { FileJournal, type FileJournalOptions } from './journals/file.js';
+} from './delivery/types.js';
+export { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from './delivery/journal.js';
+export { MemoryJournal } from './delivery/memory-journal.js';
+export { FileJournal, type FileJournalOptions } from './delivery/file-journal.js';
 export { VERSION } from './version.js';

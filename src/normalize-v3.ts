@@ -7,7 +7,8 @@
  */
 import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE, WireProblem, parse, parseTransactions } from './normalize.js';
 import { TRANSACTION_KEYS, VOTE_REWARD_KEYS, legacyResponseSchema, messageRowSchema, toVoteReward, voteRewardSchema } from './schemas-v3.js';
-import type { ClaimResult, VoteRewardResult } from './types.js';
+import type { VoteRewardResult } from './types.js';
+import type { ClaimResult } from './wire/claim.js';
 
 /** What v3 says when there is nothing to claim; also used for an empty v3 array. */
 export const NO_ITEMS_MESSAGE = 'There are currently no items to claim.';

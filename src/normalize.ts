@@ -8,7 +8,8 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from './errors.js';
 import { toProduct, toTransaction, wireSchemas } from './schemas.js';
-import type { Catalog, ClaimResult, RawTransaction, Transaction } from './types.js';
+import type { Catalog } from './types.js';
+import type { ClaimResult, RawTransaction, Transaction } from './wire/claim.js';
 
 /**
  * A body that is valid HTTP but not a valid answer: refused credentials reported in the

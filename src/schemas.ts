@@ -11,7 +11,8 @@
  * @module
  */
 import { z } from 'zod';
-import type { Product, Sale, Transaction } from './types.js';
+import type { Product, Sale } from './types.js';
+import type { Transaction } from './wire/claim.js';
 
 /**
  * `schema` compiled by zod (`z.compile`): the same results and the same issues, several

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StorefrontClientOptions } from '../../src/index.js';
 
-const LAZY_PARTS = ['../../src/internal/events.js', '../../src/journals/file-store.js', '../../src/delivery.js', '../../src/checkout.js'];
+const LAZY_PARTS = ['../../src/internal/events.js', '../../src/delivery/file-store.js', '../../src/delivery/engine.js', '../../src/checkout.js'];
 
 afterEach(() => {
   for (const path of LAZY_PARTS) vi.doUnmock(path);
@@ -56,7 +56,7 @@ describe('event hooks that fail to load', () => {
 
 describe('FileJournal whose implementation fails to load', () => {
   it('rejects the call and loads again on the next one', async () => {
-    const { sdk, recover } = await sdkWithFailingPart('../../src/journals/file-store.js');
+    const { sdk, recover } = await sdkWithFailingPart('../../src/delivery/file-store.js');
     const dir = mkdtempSync(join(tmpdir(), 'teamgames-lazy-'));
     try {
       const journal = new sdk.FileJournal(join(dir, 'journal.jsonl'));
@@ -72,7 +72,7 @@ describe('FileJournal whose implementation fails to load', () => {
 
 describe('deliver whose engine fails to load', () => {
   it('rejects before claiming anything and loads again on the next call', async () => {
-    const { sdk, recover } = await sdkWithFailingPart('../../src/delivery.js');
+    const { sdk, recover } = await sdkWithFailingPart('../../src/delivery/engine.js');
     const { client, sent } = countingClient(sdk, '{"status":"ERROR","code":"NO_ITEMS","message":"none"}', { journal: new sdk.MemoryJournal() });
     await expect(client.deliver('Ann', () => {})).rejects.toThrow(Error);
     expect(sent.count).toBe(0);

@@ -6,7 +6,7 @@
  * @module
  */
 import { describe, fail } from '../internal/validate.js';
-import type { Transaction } from '../types.js';
+import type { Transaction } from '../wire/claim.js';
 
 /**
  * One purchase line in the journal.
@@ -72,44 +72,6 @@ export interface DeliveryJournal {
   pending(playerName?: string): Promise<JournalEntry[]>;
   /** Removes entries for good: the game confirmed the grant (or nothing is left to do). */
   acknowledge(deliveryIds: readonly string[]): Promise<void>;
-}
-
-/**
- * A journal in memory: for tests and for games whose own state is not durable either.
- * It does not survive the process; use {@link FileJournal} (or a database) in production.
- *
- * @example
- * ```ts
- * const client = new StorefrontClient({ apiKey: 'test-key', journal: new MemoryJournal() });
- * ```
- * @see [Delivering purchases in game: the journals](../../docs/delivering-purchases.md#the-journals)
- */
-export class MemoryJournal implements DeliveryJournal {
-  readonly #entries = new Map<string, JournalEntry>();
-
-  /** Records entries (copies); an entry with a known `deliveryId` replaces it in place. */
-  async append(entries: readonly JournalEntry[]): Promise<void> {
-    for (const entry of entries) this.#entries.set(entry.deliveryId, structuredClone(entry));
-  }
-
-  /** The entries not acknowledged (copies), oldest first. */
-  async pending(playerName?: string): Promise<JournalEntry[]> {
-    const out: JournalEntry[] = [];
-    for (const entry of this.#entries.values()) {
-      if (playerName === undefined || entry.playerName === playerName) out.push(structuredClone(entry));
-    }
-    return out;
-  }
-
-  /** Removes entries. Unknown ids are ignored. */
-  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
-    for (const id of deliveryIds) this.#entries.delete(id);
-  }
-
-  /** How many entries are pending, for tests and metrics. */
-  get size(): number {
-    return this.#entries.size;
-  }
 }
 
 /** The file the default journal writes, relative to the working directory at first use. */

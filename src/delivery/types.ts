@@ -1,0 +1,141 @@
+/**
+ * The public types of {@link StorefrontClient.deliver} and
+ * {@link StorefrontClient.resumeDeliveries}: the grant callback, the options and the
+ * reports.
+ *
+ * @module
+ */
+import type { StorefrontError } from '../errors.js';
+import type { ClaimCode, Transaction } from '../wire/claim.js';
+
+/**
+ * A purchase line handed to your grant function: the {@link Transaction} plus its
+ * `deliveryId`.
+ * @see [Delivering purchases in game: the dedupe check](../docs/delivering-purchases.md#deliveryid-the-games-dedupe-check)
+ */
+export interface DeliveredItem extends Transaction {
+  /**
+   * Stable id of this purchase line; use it as the dedupe key of the grant in the game.
+   *
+   * A crash after the grant but before its acknowledgement reaches the journal repeats
+   * that one grant call with the same `deliveryId`: record the ids you granted (in the
+   * same transaction as the item, ideally) and skip known ones, and the effect is
+   * exactly once.
+   *
+   * - `exactlyOnce` mode: `invoice:<invoice>`, the service's invoice of the line.
+   * - `default` mode: the claim answer carries no invoice, so the id is
+   *   `claim:<uuid>:<index>`: a random id for the claim call plus the line's index in
+   *   its answer, written to the journal with the line (hence stable across retries and
+   *   restarts, but not derived from the purchase itself).
+   */
+  deliveryId: string;
+}
+
+/**
+ * Your code that gives one item to the player in game. Throw (or reject) when it could
+ * not: the item stays in the journal and is granted again later. Anything it returns is
+ * ignored; a returned promise is awaited.
+ */
+export type GrantFunction = (item: DeliveredItem) => unknown;
+
+/** The delivery strategy; see {@link DeliverOptions.mode}. */
+export type DeliveryMode = 'default' | 'exactlyOnce';
+
+/**
+ * Waits `ms` milliseconds. Inject one that moves a mock clock to make the 10 s windows
+ * free in tests: `sleep: async (ms) => { mock.clock.advance(ms); }`.
+ */
+export type SleepFunction = (ms: number) => Promise<void>;
+
+/** Options of {@link StorefrontClient.resumeDeliveries}. */
+export interface ResumeOptions {
+  /** Aborts the run: the current wait or request rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  /** How to wait out a rate window. Default: a real timer (`setTimeout`). */
+  sleep?: SleepFunction;
+  /**
+   * How many times a call refused with `RATE_LIMIT` is retried after waiting
+   * `retryAfterMs`. Default `3`; `0` reports `RATE_LIMIT` at once.
+   */
+  maxRateLimitWaits?: number;
+}
+
+/**
+ * Options of {@link StorefrontClient.deliver}.
+ *
+ * @see [Delivering purchases in game: which mode](../docs/delivering-purchases.md#what-can-go-wrong-and-what-each-mode-guards-against)
+ */
+export interface DeliverOptions extends ResumeOptions {
+  /**
+   * - `default` (the default): claim, journal, grant. One call; a claim whose answer is
+   *   lost may lose its items.
+   * - `exactlyOnce`: preview, journal the intent, wait ~10 s, claim, reconcile. Nothing
+   *   is lost even when the claim's answer is; costs one more call and the wait.
+   *
+   * A player with intents left by an earlier exactly-once run is always reconciled the
+   * exactly-once way, whatever the mode.
+   */
+  mode?: DeliveryMode;
+}
+
+/** A grant that threw; the item stays in the journal and will be granted again. */
+export interface DeliveryFailure {
+  /** The item whose grant failed. */
+  item: DeliveredItem;
+  /** What the grant function threw. */
+  error: unknown;
+}
+
+/**
+ * The `code` of a {@link DeliveryReport}:
+ * - `SUCCESS`: at least one item granted, none failed.
+ * - `PARTIAL`: at least one grant threw; those items are pending and retried later.
+ * - otherwise nothing was granted and the code says why: the claim's own code
+ *   (`NO_ITEMS`, `ALREADY_CLAIMED`, `RATE_LIMIT` after the allowed waits,
+ *   `PRODUCT_NOT_FOUND`, `INVALID_PLAYER`, `UNKNOWN`), `OUTCOME_UNKNOWN` (the claim was
+ *   sent but its answer was lost: see `error`) or `ERROR` (the call failed: see `error`).
+ */
+export type DeliveryCode = 'SUCCESS' | 'PARTIAL' | Exclude<ClaimCode, 'SUCCESS' | 'PREVIEW'> | 'OUTCOME_UNKNOWN' | 'ERROR';
+
+/**
+ * What {@link StorefrontClient.deliver} resolves to.
+ *
+ * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
+ */
+export interface DeliveryReport {
+  /** The overall outcome; see {@link DeliveryCode}. */
+  code: DeliveryCode;
+  /** Items granted and acknowledged by this call (journal retries included). */
+  granted: DeliveredItem[];
+  /** Items whose grant threw; still pending. */
+  failed: DeliveryFailure[];
+  /** Journal entries of this player still pending after this call (failed grants, unreconciled intents). */
+  pending: number;
+  /** A text for the player. */
+  message: string;
+  /**
+   * The failure of the claim or preview call, when there was one (`OUTCOME_UNKNOWN`,
+   * `ERROR`, or alongside `SUCCESS` when journal retries were granted before it failed).
+   */
+  error?: StorefrontError;
+}
+
+/** A player whose intents {@link StorefrontClient.resumeDeliveries} could not reconcile. */
+export interface ResumeError {
+  /** The player, exact name. */
+  playerName: string;
+  /** Why the preview failed; the intents stay in the journal for the next run. */
+  error: StorefrontError;
+}
+
+/** What {@link StorefrontClient.resumeDeliveries} resolves to. */
+export interface ResumeReport {
+  /** Items granted and acknowledged. */
+  granted: DeliveredItem[];
+  /** Items whose grant threw; still pending. */
+  failed: DeliveryFailure[];
+  /** Journal entries still pending after the run, all players. */
+  pending: number;
+  /** Players whose intents could not be reconciled because the preview failed. */
+  errors: ResumeError[];
+}
