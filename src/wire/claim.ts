@@ -126,7 +126,7 @@ export interface ClaimUnknown extends ClaimResultBase {
  * - `PRODUCT_NOT_FOUND`: nothing delivered; escalate to the store owner.
  * - `INVALID_PLAYER`: the name was refused.
  * - `UNKNOWN`: log and escalate; never grant.
- * @see [Delivering purchases in game](../docs/delivering-purchases.md)
+ * @see [Delivering purchases in game](../../docs/delivering-purchases.md)
  */
 export type ClaimResult =
   | ClaimSuccess
