@@ -8,10 +8,10 @@
  *
  * Ends with one line per mode:
  *   soak <mode>: cycles=… paid_units=… granted_units=… lost=… duplicated=… regrants=…
- * `claim` is the plain claim loop; `default` and `exactlyOnce` go through client.deliver.
+ * `claim` is the plain claim loop; `fast` and `exactlyOnce` go through client.deliver.
  * The simulated game dedupes on deliveryId: `duplicated` counts units applied twice,
  * `regrants` the repeated calls the game deduped. Exits 1 unless exactly-once shows
- * lost=0 duplicated=0 (and default mode duplicated=0). Deterministic for a seed.
+ * lost=0 duplicated=0 (and fast mode duplicated=0). Deterministic for a seed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,8 +102,9 @@ async function run(mode: Mode): Promise<Figures> {
     crashes += 1;
     for (;;) {
       client = make();
+      journal.revive();
       try {
-        await client.resumeDeliveries(grant, { sleep });
+        await journal.run(client.resumeDeliveries(grant, { sleep }));
         return;
       } catch (error) {
         if (!(error instanceof Crash)) throw error;
@@ -155,7 +156,7 @@ async function run(mode: Mode): Promise<Figures> {
     }
 
     try {
-      await client.deliver(player, grant, { mode, sleep });
+      await journal.run(client.deliver(player, grant, { mode, sleep }));
     } catch (error) {
       if (!(error instanceof Crash)) throw error;
       await restart();
@@ -167,6 +168,7 @@ async function run(mode: Mode): Promise<Figures> {
   mock.faults.clear();
   mock.clock.advance(10_000);
   client = make();
+  journal.revive();
   if (mode === 'claim') {
     for (const player of players) {
       const result = await client.claim(player);
@@ -188,7 +190,7 @@ async function run(mode: Mode): Promise<Figures> {
 
 const started = performance.now();
 const results: Figures[] = [];
-for (const mode of ['claim', 'default', 'exactlyOnce'] as const) {
+for (const mode of ['claim', 'fast', 'exactlyOnce'] as const) {
   const figures = await run(mode);
   results.push(figures);
   console.log(`  ${mode}: crashes=${figures.crashes} grant_failures=${figures.grantFailures} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
@@ -197,8 +199,8 @@ for (const r of results) {
   console.log(`soak ${r.mode}: cycles=${cycles} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} duplicated=${r.duplicated} regrants=${r.regrants}`);
 }
 const exact = results.find((r) => r.mode === 'exactlyOnce') as Figures;
-const plain = results.find((r) => r.mode === 'default') as Figures;
+const plain = results.find((r) => r.mode === 'fast') as Figures;
 if (exact.lost !== 0 || exact.duplicated !== 0 || plain.duplicated !== 0) {
-  console.error('soak: FAILED (exactly-once must lose and duplicate nothing; default mode must duplicate nothing)');
+  console.error('soak: FAILED (exactly-once must lose and duplicate nothing; fast mode must duplicate nothing)');
   process.exit(1);
 }

@@ -90,6 +90,7 @@ export class StorefrontClient {
   readonly #cache: CatalogCache<Catalog> | undefined;
   readonly #now: () => number;
   readonly #journal: DeliveryJournal | undefined;
+  readonly #onEvent: StorefrontClientOptions['onEvent'];
   #deliveries: DeliveryEngine | undefined;
 
   /**
@@ -125,6 +126,7 @@ export class StorefrontClient {
     this.#cache = ttl > 0 ? new CatalogCache(now, ttl) : undefined;
     this.#now = now;
     this.#journal = checkJournal(opts.journal);
+    this.#onEvent = onEvent;
   }
 
   /**
@@ -377,7 +379,7 @@ export class StorefrontClient {
    */
   async #engine(): Promise<DeliveryEngine> {
     const { DeliveryEngine } = await deliveryEngine();
-    this.#deliveries ??= new DeliveryEngine({ claim: (player, options) => this.claim(player, options), now: this.#now, journal: this.#journal });
+    this.#deliveries ??= new DeliveryEngine({ claim: (player, options) => this.claim(player, options), now: this.#now, journal: this.#journal, onEvent: this.#onEvent });
     return this.#deliveries;
   }
 
@@ -412,8 +414,10 @@ export class StorefrontClient {
     try {
       return read(body.json);
     } catch (error) {
-      if (error instanceof WireProblem) throw this.#transport.protocolError(endpoint, ctx, error, body);
-      throw error;
+      // Anything a reader throws (a hostile body too deep or too odd for it) is a protocol
+      // failure of this call: for a claim, a sent request without a usable answer.
+      const problem = error instanceof WireProblem ? error : new WireProblem('invalid', `the answer could not be read (${error instanceof Error ? error.name : typeof error})`);
+      throw this.#transport.protocolError(endpoint, ctx, problem, body);
     }
   }
 }

@@ -19,7 +19,8 @@ export type StorefrontErrorCode =
   | 'RESPONSE_VALIDATION_FAILED'
   | 'TIMEOUT'
   | 'NETWORK_ERROR'
-  | 'CLAIM_OUTCOME_UNKNOWN';
+  | 'CLAIM_OUTCOME_UNKNOWN'
+  | 'JOURNAL_FAILED';
 
 /**
  * The SDK operation an error or event belongs to: the name of the client method
@@ -255,6 +256,37 @@ export class ClaimOutcomeUnknownError extends StorefrontError {
     this.reason = reason;
     this.playerName = playerName;
     this.issues = issues;
+  }
+}
+
+/**
+ * The delivery journal could not be read or written, or is in use by another process.
+ *
+ * {@link StorefrontClient.deliver} reports it on the report (`journalError`, and an
+ * `onEvent` event of type `journalError`) rather than throwing: before a claim it means
+ * nothing was claimed (code `ERROR`); after a claim succeeded, the claimed items were
+ * granted from memory all the same and the failure is reported so that staff can free the
+ * disk or fix the file. {@link FileJournal} throws it when its file is locked by another
+ * process. `cause` holds the underlying error (an `ENOSPC` from the file system, your
+ * journal's own error).
+ *
+ * @example
+ * ```ts
+ * const report = await client.deliver(player, grant);
+ * if (report.journalError) log.error(`journal failing, deliveries paused: ${report.journalError.message}`);
+ * ```
+ * @see [Delivering purchases in game: when the journal fails](../docs/delivering-purchases.md#when-the-journal-fails)
+ */
+export class JournalError extends StorefrontError {
+  /** The journal file, for {@link FileJournal}; `undefined` for other journals. */
+  readonly path: string | undefined;
+
+  /** @internal */
+  constructor(message: string, options: { operation?: Operation; path?: string; cause?: unknown } = {}) {
+    super('JOURNAL_FAILED', message, options.operation === undefined ? {} : { operation: options.operation });
+    this.name = 'JournalError';
+    this.path = options.path;
+    if (options.cause !== undefined) this.cause = options.cause;
   }
 }
 

@@ -19,6 +19,7 @@ export {
   TimeoutError,
   NetworkError,
   ClaimOutcomeUnknownError,
+  JournalError,
   isStorefrontError,
   type StorefrontErrorCode,
   type Operation,
@@ -40,8 +41,9 @@ export type {
   ResumeOptions,
   ResumeReport,
   SleepFunction,
+  UnverifiedWindow,
 } from './delivery/types.js';
-export { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from './delivery/journal.js';
+export { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalClaimMark } from './delivery/journal.js';
 export { MemoryJournal } from './delivery/memory-journal.js';
 export { FileJournal, type FileJournalOptions } from './delivery/file-journal.js';
 export { VERSION } from './version.js';

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import type { Operation } from './errors.js';
+import type { JournalError, Operation } from './errors.js';
 import type { DeliveryJournal } from './delivery/journal.js';
+import type { UnverifiedWindow } from './delivery/types.js';
 
 // ---------------------------------------------------------------------------
 // Client options and per-call options
@@ -105,6 +106,24 @@ export type StorefrontEvent =
       attempt: number;
       /** Why the previous attempt failed: an HTTP status or a network reason. */
       reason: string;
+    }
+  | {
+      /** A lost claim was reconciled: purchases in the window may have been delivered unseen. */
+      type: 'unverified';
+      /** `deliver` or `resumeDeliveries`. */
+      operation: Operation;
+      /** The player and the window, as on the report. */
+      window: UnverifiedWindow;
+    }
+  | {
+      /** The delivery journal failed; deliveries for the player are paused or granted from memory. */
+      type: 'journalError';
+      /** `deliver` or `resumeDeliveries`. */
+      operation: Operation;
+      /** The player whose delivery met the failure. */
+      playerName: string;
+      /** The failure; its `cause` holds the journal's own error. */
+      error: JournalError;
     };
 
 // ---------------------------------------------------------------------------

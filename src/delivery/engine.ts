@@ -3,44 +3,46 @@
  * {@link StorefrontClient.resumeDeliveries}, over a {@link DeliveryJournal}.
  *
  * The service marks a purchase delivered when the claim call succeeds, not when the game
- * grants the item. `deliver` closes that gap: the claimed lines are written to the journal
- * (durably) before the first grant, and each line is acknowledged after its grant returns.
- * Whatever happens in between (a grant that throws, a crash) leaves the line in the
- * journal, and the next `deliver` for that player, or `resumeDeliveries` at startup,
- * grants it again. A line is never granted again once acknowledged.
+ * grants the item. `deliver` closes that gap: what it is about to claim, or has claimed,
+ * is written to the journal (durably) before the first grant, and each line is
+ * acknowledged after its grant returns. Whatever happens in between (a grant that throws,
+ * a crash) leaves the line in the journal, and the next `deliver` for that player, or
+ * `resumeDeliveries` at startup, grants it again. A line is never granted again once
+ * acknowledged.
  *
  * Two modes:
- * - `default`: one claim call. A claim whose answer is lost (a timeout, a reset, a 5xx
- *   from a proxy: {@link ClaimOutcomeUnknownError}) may have delivered items that the
- *   game never learns about: those are lost.
- * - `exactlyOnce`: preview first (with the raw rows, for their invoices), journal the
- *   intent, wait out the service's 10 s window, then claim. When the claim's answer is
- *   lost, the next run previews again: intended invoices no longer pending were delivered
- *   by the lost claim and are granted from the journal; those still pending are claimed
- *   normally. The cost: one more call and ~10 s per delivery.
+ * - `exactlyOnce` (the default): preview first (with the raw rows, for their invoices),
+ *   journal the intent, wait out the service's 10 s window, then claim. When the claim's
+ *   answer is lost, the next run previews again: intended invoices no longer pending were
+ *   delivered by the lost claim and are granted from the journal; those still pending are
+ *   claimed normally. What the lost claim may have taken beyond the previewed lines is
+ *   reported as an {@link UnverifiedWindow}.
+ * - `fast`: journal a claim mark, claim, journal the lines, grant. One call; a claim whose
+ *   answer is lost (or a crash before its lines reach the journal) loses what it
+ *   delivered, reported as an {@link UnverifiedWindow} from the mark.
+ *
+ * Order is the whole design: the journal proves it can write before anything is claimed,
+ * and once a claim succeeded its lines are granted from memory even when the journal
+ * fails (reported as `journalError`, the write retried on the next call).
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ResponseValidationError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
-import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkSignal, describe, fail } from '../internal/validate.js';
+import { JournalError, ResponseValidationError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
 import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE } from '../normalize.js';
+import type { StorefrontEvent } from '../types.js';
 import type { ClaimOptions, ClaimResult, Transaction } from '../wire/claim.js';
 import { FileJournal } from './file-journal.js';
-import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from './journal.js';
-import type { DeliverOptions, DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryMode, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport, SleepFunction } from './types.js';
-
-const DEFAULT_RATE_LIMIT_WAITS = 3;
-const MAX_RATE_LIMIT_WAITS = 100;
-const DELIVER_OPTIONS = ['mode', 'signal', 'sleep', 'maxRateLimitWaits'] as const;
-const RESUME_OPTIONS = ['signal', 'sleep', 'maxRateLimitWaits'] as const;
+import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
+import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
+import type { DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryMode, DeliveryReport, GrantFunction, ResumeReport, UnverifiedWindow } from './types.js';
 
 const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
 const UNKNOWN_OUTCOME_MESSAGE = 'The store did not answer in time. Your purchase is safe; try again in a few seconds.';
 const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe; try again later.';
+const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.';
 
-// One FileJournal per path in the process, so two clients never compact over each other.
+// One FileJournal per path in the process: a file journal refuses a second owner.
 const defaultJournals = new Map<string, FileJournal>();
 
 /** What the engine needs from the client. @internal */
@@ -48,26 +50,27 @@ export interface DeliveryEngineConfig {
   claim: (playerName: string, options: ClaimOptions) => Promise<ClaimResult>;
   now: () => number;
   journal: DeliveryJournal | undefined;
+  onEvent: ((event: StorefrontEvent) => void) | undefined;
 }
 
-interface Control {
-  signal: AbortSignal | undefined;
-  sleep: SleepFunction;
-  maxWaits: number;
-}
-
-interface Tally {
+/** What one `deliver` or `resumeDeliveries` call gathers for its report. */
+interface Run {
+  operation: Operation;
   granted: DeliveredItem[];
   failed: DeliveryFailure[];
+  unverified: UnverifiedWindow[];
+  journalError?: JournalError;
+  /** Set when something unexpected happened after a claim succeeded (the lines were kept). */
+  error?: StorefrontError;
 }
 
 interface StepOutcome {
-  code: Exclude<DeliveryCode, 'PARTIAL'> | 'SUCCESS';
+  code: Exclude<DeliveryCode, 'PARTIAL'>;
   message: string;
   error?: StorefrontError;
 }
 
-type Reconciled = { ok: true; pending: Map<string, Transaction>; previewedAt: number; outcome: StepOutcome } | { ok: false; outcome: StepOutcome };
+type Reconciled = { ok: true; pending: Map<string, Transaction>; sentAt: number; answeredAt: number; outcome: StepOutcome } | { ok: false; outcome: StepOutcome };
 
 /**
  * The engine behind `deliver` and `resumeDeliveries`: one per client, serializing the
@@ -77,6 +80,8 @@ type Reconciled = { ok: true; pending: Map<string, Transaction>; previewedAt: nu
 export class DeliveryEngine {
   readonly #config: DeliveryEngineConfig;
   readonly #locks = new Map<string, Promise<void>>();
+  /** Claimed lines the journal failed to record: granted from here, written again on the next call. */
+  readonly #unjournaled = new Map<string, JournalLine>();
   #journal: DeliveryJournal | undefined;
 
   constructor(config: DeliveryEngineConfig) {
@@ -96,75 +101,133 @@ export class DeliveryEngine {
   }
 
   async deliver(playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
-    const op: Operation = 'deliver';
-    const player = checkNonBlank(playerName, 'playerName', op);
-    const grantFn = checkGrant(grant, op);
-    const opts = checkOptions(options, DELIVER_OPTIONS, op);
-    const mode = opts.mode ?? 'default';
-    if (mode !== 'default' && mode !== 'exactlyOnce') fail('options.mode', `must be 'default' or 'exactlyOnce', got ${describe(mode)}`, op);
-    const control = controlOf(opts, op);
+    const { player, mode, control } = checkDeliverOptions(playerName, options);
+    const grantFn = checkGrant(grant, 'deliver');
     return this.#locked(player, () => this.#deliver(player, grantFn, mode, control));
   }
 
   async resume(grant: unknown, options: unknown): Promise<ResumeReport> {
-    const op: Operation = 'resumeDeliveries';
-    const grantFn = checkGrant(grant, op);
-    const control = controlOf(checkOptions(options, RESUME_OPTIONS, op), op);
-    const journal = this.journal;
-    const players = [...new Set((await journal.pending()).map((e) => e.playerName))];
-    const tally: Tally = { granted: [], failed: [] };
+    const grantFn = checkGrant(grant, 'resumeDeliveries');
+    const control = checkResumeOptions(options);
+    const run = newRun('resumeDeliveries');
+    let all: JournalEntry[];
+    try {
+      all = await this.journal.pending();
+    } catch (error) {
+      // Nothing can be resumed from a journal that cannot be read: say so at startup.
+      throw this.#journalFailed(run, undefined, error);
+    }
+    const players = new Set([...all, ...this.#unjournaled.values()].map((e) => e.playerName));
     const errors: ResumeReport['errors'] = [];
     for (const player of players) {
       await this.#locked(player, async () => {
-        const entries = await journal.pending(player);
-        await this.#grantAll(entries.filter((e) => e.state === 'claimed'), grantFn, tally);
-        if (!entries.some((e) => e.state === 'intended')) return;
-        const reconciled = await this.#reconcile(player, grantFn, tally, control);
+        const entries = await this.#settle(run, player, grantFn);
+        if (entries === undefined || !entries.some((e) => e.state === 'intended')) return;
+        const reconciled = await this.#reconcile(run, player, grantFn, control);
         if (!reconciled.ok && reconciled.outcome.error !== undefined) errors.push({ playerName: player, error: reconciled.outcome.error });
       });
     }
-    return { ...tally, pending: (await journal.pending()).length, errors };
+    const pending = await this.#pendingCount(run, undefined);
+    return { granted: run.granted, failed: run.failed, pending, errors, unverified: run.unverified, ...(run.journalError ? { journalError: run.journalError } : {}) };
   }
 
   async #deliver(player: string, grant: GrantFunction, mode: DeliveryMode, control: Control): Promise<DeliveryReport> {
-    const journal = this.journal;
-    const tally: Tally = { granted: [], failed: [] };
-    const entries = await journal.pending(player);
-    // Lines a crash or a failing grant left behind go first: they were paid first.
-    await this.#grantAll(entries.filter((e) => e.state === 'claimed'), grant, tally);
-    const exactlyOnce = mode === 'exactlyOnce' || entries.some((e) => e.state === 'intended');
-    const outcome = exactlyOnce ? await this.#exactlyOnce(player, grant, tally, control) : await this.#plain(player, grant, tally, control);
-    const pending = (await journal.pending(player)).length;
-    const code: DeliveryCode = tally.failed.length > 0 ? 'PARTIAL' : tally.granted.length > 0 ? 'SUCCESS' : outcome.code;
-    const message = code === 'PARTIAL' ? PARTIAL_MESSAGE : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
-    return { code, granted: tally.granted, failed: tally.failed, pending, message, ...(outcome.error === undefined ? {} : { error: outcome.error }) };
+    const run = newRun('deliver');
+    const entries = await this.#settle(run, player, grant);
+    let outcome: StepOutcome;
+    if (entries === undefined || run.journalError !== undefined) {
+      // The journal cannot record a claim now: claim nothing (what was already claimed is granted above).
+      outcome = { code: 'ERROR', message: ERROR_MESSAGE, ...(run.journalError ? { error: run.journalError } : {}) };
+    } else if (mode === 'exactlyOnce' || entries.some((e) => e.state === 'intended')) {
+      outcome = await this.#exactlyOnce(run, player, grant, control);
+    } else {
+      outcome = await this.#fast(run, player, grant, control);
+    }
+    const pending = await this.#pendingCount(run, player);
+    const code: DeliveryCode = run.failed.length > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
+    let message = code === 'PARTIAL' ? PARTIAL_MESSAGE : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
+    // Never "already claimed" (or "safe, try again") when a lost claim may have taken something unseen.
+    if (run.unverified.length > 0) message = code === 'PARTIAL' ? `${PARTIAL_MESSAGE} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
+    const error = outcome.error ?? run.error;
+    return {
+      code,
+      granted: run.granted,
+      failed: run.failed,
+      pending,
+      message,
+      ...(error === undefined ? {} : { error }),
+      ...(run.unverified.length > 0 ? { unverified: run.unverified[run.unverified.length - 1] as UnverifiedWindow } : {}),
+      ...(run.journalError === undefined ? {} : { journalError: run.journalError }),
+    };
   }
 
-  /** Default mode: claim → journal → grant → acknowledge. */
-  async #plain(player: string, grant: GrantFunction, tally: Tally, control: Control): Promise<StepOutcome> {
+  /**
+   * Finishes what earlier calls left for this player: lines kept in memory are written
+   * again, claim marks left by a crash or a lost answer are reported, claimed lines are
+   * granted. Returns the player's journal entries, or undefined when the journal cannot
+   * be read.
+   */
+  async #settle(run: Run, player: string, grant: GrantFunction): Promise<JournalEntry[] | undefined> {
+    const remembered = [...this.#unjournaled.values()].filter((e) => e.playerName === player);
+    if (remembered.length > 0 && (await this.#write(run, player, (journal) => journal.append(remembered)))) {
+      for (const line of remembered) this.#unjournaled.delete(line.deliveryId);
+    }
+    let entries: JournalEntry[];
+    try {
+      entries = await this.journal.pending(player);
+    } catch (error) {
+      this.#journalFailed(run, player, error);
+      await this.#grantAll(run, remembered, grant);
+      return undefined;
+    }
+    const marks = entries.filter((e): e is JournalClaimMark => e.state === 'claiming');
+    const orphans = marks.filter((mark) => !entries.some((e) => e.deliveryId.startsWith(`${mark.deliveryId}:`)));
+    if (orphans.length > 0) this.#reportUnverified(run, player, Math.min(...orphans.map((m) => m.recordedAt)));
+    if (marks.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(marks.map((m) => m.deliveryId)));
+    const claimed = entries.filter((e): e is JournalLine => e.state === 'claimed');
+    await this.#grantAll(run, [...claimed, ...[...this.#unjournaled.values()].filter((e) => e.playerName === player && !claimed.some((c) => c.deliveryId === e.deliveryId))], grant);
+    return entries;
+  }
+
+  /** Fast mode: mark → claim → journal the lines → drop the mark → grant → acknowledge. */
+  async #fast(run: Run, player: string, grant: GrantFunction, control: Control): Promise<StepOutcome> {
+    const mark: JournalClaimMark = { deliveryId: `claim:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'claiming', recordedAt: this.#config.now() };
+    // The mark is the durable record that comes first: a full disk stops the claim here.
+    if (!(await this.#write(run, player, (journal) => journal.append([mark])))) return journalOutcome(run);
     let result: ClaimResult;
     try {
       result = await this.#claim(player, {}, control);
     } catch (error) {
+      if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) this.#reportUnverified(run, player, mark.recordedAt);
+      await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return failed(error);
     }
-    if (result.code !== 'SUCCESS') return outcomeOf(result);
-    const batch = `claim:${randomUUID()}`;
-    const entries = result.claims.map((item, index) => this.#entry(`${batch}:${index}`, player, 'claimed', item));
-    await this.journal.append(entries);
-    await this.#grantAll(entries, grant, tally);
+    if (result.code !== 'SUCCESS') {
+      await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
+      return outcomeOf(result);
+    }
+    const lines = result.claims.map((item, index) => this.#line(`${mark.deliveryId}:${index}`, player, 'claimed', item));
+    const journaled = await this.#record(run, player, lines);
+    if (journaled) await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
+    await this.#grantAll(run, lines, grant);
+    // Lines the journal could not take but the game granted leave nothing to verify.
+    if (!journaled && lines.every((line) => !this.#unjournaled.has(line.deliveryId))) {
+      await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
+    }
     return { code: 'SUCCESS', message: result.message };
   }
 
   /** Exactly-once mode: preview → reconcile → journal the intent → wait → claim → grant. */
-  async #exactlyOnce(player: string, grant: GrantFunction, tally: Tally, control: Control): Promise<StepOutcome> {
-    const reconciled = await this.#reconcile(player, grant, tally, control);
+  async #exactlyOnce(run: Run, player: string, grant: GrantFunction, control: Control): Promise<StepOutcome> {
+    const reconciled = await this.#reconcile(run, player, grant, control);
     if (!reconciled.ok || reconciled.pending.size === 0) return reconciled.outcome;
+    if (run.journalError !== undefined) return journalOutcome(run);
 
-    const intents = [...reconciled.pending].map(([invoice, item]) => this.#entry(`invoice:${invoice}`, player, 'intended', item, invoice));
-    await this.journal.append(intents);
-    // The preview took this player's window; claiming before it ends is refused.
-    const wait = CLAIM_WINDOW_MS - (this.#config.now() - reconciled.previewedAt);
+    const intents = [...reconciled.pending].map(([invoice, item]) => ({ ...this.#line(`invoice:${invoice}`, player, 'intended', item, invoice), previewedAt: reconciled.sentAt }));
+    if (!(await this.#write(run, player, (journal) => journal.append(intents)))) return journalOutcome(run);
+    // The service opened the window when the preview arrived, which is before its answer
+    // was back here: timing from the answer never claims too early.
+    const wait = CLAIM_WINDOW_MS - (this.#config.now() - reconciled.answeredAt);
     if (wait > 0) await pause(control, wait);
 
     let result: ClaimResult;
@@ -176,45 +239,39 @@ export class DeliveryEngine {
     }
     if (result.code === 'NO_ITEMS' || result.code === 'ALREADY_CLAIMED') {
       // We hold this player's lock, so the previewed lines went to another claimer.
-      await this.journal.acknowledge(intents.map((e) => e.deliveryId));
+      await this.#write(run, player, (journal) => journal.acknowledge(intents.map((e) => e.deliveryId)));
       return outcomeOf(result);
     }
     if (result.code !== 'SUCCESS') return outcomeOf(result);
 
-    const rows = linesOf(result);
-    const claimed =
-      rows === undefined
-        ? // No invoices in the answer: the claim took every undelivered line, the previewed ones included.
-          result.claims.map((item, index) => this.#entry(`claim:${randomUUID()}:${index}`, player, 'claimed', item))
-        : [...rows].map(([invoice, item]) => this.#entry(`invoice:${invoice}`, player, 'claimed', item, invoice));
+    const claimed = this.#claimedLines(player, result);
     // Intents this claim did not deliver went to another claimer. Dropped before the
     // claimed lines are written: a crash in between leaves the claimed lines as intents,
     // which the next preview then finds delivered and grants.
     const ids = new Set(claimed.map((e) => e.deliveryId));
     const gone = intents.filter((e) => !ids.has(e.deliveryId)).map((e) => e.deliveryId);
-    if (gone.length > 0) await this.journal.acknowledge(gone);
-    await this.journal.append(claimed);
-    await this.#grantAll(claimed, grant, tally);
+    if (gone.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(gone));
+    await this.#record(run, player, claimed);
+    await this.#grantAll(run, claimed, grant);
     return { code: 'SUCCESS', message: result.message };
   }
 
   /**
    * Previews with the raw rows and settles the intents an earlier run left: the ones no
    * longer pending were delivered by a claim whose answer was lost, so they are granted
-   * from the journal now.
+   * from the journal now, and the time that claim could have taken more is reported.
    */
-  async #reconcile(player: string, grant: GrantFunction, tally: Tally, control: Control): Promise<Reconciled> {
+  async #reconcile(run: Run, player: string, grant: GrantFunction, control: Control): Promise<Reconciled> {
+    const sentAt = this.#config.now();
     let preview: ClaimResult;
     try {
       preview = await this.#claim(player, { preview: true, includeRawTransactions: true }, control);
     } catch (error) {
       return { ok: false, outcome: failed(error) };
     }
-    // The service starts the window when the preview arrives, which is before its answer
-    // is back here but after it was sent: timing from the answer never claims too early
-    // (timing from the send did, and the refused claim cost a second 10 s window).
-    const previewedAt = this.#config.now();
-    let pending: Map<string, Transaction>;
+    const answeredAt = this.#config.now();
+    let pending = new Map<string, Transaction>();
+    const delivered: JournalLine[] = [];
     if (preview.code === 'PREVIEW') {
       const rows = linesOf(preview);
       if (rows === undefined) {
@@ -225,34 +282,118 @@ export class DeliveryEngine {
         return { ok: false, outcome: { code: 'ERROR', message: ERROR_MESSAGE, error } };
       }
       pending = rows;
-    } else if (preview.code === 'NO_ITEMS' || preview.code === 'ALREADY_CLAIMED') {
-      pending = new Map();
-    } else {
+    } else if (preview.code === 'SUCCESS') {
+      // A preview answered like a claim (a misbehaving service or proxy): the service says
+      // it delivered these lines, so they are journaled and granted like a claim's.
+      delivered.push(...this.#claimedLines(player, preview));
+      run.error ??= new ResponseValidationError(
+        { operation: 'claim', endpoint: '/api/v4/store/transaction/update' },
+        `the preview answered SUCCESS with ${preview.claims.length} item(s); they were treated as delivered, journaled and granted`,
+      );
+    } else if (preview.code !== 'NO_ITEMS' && preview.code !== 'ALREADY_CLAIMED') {
       return { ok: false, outcome: outcomeOf(preview) };
     }
 
-    const intents = (await this.journal.pending(player)).filter((e) => e.state === 'intended');
-    const delivered = intents.filter((e) => e.invoice === undefined || !pending.has(e.invoice)).map((e) => ({ ...e, state: 'claimed' as const, recordedAt: this.#config.now() }));
-    if (delivered.length > 0) {
-      await this.journal.append(delivered);
-      await this.#grantAll(delivered, grant, tally);
+    let intents: JournalLine[];
+    try {
+      intents = (await this.journal.pending(player)).filter((e): e is JournalLine => e.state === 'intended');
+    } catch (error) {
+      this.#journalFailed(run, player, error);
+      intents = [];
     }
-    return { ok: true, pending, previewedAt, outcome: outcomeOf(preview) };
+    const covered = new Set(delivered.map((e) => e.deliveryId));
+    const lost = intents.filter((e) => !covered.has(e.deliveryId) && (e.invoice === undefined || !pending.has(e.invoice)));
+    if (lost.length > 0) {
+      // Reported before the intents, which carry the window's start, leave the journal.
+      this.#reportUnverified(run, player, Math.min(...lost.map((e) => e.previewedAt ?? e.recordedAt)));
+      delivered.push(...lost.map(({ previewedAt: _, ...e }) => ({ ...e, state: 'claimed' as const, recordedAt: this.#config.now() })));
+    }
+    if (delivered.length > 0) {
+      await this.#record(run, player, delivered);
+      await this.#grantAll(run, delivered, grant);
+    }
+    return { ok: true, pending, sentAt, answeredAt, outcome: preview.code === 'SUCCESS' ? { code: 'SUCCESS', message: preview.message } : outcomeOf(preview) };
   }
 
   /** Grants each line, acknowledging it right after; a throwing grant leaves its line pending. */
-  async #grantAll(entries: readonly JournalEntry[], grant: GrantFunction, tally: Tally): Promise<void> {
-    for (const entry of entries) {
-      const item: DeliveredItem = { ...structuredClone(entry.item), deliveryId: entry.deliveryId };
+  async #grantAll(run: Run, lines: readonly JournalLine[], grant: GrantFunction): Promise<void> {
+    for (const line of lines) {
+      const item: DeliveredItem = { ...line.item, deliveryId: line.deliveryId };
       try {
         await grant(item);
       } catch (error) {
-        tally.failed.push({ item, error });
+        run.failed.push({ item, error });
         continue;
       }
-      await this.journal.acknowledge([entry.deliveryId]);
-      tally.granted.push(item);
+      run.granted.push(item);
+      this.#unjournaled.delete(line.deliveryId);
+      await this.#write(run, line.playerName, (journal) => journal.acknowledge([line.deliveryId]));
     }
+  }
+
+  /**
+   * Journals claimed lines. When the journal fails they are kept in memory (granted from
+   * there, written again on the next call) and the failure is reported: once the service
+   * delivered them, a failed write must not drop them.
+   */
+  async #record(run: Run, player: string, lines: readonly JournalLine[]): Promise<boolean> {
+    if (await this.#write(run, player, (journal) => journal.append(lines))) return true;
+    for (const line of lines) this.#unjournaled.set(line.deliveryId, line);
+    return false;
+  }
+
+  /** Runs one journal change; a failure is reported on the run, never thrown. */
+  async #write(run: Run, player: string, change: (journal: DeliveryJournal) => Promise<void>): Promise<boolean> {
+    try {
+      await change(this.journal);
+      return true;
+    } catch (error) {
+      this.#journalFailed(run, player, error);
+      return false;
+    }
+  }
+
+  #journalFailed(run: Run, player: string | undefined, error: unknown): JournalError {
+    const journalError = isStorefrontError(error, 'JOURNAL_FAILED')
+      ? (error as JournalError)
+      : new JournalError(`${run.operation}: the delivery journal failed (${String((error as Error | undefined)?.message ?? error).slice(0, 200)})`, { operation: run.operation, cause: error });
+    run.journalError ??= journalError;
+    if (player !== undefined) this.#emit({ type: 'journalError', operation: run.operation, playerName: player, error: journalError });
+    return journalError;
+  }
+
+  #reportUnverified(run: Run, player: string, from: number): void {
+    const window: UnverifiedWindow = { playerName: player, from, to: this.#config.now() };
+    run.unverified.push(window);
+    this.#emit({ type: 'unverified', operation: run.operation, window });
+  }
+
+  #emit(event: StorefrontEvent): void {
+    try {
+      this.#config.onEvent?.(event);
+    } catch {
+      // A listener's failure must not change the outcome of a delivery.
+    }
+  }
+
+  async #pendingCount(run: Run, player: string | undefined): Promise<number> {
+    const inMemory = [...this.#unjournaled.values()].filter((e) => player === undefined || e.playerName === player).length;
+    try {
+      return (await this.journal.pending(player)).length + inMemory;
+    } catch (error) {
+      this.#journalFailed(run, player, error);
+      return inMemory;
+    }
+  }
+
+  /** The lines of a claim answer: by invoice when the raw rows line up, else by claim and index. */
+  #claimedLines(player: string, result: ClaimResult): JournalLine[] {
+    const rows = linesOf(result);
+    if (rows === undefined) {
+      const batch = `claim:${globalThis.crypto.randomUUID()}`;
+      return result.claims.map((item, index) => this.#line(`${batch}:${index}`, player, 'claimed', item));
+    }
+    return [...rows].map(([invoice, item]) => this.#line(`invoice:${invoice}`, player, 'claimed', item, invoice));
   }
 
   /** A claim that waits out `RATE_LIMIT` (the local guard's or the service's) a few times. */
@@ -265,7 +406,7 @@ export class DeliveryEngine {
     }
   }
 
-  #entry(deliveryId: string, playerName: string, state: JournalEntry['state'], item: Transaction, invoice?: string): JournalEntry {
+  #line(deliveryId: string, playerName: string, state: JournalLine['state'], item: Transaction, invoice?: string): JournalLine {
     return { deliveryId, playerName, state, item, ...(invoice === undefined ? {} : { invoice }), recordedAt: this.#config.now() };
   }
 
@@ -282,6 +423,10 @@ export class DeliveryEngine {
       if (this.#locks.get(player) === mine) this.#locks.delete(player);
     }
   }
+}
+
+function newRun(operation: Operation): Run {
+  return { operation, granted: [], failed: [], unverified: [] };
 }
 
 /** Pairs each claim with its raw row's invoice; undefined when they do not line up. */
@@ -301,7 +446,11 @@ function linesOf(result: ClaimResult): Map<string, Transaction> | undefined {
 function outcomeOf(result: ClaimResult): StepOutcome {
   // A preview's NO_ITEMS / ALREADY_CLAIMED read the same as a claim's; an empty PREVIEW is NO_ITEMS.
   if (result.code === 'PREVIEW') return result.claims.length === 0 ? { code: 'NO_ITEMS', message: result.message } : { code: 'SUCCESS', message: result.message };
-  return { code: result.code === 'SUCCESS' ? 'SUCCESS' : result.code, message: result.message };
+  return { code: result.code, message: result.message };
+}
+
+function journalOutcome(run: Run): StepOutcome {
+  return { code: 'ERROR', message: ERROR_MESSAGE, ...(run.journalError ? { error: run.journalError } : {}) };
 }
 
 function failed(error: unknown): StepOutcome {
@@ -310,42 +459,4 @@ function failed(error: unknown): StepOutcome {
     return { code: 'OUTCOME_UNKNOWN', message: UNKNOWN_OUTCOME_MESSAGE, error };
   }
   return { code: 'ERROR', message: ERROR_MESSAGE, error };
-}
-
-async function pause(control: Control, ms: number): Promise<void> {
-  control.signal?.throwIfAborted();
-  await control.sleep(ms);
-  control.signal?.throwIfAborted();
-}
-
-function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function checkGrant(value: unknown, op: Operation): GrantFunction {
-  if (typeof value !== 'function') fail('grant', `must be a function (item) => void | Promise<void>, got ${describe(value)}`, op);
-  return value as GrantFunction;
-}
-
-type RawOptions = { mode?: unknown; signal?: unknown; sleep?: unknown; maxRateLimitWaits?: unknown };
-
-function checkOptions(value: unknown, allowed: readonly string[], op: Operation): RawOptions {
-  return checkOptionsObject(value as RawOptions | undefined, allowed, 'options', op);
-}
-
-function controlOf(opts: RawOptions, op: Operation): Control {
-  const signal = checkSignal(opts.signal, op);
-  if (opts.sleep !== undefined && typeof opts.sleep !== 'function') fail('options.sleep', `must be a function (ms) => Promise<void>, got ${describe(opts.sleep)}`, op);
-  const maxWaits = opts.maxRateLimitWaits === undefined ? DEFAULT_RATE_LIMIT_WAITS : checkIntegerInRange(opts.maxRateLimitWaits, 0, MAX_RATE_LIMIT_WAITS, 'options.maxRateLimitWaits', op);
-  return { signal, sleep: (opts.sleep as SleepFunction | undefined) ?? ((ms) => realSleep(ms, signal)), maxWaits };
 }

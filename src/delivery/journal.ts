@@ -9,6 +9,12 @@ import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../wire/claim.js';
 
 /**
+ * One record of the journal: a purchase line ({@link JournalLine}) or the mark of a claim
+ * about to be sent ({@link JournalClaimMark}). Journals store them as they are (JSON).
+ */
+export type JournalEntry = JournalLine | JournalClaimMark;
+
+/**
  * One purchase line in the journal.
  *
  * - `claimed`: the service marked it delivered; the game has not confirmed the grant yet.
@@ -18,7 +24,7 @@ import type { Transaction } from '../wire/claim.js';
  *   claim's outcome is lost, the next run previews again: an intended line that is no
  *   longer pending was delivered by the lost claim and is granted from the journal.
  */
-export interface JournalEntry {
+export interface JournalLine {
   /** Stable id of the purchase line; the game's dedupe key. See {@link DeliveredItem.deliveryId}. */
   deliveryId: string;
   /** The player, exact name. */
@@ -30,6 +36,30 @@ export interface JournalEntry {
   /** The service's invoice of the line (exactly-once mode), as text. */
   invoice?: string;
   /** When the entry was written, in epoch ms of the client's clock. */
+  recordedAt: number;
+  /**
+   * Intended lines: when the preview that listed them was sent, in epoch ms of the
+   * client's clock. A claim whose answer is lost may also have taken purchases paid after
+   * this moment, which no preview showed: the start of the {@link UnverifiedWindow}.
+   */
+  previewedAt?: number;
+}
+
+/**
+ * The mark `mode: 'fast'` writes before it sends a claim, and removes once the claim's
+ * lines are journaled (or nothing was claimed). A mark still in the journal means a claim
+ * may have delivered items that no journal line records (the process died, or the answer
+ * was lost): the next `deliver` for that player, or `resumeDeliveries`, reports an
+ * {@link UnverifiedWindow} from `recordedAt`.
+ */
+export interface JournalClaimMark {
+  /** `claim:<uuid>`; the claim's lines get `claim:<uuid>:<index>`. */
+  deliveryId: string;
+  /** The player, exact name. */
+  playerName: string;
+  /** Always `claiming`. */
+  state: 'claiming';
+  /** When the claim was about to be sent, in epoch ms of the client's clock. */
   recordedAt: number;
 }
 

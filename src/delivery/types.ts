@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { StorefrontError } from '../errors.js';
+import type { JournalError, StorefrontError } from '../errors.js';
 import type { ClaimCode, Transaction } from '../wire/claim.js';
 
 /**
@@ -38,8 +38,14 @@ export interface DeliveredItem extends Transaction {
  */
 export type GrantFunction = (item: DeliveredItem) => unknown;
 
-/** The delivery strategy; see {@link DeliverOptions.mode}. */
-export type DeliveryMode = 'default' | 'exactlyOnce';
+/**
+ * The delivery strategy; see {@link DeliverOptions.mode}.
+ * - `exactlyOnce` (the default): preview, journal the intent, wait out the 10 s window,
+ *   claim. A lost claim answer loses nothing that was previewed.
+ * - `fast`: one claim call, no wait. A lost claim answer (or a crash before its lines are
+ *   journaled) loses what that claim delivered, reported as an {@link UnverifiedWindow}.
+ */
+export type DeliveryMode = 'exactlyOnce' | 'fast';
 
 /**
  * Waits `ms` milliseconds. Inject one that moves a mock clock to make the 10 s windows
@@ -67,10 +73,11 @@ export interface ResumeOptions {
  */
 export interface DeliverOptions extends ResumeOptions {
   /**
-   * - `default` (the default): claim, journal, grant. One call; a claim whose answer is
-   *   lost may lose its items.
-   * - `exactlyOnce`: preview, journal the intent, wait ~10 s, claim, reconcile. Nothing
-   *   is lost even when the claim's answer is; costs one more call and the wait.
+   * - `exactlyOnce` (the default): preview, journal the intent, wait ~10 s, claim,
+   *   reconcile. Nothing previewed is lost even when the claim's answer is; costs one more
+   *   call and the wait.
+   * - `fast`: claim, journal, grant. One call; a claim whose answer is lost loses what it
+   *   delivered (reported in {@link DeliveryReport.unverified}, never silently).
    *
    * A player with intents left by an earlier exactly-once run is always reconciled the
    * exactly-once way, whatever the mode.
@@ -118,6 +125,35 @@ export interface DeliveryReport {
    * `ERROR`, or alongside `SUCCESS` when journal retries were granted before it failed).
    */
   error?: StorefrontError;
+  /**
+   * Set when a claim whose answer was lost has been reconciled: purchases the player
+   * completed in this window may have been delivered by that claim without anybody seeing
+   * them. The lines the SDK knew about were granted; what else the player paid for in the
+   * window needs a look by staff (see the delivery guide).
+   */
+  unverified?: UnverifiedWindow;
+  /**
+   * Set when the journal failed during this call. Before a claim, nothing was claimed
+   * (`code: 'ERROR'`); after a claim, its items were granted from memory all the same.
+   */
+  journalError?: JournalError;
+}
+
+/**
+ * The time window in which a claim whose answer was lost may have delivered purchases
+ * that no journal line records, for one player. Epoch ms of the client's clock (`now`).
+ *
+ * Staff compare the player's purchases completed between `from` and `to` (the store
+ * dashboard, or `teamgames preview`) with what the game granted (its `deliveryId` log)
+ * and grant by hand what is missing.
+ */
+export interface UnverifiedWindow {
+  /** The player, exact name. */
+  playerName: string;
+  /** Start of the window: when the last preview before the lost claim was sent (or the claim itself, in `fast` mode). */
+  from: number;
+  /** End of the window: when the loss was found out; the lost claim was processed before it. */
+  to: number;
 }
 
 /** A player whose intents {@link StorefrontClient.resumeDeliveries} could not reconcile. */
@@ -138,4 +174,8 @@ export interface ResumeReport {
   pending: number;
   /** Players whose intents could not be reconciled because the preview failed. */
   errors: ResumeError[];
+  /** One window per player whose lost claim was reconciled in this run; see {@link DeliveryReport.unverified}. */
+  unverified: UnverifiedWindow[];
+  /** Set when the journal failed during the run (the entries stay for the next run). */
+  journalError?: JournalError;
 }

@@ -166,7 +166,7 @@ describe('StorefrontClient', () => {
   });
 
   it('onEvent receives the event union', () => {
-    expectTypeOf<StorefrontEvent['type']>().toEqualTypeOf<'request' | 'response' | 'retry'>();
+    expectTypeOf<StorefrontEvent['type']>().toEqualTypeOf<'request' | 'response' | 'retry' | 'unverified' | 'journalError'>();
     expectTypeOf<Extract<StorefrontEvent, { type: 'request' }>['headers']>().toEqualTypeOf<Record<string, string>>();
   });
 });

@@ -24,7 +24,7 @@ describe('1,000 concurrent deliver calls over 100 players, against the mock over
     }
   };
 
-  it.each<DeliveryMode>(['default', 'exactlyOnce'])('%s mode: every paid unit is granted exactly once, none lost', async (mode) => {
+  it.each<DeliveryMode>(['fast', 'exactlyOnce'])('%s mode: every paid unit is granted exactly once, none lost', async (mode) => {
     buy();
     const journal = new MemoryJournal();
     const client = new StorefrontClient({ apiKey: KEY, baseUrl: server.url, now: mock.clock.now, journal });

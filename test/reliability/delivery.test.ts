@@ -11,6 +11,7 @@ import {
   StorefrontClient,
   type DeliveredItem,
   type DeliveryJournal,
+  type JournalEntry,
 } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, handlersFetch, paidUnits, seed } from './harness.js';
@@ -23,6 +24,9 @@ function client(journal: DeliveryJournal): StorefrontClient {
   return new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch, now: mock.clock.now, journal, retry: 0 });
 }
 
+/** Crashes right after the claimed lines reach the journal (not after fast mode's claim mark). */
+const afterWritingLines = (point: string, entries: readonly JournalEntry[] | readonly string[]) => point === 'appendAfter' && (entries as readonly JournalEntry[])[0]?.state === 'claimed';
+
 function outcome(game: Game) {
   return compare(paidUnits(mock.purchases(KEY)), game.applied);
 }
@@ -34,15 +38,19 @@ afterEach(() => {
   mock.reset();
 });
 
-describe('deliver, default mode', () => {
+describe('deliver, fast mode', () => {
   it('journals the claimed lines, grants each with a deliveryId and acknowledges it', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 2 });
     mock.addPurchase(KEY, { playerName: 'Ann', id: 2, quantity: 1 });
     const journal = new MemoryJournal();
     const seen: Array<{ item: DeliveredItem; journaled: number }> = [];
-    const report = await client(journal).deliver('Ann', async (item) => {
-      seen.push({ item, journaled: (await journal.pending('Ann')).length });
-    });
+    const report = await client(journal).deliver(
+      'Ann',
+      async (item) => {
+        seen.push({ item, journaled: (await journal.pending('Ann')).length });
+      },
+      { mode: 'fast' },
+    );
 
     expect(report.code).toBe('SUCCESS');
     expect(report.granted.map((i) => [i.product_id_string, i.quantity_to_grant])).toEqual([
@@ -69,7 +77,7 @@ describe('deliver, default mode', () => {
       if (broken && item.product_id_string === '7') throw new Error('inventory full');
     };
 
-    const first = await c.deliver('Bob', grant, { sleep });
+    const first = await c.deliver('Bob', grant, { mode: 'fast', sleep });
     expect(first.code).toBe('PARTIAL');
     expect(first.granted.map((i) => i.product_id_string)).toEqual(['42']);
     expect(first.failed).toHaveLength(1);
@@ -78,7 +86,7 @@ describe('deliver, default mode', () => {
     expect(first.message).toMatch(/next claim/);
 
     broken = false;
-    const second = await c.deliver('Bob', grant, { sleep });
+    const second = await c.deliver('Bob', grant, { mode: 'fast', sleep });
     expect(second.code).toBe('SUCCESS');
     expect(second.granted.map((i) => i.deliveryId)).toEqual([first.failed[0]?.item.deliveryId]);
     expect(second.pending).toBe(0);
@@ -93,22 +101,27 @@ describe('deliver, default mode', () => {
       waits.push(ms);
       await sleep(ms);
     };
-    expect((await c.deliver('Cid', () => {}, { sleep: recordingSleep })).code).toBe('SUCCESS');
-    const again = await c.deliver('Cid', () => {}, { sleep: recordingSleep });
+    expect((await c.deliver('Cid', () => {}, { mode: 'fast', sleep: recordingSleep })).code).toBe('SUCCESS');
+    const again = await c.deliver('Cid', () => {}, { mode: 'fast', sleep: recordingSleep });
     expect(again.code).toBe('ALREADY_CLAIMED');
     expect(waits).toEqual([10_000]);
-    const refused = await c.deliver('Cid', () => {}, { sleep: recordingSleep, maxRateLimitWaits: 0 });
+    const refused = await c.deliver('Cid', () => {}, { mode: 'fast', sleep: recordingSleep, maxRateLimitWaits: 0 });
     expect(refused.code).toBe('RATE_LIMIT');
   });
 
-  it('reports a lost claim answer as OUTCOME_UNKNOWN: in default mode those items are lost', async () => {
+  it('reports a lost claim answer as OUTCOME_UNKNOWN with the unverified window: in fast mode those items are lost, never silently', async () => {
     mock.addPurchase(KEY, { playerName: 'Dee', id: 1, quantity: 1 });
     mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
     const game = new Game();
-    const report = await client(new MemoryJournal()).deliver('Dee', game.grant(), { sleep });
+    const journal = new MemoryJournal();
+    const sentAt = mock.clock.now();
+    const report = await client(journal).deliver('Dee', game.grant(), { mode: 'fast', sleep });
     expect(report.code).toBe('OUTCOME_UNKNOWN');
     expect(report.error).toBeInstanceOf(ClaimOutcomeUnknownError);
-    expect(report.message).toMatch(/safe/);
+    expect(report.unverified).toEqual({ playerName: 'Dee', from: sentAt, to: mock.clock.now() });
+    expect(report.message).toMatch(/staff can check/);
+    expect(report.message).not.toMatch(/already claimed|safe/i);
+    expect(journal.size).toBe(0);
     expect(outcome(game)).toMatchObject({ paid: 1, granted: 0, lost: 1 });
   });
 
@@ -116,8 +129,8 @@ describe('deliver, default mode', () => {
     mock.addPurchase(KEY, { playerName: 'Eve', id: 2, quantity: 2 });
     const disk = new MemoryJournal();
     const game = new Game();
-    const crashing = new CrashingJournal(disk, (point) => point === 'appendAfter');
-    await expect(client(crashing).deliver('Eve', game.grant(), { sleep })).rejects.toBeInstanceOf(Crash);
+    const crashing = new CrashingJournal(disk, afterWritingLines);
+    await expect(crashing.run(client(crashing).deliver('Eve', game.grant(), { mode: 'fast', sleep }))).rejects.toBeInstanceOf(Crash);
     expect(game.calls).toBe(0);
     expect(mock.purchases(KEY, 'Eve')[0]?.deliverystatus).toBe('Delivered');
 
@@ -135,7 +148,8 @@ describe('deliver, default mode', () => {
     const path = join(dir, 'crash.jsonl');
     const game = new Game();
     const before = new FileJournal(path);
-    await expect(client(new CrashingJournal(before, (point) => point === 'appendAfter')).deliver('Eli', game.grant())).rejects.toBeInstanceOf(Crash);
+    const crashing = new CrashingJournal(before, afterWritingLines);
+    await expect(crashing.run(client(crashing).deliver('Eli', game.grant(), { mode: 'fast' }))).rejects.toBeInstanceOf(Crash);
     await before.close();
 
     const after = new FileJournal(path);
@@ -150,7 +164,8 @@ describe('deliver, default mode', () => {
     mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
     const disk = new MemoryJournal();
     const game = new Game();
-    await expect(client(new CrashingJournal(disk, (point) => point === 'ackBefore')).deliver('Fay', game.grant())).rejects.toBeInstanceOf(Crash);
+    const crashing = new CrashingJournal(disk, (point, ids) => point === 'ackBefore' && !(ids as string[])[0]?.match(/^claim:[^:]+$/));
+    await expect(crashing.run(client(crashing).deliver('Fay', game.grant(), { mode: 'fast' }))).rejects.toBeInstanceOf(Crash);
     const resumed = await client(disk).resumeDeliveries(game.grant());
     expect(resumed.granted).toHaveLength(1);
     expect(game.regrants).toBe(1);
@@ -209,7 +224,7 @@ describe('deliver, exactly-once mode', () => {
     expect(outcome(game)).toEqual({ paid: 1, granted: 1, lost: 0, duplicated: 0 });
   });
 
-  it('a 5xx answer after the state change is reconciled too, and a default-mode call finishes the intents', async () => {
+  it('a 5xx answer after the state change is reconciled too, and a fast-mode call finishes the intents', async () => {
     mock.addPurchase(KEY, { playerName: 'Jo', id: 3, quantity: 2 });
     mock.faults.add({ operation: 'claimV4', kind: 'status', status: 502, phase: 'after', skip: 1, times: 1 });
     const journal = new MemoryJournal();
@@ -218,7 +233,7 @@ describe('deliver, exactly-once mode', () => {
     const first = await c.deliver('Jo', game.grant(), { mode: 'exactlyOnce', sleep });
     expect(first.error).toBeInstanceOf(ClaimOutcomeUnknownError);
     // A plain deliver for a player with intents reconciles them the exactly-once way.
-    const next = await c.deliver('Jo', game.grant(), { sleep });
+    const next = await c.deliver('Jo', game.grant(), { mode: 'fast', sleep });
     expect(next.code).toBe('SUCCESS');
     expect(outcome(game)).toEqual({ paid: 2, granted: 2, lost: 0, duplicated: 0 });
   });
@@ -230,9 +245,9 @@ describe('deliver, exactly-once mode', () => {
     const game = new Game();
     // Kim: the claim went through but the process died before writing what it claimed.
     const crashing = new CrashingJournal(disk, (point, entries) => point === 'appendBefore' && (entries as ReadonlyArray<{ state?: string }>)[0]?.state === 'claimed');
-    await expect(client(crashing).deliver('Kim', game.grant(), { mode: 'exactlyOnce', sleep })).rejects.toBeInstanceOf(Crash);
+    await expect(crashing.run(client(crashing).deliver('Kim', game.grant(), { mode: 'exactlyOnce', sleep }))).rejects.toBeInstanceOf(Crash);
     // Lou: a grant failed; the line waits in the journal.
-    const failing = await client(disk).deliver('Lou', game.grant(() => true), { sleep });
+    const failing = await client(disk).deliver('Lou', game.grant(() => true), { mode: 'fast', sleep });
     expect(failing.code).toBe('PARTIAL');
 
     const restarted = client(disk);

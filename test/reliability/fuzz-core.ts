@@ -366,7 +366,7 @@ export const INPUT_CALLS: ReadonlyArray<{ name: string; args: fc.Arbitrary<(c: S
   {
     name: 'deliver',
     args: fc
-      .tuple(name, fc.oneof(fc.constant(() => {}), anything), fc.oneof(fc.record({ mode: maybe(fc.oneof(fc.constantFrom('default', 'exactlyOnce'), anything)), maxRateLimitWaits: maybe(intish), sleep: maybe(fc.oneof(fc.constant(sleep0), anything)) }, { requiredKeys: [] }), maybe(anything)))
+      .tuple(name, fc.oneof(fc.constant(() => {}), anything), fc.oneof(fc.record({ mode: maybe(fc.oneof(fc.constantFrom('fast', 'exactlyOnce'), anything)), maxRateLimitWaits: maybe(intish), sleep: maybe(fc.oneof(fc.constant(sleep0), anything)) }, { requiredKeys: [] }), maybe(anything)))
       .map(([p, g, o]) => labelled('deliver', [p, g, o], (c) => c.deliver(p as never, g as never, o as never))),
   },
   { name: 'resumeDeliveries', args: fc.tuple(fc.oneof(fc.constant(() => {}), anything), maybe(anything)).map(([g, o]) => labelled('resumeDeliveries', [g, o], (c) => c.resumeDeliveries(g as never, o as never))) },

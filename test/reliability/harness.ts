@@ -57,28 +57,55 @@ export class Crash extends Error {
 }
 
 /**
- * A journal decorator that "crashes" at chosen points: `decide(point)` returning true
- * throws a {@link Crash} there. `appendAfter` writes first, then crashes.
+ * A journal decorator that "crashes" the simulated process at chosen points:
+ * `decide(point)` returning true kills it there (`appendAfter` writes first). A dead
+ * process does nothing more: the call that died, and every later call of that process,
+ * never settles, as after `kill -9`; {@link CrashingJournal.run} turns the death into a
+ * {@link Crash} rejection for the caller, and {@link CrashingJournal.revive} starts the
+ * next process over the same storage.
  */
 export class CrashingJournal implements DeliveryJournal {
+  #dead = false;
+  #died!: Promise<Crash>;
+  #die!: (crash: Crash) => void;
+
   constructor(
     readonly inner: DeliveryJournal,
     readonly decide: (point: 'appendBefore' | 'appendAfter' | 'ackBefore', entries: readonly JournalEntry[] | readonly string[]) => boolean,
-  ) {}
+  ) {
+    this.revive();
+  }
+
+  /** Settles like `call`, or rejects with the {@link Crash} when the process dies first. */
+  run<T>(call: Promise<T>): Promise<T> {
+    return Promise.race([call, this.#died.then((crash) => Promise.reject(crash))]);
+  }
+
+  /** A new process over the same storage: calls go through again. */
+  revive(): void {
+    this.#dead = false;
+    this.#died = new Promise((resolve) => (this.#die = resolve));
+  }
 
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    if (this.decide('appendBefore', entries)) throw new Crash('before a journal write');
+    if (this.#dead || this.decide('appendBefore', entries)) return this.#crash('before a journal write');
     await this.inner.append(entries);
-    if (this.decide('appendAfter', entries)) throw new Crash('after a journal write');
+    if (this.decide('appendAfter', entries)) return this.#crash('after a journal write');
   }
 
   pending(playerName?: string): Promise<JournalEntry[]> {
-    return this.inner.pending(playerName);
+    return this.#dead ? this.#crash('') : this.inner.pending(playerName);
   }
 
   async acknowledge(ids: readonly string[]): Promise<void> {
-    if (this.decide('ackBefore', ids)) throw new Crash('before an acknowledgement');
+    if (this.#dead || this.decide('ackBefore', ids)) return this.#crash('before an acknowledgement');
     await this.inner.acknowledge(ids);
+  }
+
+  #crash(where: string): Promise<never> {
+    if (!this.#dead) this.#die(new Crash(where));
+    this.#dead = true;
+    return new Promise<never>(() => {});
   }
 }
 

@@ -1,0 +1,75 @@
+/**
+ * The argument checks of `deliver` and `resumeDeliveries`, and how they wait.
+ *
+ * @module
+ * @internal
+ */
+import type { Operation } from '../errors.js';
+import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkSignal, describe, fail } from '../internal/validate.js';
+import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepFunction } from './types.js';
+
+const DEFAULT_RATE_LIMIT_WAITS = 3;
+const MAX_RATE_LIMIT_WAITS = 100;
+// Derived from the interfaces: a new option cannot be left out of the allow-lists.
+const RESUME_OPTIONS = Object.keys({ signal: true, sleep: true, maxRateLimitWaits: true } satisfies Record<keyof ResumeOptions, true>);
+const DELIVER_OPTIONS = Object.keys({ signal: true, sleep: true, maxRateLimitWaits: true, mode: true } satisfies Record<keyof DeliverOptions, true>);
+const MODES: readonly DeliveryMode[] = ['exactlyOnce', 'fast'];
+
+/** How a call waits and gives up. */
+export interface Control {
+  signal: AbortSignal | undefined;
+  sleep: SleepFunction;
+  maxWaits: number;
+}
+
+type RawOptions = { [K in keyof DeliverOptions]?: unknown };
+
+/** Checks the arguments of `deliver`. */
+export function checkDeliverOptions(playerName: unknown, options: unknown): { player: string; mode: DeliveryMode; control: Control } {
+  const op: Operation = 'deliver';
+  const player = checkNonBlank(playerName, 'playerName', op);
+  const opts = checkOptionsObject(options as RawOptions | undefined, DELIVER_OPTIONS, 'options', op);
+  const mode = (opts.mode ?? 'exactlyOnce') as DeliveryMode;
+  if (!MODES.includes(mode)) fail('options.mode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.mode)}`, op);
+  return { player, mode, control: controlOf(opts, op) };
+}
+
+/** Checks the options of `resumeDeliveries`. */
+export function checkResumeOptions(options: unknown): Control {
+  const op: Operation = 'resumeDeliveries';
+  return controlOf(checkOptionsObject(options as RawOptions | undefined, RESUME_OPTIONS, 'options', op), op);
+}
+
+/** Checks the `grant` argument. */
+export function checkGrant(value: unknown, op: Operation): GrantFunction {
+  if (typeof value !== 'function') fail('grant', `must be a function (item) => void | Promise<void>, got ${describe(value)}`, op);
+  return value as GrantFunction;
+}
+
+/** Waits through the call's `sleep`, rejecting with the signal's reason once aborted. */
+export async function pause(control: Control, ms: number): Promise<void> {
+  control.signal?.throwIfAborted();
+  await control.sleep(ms);
+  control.signal?.throwIfAborted();
+}
+
+function controlOf(opts: RawOptions, op: Operation): Control {
+  const signal = checkSignal(opts.signal, op);
+  if (opts.sleep !== undefined && typeof opts.sleep !== 'function') fail('options.sleep', `must be a function (ms) => Promise<void>, got ${describe(opts.sleep)}`, op);
+  const maxWaits = opts.maxRateLimitWaits === undefined ? DEFAULT_RATE_LIMIT_WAITS : checkIntegerInRange(opts.maxRateLimitWaits, 0, MAX_RATE_LIMIT_WAITS, 'options.maxRateLimitWaits', op);
+  return { signal, sleep: (opts.sleep as SleepFunction | undefined) ?? ((ms) => realSleep(ms, signal)), maxWaits };
+}
+
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
