@@ -1,13 +1,14 @@
 /**
- * A crash-safe `/claim` command: `client.deliver` in exactly-once mode, over a file
+ * A crash-safe `/claim` command: `client.deliver` (exactly-once, its default), over a file
  * journal, with a grant that dedupes on `deliveryId`. Nothing a player paid for is lost,
  * even when the process crashes, a grant throws or the claim's answer is lost; nothing is
  * given twice. The guide is docs/delivering-purchases.md ("Never losing an item").
  *
- * Shows: `resumeDeliveries` at startup, `deliver(player, grant, { mode: 'exactlyOnce' })`,
+ * Shows: `resumeDeliveries` at startup, `deliver(player, grant)`,
  * granting on the game thread, the game-side dedupe on `deliveryId`, a grant that fails
- * once ("inventory full") and is delivered from the journal by the next `/claim`, and a
- * message for every report code.
+ * once ("inventory full") and is delivered from the journal by the next `/claim`, a
+ * message for every report code, and the staff alerts for an unverified window and a
+ * failing journal.
  *
  * Run it against the mock (see docs/testing-with-the-mock.md):
  *
@@ -88,8 +89,18 @@ export function grantWith(game: Game): GrantFunction {
  * ends in a message (`report.message` is written for players).
  */
 export async function handleClaim(client: StorefrontClient, game: Game, player: string, sleep?: SleepFunction): Promise<DeliveryReport['code']> {
-  const report = await client.deliver(player, grantWith(game), { mode: 'exactlyOnce', ...(sleep ? { sleep } : {}) });
+  const report = await client.deliver(player, grantWith(game), sleep ? { sleep } : {});
   game.tell(player, report.message);
+  if (report.unverified) {
+    // A claim whose answer was lost may have delivered purchases completed in this window
+    // that nobody saw: staff compare the store's purchases with the game's deliveryId log.
+    const { from, to } = report.unverified;
+    game.alertStaff(`check ${player}'s purchases completed between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`);
+  }
+  if (report.journalError) {
+    // Before a claim: nothing was claimed. After one: its items were granted from memory.
+    game.alertStaff(`delivery journal failing, deliveries paused: ${report.journalError.message}`);
+  }
   switch (report.code) {
     case 'SUCCESS': // everything listed in report.granted is in the player's inventory
     case 'NO_ITEMS':
@@ -105,7 +116,8 @@ export async function handleClaim(client: StorefrontClient, game: Game, player: 
       break;
     case 'OUTCOME_UNKNOWN':
       // The claim went out and its answer was lost. Exactly-once mode journaled what it
-      // meant to claim: the next /claim previews and grants whatever the lost claim took.
+      // meant to claim: the next /claim previews and grants whatever the lost claim took,
+      // and reports the window in which it may have taken more (report.unverified).
       break;
     case 'PRODUCT_NOT_FOUND': // nothing was delivered: a product someone paid for was removed
     case 'INVALID_PLAYER':

@@ -8,7 +8,8 @@
  * per call so the service answers the same code every time). Sequential latency
  * (p50/p99) and throughput at concurrency 32. The final ratios are medians of ratios
  * taken within each round, where the three ways ran back to back. Then in-process
- * validation cost, cold import cost and bundle size. Figures go to bench-results.json
+ * validation cost, cold import cost and bundle size, and how long an exactly-once
+ * `deliver` waits between its preview and its claim. Figures go to bench-results.json
  * (git-ignored).
  *
  * Flags: --rounds N (default 7), --iterations N per round and way (default 45),
@@ -22,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import ky from 'ky';
-import { StorefrontClient } from 'teamgames-sdk';
+import { MemoryJournal, StorefrontClient } from 'teamgames-sdk';
 import { catalogFromWire, claimFromV4 } from '../src/normalize.js';
 import type { MockSeed } from 'teamgames-sdk/mock';
 
@@ -408,6 +409,41 @@ async function lazySize(files: string[], loaded: Set<string>, external: string[]
   return { minified, gzipped, files: files.map((f) => f.replace(/^dist\//, '').replace(/-[A-Z0-9]{8}\.js$/, '')) };
 }
 
+/**
+ * How long exactly-once `deliver` waits between its preview and its claim, against the
+ * mock over HTTP. The mock's clock runs in real time; `sleep` moves it (and the client's
+ * `now`) forward instead of waiting, so every request really crosses the loopback while
+ * the 10 s windows cost nothing. The figure is the total a delivery slept: one window
+ * less the preview's round trip when the claim is timed right, two when it arrives early.
+ */
+async function deliverWait(url: string, deliveries = flags.quick ? 10 : 40): Promise<{ p50: number; max: number; claimsRefused: number }> {
+  let skew = 0;
+  const admin = (path: string, body: unknown) =>
+    fetch(`${url}/__mock/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => {
+      if (!r.ok) throw new Error(`mock ${path}: HTTP ${r.status}`);
+    });
+  const client = new StorefrontClient({ apiKey: SMALL_KEY, baseUrl: url, journal: new MemoryJournal(), now: () => Date.now() + skew, retry: 0 });
+  const waits: number[] = [];
+  let claimsRefused = 0;
+  for (let i = 0; i < deliveries; i++) {
+    const name = player();
+    await admin('purchases', { apiKey: SMALL_KEY, playerName: name, id: 1 + (i % 8), quantity: 1 });
+    let slept = 0;
+    const report = await client.deliver(name, () => {}, {
+      sleep: async (ms) => {
+        slept += ms;
+        await admin('clock/advance', { ms });
+        skew += ms;
+      },
+    });
+    if (report.code !== 'SUCCESS') throw new Error(`bench deliver: ${report.code}`);
+    if (slept > 10_000) claimsRefused += 1;
+    waits.push(slept);
+  }
+  waits.sort((a, b) => a - b);
+  return { p50: waits[Math.floor(waits.length / 2)] as number, max: waits[waits.length - 1] as number, claimsRefused };
+}
+
 // ---------------------------------------------------------------------------
 
 const { url, child, dir } = await startMock();
@@ -448,12 +484,14 @@ try {
   );
   console.log(`size: loaded on first use, not on import: ${kB(own.lazy!.gzipped)} min+gz (${own.lazy!.files.join(', ')})`);
 
+  const wait = await deliverWait(url);
   const lines = Object.entries(http).map(
     ([name, { ratios: r }]) => `bench ${name}: p50=${r.p50.toFixed(2)} p99=${r.p99.toFixed(2)} throughput=${r.throughput.toFixed(2)} vsKy=${r.vsKy.toFixed(2)}`,
   );
+  lines.push(`deliver exactlyOnce wait: p50=${wait.p50.toFixed(0)} ms max=${wait.max.toFixed(0)} ms claims_refused_for_arriving_early=${wait.claimsRefused}`);
   writeFileSync(
     'bench-results.json',
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all } }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all }, deliverWait: wait }, null, 2),
   );
   console.log('\nfigures written to bench-results.json\n');
   for (const line of lines) console.log(line);

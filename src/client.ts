@@ -305,17 +305,19 @@ export class StorefrontClient {
   }
 
   /**
-   * Claims a player's purchases and grants them without losing any: the claimed lines are
-   * written to the journal (durably) before the first grant, and each is acknowledged after
-   * `grant` returns. A grant that throws leaves its line pending; the next `deliver` for
-   * the player (first thing, before claiming) or {@link StorefrontClient.resumeDeliveries}
-   * grants it again. An acknowledged line is never granted again. Calls for one player
-   * run one after the other; a local or service `RATE_LIMIT` is waited out (see
-   * `maxRateLimitWaits`) rather than reported.
+   * Claims a player's purchases and grants them without losing any. By default
+   * (`mode: 'exactlyOnce'`) it previews, journals the previewed lines as intents, waits
+   * out the 10 s window (through `sleep`) and claims: even a claim whose answer is lost
+   * loses nothing that was previewed, and what it may have taken beyond that is reported
+   * in `report.unverified`. `mode: 'fast'` is one claim call, no wait; a lost answer then
+   * loses what that claim delivered (reported the same way, never silently).
    *
-   * `mode: 'exactlyOnce'` previews first, journals the intent, waits out the 10 s window
-   * (through `sleep`) and claims: even a claim whose answer is lost loses nothing. See the
-   * delivery guide for the failure modes and the cost of each mode.
+   * Either way the journal records what is about to be claimed before the claim, and the
+   * claimed lines before the first grant; each line is acknowledged after `grant` returns.
+   * A grant that throws leaves its line pending; the next `deliver` for the player (first
+   * thing, before claiming) or {@link StorefrontClient.resumeDeliveries} grants it again.
+   * An acknowledged line is never granted again. Calls for one player run one after the
+   * other; a local or service `RATE_LIMIT` is waited out (see `maxRateLimitWaits`).
    *
    * Give `grant` a dedupe check on `item.deliveryId`: a crash between a grant and its
    * acknowledgement repeats that one call.
@@ -325,14 +327,15 @@ export class StorefrontClient {
    * const report = await client.deliver('Player123', async (item) => {
    *   if (await game.hasDelivery(item.deliveryId)) return; // repeated after a crash
    *   await game.give(item.player_name, item.product_id_string, item.quantity_to_grant, item.deliveryId);
-   * }, { mode: 'exactlyOnce' });
+   * });
    * tell('Player123', report.message);
+   * if (report.unverified) alertStaff(report.unverified); // a lost claim may have taken more
+   * if (report.journalError) alertStaff(report.journalError.message); // e.g. the disk is full
    * ```
    * @throws {@link InvalidInputError} for a blank player name, a `grant` that is not a
-   *   function or a bad option.
-   * @throws whatever the journal throws (nothing is granted past a failed journal write),
-   *   and `signal.reason` when aborted. Failures of the claim itself are reported in
-   *   `report.error` (`code` `OUTCOME_UNKNOWN` or `ERROR`), not thrown.
+   *   function or a bad option; `signal.reason` when aborted. Nothing else: failures of
+   *   the claim (`report.error`, code `OUTCOME_UNKNOWN` or `ERROR`) and of the journal
+   *   (`report.journalError`) are reported, not thrown.
    * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
    */
   async deliver(playerName: string, grant: GrantFunction, options?: DeliverOptions): Promise<DeliveryReport> {
@@ -351,7 +354,8 @@ export class StorefrontClient {
    * log.info(`resumed ${granted.length} deliveries, ${failed.length} failed, ${pending} pending`);
    * ```
    * @throws {@link InvalidInputError} for a `grant` that is not a function or a bad option.
-   * @throws whatever the journal throws, and `signal.reason` when aborted.
+   * @throws {@link JournalError} when the journal cannot be read at all (a failure later in
+   *   the run is reported in `journalError`), and `signal.reason` when aborted.
    * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
    */
   async resumeDeliveries(grant: GrantFunction, options?: ResumeOptions): Promise<ResumeReport> {
