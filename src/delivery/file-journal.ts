@@ -1,16 +1,19 @@
 /**
- * The file journal: append-only JSON lines, flushed to disk (`fsync`) before
+ * The file journal: append-only JSON lines, flushed to disk (`fdatasync`) before
  * {@link StorefrontClient.deliver} starts a grant, tolerant of a torn last line after a
- * crash, and compacted when it grows.
+ * crash, compacted when it grows, and locked to one process.
  *
  * @module
  */
 import { resolve } from 'node:path';
 import { lazy } from '../internal/lazy.js';
+import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger } from '../internal/validate.js';
 import type { FileStore } from './file-store.js';
 import type { DeliveryJournal, JournalEntry } from './journal.js';
 
 const fileStore = lazy(() => import('./file-store.js'));
+
+const OPTIONS = ['compactAfter', 'fsync'] as const;
 
 /** Options of {@link FileJournal}. */
 export interface FileJournalOptions {
@@ -28,12 +31,17 @@ export interface FileJournalOptions {
 
 /**
  * A {@link DeliveryJournal} in one file of JSON lines: `{"op":"put","entry":…}` records an
- * entry, `{"op":"ack","ids":[…]}` acknowledges entries. Each write is one `write` call
- * followed by `fsync`; a crash can only tear the last line, which the next start
- * ignores and cuts off. Any other unreadable line is corruption and fails loudly.
+ * entry, `{"op":"ack","ids":[…]}` acknowledges entries. A call resolves once every byte
+ * of its line is written and flushed (`fdatasync`). A write that fails (a full disk)
+ * rejects with {@link JournalError}, changes nothing and is cut off the file, so the
+ * journal stays usable. A crash can only tear the last line, which the next start ignores
+ * and cuts off. Any other unreadable line is damage and fails loudly.
  *
- * One process per file: two processes appending to one file would compact over each
- * other. Give each API key its own file (invoice numbers are per game server).
+ * One process per file: on first use the journal takes the lock file `<path>.lock`
+ * (holding its pid and host) and rejects with {@link JournalError} while another process,
+ * or another `FileJournal` of this process, holds it. The lock of a process that died
+ * (killed, crashed) is taken over; {@link FileJournal.close} and the process's exit
+ * release it. Give each API key its own file (invoice numbers are per game server).
  *
  * @example
  * ```ts
@@ -55,20 +63,25 @@ export class FileJournal implements DeliveryJournal {
   #store: FileStore | undefined;
 
   /**
-   * Opens nothing yet: the file is read (and created) on first use.
+   * Opens nothing yet: the file is locked, read (and created) on first use.
    *
-   * @throws RangeError when `compactAfter` is not a positive integer.
+   * @throws InvalidInputError when `path` is not a non-blank string, or an option is
+   *   unknown or invalid (`compactAfter` a positive integer, `fsync` a boolean).
    */
   constructor(path: string, options: FileJournalOptions = {}) {
+    checkNonBlank(path, 'path');
+    const { compactAfter, fsync } = checkOptionsObject(options, OPTIONS, 'options');
     this.path = resolve(path);
-    this.#compactAfter = options.compactAfter ?? 1_000;
-    if (!Number.isSafeInteger(this.#compactAfter) || this.#compactAfter < 1) {
-      throw new RangeError(`FileJournal: compactAfter must be a positive integer, got ${String(options.compactAfter)}`);
-    }
-    this.#fsync = options.fsync ?? true;
+    this.#compactAfter = compactAfter === undefined ? 1_000 : checkPositiveInteger(compactAfter, 'options.compactAfter');
+    this.#fsync = checkBoolean(fsync, 'options.fsync') ?? true;
   }
 
-  /** Records entries and flushes them to disk before resolving. */
+  /**
+   * Records entries and flushes them to disk before resolving.
+   *
+   * @throws JournalError when the file is locked by another process or cannot be written;
+   *   nothing was recorded then.
+   */
   append(entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
     // Copied now: what the caller changes after this call is not what gets written.
@@ -76,19 +89,28 @@ export class FileJournal implements DeliveryJournal {
     return this.#with((store) => store.append(copies));
   }
 
-  /** The entries not acknowledged (copies), oldest first. */
+  /**
+   * The entries not acknowledged (copies), oldest first.
+   *
+   * @throws JournalError when the file is locked by another process, cannot be read, or
+   *   is damaged.
+   */
   pending(playerName?: string): Promise<JournalEntry[]> {
     return this.#with((store) => store.pending(playerName));
   }
 
-  /** Acknowledges entries (unknown ids are ignored) and flushes to disk. */
+  /**
+   * Acknowledges entries (unknown ids are ignored) and flushes to disk.
+   *
+   * @throws JournalError when the file cannot be written; nothing was acknowledged then.
+   */
   acknowledge(deliveryIds: readonly string[]): Promise<void> {
     const ids = deliveryIds.filter((id) => typeof id === 'string');
     if (ids.length === 0) return Promise.resolve();
     return this.#with((store) => store.acknowledge(ids));
   }
 
-  /** Closes the file; the journal reopens it on next use. */
+  /** Closes the file and releases its lock; the journal takes both again on next use. */
   close(): Promise<void> {
     return this.#store === undefined ? Promise.resolve() : this.#with((store) => store.close());
   }
@@ -103,5 +125,4 @@ export class FileJournal implements DeliveryJournal {
     this.#store ??= new FileStore(this.path, this.#compactAfter, this.#fsync);
     return run(this.#store);
   }
-
 }

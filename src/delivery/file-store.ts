@@ -5,23 +5,33 @@
  * @module
  * @internal
  */
-import { open, readFile, rename, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { JournalError } from '../errors.js';
+import { FileLock, fsCalls, syncDirectory, writeAll } from './file-lock.js';
 import type { JournalEntry } from './journal.js';
 
 type Line = { op: 'put'; entry: JournalEntry } | { op: 'ack'; ids: string[] };
 
-/** One journal file: its pending entries in memory, every change appended and flushed. */
+/**
+ * One journal file: its pending entries in memory, every change appended and flushed.
+ * The file holds exactly `#size` good bytes between operations: a write that fails is cut
+ * off again, so the journal stays usable and no torn line is left before the next one.
+ */
 export class FileStore {
   readonly #path: string;
   readonly #compactAfter: number;
   readonly #fsync: boolean;
   #entries = new Map<string, JournalEntry>();
   #lines = 0;
+  #size = 0;
   #file: FileHandle | undefined;
+  #lock: FileLock | undefined;
   #loaded: Promise<void> | undefined;
   #tail: Promise<unknown> = Promise.resolve();
 
+  /** Touches no file: the first call locks and reads it. */
   constructor(path: string, compactAfter: number, fsync: boolean) {
     this.#path = path;
     this.#compactAfter = compactAfter;
@@ -31,11 +41,12 @@ export class FileStore {
   /** Records entries (the caller's copies, kept as they are) and flushes them. */
   append(entries: readonly JournalEntry[]): Promise<void> {
     return this.#exclusive(async () => {
-      await this.#write(entries.map((entry) => ({ op: 'put', entry }) satisfies Line));
+      await this.#write(entries.map((entry) => ({ op: 'put', entry }) satisfies Line), 'nothing was recorded');
       for (const entry of entries) this.#entries.set(entry.deliveryId, entry);
     });
   }
 
+  /** Copies of the pending entries, oldest first; of one player when given. */
   pending(playerName?: string): Promise<JournalEntry[]> {
     return this.#exclusive(async () => {
       const out: JournalEntry[] = [];
@@ -46,26 +57,35 @@ export class FileStore {
     });
   }
 
+  /** Records that entries are done with, flushes, and compacts the file when it grew. */
   acknowledge(ids: string[]): Promise<void> {
     return this.#exclusive(async () => {
-      await this.#write([{ op: 'ack', ids }]);
+      await this.#write([{ op: 'ack', ids }], 'nothing was acknowledged');
       for (const id of ids) this.#entries.delete(id);
       await this.#maybeCompact();
     });
   }
 
+  /** Closes the file and releases the lock; the next call opens both again. */
   close(): Promise<void> {
     return this.#exclusive(async () => {
       const file = this.#file;
+      const lock = this.#lock;
       this.#file = undefined;
+      this.#lock = undefined;
       this.#loaded = undefined;
-      await file?.close();
-    });
+      try {
+        await file?.close();
+      } finally {
+        await lock?.release();
+      }
+    }, false);
   }
 
-  /** Runs one operation at a time, after the file is loaded. */
-  #exclusive<T>(run: () => Promise<T>): Promise<T> {
+  /** Runs one operation at a time, after the file is loaded (unless `load` is false). */
+  #exclusive<T>(run: () => Promise<T>, load = true): Promise<T> {
     const result = this.#tail.then(async () => {
+      if (!load) return run();
       this.#loaded ??= this.#load();
       try {
         await this.#loaded;
@@ -79,81 +99,141 @@ export class FileStore {
     return result;
   }
 
+  /** Takes the lock (unless held already), then reads the file. */
   async #load(): Promise<void> {
-    let text = '';
+    const locked = this.#lock === undefined;
+    this.#lock ??= await FileLock.acquire(this.#path);
     try {
-      text = await readFile(this.#path, 'utf8');
+      await this.#read();
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (locked) {
+        await this.#lock.release();
+        this.#lock = undefined;
+      }
+      if (error instanceof JournalError) throw error;
+      throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
     }
+    if (locked) await removeCompactionLeftovers(this.#path);
+  }
+
+  async #read(): Promise<void> {
+    const file = await fsCalls.open(this.#path, 'a+');
+    try {
+      const data = await file.readFile();
+      const { entries, count, good, missingNewline } = this.#parse(data);
+      // A torn last line is cut off, and a complete last record gets its newline, so the
+      // next write starts on a clean line.
+      if (good < data.length) await file.truncate(good);
+      if (missingNewline) await writeAll(file, Buffer.from('\n'));
+      if (good < data.length || missingNewline) await file.sync();
+      if (data.length === 0) await syncDirectory(dirname(this.#path));
+      this.#entries = entries;
+      this.#lines = count;
+      this.#size = good + (missingNewline ? 1 : 0);
+      this.#file = file;
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The records of the file, and how many of its bytes are good (the rest is a torn line). */
+  #parse(data: Buffer): { entries: Map<string, JournalEntry>; count: number; good: number; missingNewline: boolean } {
     const entries = new Map<string, JournalEntry>();
-    const lines = text.split('\n');
-    const tail = lines.pop() as string; // the text after the last newline: '' unless torn
-    let goodBytes = 0;
     let count = 0;
-    let torn = false;
-    for (let i = 0; i < lines.length; i++) {
-      const raw = lines[i] as string;
+    let start = 0;
+    for (let number = 1; start < data.length; number++) {
+      const newline = data.indexOf(0x0a, start);
+      const end = newline === -1 ? data.length : newline;
+      const raw = data.toString('utf8', start, end);
       const line = raw.trim() === '' ? null : parseLine(raw);
       if (line === undefined) {
         // A crash mid-write can only tear the last line: drop it. Anything else is damage.
-        if (tail.trim() === '' && lines.slice(i + 1).every((rest) => rest.trim() === '')) {
-          torn = true;
-          break;
-        }
-        throw new Error(`FileJournal: ${this.#path} line ${i + 1} is not a journal record; the journal is damaged (fix or move the file; nothing was changed)`);
+        if (data.toString('utf8', end).trim() === '') return { entries, count, good: start, missingNewline: false };
+        throw new JournalError(`FileJournal: ${this.#path} line ${number} is not a journal record; the journal is damaged (fix or move the file; nothing was changed)`, { path: this.#path });
       }
-      goodBytes += Buffer.byteLength(raw) + 1;
-      if (line === null) continue;
-      count += 1;
-      apply(entries, line);
-    }
-    // The last line without its newline: complete records are kept (the newline is added),
-    // a torn one is cut off so the next line does not glue onto it.
-    let missingNewline = false;
-    if (!torn && tail.trim() !== '') {
-      const line = parseLine(tail);
-      if (line !== undefined) {
+      if (line !== null) {
         apply(entries, line);
         count += 1;
-        goodBytes += Buffer.byteLength(tail);
-        missingNewline = true;
       }
+      // A last line without its newline: a complete record is kept (the newline is added).
+      if (newline === -1) return { entries, count, good: line === null ? start : data.length, missingNewline: line !== null };
+      start = newline + 1;
     }
-    this.#entries = entries;
-    this.#lines = count;
-    const file = await open(this.#path, 'a+');
-    const cut = goodBytes < Buffer.byteLength(text);
-    if (cut) await file.truncate(goodBytes);
-    if (missingNewline) await file.write('\n');
-    if (cut || missingNewline) await file.sync();
-    this.#file = file;
-    if (text === '') await syncDirectory(dirname(this.#path));
+    return { entries, count, good: data.length, missingNewline: false };
   }
 
-  async #write(lines: readonly Line[]): Promise<void> {
+  /**
+   * Appends lines and flushes them. On failure nothing changes: the file is cut back to
+   * its last good size, so the next write does not glue onto a torn line.
+   */
+  async #write(lines: readonly Line[], unchanged: string): Promise<void> {
     const file = this.#file as FileHandle;
-    await file.write(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
-    if (this.#fsync) await file.datasync();
+    const data = Buffer.from(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    try {
+      await writeAll(file, data);
+      if (this.#fsync) await file.datasync();
+    } catch (error) {
+      await this.#rollBack(file);
+      throw new JournalError(`FileJournal: could not write ${this.#path}: ${(error as Error).message}; ${unchanged}`, { path: this.#path, cause: error });
+    }
+    this.#size += data.length;
     this.#lines += lines.length;
   }
 
+  async #rollBack(file: FileHandle): Promise<void> {
+    try {
+      await file.truncate(this.#size);
+    } catch {
+      // The file may end in a torn line: read it again on next use, which cuts it off.
+      this.#file = undefined;
+      this.#loaded = undefined;
+      await file.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Rewrites the file with only the pending entries: to a unique temporary file, synced,
+   * renamed over the journal, the directory synced. The temporary file's handle becomes
+   * the journal's. If any step before the rename fails the old file stays in use (its
+   * writes were durable) and the next acknowledgement tries again.
+   */
   async #maybeCompact(): Promise<void> {
     if (this.#lines <= this.#compactAfter || this.#lines <= 2 * this.#entries.size) return;
-    const temp = `${this.#path}.compact`;
-    const out = await open(temp, 'w');
+    const temp = `${this.#path}.${process.pid}.${randomBytes(6).toString('hex')}.compact`;
+    const data = Buffer.from([...this.#entries.values()].map((entry) => `${JSON.stringify({ op: 'put', entry } satisfies Line)}\n`).join(''));
+    let out: FileHandle | undefined;
     try {
-      await out.write([...this.#entries.values()].map((entry) => `${JSON.stringify({ op: 'put', entry } satisfies Line)}\n`).join(''));
+      out = await fsCalls.open(temp, 'ax');
+      await writeAll(out, data);
       await out.sync();
-    } finally {
-      await out.close();
+      await fsCalls.rename(temp, this.#path);
+    } catch {
+      await out?.close().catch(() => undefined);
+      await fsCalls.unlink(temp).catch(() => undefined);
+      return;
     }
-    await this.#file?.close();
-    this.#file = undefined;
-    await rename(temp, this.#path);
     await syncDirectory(dirname(this.#path));
-    this.#file = await open(this.#path, 'a+');
+    const old = this.#file;
+    this.#file = out;
+    this.#size = data.length;
     this.#lines = this.#entries.size;
+    await old?.close().catch(() => undefined);
+  }
+}
+
+/** Temporary files of compactions a crash interrupted; the lock makes them ours. */
+async function removeCompactionLeftovers(path: string): Promise<void> {
+  const name = basename(path);
+  const dir = dirname(path);
+  try {
+    for (const file of await fsCalls.readdir(dir)) {
+      if (file.startsWith(`${name}.`) && /^\d+\.[0-9a-f]{12}\.compact$|^compact$/.test(file.slice(name.length + 1))) {
+        await fsCalls.unlink(join(dir, file)).catch(() => undefined);
+      }
+    }
+  } catch {
+    // Only tidying.
   }
 }
 
@@ -174,17 +254,4 @@ function parseLine(raw: string): Line | undefined {
 function apply(entries: Map<string, JournalEntry>, line: Line): void {
   if (line.op === 'put') entries.set(line.entry.deliveryId, line.entry);
   else for (const id of line.ids) entries.delete(id);
-}
-
-async function syncDirectory(path: string): Promise<void> {
-  // Makes a created or renamed file's name durable; not supported on every platform.
-  let dir: FileHandle | undefined;
-  try {
-    dir = await open(path, 'r');
-    await dir.sync();
-  } catch {
-    // Windows cannot open a directory; the rename is still atomic there.
-  } finally {
-    await dir?.close();
-  }
 }

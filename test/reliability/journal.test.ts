@@ -2,14 +2,18 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileJournal, MemoryJournal, type JournalEntry } from '../../src/index.js';
+// The journal modules themselves, not the package entry: these tests need no client.
+import { FileJournal } from '../../src/delivery/file-journal.js';
+import type { JournalLine } from '../../src/delivery/journal.js';
+import { MemoryJournal } from '../../src/delivery/memory-journal.js';
+import { JournalError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'teamgames-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const file = () => join(dir, `journal-${++n}.jsonl`);
 
-const entry = (deliveryId: string, playerName = 'Ann', state: JournalEntry['state'] = 'claimed'): JournalEntry => ({
+const entry = (deliveryId: string, playerName = 'Ann', state: JournalLine['state'] = 'claimed'): JournalLine => ({
   deliveryId,
   playerName,
   state,
@@ -120,7 +124,11 @@ describe('FileJournal on disk', () => {
   it('refuses a damaged line in the middle rather than dropping entries silently', async () => {
     const path = file();
     writeFileSync(path, `${JSON.stringify({ op: 'put', entry: entry('a') })}\nnot json\n${JSON.stringify({ op: 'put', entry: entry('b') })}\n`);
-    await expect(new FileJournal(path).pending()).rejects.toThrow(/line 2 .*damaged/);
+    const damaged = new FileJournal(path);
+    const error = await damaged.pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect(error).toMatchObject({ code: 'JOURNAL_FAILED', path, message: expect.stringMatching(/line 2 .*damaged/) });
+    await damaged.close();
     // Nothing was changed on disk.
     expect(lines(path)).toHaveLength(3);
   });

@@ -1,0 +1,279 @@
+/**
+ * The file journal's lock (one process per journal file) and the low-level file calls
+ * the journal and its lock share. Loaded with the file journal's store.
+ *
+ * @module
+ * @internal
+ */
+import { randomBytes } from 'node:crypto';
+import { statSync, unlinkSync } from 'node:fs';
+import { link, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { JournalError } from '../errors.js';
+
+/**
+ * The file system calls the journal makes through this object rather than directly, so
+ * tests can make one of them fail (a rename refused, an open that runs out of space).
+ * @internal
+ */
+export const fsCalls = { open, rename, link, unlink, readdir };
+
+/** What a lock file holds. */
+interface Holder {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+/** A lock file as read: its identity, so a stale one is never confused with a fresh one. */
+interface Found {
+  holder: Holder | undefined;
+  text: string;
+  dev: bigint;
+  ino: bigint;
+}
+
+const REGISTRY = Symbol.for('teamgames-sdk.FileJournal.locks');
+
+/**
+ * The journal files this process holds, and the one `exit` listener that frees them.
+ * Global rather than per module: a second copy of the SDK (ESM and CJS) must see them too,
+ * or it would take its own process's lock for a stale one.
+ */
+interface Registry {
+  held: Map<string, () => void>;
+  onExit: () => void;
+}
+
+function registry(): Registry {
+  const global = globalThis as { [REGISTRY]?: Registry };
+  if (global[REGISTRY] === undefined) {
+    const held = new Map<string, () => void>();
+    global[REGISTRY] = { held, onExit: () => held.forEach((release) => release()) };
+  }
+  return global[REGISTRY];
+}
+
+function hold(journal: string, releaseSync: () => void): void {
+  const { held, onExit } = registry();
+  if (held.size === 0) process.on('exit', onExit);
+  held.set(journal, releaseSync);
+}
+
+function unhold(journal: string): void {
+  const { held, onExit } = registry();
+  if (held.delete(journal) && held.size === 0) process.off('exit', onExit);
+}
+
+/**
+ * The lock of one journal file: `<journal>.lock`, created exclusively, holding the pid
+ * and host of its holder. A lock whose holder is gone (this host, pid no longer running,
+ * or this very pid with no journal of this process holding the file) is stale and taken
+ * over; any other lock fails the journal loudly.
+ */
+export class FileLock {
+  /** The lock file. */
+  readonly path: string;
+  readonly #journal: string;
+  readonly #dev: bigint;
+  readonly #ino: bigint;
+
+  private constructor(journal: string, path: string, dev: bigint, ino: bigint) {
+    this.#journal = journal;
+    this.path = path;
+    this.#dev = dev;
+    this.#ino = ino;
+  }
+
+  /** Takes the lock of `journal` (an absolute path) or throws {@link JournalError}. */
+  static async acquire(journal: string): Promise<FileLock> {
+    const path = `${journal}.lock`;
+    if (registry().held.has(journal)) {
+      throw busy(journal, path, { pid: process.pid, host: hostname(), since: '' }, 'close the other FileJournal of this process on that file first, or use one FileJournal per file');
+    }
+    hold(journal, () => {});
+    try {
+      // A few rounds: each either takes the lock, fails, or removes a stale lock that another
+      // process may have replaced meanwhile.
+      for (let round = 0; round < 5; round++) {
+        const created = await create(journal, path);
+        if (created !== undefined) {
+          const lock = new FileLock(journal, path, created.dev, created.ino);
+          hold(journal, () => lock.#releaseSync());
+          return lock;
+        }
+        const found = await read(journal, path);
+        if (found === undefined) continue; // removed meanwhile
+        if (found.holder === undefined) {
+          throw new JournalError(
+            `FileJournal: ${journal} is locked by ${path}, which does not name its holder. Run one process per journal file, or remove ${path} if no process uses the journal.`,
+            { path: journal },
+          );
+        }
+        if (!isStale(found.holder)) {
+          throw busy(journal, path, found.holder, `run one process per journal file, or remove ${path} if process ${found.holder.pid} is gone`);
+        }
+        await removeStale(journal, path, found);
+      }
+      throw new JournalError(`FileJournal: could not take the lock ${path} of ${journal}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: journal });
+    } catch (error) {
+      unhold(journal);
+      throw error;
+    }
+  }
+
+  /** Removes the lock file (when it is still this one) and forgets it. */
+  async release(): Promise<void> {
+    try {
+      const now = await stat(this.path, { bigint: true });
+      if (now.dev === this.#dev && now.ino === this.#ino) await fsCalls.unlink(this.path);
+    } catch {
+      // Already gone: nothing to release.
+    } finally {
+      unhold(this.#journal);
+    }
+  }
+
+  /** The same at process exit, where only synchronous calls run. */
+  #releaseSync(): void {
+    try {
+      const now = statSync(this.path, { bigint: true });
+      if (now.dev === this.#dev && now.ino === this.#ino) unlinkSync(this.path);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function busy(journal: string, path: string, holder: Holder, todo: string): JournalError {
+  const since = holder.since === '' ? '' : ` since ${holder.since}`;
+  return new JournalError(
+    `FileJournal: ${journal} is in use by process ${holder.pid} on host ${holder.host}${since} (lock file ${path}); ${todo}.`,
+    { path: journal },
+  );
+}
+
+function isStale(holder: Holder): boolean {
+  if (holder.host !== hostname()) return false; // another machine's process: cannot tell
+  // Our own pid: a previous life of this process (a restarted container often gets the same
+  // pid); acquire() already failed if a journal of this process holds the file.
+  if (holder.pid === process.pid) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'; // EPERM: alive, another user's
+  }
+}
+
+/** Creates the lock file with this process as holder; `undefined` when it exists. */
+async function create(journal: string, path: string): Promise<{ dev: bigint; ino: bigint } | undefined> {
+  let file: FileHandle;
+  try {
+    file = await fsCalls.open(path, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw new JournalError(`FileJournal: could not create the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  }
+  try {
+    const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    await writeAll(file, Buffer.from(JSON.stringify(holder)));
+    await file.sync();
+    const { dev, ino } = await file.stat({ bigint: true });
+    return { dev, ino };
+  } catch (error) {
+    await fsCalls.unlink(path).catch(() => undefined);
+    throw new JournalError(`FileJournal: could not write the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  } finally {
+    await file.close().catch(() => undefined);
+  }
+}
+
+/** Reads a lock file and its identity from one open handle; `undefined` when it is gone. */
+async function read(journal: string, path: string): Promise<Found | undefined> {
+  let file: FileHandle;
+  try {
+    file = await fsCalls.open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new JournalError(`FileJournal: could not read the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  }
+  try {
+    const { dev, ino } = await file.stat({ bigint: true });
+    const text = await file.readFile('utf8');
+    return { holder: parseHolder(text), text, dev, ino };
+  } finally {
+    await file.close().catch(() => undefined);
+  }
+}
+
+function parseHolder(text: string): Holder | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<Holder> | null;
+    if (typeof value?.pid === 'number' && Number.isSafeInteger(value.pid) && value.pid > 0 && typeof value.host === 'string') {
+      return { pid: value.pid, host: value.host, since: typeof value.since === 'string' ? value.since : '' };
+    }
+  } catch {
+    // Not JSON: a holder that died between creating the file and writing it, or not ours.
+  }
+  return undefined;
+}
+
+/**
+ * Moves a stale lock out of the way. Another process may have removed the same stale lock
+ * and created its own meanwhile: the lock is renamed aside first, and if what moved is not
+ * the stale lock that was read (identity and content), it is put back.
+ */
+async function removeStale(journal: string, path: string, stale: Found): Promise<void> {
+  const aside = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.stale`;
+  try {
+    await fsCalls.rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new JournalError(`FileJournal: could not remove the stale lock ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  }
+  const moved = await read(journal, aside);
+  if (moved !== undefined && moved.dev === stale.dev && moved.ino === stale.ino && moved.text === stale.text) {
+    await fsCalls.unlink(aside).catch(() => undefined);
+    return;
+  }
+  try {
+    // link() fails if yet another lock appeared: that one is never overwritten.
+    await fsCalls.link(aside, path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST') throw error;
+      return fsCalls.rename(aside, path); // a file system without hard links
+    });
+    await fsCalls.unlink(aside).catch(() => undefined);
+  } catch (error) {
+    throw new JournalError(
+      `FileJournal: while removing the stale lock ${path} of ${journal}, another process locked the journal; its lock is now ${aside}. Stop the other processes on this journal, then remove ${aside}.`,
+      { path: journal, cause: error },
+    );
+  }
+}
+
+/**
+ * Writes all of `data` at the file's current end (the handle is opened in append mode,
+ * or new): `write` may write fewer bytes than asked, so it loops on the rest.
+ */
+export async function writeAll(file: FileHandle, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await file.write(data, offset, data.length - offset, null);
+    if (bytesWritten <= 0) throw new Error(`the file system accepted no bytes (${data.length - offset} left to write)`);
+    offset += bytesWritten;
+  }
+}
+
+/** Makes a created or renamed file's name durable; not supported on every platform. */
+export async function syncDirectory(path: string): Promise<void> {
+  let dir: FileHandle | undefined;
+  try {
+    dir = await open(path, 'r');
+    await dir.sync();
+  } catch {
+    // Windows cannot open a directory; a rename is still atomic there.
+  } finally {
+    await dir?.close().catch(() => undefined);
+  }
+}

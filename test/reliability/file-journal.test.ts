@@ -1,0 +1,498 @@
+/**
+ * FileJournal against real failure: short writes, a full disk at every step, a skipped
+ * flush, a failed compaction, and other processes (real ones, SIGKILLed) on the same file.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FileJournal, type FileJournalOptions } from '../../src/delivery/file-journal.js';
+import { fsCalls } from '../../src/delivery/file-lock.js';
+import type { JournalLine } from '../../src/delivery/journal.js';
+import { InvalidInputError, JournalError } from '../../src/errors.js';
+
+const root = mkdtempSync(join(tmpdir(), 'teamgames-file-journal-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+/** A journal path in a directory of its own, so tests can list what lies beside it. */
+const file = () => {
+  const dir = join(root, `case-${++n}`);
+  mkdirSync(dir);
+  return join(dir, 'journal.jsonl');
+};
+
+const entry = (deliveryId: string): JournalLine => ({
+  deliveryId,
+  playerName: 'Ann',
+  state: 'claimed',
+  item: {
+    player_name: 'Ann',
+    product_id: 42,
+    product_id_string: '42',
+    product_name: 'Whip',
+    product_price: 10,
+    quantity_to_grant: 1,
+    quantity_purchased: 1,
+    product_amount: 1,
+    amount_purchased: 1,
+  },
+  recordedAt: 0,
+});
+
+const opened: FileJournal[] = [];
+/** A journal closed after the test, so no lock outlives it. */
+function journal(path: string, options?: ConstructorParameters<typeof FileJournal>[1]): FileJournal {
+  const made = new FileJournal(path, options);
+  opened.push(made);
+  return made;
+}
+
+const ids = async (j: FileJournal) => (await j.pending()).map((e) => e.deliveryId);
+
+/** What a fresh journal reads from the file, as another process would after a restart. */
+async function reload(path: string): Promise<string[]> {
+  const fresh = new FileJournal(path);
+  try {
+    return await ids(fresh);
+  } finally {
+    await fresh.close();
+  }
+}
+
+const fsError = (code: string) => Object.assign(new Error(`${code}: injected failure`), { code });
+
+// FileHandle's methods live on its prototype: spying there reaches the journal's handles.
+type Write = (this: FileHandle, data: Buffer | string, offset?: number, length?: number, position?: number | null) => Promise<{ bytesWritten: number }>;
+let handles: { write: Write; datasync: () => Promise<void>; sync: () => Promise<void>; truncate: (length?: number) => Promise<void> };
+let realWrite: Write;
+beforeAll(async () => {
+  const probe = await open(join(root, 'probe'), 'w');
+  handles = Object.getPrototypeOf(probe) as typeof handles;
+  realWrite = handles.write;
+  await probe.close();
+});
+
+/** Writes at most `max` bytes of what it is asked, as a real short write does. */
+function shortWrite(max: number): Write {
+  return function (this: FileHandle, data, offset = 0, length, position = null) {
+    const buffer = typeof data === 'string' ? Buffer.from(data) : data;
+    const rest = length ?? buffer.length - offset;
+    return realWrite.call(this, buffer, offset, Math.min(rest, max), position);
+  };
+}
+
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const j of opened.splice(0)) await j.close().catch(() => undefined);
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+describe('FileJournal writes', () => {
+  it('loops on short writes until every byte is written', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.pending();
+    const write = vi.spyOn(handles, 'write').mockImplementation(shortWrite(7));
+    await j.append([entry('a'), entry('b'), entry('c')]);
+    await j.acknowledge(['b']);
+    expect(write.mock.calls.length).toBeGreaterThan(50);
+    vi.restoreAllMocks();
+
+    const text = readFileSync(path, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    for (const line of text.split('\n').slice(0, -1)) expect(() => JSON.parse(line)).not.toThrow();
+    await j.close();
+    expect(await reload(path)).toEqual(['a', 'c']);
+  });
+
+  it('flushes (fdatasync) every append and acknowledgement after its last byte is written', async () => {
+    const j = journal(file());
+    await j.pending();
+    const write = vi.spyOn(handles, 'write');
+    const datasync = vi.spyOn(handles, 'datasync');
+
+    await j.append([entry('a')]);
+    expect(datasync).toHaveBeenCalledTimes(1);
+    await j.acknowledge(['a']);
+    expect(datasync).toHaveBeenCalledTimes(2);
+    // Each flush follows its write, on the same handle.
+    expect(datasync.mock.invocationCallOrder[0]).toBeGreaterThan(write.mock.invocationCallOrder[0] as number);
+    expect(datasync.mock.invocationCallOrder[1]).toBeGreaterThan(write.mock.invocationCallOrder[1] as number);
+    expect(datasync.mock.contexts).toEqual([write.mock.contexts[0], write.mock.contexts[0]]);
+  });
+
+  it('does not flush with fsync: false', async () => {
+    const j = journal(file(), { fsync: false });
+    await j.pending();
+    const datasync = vi.spyOn(handles, 'datasync');
+    await j.append([entry('a')]);
+    await j.acknowledge(['a']);
+    expect(datasync).not.toHaveBeenCalled();
+  });
+});
+
+describe('FileJournal when a write fails', () => {
+  const failures = {
+    'write refused (ENOSPC)': () => vi.spyOn(handles, 'write').mockRejectedValueOnce(fsError('ENOSPC')),
+    'short write, then ENOSPC': () =>
+      vi
+        .spyOn(handles, 'write')
+        .mockImplementationOnce(shortWrite(9))
+        .mockRejectedValueOnce(fsError('ENOSPC')),
+    'datasync failing (EIO) after the whole write': () => vi.spyOn(handles, 'datasync').mockRejectedValueOnce(fsError('EIO')),
+  };
+
+  const cases: Array<[string, keyof typeof failures, string[]]> = [
+    ['the first write after load', 'write refused (ENOSPC)', []],
+    ['a write after successful ones', 'write refused (ENOSPC)', ['a', 'b']],
+    ['a write after successful ones', 'short write, then ENOSPC', ['a', 'b']],
+    ['a write after successful ones', 'datasync failing (EIO) after the whole write', ['a', 'b']],
+    ['the first write after load', 'datasync failing (EIO) after the whole write', []],
+  ];
+
+  it.each(cases)('append: %s, %s: rejects, changes nothing, and the journal goes on', async (_when, failure, before) => {
+    const path = file();
+    const j = journal(path);
+    if (before.length > 0) await j.append(before.map(entry));
+    await j.pending();
+    const good = readFileSync(path);
+    failures[failure]();
+
+    const error = await j.append([entry('lost')]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    expect(((error as JournalError).cause as NodeJS.ErrnoException).code).toMatch(/ENOSPC|EIO/);
+    expect(await ids(j)).toEqual(before);
+    expect(readFileSync(path).equals(good)).toBe(true); // no torn line left behind
+
+    await j.append([entry('next')]);
+    expect(await ids(j)).toEqual([...before, 'next']);
+    await j.close();
+    expect(await reload(path)).toEqual([...before, 'next']);
+  });
+
+  it('reads the file again when the torn write cannot even be cut off', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.append([entry('a')]);
+    failures['short write, then ENOSPC']();
+    vi.spyOn(handles, 'truncate').mockRejectedValueOnce(fsError('EIO'));
+
+    await expect(j.append([entry('lost')])).rejects.toBeInstanceOf(JournalError);
+    expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(false); // the torn line is still there
+    await j.append([entry('next')]); // the reload cut it off first
+    await j.close();
+    expect(await reload(path)).toEqual(['a', 'next']);
+  });
+
+  it.each(Object.keys(failures) as Array<keyof typeof failures>)('acknowledge, %s: rejects, keeps the entries, and the next acknowledgement works', async (failure) => {
+    const path = file();
+    const j = journal(path);
+    await j.append([entry('a'), entry('b')]);
+    const good = readFileSync(path);
+    failures[failure]();
+
+    await expect(j.acknowledge(['a'])).rejects.toBeInstanceOf(JournalError);
+    expect(await ids(j)).toEqual(['a', 'b']);
+    expect(readFileSync(path).equals(good)).toBe(true);
+
+    await j.acknowledge(['a']);
+    expect(await ids(j)).toEqual(['b']);
+    await j.close();
+    expect(await reload(path)).toEqual(['b']);
+  });
+});
+
+describe('FileJournal compaction', () => {
+  /** Appends and acknowledges `count` entries, one at a time: two lines each. */
+  async function churn(j: FileJournal, from: number, count: number): Promise<void> {
+    for (let i = from; i < from + count; i++) {
+      await j.append([entry(`tmp-${i}`)]);
+      await j.acknowledge([`tmp-${i}`]);
+    }
+  }
+  const leftovers = (path: string) => readdirSync(join(path, '..')).filter((name) => name !== 'journal.jsonl' && name !== 'journal.jsonl.lock');
+
+  it('renames a synced temporary file over the journal', async () => {
+    const path = file();
+    const j = journal(path, { compactAfter: 4 });
+    await j.append([entry('keep')]);
+    const rename = vi.spyOn(fsCalls, 'rename');
+    await churn(j, 0, 3);
+    expect(rename).toHaveBeenCalled();
+    const [from, to] = rename.mock.calls[0] as [string, string];
+    expect(from).toMatch(new RegExp(`^${path.replace(/[.\\]/g, '\\$&')}\\.${process.pid}\\.[0-9a-f]{12}\\.compact$`));
+    expect(to).toBe(path);
+    expect(leftovers(path)).toEqual([]);
+    await j.close();
+    expect(await reload(path)).toEqual(['keep']);
+  });
+
+  const failures = {
+    'opening the temporary file': () =>
+      vi.spyOn(fsCalls, 'open').mockImplementation(async (path, flags) => {
+        if (String(path).endsWith('.compact')) throw fsError('ENOSPC');
+        return open(path, flags);
+      }),
+    'syncing the temporary file': () => vi.spyOn(handles, 'sync').mockRejectedValueOnce(fsError('EIO')),
+    'renaming it over the journal': () => vi.spyOn(fsCalls, 'rename').mockRejectedValueOnce(fsError('EACCES')),
+  };
+
+  it.each(Object.keys(failures) as Array<keyof typeof failures>)(
+    'that fails %s leaves no temporary file, keeps the journal usable and compacts later',
+    async (failure) => {
+      const path = file();
+      const j = journal(path, { compactAfter: 4 });
+      await j.append([entry('keep')]);
+      await churn(j, 0, 1);
+      await j.append([entry('tmp-1')]); // 4 lines: the next acknowledgement compacts
+      const spy = failures[failure]();
+
+      await j.acknowledge(['tmp-1']); // its own write was durable: it resolves
+      expect(spy).toHaveBeenCalled();
+      expect(leftovers(path)).toEqual([]);
+      expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(5); // not compacted
+      vi.restoreAllMocks();
+
+      await j.append([entry('more')]);
+      await j.acknowledge(['tmp-0']); // compacts now
+      expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+      await j.append([entry('after')]);
+      expect(await ids(j)).toEqual(['keep', 'more', 'after']);
+      await j.close();
+      expect(await reload(path)).toEqual(['keep', 'more', 'after']);
+    },
+  );
+
+  it('removes the temporary files of a compaction a crash interrupted, and only those', async () => {
+    const path = file();
+    const beside = ['journal.jsonl.4242.0123456789ab.compact', 'journal.jsonl.compact', 'journal.jsonl.notes.compact', 'other.jsonl.1.0123456789ab.compact'];
+    for (const name of beside) writeFileSync(join(path, '..', name), 'x');
+    await journal(path).pending();
+    expect(leftovers(path).sort()).toEqual(['journal.jsonl.notes.compact', 'other.jsonl.1.0123456789ab.compact']);
+  });
+
+  it('a second instance on the same file is refused, so the two can never compact over each other', async () => {
+    const path = file();
+    const first = journal(path, { compactAfter: 4 });
+    const second = journal(path, { compactAfter: 4 });
+    await first.append([entry('keep')]);
+    await expect(second.append([entry('other')])).rejects.toBeInstanceOf(JournalError);
+    await churn(first, 0, 5);
+    await expect(second.acknowledge(['keep'])).rejects.toBeInstanceOf(JournalError);
+    expect(await ids(first)).toEqual(['keep']);
+    await first.close();
+    expect(await ids(second)).toEqual(['keep']); // free once the first is closed
+  });
+});
+
+describe('FileJournal lock', () => {
+  const lockOf = (path: string) => `${path}.lock`;
+  const plant = (path: string, holder: object | string) => writeFileSync(lockOf(path), typeof holder === 'string' ? holder : JSON.stringify(holder));
+  const holderOf = (path: string) => JSON.parse(readFileSync(lockOf(path), 'utf8')) as { pid: number; host: string; since: string };
+  /** The pid of a process that has exited. */
+  const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
+
+  it('is taken on first use with pid, host and time, and released (with its exit listener) on close', async () => {
+    const path = file();
+    const listeners = process.listenerCount('exit');
+    const j = journal(path);
+    expect(existsSync(lockOf(path))).toBe(false);
+    await j.pending();
+    const holder = holderOf(path);
+    expect(holder).toEqual({ pid: process.pid, host: hostname(), since: expect.any(String) });
+    expect(Date.parse(holder.since)).not.toBeNaN();
+    const other = journal(file());
+    await other.pending();
+    expect(process.listenerCount('exit')).toBe(listeners + 1); // one for all journals
+
+    await j.close();
+    expect(existsSync(lockOf(path))).toBe(false);
+    await other.close();
+    expect(process.listenerCount('exit')).toBe(listeners);
+    await j.pending(); // taken again on next use
+    expect(holderOf(path).pid).toBe(process.pid);
+  });
+
+  it('refuses a second FileJournal of this process on the same file until the first closes', async () => {
+    const path = file();
+    const first = journal(path);
+    await first.append([entry('a')]);
+    const second = journal(path);
+    const error = await second.pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toContain(lockOf(path));
+    expect((error as Error).message).toContain(`process ${process.pid} on host ${hostname()}`);
+    await second.close(); // closing the refused one does not release the first one's lock
+    expect(holderOf(path).pid).toBe(process.pid);
+    await expect(second.pending()).rejects.toBeInstanceOf(JournalError);
+
+    await first.close();
+    expect(await ids(second)).toEqual(['a']);
+  });
+
+  it('takes over the lock of a process that is gone', async () => {
+    const path = file();
+    const pid = deadPid();
+    plant(path, { pid, host: hostname(), since: '2020-01-01T00:00:00.000Z' });
+    const j = journal(path);
+    expect(await ids(j)).toEqual([]);
+    expect(holderOf(path).pid).toBe(process.pid);
+    expect(readdirSync(join(path, '..')).sort()).toEqual(['journal.jsonl', 'journal.jsonl.lock']);
+  });
+
+  it('takes over a lock with its own pid that no journal of this process holds (an earlier life of a restarted container)', async () => {
+    const path = file();
+    plant(path, { pid: process.pid, host: hostname(), since: '2020-01-01T00:00:00.000Z' });
+    const j = journal(path);
+    await j.pending();
+    expect(holderOf(path).since).not.toBe('2020-01-01T00:00:00.000Z');
+  });
+
+  it.each([
+    ['a live process of this host', () => ({ pid: process.ppid, host: hostname() }), () => `process ${process.ppid} on host ${hostname()}`],
+    ['another host (whose processes it cannot see)', () => ({ pid: deadPid(), host: 'elsewhere.invalid' }), () => 'on host elsewhere.invalid'],
+  ])('refuses a lock held by %s, and leaves it alone', async (_name, holder, named) => {
+    const path = file();
+    plant(path, { ...holder(), since: '2020-01-01T00:00:00.000Z' });
+    const before = readFileSync(lockOf(path), 'utf8');
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toContain(named());
+    expect((error as Error).message).toContain(`remove ${lockOf(path)} if process`);
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(before);
+    expect(existsSync(path)).toBe(false); // the journal was not even read
+  });
+
+  it('refuses a lock that does not name its holder', async () => {
+    const path = file();
+    plant(path, '');
+    await expect(journal(path).pending()).rejects.toThrow(new RegExp(`remove ${lockOf(path).replace(/[.\\]/g, '\\$&')} if no process`));
+  });
+
+  it('puts back a fresh lock that another process created while it removed the stale one', async () => {
+    const path = file();
+    plant(path, { pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00.000Z' });
+    const fresh = JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString() });
+    const rename = fsCalls.rename;
+    // Another process removes the same stale lock and takes its own just before our rename.
+    vi.spyOn(fsCalls, 'rename').mockImplementationOnce(async (from, to) => {
+      rmSync(lockOf(path));
+      writeFileSync(lockOf(path), fresh);
+      return rename(from, to);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toContain(`process ${process.ppid}`);
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(fresh);
+    expect(readdirSync(join(path, '..'))).toEqual(['journal.jsonl.lock']);
+  });
+
+  it('releases the lock when a damaged file fails the load', async () => {
+    const path = file();
+    writeFileSync(path, `not json\n${JSON.stringify({ op: 'put', entry: entry('a') })}\n`);
+    await expect(journal(path).pending()).rejects.toThrow(/line 1 .*damaged/);
+    expect(existsSync(lockOf(path))).toBe(false);
+    await expect(journal(path).pending()).rejects.toThrow(/damaged/); // not "in use"
+  });
+});
+
+describe('FileJournal and another process', () => {
+  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const moduleUrl = new URL('../../src/delivery/file-journal.ts', import.meta.url).href;
+
+  /** A process that opens the journal, appends one entry, says `ready`, and exits when its stdin ends. */
+  async function holder(path: string): Promise<ChildProcess> {
+    const code = `
+      const { FileJournal } = await import(${JSON.stringify(moduleUrl)});
+      const journal = new FileJournal(${JSON.stringify(path)});
+      await journal.append([${JSON.stringify(entry('from-child'))}]);
+      process.stdout.write('ready\\n');
+      process.stdin.resume();
+      process.stdin.on('end', () => process.stdin.pause());
+    `;
+    const child = spawn(process.execPath, ['--import', loader, '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+      child.once('exit', (status) => reject(new Error(`the child exited (${status}) before it was ready: ${stderr}`)));
+    });
+    return child;
+  }
+  const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
+
+  it('is refused while another process holds the file, and takes over once it is SIGKILLed', { timeout: 30_000 }, async () => {
+    const path = file();
+    const child = await holder(path);
+    const j = journal(path);
+    const error = await j.pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    expect((error as Error).message).toContain(`process ${child.pid} on host ${hostname()}`);
+    expect((error as Error).message).toContain(`remove ${path}.lock if process ${child.pid} is gone`);
+
+    child.kill('SIGKILL');
+    await exited(child);
+    expect(existsSync(`${path}.lock`)).toBe(true); // a killed process cannot clean up
+    expect(await ids(j)).toEqual(['from-child']); // the same journal, on its next call
+    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).pid).toBe(process.pid);
+  });
+
+  it('is released when the holding process exits without closing the journal', { timeout: 30_000 }, async () => {
+    const path = file();
+    const child = await holder(path);
+    child.stdin?.end();
+    expect(await exited(child)).toBe(0);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    expect(await ids(journal(path))).toEqual(['from-child']);
+  });
+});
+
+describe('new FileJournal', () => {
+  it.each<[string, unknown, unknown, string, RegExp]>([
+    ['a number path', 42, undefined, 'path', /must be a string, got 42/],
+    ['an object path', {}, undefined, 'path', /must be a string, got an object/],
+    ['an empty path', '', undefined, 'path', /must not be blank/],
+    ['a blank path', '   ', undefined, 'path', /must not be blank/],
+    ['null options', 'j.jsonl', null, 'options', /must be an object, got null/],
+    ['string options', 'j.jsonl', 'x'.repeat(100), 'options', /must be an object, got a string of 100 characters/],
+    ['an unknown option', 'j.jsonl', { fsynk: true }, 'options.fsynk', /unknown option; known: compactAfter, fsync/],
+    ['a miscased option', 'j.jsonl', { compactafter: 5 }, 'options.compactafter', /did you mean compactAfter\?/],
+    ['compactAfter 0', 'j.jsonl', { compactAfter: 0 }, 'options.compactAfter', /must be a positive integer, got 0/],
+    ['compactAfter negative', 'j.jsonl', { compactAfter: -1 }, 'options.compactAfter', /positive integer/],
+    ['compactAfter fractional', 'j.jsonl', { compactAfter: 1.5 }, 'options.compactAfter', /positive integer/],
+    ['compactAfter NaN', 'j.jsonl', { compactAfter: NaN }, 'options.compactAfter', /positive integer/],
+    ['compactAfter unsafe', 'j.jsonl', { compactAfter: 2 ** 53 }, 'options.compactAfter', /positive integer/],
+    ['compactAfter a string', 'j.jsonl', { compactAfter: '10' }, 'options.compactAfter', /positive integer, got "10"/],
+    ['fsync a string', 'j.jsonl', { fsync: 'yes' }, 'options.fsync', /must be a boolean, got "yes"/],
+    ['fsync a number', 'j.jsonl', { fsync: 1 }, 'options.fsync', /must be a boolean, got 1/],
+    ['fsync null', 'j.jsonl', { fsync: null }, 'options.fsync', /must be a boolean, got null/],
+  ])('refuses %s', (_name, path, options, argument, rule) => {
+    const make = () => new FileJournal(path as string, options as object);
+    expect(make).toThrow(InvalidInputError);
+    expect(make).toThrow(rule);
+    try {
+      make();
+    } catch (error) {
+      expect((error as InvalidInputError).argument).toBe(argument);
+      expect((error as Error).message).toMatch(/^StorefrontClient: invalid /);
+    }
+  });
+
+  it('accepts valid options, and touches no file', () => {
+    const path = file();
+    expect(new FileJournal(path, { compactAfter: 1, fsync: false }).path).toBe(path);
+    // As JavaScript callers may write it.
+    expect(new FileJournal(path, { compactAfter: undefined, fsync: undefined } as unknown as FileJournalOptions).path).toBe(path);
+    expect(existsSync(path)).toBe(false);
+  });
+});
