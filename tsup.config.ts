@@ -16,8 +16,8 @@ const library = { index: 'src/index.ts', 'mock/index': 'src/mock/index.ts' };
 // dist is emptied by the build script, not here: the configs run concurrently.
 export default defineConfig([
   {
-    // ESM with code splitting, so the delivery engine (loaded by `import()` on the first
-    // deliver) stays out of what `import 'teamgames-sdk'` loads.
+    // ESM with code splitting, so the file journal's store (loaded by `import()` on the
+    // journal's first use) stays out of what `import 'teamgames-sdk'` loads.
     ...shared,
     entry: library,
     format: ['esm'],

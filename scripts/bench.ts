@@ -24,7 +24,8 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import ky from 'ky';
 import { MemoryJournal, StorefrontClient } from 'teamgames-sdk';
-import { catalogFromWire, claimFromV4 } from '../src/normalize.js';
+import { readCatalog } from '../src/wire/catalog.js';
+import { readClaim } from '../src/wire/claim.js';
 import type { MockSeed } from 'teamgames-sdk/mock';
 
 const { values: flags } = parseArgs({
@@ -285,12 +286,12 @@ function validationCost({ catalogText, claimText }: { catalogText: string; claim
   const catalogParsed = JSON.parse(catalogText) as unknown;
   const claimParsed = JSON.parse(claimText) as unknown;
   return {
-    catalog500Us: microsPerCall(() => catalogFromWire(JSON.parse(catalogText))),
+    catalog500Us: microsPerCall(() => readCatalog(JSON.parse(catalogText))),
     catalog500JsonParseUs: microsPerCall(() => JSON.parse(catalogText)),
-    catalog500ValidateUs: microsPerCall(() => catalogFromWire(catalogParsed)),
-    claim200Us: microsPerCall(() => claimFromV4(JSON.parse(claimText))),
+    catalog500ValidateUs: microsPerCall(() => readCatalog(catalogParsed)),
+    claim200Us: microsPerCall(() => readClaim(JSON.parse(claimText))),
     claim200JsonParseUs: microsPerCall(() => JSON.parse(claimText)),
-    claim200ValidateUs: microsPerCall(() => claimFromV4(claimParsed)),
+    claim200ValidateUs: microsPerCall(() => readClaim(claimParsed)),
   };
 }
 

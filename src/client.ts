@@ -6,14 +6,13 @@
 import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type { Operation } from './errors.js';
-import type { DeliveryEngine } from './delivery/engine.js';
+import { DeliveryEngine } from './delivery/engine.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
-import { checkJournal, type DeliveryJournal } from './delivery/journal.js';
+import { checkJournal } from './delivery/journal.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
 import { deepFreeze } from './internal/freeze.js';
-import { lazy } from './internal/lazy.js';
-import { Transport, type SendContext } from './internal/transport.js';
+import { Transport } from './internal/transport.js';
 import {
   checkBaseUrl,
   checkBoolean,
@@ -27,35 +26,30 @@ import {
   checkSignal,
   checkTimeout,
 } from './internal/validate.js';
-import {
-  CLAIM_WINDOW_MS,
-  RATE_LIMIT_MESSAGE,
-  WireProblem,
-  catalogFromWire,
-  claimFromV4,
-} from './normalize.js';
-import type {
-  Catalog,
-  CatalogOptions,
-  CheckoutInput,
-  CheckoutResult,
-  RequestOptions,
-  StorefrontClientOptions,
-  VoteRewardInput,
-  VoteRewardResult,
-} from './types.js';
-import type { ClaimOptions, ClaimResult } from './wire/claim.js';
+import type { RequestOptions, StorefrontClientOptions } from './types.js';
 import { VERSION } from './version.js';
+import { readCatalog, type Catalog, type CatalogOptions } from './wire/catalog.js';
+import { checkoutBody, readCheckout, type CheckoutInput, type CheckoutResult } from './wire/checkout.js';
+import { CLAIM_WINDOW_MS, RATE_LIMIT_MESSAGE, readClaim, type ClaimOptions, type ClaimResult } from './wire/claim.js';
+import { readLegacyClaim, readVoteReward, type VoteRewardInput, type VoteRewardResult } from './wire/legacy.js';
 
 /** The production base URL. */
 export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
 
-// Parts only some programs need, loaded on first use (always before the request that needs them).
-const v3Readers = lazy(() => import('./normalize-v3.js'));
-const checkoutPart = lazy(() => import('./checkout.js'));
-const deliveryEngine = lazy(() => import('./delivery/engine.js'));
-
-const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'timeoutMs', 'retry', 'catalogCacheTtlMs', 'rateLimit', 'now', 'fetch', 'userAgent', 'onEvent', 'journal'] as const;
+// Derived from the interface: a new option cannot be left out of the allow-list.
+const CLIENT_OPTIONS = Object.keys({
+  apiKey: true,
+  baseUrl: true,
+  timeoutMs: true,
+  retry: true,
+  catalogCacheTtlMs: true,
+  rateLimit: true,
+  now: true,
+  fetch: true,
+  userAgent: true,
+  onEvent: true,
+  journal: true,
+} satisfies Record<keyof StorefrontClientOptions, true>);
 const MAX_RETRY = 10;
 
 /**
@@ -88,10 +82,7 @@ export class StorefrontClient {
   readonly #baseUrl: string;
   readonly #guard: ClaimGuard | undefined;
   readonly #cache: CatalogCache<Catalog> | undefined;
-  readonly #now: () => number;
-  readonly #journal: DeliveryJournal | undefined;
-  readonly #onEvent: StorefrontClientOptions['onEvent'];
-  #deliveries: DeliveryEngine | undefined;
+  readonly #deliveries: DeliveryEngine;
 
   /**
    * @throws {@link InvalidInputError} for a missing or blank `apiKey`, an unknown option
@@ -124,9 +115,8 @@ export class StorefrontClient {
     });
     this.#guard = rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined;
     this.#cache = ttl > 0 ? new CatalogCache(now, ttl) : undefined;
-    this.#now = now;
-    this.#journal = checkJournal(opts.journal);
-    this.#onEvent = onEvent;
+    const journal = checkJournal(opts.journal);
+    this.#deliveries = new DeliveryEngine({ claim: (player, claimOptions) => this.claim(player, claimOptions), now, journal, onEvent });
   }
 
   /**
@@ -154,7 +144,7 @@ export class StorefrontClient {
     const cached = this.#cache?.get(cacheKey);
     if (cached !== undefined) return cached;
 
-    const catalog = await this.#call(ENDPOINTS.catalog, categoryId === undefined ? {} : { categoryId }, { signal, subject: '', delivers: false }, catalogFromWire);
+    const catalog = await this.#transport.send(ENDPOINTS.catalog, categoryId === undefined ? {} : { categoryId }, { signal, playerName: '', delivers: false }, readCatalog);
     if (this.#cache === undefined) return catalog;
     const frozen = deepFreeze(catalog);
     this.#cache.set(cacheKey, frozen);
@@ -188,11 +178,9 @@ export class StorefrontClient {
    * @see [Building a storefront](../docs/building-a-storefront.md)
    */
   async checkout(input: CheckoutInput, options?: RequestOptions): Promise<CheckoutResult> {
-    // The cart's checks load with the checkout's reader: before anything is sent.
-    const { checkoutBody, checkoutFromWire } = await checkoutPart();
     const { body, username } = checkoutBody(input);
     const signal = this.#signalOf(options, 'checkout');
-    return this.#call(ENDPOINTS.checkout, body, { signal, subject: username, delivers: false }, checkoutFromWire);
+    return this.#transport.send(ENDPOINTS.checkout, body, { signal, playerName: username, delivers: false }, readCheckout);
   }
 
   /**
@@ -221,12 +209,12 @@ export class StorefrontClient {
     const preview = checkBoolean(opts.preview, 'options.preview', op) ?? false;
     const includeRawTransactions = checkBoolean(opts.includeRawTransactions, 'options.includeRawTransactions', op) ?? false;
     return this.#guarded(player, signal, (onNotSent) =>
-      this.#call(
+      this.#transport.send(
         ENDPOINTS.claimV4,
         { playerName: player, preview, includeRawTransactions },
         // A preview changes nothing on the service, so a lost answer costs nothing.
-        { signal, subject: player, delivers: !preview, onNotSent },
-        claimFromV4,
+        { signal, playerName: player, delivers: !preview, onNotSent },
+        readClaim,
       ),
     );
   }
@@ -300,8 +288,7 @@ export class StorefrontClient {
     const player = checkNonBlank(fields.player, 'input.player', op);
     const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
     const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
-    const { voteFromWire } = await v3Readers();
-    return this.#call(ENDPOINTS.voteClaim, { player, reward, amount }, { signal, subject: player, delivers: true }, voteFromWire);
+    return this.#transport.send(ENDPOINTS.voteClaim, { player, reward, amount }, { signal, playerName: player, delivers: true }, readVoteReward);
   }
 
   /**
@@ -339,7 +326,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
    */
   async deliver(playerName: string, grant: GrantFunction, options?: DeliverOptions): Promise<DeliveryReport> {
-    return (await this.#engine()).deliver(playerName, grant, options);
+    return this.#deliveries.deliver(playerName, grant, options);
   }
 
   /**
@@ -359,7 +346,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
    */
   async resumeDeliveries(grant: GrantFunction, options?: ResumeOptions): Promise<ResumeReport> {
-    return (await this.#engine()).resume(grant, options);
+    return this.#deliveries.resume(grant, options);
   }
 
   /** A safe description of the client; never the key. */
@@ -377,22 +364,11 @@ export class StorefrontClient {
     return this.toString();
   }
 
-  /**
-   * The delivery engine, loaded on first use: most bridges never call deliver, and the
-   * main entry stays small and quick to import without it.
-   */
-  async #engine(): Promise<DeliveryEngine> {
-    const { DeliveryEngine } = await deliveryEngine();
-    this.#deliveries ??= new DeliveryEngine({ claim: (player, options) => this.claim(player, options), now: this.#now, journal: this.#journal, onEvent: this.#onEvent });
-    return this.#deliveries;
-  }
-
   async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {
     const player = checkNonBlank(playerName, 'playerName', endpoint.operation);
     const signal = this.#signalOf(options, endpoint.operation);
-    const { claimFromLegacy } = await v3Readers();
     return this.#guarded(player, signal, (onNotSent) =>
-      this.#call(endpoint, { playerName: player }, { signal, subject: player, delivers: true, onNotSent }, claimFromLegacy),
+      this.#transport.send(endpoint, { playerName: player }, { signal, playerName: player, delivers: true, onNotSent }, readLegacyClaim),
     );
   }
 
@@ -410,18 +386,5 @@ export class StorefrontClient {
       return { code: 'RATE_LIMIT', status: 'ERROR', message: RATE_LIMIT_MESSAGE, claims: [], retryAfterMs: decision.retryAfterMs, source: 'local' };
     }
     return run(() => decision.slot.release());
-  }
-
-  /** Sends one operation and turns its body into the SDK's value. */
-  async #call<T>(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext, read: (body: unknown) => T): Promise<T> {
-    const body = await this.#transport.send(endpoint, payload, ctx);
-    try {
-      return read(body.json);
-    } catch (error) {
-      // Anything a reader throws (a hostile body too deep or too odd for it) is a protocol
-      // failure of this call: for a claim, a sent request without a usable answer.
-      const problem = error instanceof WireProblem ? error : new WireProblem('invalid', `the answer could not be read (${error instanceof Error ? error.name : typeof error})`);
-      throw this.#transport.protocolError(endpoint, ctx, problem, body);
-    }
   }
 }

@@ -25,6 +25,8 @@ export interface Endpoint {
    * service (a checkout, a delivery, spent vote points) and is sent exactly once.
    */
   readonly retryable: boolean;
+  /** The HTTP status with which the service refuses a payload it could not parse, if it has one. */
+  readonly rejectedStatus?: number;
 }
 
 const JSON_TYPE = 'application/json';
@@ -46,6 +48,8 @@ export const ENDPOINTS = {
     body: 'json',
     contentType: JSON_TYPE,
     retryable: false,
+    // The checkout answers 404 for a cart it cannot parse: RequestRejectedError.
+    rejectedStatus: 404,
   },
   claimV4: {
     operation: 'claim',

@@ -27,8 +27,38 @@ export {
   type ValidationIssue,
   type OutcomeUnknownReason,
 } from './errors.js';
-export type * from './types.js';
-export type * from './wire/claim.js';
+export type { StorefrontClientOptions, RequestOptions, StorefrontEvent } from './types.js';
+export type { Catalog, CatalogOptions, Product, Sale } from './wire/catalog.js';
+export type {
+  CartItem,
+  CheckoutInput,
+  CheckoutWireFields,
+  CheckoutPaymentRequired,
+  CheckoutFree,
+  CheckoutInvalidStock,
+  CheckoutCouponRejected,
+  CheckoutBasketRejected,
+  CheckoutGatewayError,
+  CheckoutResult,
+  CheckoutOutcome,
+} from './wire/checkout.js';
+export type {
+  Transaction,
+  RawTransaction,
+  ClaimOptions,
+  ClaimResultBase,
+  ClaimSuccess,
+  ClaimPreview,
+  ClaimNoItems,
+  ClaimRateLimited,
+  ClaimAlreadyClaimed,
+  ClaimProductNotFound,
+  ClaimInvalidPlayer,
+  ClaimUnknown,
+  ClaimResult,
+  ClaimCode,
+} from './wire/claim.js';
+export type { VoteRewardInput, VoteReward, VoteRewardResult } from './wire/legacy.js';
 export type {
   DeliveredItem,
   DeliverOptions,

@@ -28,10 +28,11 @@
  * @module
  */
 import { resolve } from 'node:path';
-import { JournalError, ResponseValidationError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
-import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE } from '../normalize.js';
+import { ENDPOINTS } from '../endpoints.js';
+import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
+import { unusableAnswer } from '../internal/to-error.js';
 import type { StorefrontEvent } from '../types.js';
-import type { ClaimOptions, ClaimResult, Transaction } from '../wire/claim.js';
+import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
 import { FileJournal } from './file-journal.js';
 import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
@@ -275,10 +276,7 @@ export class DeliveryEngine {
     if (preview.code === 'PREVIEW') {
       const rows = linesOf(preview);
       if (rows === undefined) {
-        const error = new ResponseValidationError(
-          { operation: 'claim', endpoint: '/api/v4/store/transaction/update' },
-          'the preview did not list an invoice for every line (rawTransactions), so exactly-once delivery cannot track them',
-        );
+        const error = unusableAnswer(ENDPOINTS.claimV4, player, 'the preview did not list an invoice for every line (rawTransactions), so exactly-once delivery cannot track them');
         return { ok: false, outcome: { code: 'ERROR', message: ERROR_MESSAGE, error } };
       }
       pending = rows;
@@ -286,10 +284,7 @@ export class DeliveryEngine {
       // A preview answered like a claim (a misbehaving service or proxy): the service says
       // it delivered these lines, so they are journaled and granted like a claim's.
       delivered.push(...this.#claimedLines(player, preview));
-      run.error ??= new ResponseValidationError(
-        { operation: 'claim', endpoint: '/api/v4/store/transaction/update' },
-        `the preview answered SUCCESS with ${preview.claims.length} item(s); they were treated as delivered, journaled and granted`,
-      );
+      run.error ??= unusableAnswer(ENDPOINTS.claimV4, player, `the preview answered SUCCESS with ${preview.claims.length} item(s); they were treated as delivered, journaled and granted`);
     } else if (preview.code !== 'NO_ITEMS' && preview.code !== 'ALREADY_CLAIMED') {
       return { ok: false, outcome: outcomeOf(preview) };
     }

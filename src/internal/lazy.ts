@@ -1,8 +1,7 @@
 /**
- * Loads a module on first use. The main entry stays small: code only some programs run
- * (the delivery engine, the file journal's store, the v3 readers, the checkout's cart
- * checks and reader, the event hooks) is imported when first needed, always before the
- * request that needs it is sent, so a failed load never leaves a sent request unread.
+ * Loads a module on first use. Everything else is imported statically; the one part
+ * loaded this way is the file journal's store (file handling most programs that import
+ * the SDK never run), imported on the journal's first call.
  *
  * @module
  * @internal

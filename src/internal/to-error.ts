@@ -3,6 +3,7 @@
  * a request is built here, from plain data: no ky error, Request or header ever reaches
  * an error object, and body excerpts are redacted at construction.
  */
+import type { Endpoint } from '../endpoints.js';
 import {
   AuthenticationError,
   ClaimOutcomeUnknownError,
@@ -19,9 +20,12 @@ import {
 export interface FailureContext {
   operation: Operation;
   endpoint: string;
+  /** The status with which the endpoint refuses a payload it could not parse (checkout: 404). */
+  rejectedStatus?: number;
   /** A sent request without a usable answer leaves the outcome unknown. */
   delivers: boolean;
-  subject: string;
+  /** The player (or voter) of the call. */
+  playerName: string;
   redact: (text: string) => string;
 }
 
@@ -51,13 +55,13 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
     details.bodyExcerpt = excerpt(failure.text, ctx.redact);
   }
   const unknownOutcome = (reason: ClaimOutcomeUnknownError['reason'], what: string, issues: readonly ValidationIssue[] = []) =>
-    new ClaimOutcomeUnknownError(details, ctx.subject, reason, what, issues);
+    new ClaimOutcomeUnknownError(details, ctx.playerName, reason, what, issues);
 
   switch (failure.kind) {
     case 'status': {
       const { status } = failure;
       if (status === 401) return new AuthenticationError(details, 'HTTP 401');
-      if (status === 404 && ctx.operation === 'checkout') return new RequestRejectedError(details);
+      if (status === ctx.rejectedStatus) return new RequestRejectedError(details);
       // A 5xx from a proxy says nothing about whether the service acted.
       if (status >= 500 && ctx.delivers) return unknownOutcome('http', `${ctx.endpoint} answered HTTP ${status}`);
       return new HttpError({ ...details, status });
@@ -77,6 +81,15 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
       if (ctx.delivers && failure.sent) return unknownOutcome('aborted', 'aborted after sending');
       return failure.reason;
   }
+}
+
+/**
+ * The error for an answer that was read but cannot be acted on: a preview the delivery
+ * engine cannot track, or one answered like a claim.
+ */
+export function unusableAnswer(endpoint: Endpoint, playerName: string, what: string): ResponseValidationError {
+  const ctx: FailureContext = { operation: endpoint.operation, endpoint: `/${endpoint.path}`, delivers: false, playerName, redact: (text) => text };
+  return toError(ctx, { kind: 'protocol', status: 200, text: '', what, issues: [] }) as ResponseValidationError;
 }
 
 /** A short reason for a failed fetch (undici puts the socket error in `cause`). */

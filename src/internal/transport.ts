@@ -1,14 +1,18 @@
 /**
- * The one transport: every endpoint goes through `Transport.send`, which does the HTTP
- * work with a single ky instance per client and turns every failure into a typed error
- * through `toError`. ky's own errors and Request objects never leave this file.
+ * The one transport: every endpoint goes through `Transport.send`, the whole pipeline of
+ * a call: send with a single ky instance per client, read the answer with the endpoint
+ * family's reader, and turn every failure into a typed error through `toError`. ky's own
+ * errors and Request objects never leave this file.
+ *
+ * @module
+ * @internal
  */
 import ky, { HTTPError, TimeoutError as KyTimeoutError, type KyInstance, type Options } from 'ky';
 import type { Credentials } from '../auth.js';
 import type { Endpoint } from '../endpoints.js';
 import type { StorefrontEvent } from '../types.js';
-import type { WireProblem } from '../normalize.js';
-import { lazy } from './lazy.js';
+import { WireProblem } from '../wire/parse.js';
+import { eventReporter } from './events.js';
 import { networkCode, toError, type Failure, type FailureContext } from './to-error.js';
 
 export interface TransportConfig {
@@ -21,16 +25,11 @@ export interface TransportConfig {
   credentials: Credentials;
 }
 
-/** A 2xx body: parsed, and the text it came from (for error excerpts). */
-export interface WireBody {
-  json: unknown;
-  text: string;
-}
-
+/** What one call adds to its endpoint row. */
 export interface SendContext {
   signal: AbortSignal | undefined;
-  /** The player (or voter) the call is for, reported by ClaimOutcomeUnknownError. */
-  subject: string;
+  /** The player (or voter, or buyer) the call is for, reported by ClaimOutcomeUnknownError. */
+  playerName: string;
   /** Whether a sent request without a usable answer leaves the outcome unknown. */
   delivers: boolean;
   /** Called when the request certainly never reached the service. */
@@ -44,8 +43,6 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
 const RETRY_STATUS_CODES = [429, 500, 502, 503, 504];
 const MAX_RETRY_AFTER_MS = 30_000;
 const BACKOFF_LIMIT_MS = 10_000;
-
-const events = lazy(() => import('./events.js'));
 
 export class Transport {
   readonly #ky: KyInstance;
@@ -70,11 +67,10 @@ export class Transport {
   }
 
   /**
-   * Sends one operation and resolves to its parsed JSON body (2xx only), with the text it
-   * came from. Rejects with a StorefrontError, or with `signal.reason` when aborted before
-   * anything was sent.
+   * Sends one operation and reads its 2xx answer with `read`. Rejects with a
+   * StorefrontError, or with `signal.reason` when aborted before anything was sent.
    */
-  async send(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext): Promise<WireBody> {
+  async send<T>(endpoint: Endpoint, payload: Record<string, unknown>, ctx: SendContext, read: (body: unknown) => T): Promise<T> {
     if (ctx.signal?.aborted) {
       ctx.onNotSent?.();
       throw ctx.signal.reason;
@@ -100,15 +96,7 @@ export class Transport {
     let dispatched = false;
     let onHeaders: ((response: Response) => void) | undefined;
     if (this.#config.onEvent) {
-      // The hooks load on the first call of a client with a listener, before anything is sent.
-      let hooks: typeof import('./events.js');
-      try {
-        hooks = await events();
-      } catch (error) {
-        ctx.onNotSent?.();
-        throw error;
-      }
-      const reporter = hooks.eventReporter(endpoint, headers, this.#config.onEvent);
+      const reporter = eventReporter(endpoint, headers, this.#config.onEvent);
       options.hooks = reporter.hooks;
       onHeaders = reporter.onHeaders;
     }
@@ -141,30 +129,27 @@ export class Transport {
     // `text` is this response's body: ky settles with the last attempt, the last one read
     // (an attempt ky gives up on has its fetch aborted before the next one starts).
     if (!response.ok) throw toError(this.#context(endpoint, ctx), { kind: 'status', status: response.status, text });
+    let json: unknown;
     try {
-      return { json: JSON.parse(text) as unknown, text };
+      json = JSON.parse(text);
     } catch {
       throw toError(this.#context(endpoint, ctx), { kind: 'protocol', status: response.status, text, what: 'the body is not JSON', issues: [] });
     }
-  }
-
-  /** The error for a body that parsed as JSON but broke the protocol. */
-  protocolError(endpoint: Endpoint, ctx: Pick<SendContext, 'delivers' | 'subject'>, problem: WireProblem, body: WireBody): unknown {
-    const { text } = body;
-    const failure: Failure =
-      problem.kind === 'auth'
-        ? { kind: 'auth', status: 200, text, what: problem.what }
-        : { kind: 'protocol', status: 200, text, what: problem.what, issues: problem.issues };
-    return toError(this.#context(endpoint, ctx), failure);
+    try {
+      return read(json);
+    } catch (error) {
+      throw toError(this.#context(endpoint, ctx), readFailure(error, response.status, text));
+    }
   }
 
   /** What an error about this call needs; built only when a call fails. */
-  #context(endpoint: Endpoint, ctx: Pick<SendContext, 'delivers' | 'subject'>): FailureContext {
+  #context(endpoint: Endpoint, ctx: SendContext): FailureContext {
     return {
       operation: endpoint.operation,
       endpoint: `/${endpoint.path}`,
+      ...(endpoint.rejectedStatus === undefined ? {} : { rejectedStatus: endpoint.rejectedStatus }),
       delivers: ctx.delivers,
-      subject: ctx.subject,
+      playerName: ctx.playerName,
       redact: (text) => this.#config.credentials.redact(text),
     };
   }
@@ -188,4 +173,15 @@ export class Transport {
     if (dispatched && !sent) ctx.onNotSent?.();
     return toError(context, { kind: 'network', reason: code, sent });
   }
+}
+
+/**
+ * A reader's failure: refused credentials reported in the body, a shape outside the
+ * protocol, or anything else a hostile body made the reader throw (too deep, too odd),
+ * which is a protocol failure of the call all the same.
+ */
+function readFailure(error: unknown, status: number, text: string): Failure {
+  if (error instanceof WireProblem && error.kind === 'auth') return { kind: 'auth', status, text, what: error.what };
+  if (error instanceof WireProblem) return { kind: 'protocol', status, text, what: error.what, issues: error.issues };
+  return { kind: 'protocol', status, text, what: `the answer could not be read (${error instanceof Error ? error.name : typeof error})`, issues: [] };
 }

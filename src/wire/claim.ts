@@ -1,11 +1,14 @@
 /**
- * The claim family's public types: what {@link StorefrontClient.claim} and the legacy
- * claims resolve to. Wire objects keep the service's field names (`player_name`,
+ * The v4 claim: its public types (also what the legacy claims resolve to), its wire
+ * schemas and its reader. Wire objects keep the service's field names (`player_name`,
  * `quantity_to_grant` …).
  *
  * @module
  */
+import { z } from 'zod';
+import type { ValidationIssue } from '../errors.js';
 import type { RequestOptions } from '../types.js';
+import { WireProblem, compiled, given, issuesOf, onFirstUse, optional, parse, scalars, type Wire } from './parse.js';
 
 
 /**
@@ -140,3 +143,137 @@ export type ClaimResult =
 
 /** The `code` values of {@link ClaimResult}. */
 export type ClaimCode = ClaimResult['code'];
+
+// ---------------------------------------------------------------------------
+// The wire
+
+/** The documented v4 success text; the v3 endpoints send none, so we reuse it. */
+export const SUCCESS_MESSAGE = 'Transaction has been completed. Thank you for the purchase!';
+
+/** The text players see when the SDK's local guard refuses a claim. */
+export const RATE_LIMIT_MESSAGE = 'Please wait a few seconds before trying again.';
+
+/** The claim window of the service, per player and game server. */
+export const CLAIM_WINDOW_MS = 10_000;
+
+/** The v4 codes with a branch of their own; anything else is `UNKNOWN`. */
+const V4_CODES = new Set(['SUCCESS', 'PREVIEW', 'NO_ITEMS', 'RATE_LIMIT', 'ALREADY_CLAIMED', 'PRODUCT_NOT_FOUND', 'INVALID_PLAYER']);
+
+/** The claim's schemas, built on the first claim answer. @internal */
+export const claimSchemas = onFirstUse(() => {
+  const { numberLike, intLike } = scalars();
+
+  /** A purchase row, v4 or legacy v3; {@link toTransaction} fills every v4 field. */
+  const transaction = compiled(
+    z.looseObject({
+      player_name: z.string(),
+      product_id: z.union([z.number(), z.string()]).nullish(),
+      product_id_string: z.union([z.string(), z.number()]).nullish(),
+      product_name: z.string(),
+      product_price: numberLike,
+      message: z.string().nullish(),
+      quantity_to_grant: intLike.nullish(),
+      quantity_purchased: intLike.nullish(),
+      product_amount: intLike.nullish(),
+      amount_purchased: intLike.nullish(),
+    }),
+  );
+
+  const claimV4Response = compiled(
+    z.looseObject({
+      status: z.string(),
+      code: z.string(),
+      message: optional(z.string()),
+      data: optional(
+        z.looseObject({
+          claims: optional(z.array(z.unknown())),
+          rawTransactions: optional(z.array(z.record(z.string(), z.unknown()))),
+        }),
+      ),
+    }),
+  );
+
+  return { transaction, claimV4Response };
+});
+
+/** The claim's schemas. @internal */
+export type ClaimSchemas = ReturnType<typeof claimSchemas>;
+
+/**
+ * A validated purchase row as a {@link Transaction} with every v4 field filled:
+ * `product_id_string` from `product_id` when absent, each quantity from its twin.
+ * Returns the problems instead when a required pair is wholly missing.
+ */
+export function toTransaction(t: Wire<ClaimSchemas['transaction']>): Transaction | string[] {
+  const problems: string[] = [];
+  if (!given(t.product_id) && !given(t.product_id_string)) problems.push('product_id: product_id or product_id_string is required');
+  const grant = t.quantity_to_grant ?? t.product_amount;
+  const bought = t.quantity_purchased ?? t.amount_purchased;
+  if (!given(grant)) problems.push('quantity_to_grant: quantity_to_grant or product_amount is required');
+  if (!given(bought)) problems.push('quantity_purchased: quantity_purchased or amount_purchased is required');
+  if (!given(grant) || !given(bought) || problems.length > 0) return problems;
+  const { message, ...rest } = t;
+  const idString = given(t.product_id_string) ? String(t.product_id_string) : String(t.product_id);
+  const out: Transaction = {
+    ...rest,
+    product_id: productIdNumber(t.product_id, idString),
+    product_id_string: idString,
+    product_price: Number(t.product_price),
+    quantity_to_grant: Number(grant),
+    quantity_purchased: Number(bought),
+    product_amount: Number(grant),
+    amount_purchased: Number(bought),
+  };
+  if (given(message)) out.message = message;
+  return out;
+}
+
+/** The merchant id as an int when it is an integer (number or integer string), else 0. */
+function productIdNumber(wire: number | string | null | undefined, idString: string): number {
+  if (typeof wire === 'number' && Number.isSafeInteger(wire)) return wire;
+  const text = typeof wire === 'string' ? wire : idString;
+  return /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text)) ? Number(text) : 0;
+}
+
+/** Reads purchase rows (v4 claims or v3 arrays), every problem listed with its path. @internal */
+export function parseTransactions(rows: readonly unknown[], prefix: readonly PropertyKey[]): Transaction[] {
+  const schema = claimSchemas().transaction;
+  const out: Transaction[] = [];
+  const issues: ValidationIssue[] = [];
+  rows.forEach((row, index) => {
+    const result = schema.safeParse(row);
+    if (!result.success) {
+      issues.push(...issuesOf(result.error, [...prefix, index]));
+      return;
+    }
+    const transaction = toTransaction(result.data);
+    if (Array.isArray(transaction)) {
+      for (const problem of transaction) {
+        const [field = '', message = problem] = problem.split(': ');
+        issues.push({ path: [...prefix, index, field], message });
+      }
+    } else out.push(transaction);
+  });
+  if (issues.length > 0) throw new WireProblem('invalid', 'a claimed transaction does not match the schema', issues);
+  return out;
+}
+
+/** Reads a v4 claim answer. @internal */
+export function readClaim(body: unknown): ClaimResult {
+  const wire = parse(claimSchemas().claimV4Response, body, 'the claim answer does not match the schema');
+  if (wire.code === 'SERVER_NOT_FOUND') throw new WireProblem('auth', 'SERVER_NOT_FOUND');
+  const message = wire.message ?? '';
+  const raw = wire.data?.rawTransactions;
+  const base = raw === undefined ? { status: wire.status, message } : { status: wire.status, message, rawTransactions: raw as RawTransaction[] };
+  if (!V4_CODES.has(wire.code)) {
+    return wire.data === undefined
+      ? { ...base, code: 'UNKNOWN', serverCode: wire.code, claims: [] }
+      : { ...base, code: 'UNKNOWN', serverCode: wire.code, claims: [], data: wire.data };
+  }
+  const code = wire.code as Exclude<ClaimResult['code'], 'UNKNOWN'>;
+  if (code === 'SUCCESS' || code === 'PREVIEW') {
+    return { ...base, code, claims: parseTransactions(wire.data?.claims ?? [], ['data', 'claims']) };
+  }
+  if (code === 'RATE_LIMIT') return { ...base, code, claims: [], retryAfterMs: CLAIM_WINDOW_MS, source: 'server' };
+  return { ...base, code, claims: [] };
+}

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
 // The schemas that read answers are compiled with `z.compile` (see `compiled` in
-// src/schemas.ts). zod promises the same results and issues either way; these tests hold
+// src/wire/). zod promises the same results and issues either way; these tests hold
 // the SDK to it on its own answers, valid and not, and check that a program which turned
 // zod's code generation off (`jitless`, for a strict Content Security Policy) still gets
 // schemas that never generate code.
@@ -89,15 +89,14 @@ afterEach(() => {
 
 describe('compiled response schemas', () => {
   it('compile every schema that reads an answer', async () => {
-    const { wireSchemas } = await import('../../src/schemas.js');
-    const { checkoutResponseSchema } = await import('../../src/checkout.js');
-    const v3 = await import('../../src/schemas-v3.js');
-    const { catalogResponse, claimV4Response, transaction } = wireSchemas();
-    const schemas = { catalogResponse, claimV4Response, transaction, checkoutResponseSchema, ...v3 };
+    const { catalogSchemas } = await import('../../src/wire/catalog.js');
+    const { claimSchemas } = await import('../../src/wire/claim.js');
+    const { checkoutSchemas } = await import('../../src/wire/checkout.js');
+    const { legacySchemas } = await import('../../src/wire/legacy.js');
+    const { catalogResponse } = catalogSchemas();
+    const schemas = { catalogResponse, ...claimSchemas(), ...checkoutSchemas(), ...legacySchemas() };
     const readers = Object.entries(schemas).filter(([, value]) => value instanceof z.ZodType);
-    expect(readers.map(([name]) => name).sort()).toEqual(
-      ['catalogResponse', 'checkoutResponseSchema', 'claimV4Response', 'legacyResponseSchema', 'messageRowSchema', 'transaction', 'voteRewardSchema'].sort(),
-    );
+    expect(readers.map(([name]) => name).sort()).toEqual(['catalogResponse', 'checkoutResponse', 'claimV4Response', 'legacyResponse', 'messageRow', 'transaction', 'voteReward'].sort());
     // zod's `withParser`, behind `z.compile`, keeps the runtime parser it falls back to
     // in the clone's bag; `z.compile` returns the schema unchanged when it cannot compile.
     for (const [name, schema] of readers) expect(typeof (schema as z.ZodType)._zod.bag.fallbackRun, name).toBe('function');
@@ -133,7 +132,7 @@ describe('compiled response schemas', () => {
 
   it('generate no code when the program set zod to jitless', async () => {
     z.config({ jitless: true });
-    const { compiled } = await import('../../src/schemas.js');
+    const { compiled } = await import('../../src/wire/parse.js');
     const schema = z.looseObject({ a: z.number() });
     expect(compiled(schema)).toBe(schema);
     z.config({ jitless: false });

@@ -26,8 +26,9 @@ import {
   type VoteReward,
   type VoteRewardResult,
 } from '../../src/index.js';
-import { toProduct, toSale, toTransaction, type WireSchemas } from '../../src/schemas.js';
-import { toVoteReward, voteRewardSchema } from '../../src/schemas-v3.js';
+import { toProduct, toSale, type CatalogSchemas } from '../../src/wire/catalog.js';
+import { toTransaction, type ClaimSchemas } from '../../src/wire/claim.js';
+import { toVoteReward, type LegacySchemas } from '../../src/wire/legacy.js';
 
 describe('ClaimResult', () => {
   it('narrows on code', () => {
@@ -127,19 +128,19 @@ describe('each zod schema agrees with its interface', () => {
   // The schemas validate wire rows; the to… functions take exactly a schema's output and
   // return exactly the interface, so a drift on either side fails here.
   it('productSchema → toProduct → Product', () => {
-    expectTypeOf<Parameters<typeof toProduct>[0]>().toEqualTypeOf<z.output<WireSchemas['product']>>();
+    expectTypeOf<Parameters<typeof toProduct>[0]>().toEqualTypeOf<z.output<CatalogSchemas['product']>>();
     expectTypeOf<ReturnType<typeof toProduct>>().toEqualTypeOf<Product>();
   });
   it('saleSchema → toSale → Sale', () => {
-    expectTypeOf<Parameters<typeof toSale>[0]>().toEqualTypeOf<z.output<WireSchemas['sale']>>();
+    expectTypeOf<Parameters<typeof toSale>[0]>().toEqualTypeOf<z.output<CatalogSchemas['sale']>>();
     expectTypeOf<ReturnType<typeof toSale>>().toEqualTypeOf<Sale>();
   });
   it('transactionSchema → toTransaction → Transaction (or the problems)', () => {
-    expectTypeOf<Parameters<typeof toTransaction>[0]>().toEqualTypeOf<z.output<WireSchemas['transaction']>>();
+    expectTypeOf<Parameters<typeof toTransaction>[0]>().toEqualTypeOf<z.output<ClaimSchemas['transaction']>>();
     expectTypeOf<ReturnType<typeof toTransaction>>().toEqualTypeOf<Transaction | string[]>();
   });
-  it('voteRewardSchema → toVoteReward → VoteReward', () => {
-    expectTypeOf<Parameters<typeof toVoteReward>[0]>().toEqualTypeOf<z.output<typeof voteRewardSchema>>();
+  it('legacySchemas().voteReward → toVoteReward → VoteReward', () => {
+    expectTypeOf<Parameters<typeof toVoteReward>[0]>().toEqualTypeOf<z.output<LegacySchemas['voteReward']>>();
     expectTypeOf<ReturnType<typeof toVoteReward>>().toEqualTypeOf<VoteReward>();
   });
 });

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { wireSchemas } from '../../src/schemas.js';
-import { checkoutResponseSchema } from '../../src/checkout.js';
-import { legacyResponseSchema, messageRowSchema, voteRewardSchema } from '../../src/schemas-v3.js';
+import { catalogSchemas } from '../../src/wire/catalog.js';
+import { checkoutSchemas } from '../../src/wire/checkout.js';
+import { claimSchemas } from '../../src/wire/claim.js';
+import { legacySchemas } from '../../src/wire/legacy.js';
 import { KEY, KEY_UNCONFIGURED, transports, useContract } from './support.js';
 
-const { catalogResponse: catalogResponseSchema, claimV4Response: claimV4ResponseSchema, transaction: transactionSchema } = wireSchemas();
+const { catalogResponse: catalogResponseSchema } = catalogSchemas();
+const { claimV4Response: claimV4ResponseSchema, transaction: transactionSchema } = claimSchemas();
+const { checkoutResponse: checkoutResponseSchema } = checkoutSchemas();
+const { legacyResponse: legacyResponseSchema, messageRow: messageRowSchema, voteReward: voteRewardSchema } = legacySchemas();
 
 /** Asserts that `body` parses with `schema`, showing zod's issues when it does not. */
 function expectParses(schema: z.ZodType, body: unknown): void {

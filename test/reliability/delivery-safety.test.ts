@@ -159,7 +159,7 @@ describe('a preview answered SUCCESS with items (a misbehaving service or proxy)
     mock.addPurchase(KEY, { playerName: 'Ed', id: 4, quantity: 1 });
     // The proxy turns the preview into a real claim: the service delivers and says SUCCESS.
     const claimingProxy: typeof globalThis.fetch = async (input, init) => {
-      const body = typeof init?.body === 'string' ? init.body.replace('"preview":true', '"preview":false') : init?.body;
+      const body = String(init?.body).replace('"preview":true', '"preview":false');
       return mockFetch(input, { ...init, body });
     };
     const journal = new MemoryJournal();

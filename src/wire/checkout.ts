@@ -1,0 +1,198 @@
+/**
+ * The checkout: its public types, the checks of its cart and the form body built from
+ * it, its wire schema and the reading of its answer into a {@link CheckoutResult}.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import type { Operation } from '../errors.js';
+import { checkIntegerInRange, checkNonBlank, checkPositiveInteger, checkRequiredObject, describe, fail, MAX_QUANTITY } from '../internal/validate.js';
+import { WireProblem, compiled, onFirstUse, optional, parse } from './parse.js';
+
+/** One line of a cart. */
+export interface CartItem {
+  /** The product's `id` (not its merchant `productId`); a positive integer. */
+  id: number;
+  /** How many units; an integer from 1 to 1,000,000. */
+  quantity: number;
+}
+
+/** The input of {@link StorefrontClient.checkout}. */
+export interface CheckoutInput {
+  /** The player's in-game name (case matters: it is who can claim). */
+  username: string;
+  /** At least one line. Only `id` and `quantity` are sent. */
+  items: readonly CartItem[];
+  /** A coupon code, when the player entered one. */
+  coupon?: string;
+}
+
+/** Wire fields a checkout answer may carry; kept on every outcome. */
+export interface CheckoutWireFields {
+  /** The wire `status`: `SUCCESS`, `INVALID_STOCK`, `ERROR` … */
+  status?: string;
+  /** The wire `statusCode`, as text: `"200"` on success, `"400"` for a rejected basket. */
+  statusCode?: string;
+  /** The service's text, when it sent one. */
+  message?: string;
+  /** The service's longer explanation, when it sent one. */
+  extendedMessage?: string;
+  /** Fields beyond these are kept as the service sent them. */
+  [field: string]: unknown;
+}
+
+/** The player must pay at `redirect`; the purchase becomes claimable once paid. */
+export interface CheckoutPaymentRequired extends CheckoutWireFields {
+  /** Discriminant: the player must pay. */
+  outcome: 'PAYMENT_REQUIRED';
+  /** Send the player here to pay. */
+  redirect: string;
+  /** The checkout's id (a UUID): it identifies the payment. */
+  transactionId: string;
+  /** Always `false` here. */
+  isFree: false;
+}
+
+/** The cart totals zero: nothing to pay; the items are claimable at once. */
+export interface CheckoutFree extends CheckoutWireFields {
+  /** Discriminant: nothing to pay. */
+  outcome: 'FREE';
+  /** The checkout's id (a UUID). */
+  transactionId: string;
+  /** Always `true` here. */
+  isFree: true;
+}
+
+/** Availability changed: some products are gone, disabled, out of window or out of stock. Show the cart again. */
+export interface CheckoutInvalidStock extends CheckoutWireFields {
+  /** Discriminant: availability changed. */
+  outcome: 'INVALID_STOCK';
+  /** Snapshots of the products at fault, as the service sent them. */
+  productsAffected: unknown[];
+}
+
+/** The coupon was refused; show `error` to the player. */
+export interface CheckoutCouponRejected extends CheckoutWireFields {
+  /** Discriminant: the coupon was refused. */
+  outcome: 'COUPON_REJECTED';
+  /** The service's text, meant for the player. */
+  error: string;
+}
+
+/** The basket breaks the gateway's limits (total, number of lines) or the store's integration is incomplete. */
+export interface CheckoutBasketRejected extends CheckoutWireFields {
+  /** Discriminant: the basket breaks the gateway's limits. */
+  outcome: 'BASKET_REJECTED';
+}
+
+/** A gateway prerequisite is unmet (minimum charge, gateway not configured). For the store owner, not the player. */
+export interface CheckoutGatewayError extends CheckoutWireFields {
+  /** Discriminant: the store's payment setup is incomplete. */
+  outcome: 'GATEWAY_ERROR';
+  /** What is missing, for the store owner (e.g. the minimum charge). */
+  message: string;
+}
+
+/**
+ * What {@link StorefrontClient.checkout} resolves to, discriminated on `outcome`:
+ * - `PAYMENT_REQUIRED`: send the player to `redirect`.
+ * - `FREE`: nothing to pay; tell the player to claim in game.
+ * - `INVALID_STOCK`: refresh the catalog and show the cart again.
+ * - `COUPON_REJECTED`: show `error`; let the player remove the coupon.
+ * - `BASKET_REJECTED`: the cart is too large or expensive for the gateway; split it.
+ * - `GATEWAY_ERROR`: the store's payment setup is incomplete; escalate to the owner.
+ * @see [Building a storefront](../../docs/building-a-storefront.md)
+ */
+export type CheckoutResult =
+  | CheckoutPaymentRequired
+  | CheckoutFree
+  | CheckoutInvalidStock
+  | CheckoutCouponRejected
+  | CheckoutBasketRejected
+  | CheckoutGatewayError;
+
+/** The `outcome` values of {@link CheckoutResult}. */
+export type CheckoutOutcome = CheckoutResult['outcome'];
+
+// ---------------------------------------------------------------------------
+// The wire
+
+const op: Operation = 'checkout';
+
+/**
+ * The checkout's form body from the caller's input, every field checked before anything
+ * is sent; throws an `InvalidInputError` naming the first field that breaks a rule.
+ * @internal
+ */
+export function checkoutBody(input: CheckoutInput): { body: Record<string, string>; username: string } {
+  const fields = checkRequiredObject(input, ['username', 'items', 'coupon'], 'username and items', 'input', op);
+  const username = checkNonBlank(fields.username, 'input.username', op);
+  const items = fields.items;
+  if (!Array.isArray(items)) fail('input.items', `must be an array of { id, quantity }, got ${describe(items)}`, op);
+  if (items.length === 0) fail('input.items', 'must not be empty', op);
+  // Only id and quantity go on the wire, whatever else the caller's objects carry.
+  // Array.from visits holes too: a sparse cart must fail here, not go out as `null`.
+  const cart = Array.from(items as readonly unknown[], (item, i) => {
+    if (typeof item !== 'object' || item === null) fail(`input.items[${i}]`, `must be an object, got ${describe(item)}`, op);
+    const { id, quantity } = item as Record<string, unknown>;
+    return {
+      id: checkPositiveInteger(id, `input.items[${i}].id`, op),
+      quantity: checkIntegerInRange(quantity, 1, MAX_QUANTITY, `input.items[${i}].quantity`, op),
+    };
+  });
+  const body: Record<string, string> = { username, cartItems: JSON.stringify(cart) };
+  if (fields.coupon !== undefined) body['coupon'] = checkNonBlank(fields.coupon, 'input.coupon', op);
+  return { body, username };
+}
+
+/** The checkout's schema, built on the first checkout answer. @internal */
+export const checkoutSchemas = onFirstUse(() => ({
+  /** A checkout answer: outcome indicators, all optional. */
+  checkoutResponse: compiled(
+    z.looseObject({
+      status: optional(z.string()),
+      statusCode: optional(z.union([z.string(), z.number()]).transform(String)),
+      isFree: optional(z.boolean()),
+      redirect: optional(z.string()),
+      transactionId: optional(z.union([z.string(), z.number()]).transform(String)),
+      message: optional(z.string()),
+      error: optional(z.string()),
+      productsAffected: optional(z.array(z.unknown())),
+    }),
+  ),
+}));
+
+type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+
+/** Copies `source` without the keys whose value is `undefined`. */
+function defined<T extends object>(source: T): Defined<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(source)) if (value !== undefined) out[key] = value;
+  return out as Defined<T>;
+}
+
+/**
+ * Checkout indicators, checked in the documented order: `error` → `statusCode "400"`
+ * → `status`. A success also carries `statusCode "200"`, hence the order.
+ * @internal
+ */
+export function readCheckout(body: unknown): CheckoutResult {
+  const wire = defined(parse(checkoutSchemas().checkoutResponse, body, 'the checkout answer does not match the schema'));
+  if (wire.error !== undefined) return { ...wire, outcome: 'COUPON_REJECTED', error: wire.error };
+  if (wire.statusCode === '400') return { ...wire, outcome: 'BASKET_REJECTED' };
+  switch (wire.status) {
+    case 'SUCCESS': {
+      if (wire.transactionId === undefined) throw new WireProblem('invalid', 'a successful checkout carries no transactionId');
+      if (wire.isFree === true) return { ...wire, outcome: 'FREE', transactionId: wire.transactionId, isFree: true };
+      if (wire.redirect === undefined) throw new WireProblem('invalid', 'a checkout to pay carries no redirect');
+      return { ...wire, outcome: 'PAYMENT_REQUIRED', transactionId: wire.transactionId, redirect: wire.redirect, isFree: false };
+    }
+    case 'INVALID_STOCK':
+      return { ...wire, outcome: 'INVALID_STOCK', productsAffected: wire.productsAffected ?? [] };
+    case 'ERROR':
+      return { ...wire, outcome: 'GATEWAY_ERROR', message: wire.message ?? '' };
+    default:
+      throw new WireProblem('invalid', `unrecognized checkout status ${JSON.stringify(wire.status ?? null)}`);
+  }
+}
+
