@@ -26,7 +26,8 @@ import {
   checkSignal,
   checkTimeout,
 } from './internal/validate.js';
-import type { RequestOptions, StorefrontClientOptions } from './types.js';
+import type { StorefrontClientOptions } from './types.js';
+import type { RequestOptions } from './wire/options.js';
 import { VERSION } from './version.js';
 import { readCatalog, type Catalog, type CatalogOptions } from './wire/catalog.js';
 import { checkoutBody, readCheckout, type CheckoutInput, type CheckoutResult } from './wire/checkout.js';

@@ -27,7 +27,8 @@ export {
   type ValidationIssue,
   type OutcomeUnknownReason,
 } from './errors.js';
-export type { StorefrontClientOptions, RequestOptions, StorefrontEvent } from './types.js';
+export type { StorefrontClientOptions, StorefrontEvent } from './types.js';
+export type { RequestOptions } from './wire/options.js';
 export type { Catalog, CatalogOptions, Product, Sale } from './wire/catalog.js';
 export type {
   CartItem,

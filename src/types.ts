@@ -9,7 +9,7 @@ import type { DeliveryJournal } from './delivery/journal.js';
 import type { UnverifiedWindow } from './delivery/types.js';
 
 // ---------------------------------------------------------------------------
-// Client options and per-call options
+// Client options
 
 /**
  * Options of {@link StorefrontClient}. Only `apiKey` is required. Unknown option names
@@ -56,12 +56,6 @@ export interface StorefrontClientOptions {
    * {@link MemoryJournal} in tests.
    */
   journal?: DeliveryJournal;
-}
-
-/** Options every method accepts. */
-export interface RequestOptions {
-  /** Aborts the call. Aborted before sending: rejects with `signal.reason`. */
-  signal?: AbortSignal;
 }
 
 /** An event emitted through {@link StorefrontClientOptions.onEvent}. Credential headers read `<redacted>`. */

@@ -29,19 +29,15 @@
  */
 import { resolve } from 'node:path';
 import { ENDPOINTS } from '../endpoints.js';
-import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
+import { JournalError, isStorefrontError } from '../errors.js';
 import { unusableAnswer } from '../internal/to-error.js';
 import type { StorefrontEvent } from '../types.js';
-import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
+import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
 import { FileJournal } from './file-journal.js';
 import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
-import type { DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryMode, DeliveryReport, GrantFunction, ResumeReport, UnverifiedWindow } from './types.js';
-
-const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
-const UNKNOWN_OUTCOME_MESSAGE = 'The store did not answer in time. Your purchase is safe; try again in a few seconds.';
-const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe; try again later.';
-const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.';
+import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type StepOutcome } from './report.js';
+import type { DeliveredItem, DeliveryMode, DeliveryReport, GrantFunction, ResumeReport, UnverifiedWindow } from './types.js';
 
 // One FileJournal per path in the process: a file journal refuses a second owner.
 const defaultJournals = new Map<string, FileJournal>();
@@ -52,23 +48,6 @@ export interface DeliveryEngineConfig {
   now: () => number;
   journal: DeliveryJournal | undefined;
   onEvent: ((event: StorefrontEvent) => void) | undefined;
-}
-
-/** What one `deliver` or `resumeDeliveries` call gathers for its report. */
-interface Run {
-  operation: Operation;
-  granted: DeliveredItem[];
-  failed: DeliveryFailure[];
-  unverified: UnverifiedWindow[];
-  journalError?: JournalError;
-  /** Set when something unexpected happened after a claim succeeded (the lines were kept). */
-  error?: StorefrontError;
-}
-
-interface StepOutcome {
-  code: Exclude<DeliveryCode, 'PARTIAL'>;
-  message: string;
-  error?: StorefrontError;
 }
 
 type Reconciled = { ok: true; pending: Map<string, Transaction>; sentAt: number; answeredAt: number; outcome: StepOutcome } | { ok: false; outcome: StepOutcome };
@@ -129,7 +108,7 @@ export class DeliveryEngine {
       });
     }
     const pending = await this.#pendingCount(run, undefined);
-    return { granted: run.granted, failed: run.failed, pending, errors, unverified: run.unverified, ...(run.journalError ? { journalError: run.journalError } : {}) };
+    return { granted: run.granted, failed: run.failed, pending, errors, unverified: mergedWindows(run.unverified), ...(run.journalError ? { journalError: run.journalError } : {}) };
   }
 
   async #deliver(player: string, grant: GrantFunction, mode: DeliveryMode, control: Control): Promise<DeliveryReport> {
@@ -138,28 +117,13 @@ export class DeliveryEngine {
     let outcome: StepOutcome;
     if (entries === undefined || run.journalError !== undefined) {
       // The journal cannot record a claim now: claim nothing (what was already claimed is granted above).
-      outcome = { code: 'ERROR', message: ERROR_MESSAGE, ...(run.journalError ? { error: run.journalError } : {}) };
+      outcome = journalOutcome(run);
     } else if (mode === 'exactlyOnce' || entries.some((e) => e.state === 'intended')) {
       outcome = await this.#exactlyOnce(run, player, grant, control);
     } else {
       outcome = await this.#fast(run, player, grant, control);
     }
-    const pending = await this.#pendingCount(run, player);
-    const code: DeliveryCode = run.failed.length > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
-    let message = code === 'PARTIAL' ? PARTIAL_MESSAGE : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
-    // Never "already claimed" (or "safe, try again") when a lost claim may have taken something unseen.
-    if (run.unverified.length > 0) message = code === 'PARTIAL' ? `${PARTIAL_MESSAGE} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
-    const error = outcome.error ?? run.error;
-    return {
-      code,
-      granted: run.granted,
-      failed: run.failed,
-      pending,
-      message,
-      ...(error === undefined ? {} : { error }),
-      ...(run.unverified.length > 0 ? { unverified: run.unverified[run.unverified.length - 1] as UnverifiedWindow } : {}),
-      ...(run.journalError === undefined ? {} : { journalError: run.journalError }),
-    };
+    return deliveryReport(run, outcome, await this.#pendingCount(run, player));
   }
 
   /**
@@ -418,40 +382,4 @@ export class DeliveryEngine {
       if (this.#locks.get(player) === mine) this.#locks.delete(player);
     }
   }
-}
-
-function newRun(operation: Operation): Run {
-  return { operation, granted: [], failed: [], unverified: [] };
-}
-
-/** Pairs each claim with its raw row's invoice; undefined when they do not line up. */
-function linesOf(result: ClaimResult): Map<string, Transaction> | undefined {
-  const raw = result.rawTransactions;
-  if (raw === undefined || raw.length !== result.claims.length) return undefined;
-  const lines = new Map<string, Transaction>();
-  for (let i = 0; i < raw.length; i++) {
-    const invoice = raw[i]?.['invoice'];
-    if ((typeof invoice !== 'string' && typeof invoice !== 'number') || String(invoice) === '') return undefined;
-    if (lines.has(String(invoice))) return undefined;
-    lines.set(String(invoice), result.claims[i] as Transaction);
-  }
-  return lines;
-}
-
-function outcomeOf(result: ClaimResult): StepOutcome {
-  // A preview's NO_ITEMS / ALREADY_CLAIMED read the same as a claim's; an empty PREVIEW is NO_ITEMS.
-  if (result.code === 'PREVIEW') return result.claims.length === 0 ? { code: 'NO_ITEMS', message: result.message } : { code: 'SUCCESS', message: result.message };
-  return { code: result.code, message: result.message };
-}
-
-function journalOutcome(run: Run): StepOutcome {
-  return { code: 'ERROR', message: ERROR_MESSAGE, ...(run.journalError ? { error: run.journalError } : {}) };
-}
-
-function failed(error: unknown): StepOutcome {
-  if (!isStorefrontError(error)) throw error;
-  if (error.code === 'CLAIM_OUTCOME_UNKNOWN') {
-    return { code: 'OUTCOME_UNKNOWN', message: UNKNOWN_OUTCOME_MESSAGE, error };
-  }
-  return { code: 'ERROR', message: ERROR_MESSAGE, error };
 }

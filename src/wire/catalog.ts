@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from 'zod';
-import type { RequestOptions } from '../types.js';
+import type { RequestOptions } from './options.js';
 import { WireProblem, compiled, onFirstUse, optional, parse, type Wire } from './parse.js';
 
 /** A sale active now on a product. */

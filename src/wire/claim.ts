@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { ValidationIssue } from '../errors.js';
-import type { RequestOptions } from '../types.js';
+import type { RequestOptions } from './options.js';
 import { WireProblem, compiled, given, issuesOf, onFirstUse, optional, parse, scalars, type Wire } from './parse.js';
 
 

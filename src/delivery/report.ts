@@ -1,0 +1,98 @@
+/**
+ * What a delivery gathers as it goes, and how it becomes a {@link DeliveryReport}: the
+ * codes, the texts for players, and the small readers of claim answers the engine needs.
+ *
+ * @module
+ * @internal
+ */
+import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../errors.js';
+import { SUCCESS_MESSAGE, type ClaimResult, type Transaction } from '../wire/claim.js';
+import type { DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryReport, UnverifiedWindow } from './types.js';
+
+const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
+const UNKNOWN_OUTCOME_MESSAGE = 'The store did not answer in time. Your purchase is safe; try again in a few seconds.';
+export const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe; try again later.';
+const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.';
+
+/** What one `deliver` or `resumeDeliveries` call gathers for its report. */
+export interface Run {
+  operation: Operation;
+  granted: DeliveredItem[];
+  failed: DeliveryFailure[];
+  unverified: UnverifiedWindow[];
+  journalError?: JournalError;
+  /** Set when something unexpected happened after a claim succeeded (the lines were kept). */
+  error?: StorefrontError;
+}
+
+export interface StepOutcome {
+  code: Exclude<DeliveryCode, 'PARTIAL'>;
+  message: string;
+  error?: StorefrontError;
+}
+
+/** The report of one `deliver` call. */
+export function deliveryReport(run: Run, outcome: StepOutcome, pending: number): DeliveryReport {
+  const code: DeliveryCode = run.failed.length > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
+  let message = code === 'PARTIAL' ? PARTIAL_MESSAGE : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
+  // Never "already claimed" (or "safe, try again") when a lost claim may have taken something unseen.
+  if (run.unverified.length > 0) message = code === 'PARTIAL' ? `${PARTIAL_MESSAGE} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
+  const error = outcome.error ?? run.error;
+  const unverified = mergedWindows(run.unverified)[0];
+  return {
+    code,
+    granted: run.granted,
+    failed: run.failed,
+    pending,
+    message,
+    ...(error === undefined ? {} : { error }),
+    ...(unverified === undefined ? {} : { unverified }),
+    ...(run.journalError === undefined ? {} : { journalError: run.journalError }),
+  };
+}
+
+/** One window per player, covering every window reported for that player. */
+export function mergedWindows(windows: readonly UnverifiedWindow[]): UnverifiedWindow[] {
+  const byPlayer = new Map<string, UnverifiedWindow>();
+  for (const w of windows) {
+    const known = byPlayer.get(w.playerName);
+    byPlayer.set(w.playerName, known === undefined ? { ...w } : { playerName: w.playerName, from: Math.min(known.from, w.from), to: Math.max(known.to, w.to) });
+  }
+  return [...byPlayer.values()];
+}
+
+export function newRun(operation: Operation): Run {
+  return { operation, granted: [], failed: [], unverified: [] };
+}
+
+/** Pairs each claim with its raw row's invoice; undefined when they do not line up. */
+export function linesOf(result: ClaimResult): Map<string, Transaction> | undefined {
+  const raw = result.rawTransactions;
+  if (raw === undefined || raw.length !== result.claims.length) return undefined;
+  const lines = new Map<string, Transaction>();
+  for (let i = 0; i < raw.length; i++) {
+    const invoice = raw[i]?.['invoice'];
+    if ((typeof invoice !== 'string' && typeof invoice !== 'number') || String(invoice) === '') return undefined;
+    if (lines.has(String(invoice))) return undefined;
+    lines.set(String(invoice), result.claims[i] as Transaction);
+  }
+  return lines;
+}
+
+export function outcomeOf(result: ClaimResult): StepOutcome {
+  // A preview's NO_ITEMS / ALREADY_CLAIMED read the same as a claim's; an empty PREVIEW is NO_ITEMS.
+  if (result.code === 'PREVIEW') return result.claims.length === 0 ? { code: 'NO_ITEMS', message: result.message } : { code: 'SUCCESS', message: result.message };
+  return { code: result.code, message: result.message };
+}
+
+export function journalOutcome(run: Run): StepOutcome {
+  return { code: 'ERROR', message: ERROR_MESSAGE, ...(run.journalError ? { error: run.journalError } : {}) };
+}
+
+export function failed(error: unknown): StepOutcome {
+  if (!isStorefrontError(error)) throw error;
+  if (error.code === 'CLAIM_OUTCOME_UNKNOWN') {
+    return { code: 'OUTCOME_UNKNOWN', message: UNKNOWN_OUTCOME_MESSAGE, error };
+  }
+  return { code: 'ERROR', message: ERROR_MESSAGE, error };
+}
