@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { FileJournal, MemoryJournal, StorefrontClient, type DeliveryJournal, type DeliveryMode } from '../src/index.js';
 import { createMockService } from '../src/mock/index.js';
 import { seededRandom } from '../src/mock/faults.js';
-import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, handlersFetch, paidUnits, seed } from '../test/reliability/harness.js';
+import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, handlersFetch, paidUnits, seed } from '../harness/reliability.js';
 
 type Mode = 'claim' | DeliveryMode;
 

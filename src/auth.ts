@@ -45,8 +45,7 @@ export class Credentials {
       // The official client spells it X-API-Key; header names are case-insensitive.
       'api-key-header': { 'x-api-key': rawKey },
     };
-    // Longest first so that redacting the Base64 form never leaves a piece of it.
-    this.#secrets = [rawKey, base64].sort((a, b) => b.length - a.length);
+    this.#secrets = keyForms(rawKey);
   }
 
   /** The headers an endpoint of `scheme` needs. */
@@ -54,7 +53,7 @@ export class Credentials {
     return this.#byScheme[scheme];
   }
 
-  /** `text` with every occurrence of the key or its Base64 replaced. */
+  /** `text` with every occurrence of the key, in any of the forms the SDK could meet, replaced. */
   redact(text: string): string {
     let out = text;
     for (const secret of this.#secrets) {
@@ -71,6 +70,19 @@ export class Credentials {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return '[Credentials]';
   }
+}
+
+/**
+ * The forms a key can take in text the SDK might repeat: raw, URL-encoded, and its Base64
+ * padded and unpadded, standard and URL-safe (and URL-encoded). Longest first, so that
+ * redacting one form never leaves a piece of a longer one.
+ */
+function keyForms(rawKey: string): string[] {
+  const base64 = encodeApiKey(rawKey);
+  const unpadded = base64.replace(/=+$/, '');
+  const urlSafe = unpadded.replace(/\+/g, '-').replace(/\//g, '_');
+  const forms = [rawKey, encodeURIComponent(rawKey), base64, unpadded, encodeURIComponent(base64), urlSafe, `${urlSafe}${'='.repeat(base64.length - unpadded.length)}`];
+  return [...new Set(forms)].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
 }
 
 /**

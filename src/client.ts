@@ -21,7 +21,9 @@ import {
   checkIntegerInRange,
   checkNonBlank,
   checkOptionsObject,
+  checkPlayerName,
   checkPositiveInteger,
+  MAX_API_KEY_LENGTH,
   checkRequiredObject,
   checkSignal,
   checkTimeout,
@@ -43,6 +45,7 @@ const CLIENT_OPTIONS = Object.keys({
   baseUrl: true,
   timeoutMs: true,
   retry: true,
+  maxResponseBytes: true,
   catalogCacheTtlMs: true,
   rateLimit: true,
   now: true,
@@ -52,6 +55,9 @@ const CLIENT_OPTIONS = Object.keys({
   journal: true,
 } satisfies Record<keyof StorefrontClientOptions, true>);
 const MAX_RETRY = 10;
+// Far above a catalog of thousands of products (about 0.5 kB each), far below what hurts.
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_RESPONSE_BYTES_CEILING = 256 * 1024 * 1024;
 
 /**
  * A client for one game server's store, authenticated by its raw API key.
@@ -92,11 +98,13 @@ export class StorefrontClient {
   constructor(options: StorefrontClientOptions) {
     const opts = checkRequiredObject(options, CLIENT_OPTIONS, 'at least apiKey', 'options');
     // v3 endpoints carry the raw key in a header: refuse here what fetch would refuse mid-claim.
-    const apiKey = checkHeaderValue(opts.apiKey, 'options.apiKey');
+    const apiKey = checkHeaderValue(opts.apiKey, 'options.apiKey', MAX_API_KEY_LENGTH);
 
     this.#baseUrl = opts.baseUrl === undefined ? DEFAULT_BASE_URL : checkBaseUrl(opts.baseUrl);
     const timeoutMs = opts.timeoutMs === undefined ? 15_000 : checkTimeout(opts.timeoutMs);
     const retry = opts.retry === undefined ? 2 : checkIntegerInRange(opts.retry, 0, MAX_RETRY, 'options.retry');
+    const maxResponseBytes =
+      opts.maxResponseBytes === undefined ? DEFAULT_MAX_RESPONSE_BYTES : checkIntegerInRange(opts.maxResponseBytes, 1_024, MAX_RESPONSE_BYTES_CEILING, 'options.maxResponseBytes');
     const ttl = opts.catalogCacheTtlMs === undefined ? 60_000 : checkIntegerInRange(opts.catalogCacheTtlMs, 0, Number.MAX_SAFE_INTEGER, 'options.catalogCacheTtlMs');
     const rateLimit = checkBoolean(opts.rateLimit, 'options.rateLimit') ?? true;
     const now = checkFunction<() => number>(opts.now, 'options.now') ?? Date.now;
@@ -109,6 +117,7 @@ export class StorefrontClient {
       baseUrl: this.#baseUrl,
       timeoutMs,
       retry,
+      maxResponseBytes,
       fetch: customFetch,
       userAgent: userAgent === undefined ? sdkAgent : `${userAgent} ${sdkAgent}`,
       onEvent,
@@ -204,7 +213,7 @@ export class StorefrontClient {
    */
   async claim(playerName: string, options?: ClaimOptions): Promise<ClaimResult> {
     const op: Operation = 'claim';
-    const player = checkNonBlank(playerName, 'playerName', op);
+    const player = checkPlayerName(playerName, 'playerName', op);
     const opts = checkOptionsObject(options, ['preview', 'includeRawTransactions', 'signal'], 'options', op);
     const signal = checkSignal(opts.signal, op);
     const preview = checkBoolean(opts.preview, 'options.preview', op) ?? false;
@@ -286,7 +295,7 @@ export class StorefrontClient {
     const op: Operation = 'claimVoteReward';
     const fields = checkRequiredObject(input, ['player', 'reward', 'amount'], 'player, reward and amount', 'input', op);
     const signal = this.#signalOf(options, op);
-    const player = checkNonBlank(fields.player, 'input.player', op);
+    const player = checkPlayerName(fields.player, 'input.player', op);
     const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
     const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
     return this.#transport.send(ENDPOINTS.voteClaim, { player, reward, amount }, { signal, playerName: player, delivers: true }, readVoteReward);
@@ -366,7 +375,7 @@ export class StorefrontClient {
   }
 
   async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {
-    const player = checkNonBlank(playerName, 'playerName', endpoint.operation);
+    const player = checkPlayerName(playerName, 'playerName', endpoint.operation);
     const signal = this.#signalOf(options, endpoint.operation);
     return this.#guarded(player, signal, (onNotSent) =>
       this.#transport.send(endpoint, { playerName: player }, { signal, playerName: player, delivers: true, onNotSent }, readLegacyClaim),

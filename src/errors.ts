@@ -20,6 +20,7 @@ export type StorefrontErrorCode =
   | 'TIMEOUT'
   | 'NETWORK_ERROR'
   | 'CLAIM_OUTCOME_UNKNOWN'
+  | 'RESPONSE_TOO_LARGE'
   | 'JOURNAL_FAILED';
 
 /**
@@ -205,6 +206,23 @@ export class NetworkError extends StorefrontError {
     super('NETWORK_ERROR', `${details.operation}: could not reach ${details.endpoint} (${reason})`, details);
     this.name = 'NetworkError';
     this.reason = reason;
+  }
+}
+
+/**
+ * An answer was larger than `maxResponseBytes` (counted on the decoded bytes as they
+ * arrive): the read stopped there, and the call is not retried. A claim or vote answer
+ * that large is a {@link ClaimOutcomeUnknownError} instead (the request was sent).
+ */
+export class ResponseTooLargeError extends StorefrontError {
+  /** The bound that was exceeded, in bytes. */
+  readonly limitBytes: number;
+
+  /** @internal */
+  constructor(details: RequestErrorDetails, limitBytes: number) {
+    super('RESPONSE_TOO_LARGE', `${details.operation}: the answer from ${details.endpoint} is larger than ${limitBytes} bytes (maxResponseBytes); the read was stopped`, details);
+    this.name = 'ResponseTooLargeError';
+    this.limitBytes = limitBytes;
   }
 }
 

@@ -20,6 +20,7 @@ export {
   NetworkError,
   ClaimOutcomeUnknownError,
   JournalError,
+  ResponseTooLargeError,
   isStorefrontError,
   type StorefrontErrorCode,
   type Operation,

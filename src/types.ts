@@ -32,6 +32,14 @@ export interface StorefrontClientOptions {
    * checkouts and votes are never retried.
    */
   retry?: number;
+  /**
+   * The largest answer the client reads, in bytes, counted on the decoded body as it
+   * arrives (a compressed bomb is stopped at the bound, not after inflating). Over it the
+   * read stops: {@link ResponseTooLargeError}, never retried (for a claim or vote,
+   * {@link ClaimOutcomeUnknownError}). From 1,024 to 268,435,456; default 16 MiB
+   * (16,777,216), far above a catalog of thousands of products.
+   */
+  maxResponseBytes?: number;
   /** How long a catalog answer is reused, per category, in milliseconds; `0` disables. Default `60000`. */
   catalogCacheTtlMs?: number;
   /** The local per-player claim guard (10 s). Default `true`. */

@@ -50,7 +50,10 @@ export interface DeliveryEngineConfig {
   onEvent: ((event: StorefrontEvent) => void) | undefined;
 }
 
-type Reconciled = { ok: true; pending: Map<string, Transaction>; sentAt: number; answeredAt: number; outcome: StepOutcome } | { ok: false; outcome: StepOutcome };
+/** What a preview found: the lines still pending, and the intents still journaled for them. */
+type Reconciled =
+  | { ok: true; pending: Map<string, Transaction>; intents: JournalLine[]; sentAt: number; answeredAt: number; outcome: StepOutcome }
+  | { ok: false; outcome: StepOutcome };
 
 /**
  * The engine behind `deliver` and `resumeDeliveries`: one per client, serializing the
@@ -83,7 +86,11 @@ export class DeliveryEngine {
   async deliver(playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
     const grantFn = checkGrant(grant, 'deliver');
-    return this.#locked(player, () => this.#deliver(player, grantFn, mode, control));
+    return this.#locked(player, async () => {
+      const run = newRun('deliver');
+      const report = await this.#acrossNodes(run, player, () => this.#deliver(run, player, grantFn, mode, control));
+      return report ?? deliveryReport(run, journalOutcome(run), await this.#pendingCount(run, player));
+    });
   }
 
   async resume(grant: unknown, options: unknown): Promise<ResumeReport> {
@@ -100,19 +107,20 @@ export class DeliveryEngine {
     const players = new Set([...all, ...this.#unjournaled.values()].map((e) => e.playerName));
     const errors: ResumeReport['errors'] = [];
     for (const player of players) {
-      await this.#locked(player, async () => {
-        const entries = await this.#settle(run, player, grantFn);
-        if (entries === undefined || !entries.some((e) => e.state === 'intended')) return;
-        const reconciled = await this.#reconcile(run, player, grantFn, control);
-        if (!reconciled.ok && reconciled.outcome.error !== undefined) errors.push({ playerName: player, error: reconciled.outcome.error });
-      });
+      await this.#locked(player, () =>
+        this.#acrossNodes(run, player, async () => {
+          const entries = await this.#settle(run, player, grantFn);
+          if (entries === undefined || !entries.some((e) => e.state === 'intended')) return;
+          const reconciled = await this.#reconcile(run, player, grantFn, control);
+          if (!reconciled.ok && reconciled.outcome.error !== undefined) errors.push({ playerName: player, error: reconciled.outcome.error });
+        }),
+      );
     }
     const pending = await this.#pendingCount(run, undefined);
     return { granted: run.granted, failed: run.failed, pending, errors, unverified: mergedWindows(run.unverified), ...(run.journalError ? { journalError: run.journalError } : {}) };
   }
 
-  async #deliver(player: string, grant: GrantFunction, mode: DeliveryMode, control: Control): Promise<DeliveryReport> {
-    const run = newRun('deliver');
+  async #deliver(run: Run, player: string, grant: GrantFunction, mode: DeliveryMode, control: Control): Promise<DeliveryReport> {
     const entries = await this.#settle(run, player, grant);
     let outcome: StepOutcome;
     if (entries === undefined || run.journalError !== undefined) {
@@ -188,7 +196,13 @@ export class DeliveryEngine {
     if (!reconciled.ok || reconciled.pending.size === 0) return reconciled.outcome;
     if (run.journalError !== undefined) return journalOutcome(run);
 
-    const intents = [...reconciled.pending].map(([invoice, item]) => ({ ...this.#line(`invoice:${invoice}`, player, 'intended', item, invoice), previewedAt: reconciled.sentAt }));
+    // An intent another node journaled stays that node's: never overwritten, so a claim of
+    // ours that finds nothing cannot settle it (its lost claim may have taken the line).
+    const node = this.journal.nodeId;
+    const foreign = new Set(reconciled.intents.filter((e) => e.node !== node).map((e) => e.invoice));
+    const intents = [...reconciled.pending]
+      .filter(([invoice]) => !foreign.has(invoice))
+      .map(([invoice, item]) => ({ ...this.#line(`invoice:${invoice}`, player, 'intended', item, invoice), previewedAt: reconciled.sentAt, ...(node === undefined ? {} : { node }) }));
     if (!(await this.#write(run, player, (journal) => journal.append(intents)))) return journalOutcome(run);
     // The service opened the window when the preview arrived, which is before its answer
     // was back here: timing from the answer never claims too early.
@@ -271,7 +285,8 @@ export class DeliveryEngine {
       await this.#record(run, player, delivered);
       await this.#grantAll(run, delivered, grant);
     }
-    return { ok: true, pending, sentAt, answeredAt, outcome: preview.code === 'SUCCESS' ? { code: 'SUCCESS', message: preview.message } : outcomeOf(preview) };
+    const kept = intents.filter((e) => !covered.has(e.deliveryId) && !lost.includes(e));
+    return { ok: true, pending, intents: kept, sentAt, answeredAt, outcome: preview.code === 'SUCCESS' ? { code: 'SUCCESS', message: preview.message } : outcomeOf(preview) };
   }
 
   /** Grants each line, acknowledging it right after; a throwing grant leaves its line pending. */
@@ -367,6 +382,26 @@ export class DeliveryEngine {
 
   #line(deliveryId: string, playerName: string, state: JournalLine['state'], item: Transaction, invoice?: string): JournalLine {
     return { deliveryId, playerName, state, item, ...(invoice === undefined ? {} : { invoice }), recordedAt: this.#config.now() };
+  }
+
+  /**
+   * Runs `work` under the journal's cross-node lock on the player, when it has one. A lock
+   * that cannot be had is reported on the run (`undefined` returned): nothing was done.
+   */
+  async #acrossNodes<T>(run: Run, player: string, work: () => Promise<T>): Promise<T | undefined> {
+    const journal = this.journal;
+    if (journal.withPlayerLock === undefined) return work();
+    let started = false;
+    try {
+      return await journal.withPlayerLock(player, () => {
+        started = true;
+        return work();
+      });
+    } catch (error) {
+      if (started) throw error;
+      this.#journalFailed(run, player, error);
+      return undefined;
+    }
   }
 
   async #locked<T>(player: string, run: () => Promise<T>): Promise<T> {

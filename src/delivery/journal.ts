@@ -38,6 +38,13 @@ export interface JournalLine {
   /** When the entry was written, in epoch ms of the client's clock. */
   recordedAt: number;
   /**
+   * Intended lines in a journal shared by several nodes: the node that wrote the intent
+   * ({@link DeliveryJournal.nodeId}). Another node never settles it on a claim of its own
+   * that found nothing; it reconciles it (preview, then grant what the lost claim took)
+   * once it holds the player's lock.
+   */
+  node?: string;
+  /**
    * Intended lines: when the preview that listed them was sent, in epoch ms of the
    * client's clock. A claim whose answer is lost may also have taken purchases paid after
    * this moment, which no preview showed: the start of the {@link UnverifiedWindow}.
@@ -72,9 +79,12 @@ export interface JournalClaimMark {
  * of the process). `append` with a `deliveryId` already present replaces that entry.
  * `pending` lists the entries not acknowledged, oldest first.
  *
- * Nodes sharing one journal must also run one `deliver` per player at a time across
- * nodes (a lock in the same database) and keep the game's `deliveryId` dedupe record in
- * shared storage: the client serializes calls per player only within itself.
+ * A journal shared by several nodes (processes) also implements
+ * {@link DeliveryJournal.withPlayerLock}, a lock on the player across nodes that the
+ * engine holds around each delivery and reconciliation, and gives each node its own
+ * {@link DeliveryJournal.nodeId}; the shipped `PostgresJournal` and `MySqlJournal` do.
+ * The game's `deliveryId` dedupe record must then be shared too. Without a cross-node
+ * lock the client serializes calls per player only within itself.
  *
  * @example
  * ```ts
@@ -102,6 +112,20 @@ export interface DeliveryJournal {
   pending(playerName?: string): Promise<JournalEntry[]>;
   /** Removes entries for good: the game confirmed the grant (or nothing is left to do). */
   acknowledge(deliveryIds: readonly string[]): Promise<void>;
+  /**
+   * Optional, for journals shared by several nodes: runs `work` holding a lock on the
+   * player that every node of the journal respects, and releases it after (also when the
+   * node dies: a database lock held by a connection goes with the connection). Rejects
+   * (a {@link JournalError}) when the lock cannot be had in the journal's own time limit;
+   * `work` has not run then. Journals without it get the client's in-process lock only.
+   */
+  withPlayerLock?<T>(playerName: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Optional, for journals shared by several nodes: this node's id, written on the
+   * intents it journals (see {@link JournalLine.node}). Stable for the life of the
+   * journal object, unique across the nodes sharing the journal.
+   */
+  readonly nodeId?: string;
 }
 
 /** The file the default journal writes, relative to the working directory at first use. */

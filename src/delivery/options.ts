@@ -5,7 +5,7 @@
  * @internal
  */
 import type { Operation } from '../errors.js';
-import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkSignal, describe, fail } from '../internal/validate.js';
+import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../internal/validate.js';
 import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepFunction } from './types.js';
 
 const DEFAULT_RATE_LIMIT_WAITS = 3;
@@ -27,7 +27,7 @@ type RawOptions = { [K in keyof DeliverOptions]?: unknown };
 /** Checks the arguments of `deliver`. */
 export function checkDeliverOptions(playerName: unknown, options: unknown): { player: string; mode: DeliveryMode; control: Control } {
   const op: Operation = 'deliver';
-  const player = checkNonBlank(playerName, 'playerName', op);
+  const player = checkPlayerName(playerName, 'playerName', op);
   const opts = checkOptionsObject(options as RawOptions | undefined, DELIVER_OPTIONS, 'options', op);
   const mode = (opts.mode ?? 'exactlyOnce') as DeliveryMode;
   if (!MODES.includes(mode)) fail('options.mode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.mode)}`, op);

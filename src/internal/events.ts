@@ -9,7 +9,7 @@ import { HTTPError, TimeoutError as KyTimeoutError, type Options } from 'ky';
 import { maskHeaders } from '../auth.js';
 import type { Endpoint } from '../endpoints.js';
 import type { StorefrontEvent } from '../types.js';
-import { networkCode } from './to-error.js';
+import { networkCode, shortReason } from './to-error.js';
 
 /** What reports one call to `onEvent`: ky hooks for its requests and retries, and a callback for its responses. */
 export interface EventReporter {
@@ -23,7 +23,7 @@ export interface EventReporter {
  * `response` event is not an `afterResponse` hook: ky would clone the response for it,
  * and the transport has read the body by the time ky runs those hooks.
  */
-export function eventReporter(endpoint: Endpoint, headers: Record<string, string>, onEvent: (event: StorefrontEvent) => void): EventReporter {
+export function eventReporter(endpoint: Endpoint, headers: Record<string, string>, onEvent: (event: StorefrontEvent) => void, redact: (text: string) => string): EventReporter {
   const emit = (event: StorefrontEvent): void => {
     try {
       onEvent(event);
@@ -47,7 +47,7 @@ export function eventReporter(endpoint: Endpoint, headers: Record<string, string
       beforeRetry: [
         ({ request, error, retryCount }) => {
           const reason = error instanceof HTTPError ? `HTTP ${error.response.status}` : error instanceof KyTimeoutError ? 'timeout' : networkCode(error);
-          emit({ type: 'retry', operation: endpoint.operation, url: request.url, attempt: retryCount, reason });
+          emit({ type: 'retry', operation: endpoint.operation, url: request.url, attempt: retryCount, reason: shortReason(reason, redact) });
         },
       ],
     },

@@ -10,6 +10,7 @@ import {
   HttpError,
   NetworkError,
   RequestRejectedError,
+  ResponseTooLargeError,
   ResponseValidationError,
   TimeoutError,
   type Operation,
@@ -35,6 +36,7 @@ export type Failure =
   | { kind: 'protocol'; status: number; text: string; what: string; issues: readonly ValidationIssue[] }
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'network'; reason: string; sent: boolean }
+  | { kind: 'tooLarge'; limitBytes: number }
   | { kind: 'aborted'; reason: unknown; sent: boolean };
 
 const EXCERPT_LENGTH = 200;
@@ -74,9 +76,14 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
     case 'timeout':
       if (ctx.delivers) return unknownOutcome('timeout', `no answer within ${failure.timeoutMs} ms`);
       return new TimeoutError(details, failure.timeoutMs);
-    case 'network':
-      if (ctx.delivers && failure.sent) return unknownOutcome('network', `the connection failed after sending (${failure.reason})`);
-      return new NetworkError(details, failure.reason);
+    case 'network': {
+      const reason = shortReason(failure.reason, ctx.redact);
+      if (ctx.delivers && failure.sent) return unknownOutcome('network', `the connection failed after sending (${reason})`);
+      return new NetworkError(details, reason);
+    }
+    case 'tooLarge':
+      if (ctx.delivers) return unknownOutcome('invalid-response', `the answer is larger than ${failure.limitBytes} bytes (maxResponseBytes)`);
+      return new ResponseTooLargeError(details, failure.limitBytes);
     case 'aborted':
       if (ctx.delivers && failure.sent) return unknownOutcome('aborted', 'aborted after sending');
       return failure.reason;
@@ -92,13 +99,23 @@ export function unusableAnswer(endpoint: Endpoint, playerName: string, what: str
   return toError(ctx, { kind: 'protocol', status: 200, text: '', what, issues: [] }) as ResponseValidationError;
 }
 
-/** A short reason for a failed fetch (undici puts the socket error in `cause`). */
+/**
+ * Why a fetch failed (undici puts the socket error in `cause`): its code, else its text,
+ * whole. Cut it with {@link shortReason}, which redacts first: the text may come from a
+ * custom fetch and quote the request, key included, and cutting first could leave a piece
+ * of the key that no longer matches.
+ */
 export function networkCode(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
   const own = (error as { code?: unknown } | null)?.code;
   if (typeof own === 'string') return own;
-  if (typeof cause?.message === 'string') return cause.message.slice(0, 80);
-  if (error instanceof Error) return error.message.slice(0, 80);
+  if (typeof cause?.message === 'string') return cause.message;
+  if (error instanceof Error) return error.message;
   return 'unknown network failure';
+}
+
+/** A network reason fit for a message: credentials removed, then cut to 80 characters. */
+export function shortReason(reason: string, redact: (text: string) => string): string {
+  return redact(reason).slice(0, 80);
 }

@@ -19,6 +19,8 @@ export interface TransportConfig {
   baseUrl: string;
   timeoutMs: number;
   retry: number;
+  /** The largest answer read, in decoded bytes. */
+  maxResponseBytes: number;
   fetch: typeof globalThis.fetch | undefined;
   userAgent: string;
   onEvent: ((event: StorefrontEvent) => void) | undefined;
@@ -61,6 +63,8 @@ export class Transport {
       maxRetryAfter: MAX_RETRY_AFTER_MS,
       backoffLimit: BACKOFF_LIMIT_MS,
       retryOnTimeout: true,
+      // An answer over the size bound would be as large the next time.
+      shouldRetry: ({ error }) => (error instanceof TooLarge ? false : undefined),
     };
     this.#baseHeaders = { accept: 'application/json', 'user-agent': config.userAgent };
     this.#ky = ky.create({ prefixUrl: config.baseUrl, timeout: config.timeoutMs });
@@ -96,7 +100,7 @@ export class Transport {
     let dispatched = false;
     let onHeaders: ((response: Response) => void) | undefined;
     if (this.#config.onEvent) {
-      const reporter = eventReporter(endpoint, headers, this.#config.onEvent);
+      const reporter = eventReporter(endpoint, headers, this.#config.onEvent, (text) => this.#config.credentials.redact(text));
       options.hooks = reporter.hooks;
       onHeaders = reporter.onHeaders;
     }
@@ -115,7 +119,7 @@ export class Transport {
       // strip, unlike Authorization) and the claim itself from following a redirect.
       const response = await (customFetch ?? globalThis.fetch)(url, { method: 'POST', headers, body, redirect: 'manual', signal });
       onHeaders?.(response);
-      text = await response.text();
+      text = await readBounded(response, this.#config.maxResponseBytes);
       return response;
     };
 
@@ -123,6 +127,7 @@ export class Transport {
     try {
       response = await this.#ky(endpoint.path, options);
     } catch (error) {
+      if (error instanceof TooLarge) throw toError(this.#context(endpoint, ctx), { kind: 'tooLarge', limitBytes: error.limitBytes });
       if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx), dispatched);
       response = error.response;
     }
@@ -184,4 +189,39 @@ function readFailure(error: unknown, status: number, text: string): Failure {
   if (error instanceof WireProblem && error.kind === 'auth') return { kind: 'auth', status, text, what: error.what };
   if (error instanceof WireProblem) return { kind: 'protocol', status, text, what: error.what, issues: error.issues };
   return { kind: 'protocol', status, text, what: `the answer could not be read (${error instanceof Error ? error.name : typeof error})`, issues: [] };
+}
+
+/** Thrown inside ky's fetch when an answer outgrows the bound; mapped to a typed error. */
+class TooLarge extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the answer is larger than ${limitBytes} bytes`);
+  }
+}
+
+/**
+ * The body as text, read as it arrives and stopped once it passes `limit` bytes. fetch
+ * hands over the decoded bytes, so a small compressed body that inflates past the bound
+ * is stopped there, and memory never holds more than the bound.
+ */
+async function readBounded(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (!response.headers.has('content-encoding') && declared > limit) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new TooLarge(limit);
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel().catch(() => undefined);
+      throw new TooLarge(limit);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }

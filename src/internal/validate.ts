@@ -6,6 +6,16 @@ import { InvalidInputError, type Operation } from '../errors.js';
 /** Ceiling of `quantity` in a cart line. */
 export const MAX_QUANTITY = 1_000_000;
 
+/** The longest player name the service accepts. */
+export const MAX_PLAYER_NAME_LENGTH = 64;
+
+/** The longest API key the client takes; real keys are far shorter. */
+export const MAX_API_KEY_LENGTH = 512;
+
+// C0 and C1 controls, and the bidi embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069) that make a name display as another: the service refuses them.
+const FORBIDDEN_IN_NAMES = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
 // setTimeout's ceiling; ky refuses larger timeouts with a RangeError.
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
@@ -19,8 +29,11 @@ function isLoopbackHost(hostname: string): boolean {
  * A non-blank string fetch can send as a header value (a ByteString without control
  * characters): fetch refuses anything above U+00FF (a pasted en dash) mid-request.
  */
-export function checkHeaderValue(value: unknown, argument: string): string {
+export function checkHeaderValue(value: unknown, argument: string, maxLength = Number.POSITIVE_INFINITY): string {
+  // The value may be a secret: a bad one is described (type, length), never echoed.
+  if (typeof value !== 'string') fail(argument, `must be a string, got ${describeSecret(value)}`);
   const text = checkNonBlank(value, argument);
+  if (text.length > maxLength) fail(argument, `must be at most ${maxLength} characters, got ${describeSecret(text)}`);
   // A key read from a file often carries its trailing newline; the service then refuses it.
   if (text.trim() !== text) fail(argument, 'must not have leading or trailing whitespace (check how the value is read)');
   if (/[^\x20-\x7e\x80-\xff]/.test(text)) fail(argument, 'must fit in an HTTP header: one line, no control characters, nothing above U+00FF');
@@ -32,21 +45,33 @@ export function fail(argument: string, rule: string, operation?: Operation): nev
 }
 
 export function checkNonBlank(value: unknown, argument: string, operation?: Operation): string {
-  if (typeof value !== 'string') fail(argument, `must be a string, got ${describe(value)}`, operation);
+  if (typeof value !== 'string') fail(argument, `must be a string, got ${describeFor(value, operation)}`, operation);
   if (value.trim() === '') fail(argument, 'must not be blank', operation);
   return value;
 }
 
+/**
+ * A player name as the service accepts it: non-blank, at most 64 characters, no control
+ * or bidi-override characters. A name the service would refuse (`INVALID_PLAYER`) never
+ * goes out.
+ */
+export function checkPlayerName(value: unknown, argument: string, operation?: Operation): string {
+  const name = checkNonBlank(value, argument, operation);
+  if (name.length > MAX_PLAYER_NAME_LENGTH) fail(argument, `must be at most ${MAX_PLAYER_NAME_LENGTH} characters, got ${name.length}`, operation);
+  if (FORBIDDEN_IN_NAMES.test(name)) fail(argument, 'must not contain control or bidi-override characters', operation);
+  return name;
+}
+
 export function checkPositiveInteger(value: unknown, argument: string, operation?: Operation): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    fail(argument, `must be a positive integer, got ${describe(value)}`, operation);
+    fail(argument, `must be a positive integer, got ${describeFor(value, operation)}`, operation);
   }
   return value;
 }
 
 export function checkIntegerInRange(value: unknown, min: number, max: number, argument: string, operation?: Operation): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    fail(argument, `must be an integer from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, got ${describe(value)}`, operation);
+    fail(argument, `must be an integer from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, got ${describeFor(value, operation)}`, operation);
   }
   return value;
 }
@@ -72,7 +97,7 @@ export function checkOptionsObject<T extends object>(
 ): Partial<T> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(argument, `must be an object, got ${describe(value)}`, operation);
+    fail(argument, `must be an object, got ${describeFor(value, operation)}`, operation);
   }
   for (const name of Object.keys(value)) {
     if (!allowed.includes(name)) {
@@ -85,13 +110,13 @@ export function checkOptionsObject<T extends object>(
 
 export function checkSignal(value: unknown, operation: Operation): AbortSignal | undefined {
   if (value === undefined) return undefined;
-  if (!(value instanceof AbortSignal)) fail('options.signal', `must be an AbortSignal, got ${describe(value)}`, operation);
+  if (!(value instanceof AbortSignal)) fail('options.signal', `must be an AbortSignal, got ${describeFor(value, operation)}`, operation);
   return value;
 }
 
 export function checkBoolean(value: unknown, argument: string, operation?: Operation): boolean | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'boolean') fail(argument, `must be a boolean, got ${describe(value)}`, operation);
+  if (typeof value !== 'boolean') fail(argument, `must be a boolean, got ${describeFor(value, operation)}`, operation);
   return value;
 }
 
@@ -102,7 +127,8 @@ export function checkBaseUrl(value: unknown): string {
   try {
     url = new URL(text);
   } catch {
-    fail('options.baseUrl', `must be an absolute http(s) URL, got ${JSON.stringify(text)}`);
+    // Not echoed: a URL that does not parse may hold credentials, or be a key put in the wrong place.
+    fail('options.baseUrl', `must be an absolute http(s) URL, got ${describeSecret(text)} that is not one`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     fail('options.baseUrl', `must use https: (or http: for a loopback host), got ${url.protocol}`);
@@ -117,15 +143,31 @@ export function checkBaseUrl(value: unknown): string {
 
 export function checkTimeout(value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
-    fail('options.timeoutMs', `must be a positive integer number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describe(value)}`);
+    fail('options.timeoutMs', `must be a positive integer number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describeSecret(value)}`);
   }
   return value;
 }
 
 export function checkFunction<T>(value: unknown, argument: string): T | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'function') fail(argument, `must be a function, got ${describe(value)}`);
+  if (typeof value !== 'function') fail(argument, `must be a function, got ${describeSecret(value)}`);
   return value as T;
+}
+
+/**
+ * A description of a value given where a secret may be (the client's options, a key, a
+ * URL): its type, and a string's length, never its text.
+ */
+export function describeSecret(value: unknown): string {
+  return typeof value === 'string' ? `a string of ${value.length} characters` : describe(value);
+}
+
+/**
+ * A bad value described for an error message. The constructors' checks (no operation)
+ * read options where a secret may sit, so there a string is never echoed.
+ */
+function describeFor(value: unknown, operation: Operation | undefined): string {
+  return operation === undefined ? describeSecret(value) : describe(value);
 }
 
 /** A short description of a bad value for error messages. Never echoes long strings. */

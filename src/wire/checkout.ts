@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import type { Operation } from '../errors.js';
-import { checkIntegerInRange, checkNonBlank, checkPositiveInteger, checkRequiredObject, describe, fail, MAX_QUANTITY } from '../internal/validate.js';
-import { WireProblem, compiled, onFirstUse, optional, parse } from './parse.js';
+import { checkIntegerInRange, checkNonBlank, checkPlayerName, checkPositiveInteger, checkRequiredObject, describe, fail, MAX_QUANTITY } from '../internal/validate.js';
+import { WireProblem, compiled, onFirstUse, optional, parse, scalars } from './parse.js';
 
 /** One line of a cart. */
 export interface CartItem {
@@ -126,7 +126,7 @@ const op: Operation = 'checkout';
  */
 export function checkoutBody(input: CheckoutInput): { body: Record<string, string>; username: string } {
   const fields = checkRequiredObject(input, ['username', 'items', 'coupon'], 'username and items', 'input', op);
-  const username = checkNonBlank(fields.username, 'input.username', op);
+  const username = checkPlayerName(fields.username, 'input.username', op);
   const items = fields.items;
   if (!Array.isArray(items)) fail('input.items', `must be an array of { id, quantity }, got ${describe(items)}`, op);
   if (items.length === 0) fail('input.items', 'must not be empty', op);
@@ -146,7 +146,9 @@ export function checkoutBody(input: CheckoutInput): { body: Record<string, strin
 }
 
 /** The checkout's schema, built on the first checkout answer. @internal */
-export const checkoutSchemas = onFirstUse(() => ({
+export const checkoutSchemas = onFirstUse(() => {
+  const { playerText } = scalars();
+  return {
   /** A checkout answer: outcome indicators, all optional. */
   checkoutResponse: compiled(
     z.looseObject({
@@ -155,12 +157,13 @@ export const checkoutSchemas = onFirstUse(() => ({
       isFree: optional(z.boolean()),
       redirect: optional(z.string()),
       transactionId: optional(z.union([z.string(), z.number()]).transform(String)),
-      message: optional(z.string()),
-      error: optional(z.string()),
+      message: optional(playerText),
+      error: optional(playerText),
       productsAffected: optional(z.array(z.unknown())),
     }),
   ),
-}));
+  };
+});
 
 type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
 

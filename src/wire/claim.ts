@@ -161,7 +161,7 @@ const V4_CODES = new Set(['SUCCESS', 'PREVIEW', 'NO_ITEMS', 'RATE_LIMIT', 'ALREA
 
 /** The claim's schemas, built on the first claim answer. @internal */
 export const claimSchemas = onFirstUse(() => {
-  const { numberLike, intLike } = scalars();
+  const { numberLike, intLike, playerText } = scalars();
 
   /** A purchase row, v4 or legacy v3; {@link toTransaction} fills every v4 field. */
   const transaction = compiled(
@@ -171,7 +171,7 @@ export const claimSchemas = onFirstUse(() => {
       product_id_string: z.union([z.string(), z.number()]).nullish(),
       product_name: z.string(),
       product_price: numberLike,
-      message: z.string().nullish(),
+      message: playerText.nullish(),
       quantity_to_grant: intLike.nullish(),
       quantity_purchased: intLike.nullish(),
       product_amount: intLike.nullish(),
@@ -183,7 +183,7 @@ export const claimSchemas = onFirstUse(() => {
     z.looseObject({
       status: z.string(),
       code: z.string(),
-      message: optional(z.string()),
+      message: optional(playerText),
       data: optional(
         z.looseObject({
           claims: optional(z.array(z.unknown())),

@@ -67,16 +67,16 @@ export const VOTE_REWARD_KEYS = ['reward_id', 'reward_name', 'give_amount', 'vot
 
 /** The v3 schemas, built on the first v3 answer. @internal */
 export const legacySchemas = onFirstUse(() => {
-  const { intLike } = scalars();
+  const { intLike, playerText } = scalars();
   return {
     /** A v3 answer: the documented array, or the bare `{message}` object some deployments send. */
     legacyResponse: compiled(z.union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())])),
     /** A message-only row. */
-    messageRow: compiled(z.looseObject({ message: z.string() })),
+    messageRow: compiled(z.looseObject({ message: playerText })),
     /** A vote reward row; {@link toVoteReward} keeps `total_points` a string. */
     voteReward: compiled(
       z.looseObject({
-        message: z.string().nullish(),
+        message: playerText.nullish(),
         total_points: z.union([z.string(), z.number()]),
         vote_points: intLike,
         votes_month: intLike,

@@ -48,8 +48,19 @@ export function onFirstUse<T>(build: () => T): () => T {
   return () => (value ??= build());
 }
 
-/** The scalars older endpoints are loose about. */
+/** The longest text from the service the SDK hands on for a player to read. */
+export const MAX_PLAYER_TEXT = 256;
+
+/** `text` cut to {@link MAX_PLAYER_TEXT} characters (with `…`): a chat line, not a page. */
+export function capText(text: string): string {
+  return text.length > MAX_PLAYER_TEXT ? `${text.slice(0, MAX_PLAYER_TEXT - 1)}…` : text;
+}
+
+/** The scalars older endpoints are loose about, and the service's texts meant for players. */
 export const scalars = onFirstUse(() => ({
+  /** A text for players (`message`, `error`), capped to {@link MAX_PLAYER_TEXT} characters. */
+  playerText: z.string().transform(capText),
+
   /** A JSON number, or a string holding one (v3 endpoints are loose about this). */
   numberLike: z.union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string')]),
 

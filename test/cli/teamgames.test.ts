@@ -2,9 +2,11 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { encodeApiKey } from 'teamgames-sdk';
 import { createMockService, exampleSeed, type MockService } from 'teamgames-sdk/mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
+import { T0, TEXT } from '../support/fixtures.js';
 
 const KEY = exampleSeed.servers[0]!.apiKey;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -14,7 +16,7 @@ let url = '';
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  mock = createMockService({ seed: exampleSeed, now: Date.parse('2026-01-01T00:00:00Z') });
+  mock = createMockService({ seed: exampleSeed, now: T0 });
   ({ url, close } = await mock.listen({ port: 0 }));
 });
 afterAll(() => close());
@@ -57,7 +59,7 @@ async function closedPort(): Promise<number> {
 
 function expectNoSecret(r: Run) {
   expect(r.stdout + r.stderr).not.toContain(KEY);
-  expect(r.stdout + r.stderr).not.toContain(Buffer.from(KEY).toString('base64'));
+  expect(r.stdout + r.stderr).not.toContain(encodeApiKey(KEY));
   expect(r.stderr).not.toMatch(/\n\s+at /); // no stack
 }
 
@@ -139,7 +141,7 @@ describe('teamgames claim', () => {
     mock.addPurchase(KEY, { playerName: 'Player123', id: 301, quantity: 1 });
     const r = await run(['claim', 'Player123'], { interactive: true, answer: true });
     expect(r.code).toBe(EXIT.OK);
-    expect(r.stdout).toContain('SUCCESS: Transaction has been completed.');
+    expect(r.stdout).toContain(`SUCCESS: ${TEXT.success}`);
     expect(r.stdout).toMatch(/995\s+Coins \(10M\)\s+10000000\s+1/);
     expect(mock.purchases(KEY, 'Player123')[0]!.deliverystatus).toBe('Delivered');
   });
@@ -151,12 +153,12 @@ describe('teamgames claim', () => {
 
     const limited = await run(['claim', 'Player123', '--yes']);
     expect(limited.code).toBe(EXIT.OK);
-    expect(limited.stdout).toContain('RATE_LIMIT: Please wait a few seconds before trying again');
+    expect(limited.stdout).toContain(`RATE_LIMIT: ${TEXT.rateLimit}`);
     expect(limited.stdout).toContain('Try again in 10 s.');
 
     mock.clock.advance(10_000);
     const again = await run(['claim', 'Player123', '-y']);
-    expect(again.stdout).toBe('ALREADY_CLAIMED: Your purchases have already been claimed.\n');
+    expect(again.stdout).toBe(`ALREADY_CLAIMED: ${TEXT.alreadyClaimed}\n`);
   });
 });
 

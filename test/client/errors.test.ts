@@ -19,8 +19,9 @@ import {
   type StorefrontErrorCode,
 } from '../../src/index.js';
 import { expectInstance, failureOf } from '../support/errors.js';
+import { KEY } from '../support/fixtures.js';
 import { answerJson, cutBody, hang, resetConnection, useLoopbackServers } from '../support/http-server.js';
-import { KEY, catalogBody, useMsw, v4, v4Claim } from '../support/msw.js';
+import { catalogBody, useMsw, v4, v4Claim } from '../support/msw.js';
 import {
   ALL_OPS,
   DELIVERING_OPS,

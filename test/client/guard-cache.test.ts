@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { StorefrontClient, type ClaimResult, type StorefrontClientOptions } from '../../src/index.js';
-import { KEY, catalogBody, product, useMsw, v4, voteRow } from '../support/msw.js';
+import { KEY } from '../support/fixtures.js';
+import { catalogBody, product, useMsw, v4, voteRow } from '../support/msw.js';
 import { manualClock } from '../support/time.js';
 
 const { json, respond } = useMsw();

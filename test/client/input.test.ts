@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, StorefrontClient, isStorefrontError } from '../../src/index.js';
-import { BASE, KEY, catalogBody, useMsw } from '../support/msw.js';
+import { KEY } from '../support/fixtures.js';
+import { BASE, catalogBody, useMsw } from '../support/msw.js';
 
 const { json } = useMsw();
 

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, ResponseValidationError, StorefrontClient, type ClaimResult } from '../../src/index.js';
 import { expectInstance, failureOf } from '../support/errors.js';
-import { KEY, catalogBody, legacyRow, product, useMsw, v4, v4Claim, voteRow } from '../support/msw.js';
+import { KEY, TEXT } from '../support/fixtures.js';
+import { catalogBody, legacyRow, product, useMsw, v4, v4Claim, voteRow } from '../support/msw.js';
 
 const { json } = useMsw();
 const client = () => new StorefrontClient({ apiKey: KEY, rateLimit: false, catalogCacheTtlMs: 0 });
@@ -168,7 +169,7 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
     expect(await claimV3('Player123')).toEqual({
       code: 'SUCCESS',
       status: 'SUCCESS',
-      message: 'Transaction has been completed. Thank you for the purchase!',
+      message: TEXT.success,
       claims: [
         {
           ...legacyRow,
@@ -205,10 +206,10 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
   });
 
   const knownTexts: Array<[string, ClaimResult['code']]> = [
-    ['There are currently no items to claim.', 'NO_ITEMS'],
-    ['Please wait a few seconds before trying again', 'RATE_LIMIT'],
-    ['Invalid player name.', 'INVALID_PLAYER'],
-    ['The product could not be found.', 'PRODUCT_NOT_FOUND'],
+    [TEXT.noItems, 'NO_ITEMS'],
+    [TEXT.rateLimit, 'RATE_LIMIT'],
+    [TEXT.invalidPlayer, 'INVALID_PLAYER'],
+    [TEXT.productNotFound, 'PRODUCT_NOT_FOUND'],
   ];
 
   describe.each([
@@ -223,7 +224,7 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
     });
 
     it('"The game server could not be found…" is an AuthenticationError', async () => {
-      json(shape('The game server could not be found. This could be that the Api Key is incorrect.'));
+      json(shape(TEXT.serverNotFound));
       const error = expectInstance(await failureOf(claimV3('Player123')), AuthenticationError);
       expect(error.message.startsWith(`${operation}: `)).toBe(true);
       expect(error.status).toBe(200);
@@ -244,7 +245,7 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
 
   it('an empty array is NO_ITEMS', async () => {
     json([]);
-    expect(await claimV3('Player123')).toEqual({ code: 'NO_ITEMS', status: 'ERROR', message: 'There are currently no items to claim.', claims: [] });
+    expect(await claimV3('Player123')).toEqual({ code: 'NO_ITEMS', status: 'ERROR', message: TEXT.noItems, claims: [] });
   });
 
   it('a message-only row never becomes a claim (the official Java SDK reports it as a product_id 0 SUCCESS)', async () => {
@@ -270,8 +271,8 @@ describe('claimVoteReward rows', () => {
   });
 
   it('message rows are messages, not rewards', async () => {
-    json([{ message: 'You have not voted yet.' }]);
-    expect(await vote()).toEqual({ rewards: [], messages: ['You have not voted yet.'], insufficientPoints: false });
+    json([{ message: TEXT.notVoted }]);
+    expect(await vote()).toEqual({ rewards: [], messages: [TEXT.notVoted], insufficientPoints: false });
   });
 
   it('a message starting "Insufficient Points" sets insufficientPoints', async () => {
@@ -290,7 +291,7 @@ describe('claimVoteReward rows', () => {
   });
 
   it('the "game server could not be found" text is an AuthenticationError', async () => {
-    json([{ message: 'The game server could not be found. This could be that the Api Key is incorrect.' }]);
+    json([{ message: TEXT.serverNotFound }]);
     const error = expectInstance(await failureOf(vote()), AuthenticationError);
     expect(error.message).toMatch(/^claimVoteReward: /);
   });

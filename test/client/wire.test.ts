@@ -6,8 +6,9 @@
 import { HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { StorefrontClient, VERSION, encodeApiKey } from '../../src/index.js';
+import { KEY, KEY_BASE64 } from '../support/fixtures.js';
 import { answerJson, useLoopbackServers } from '../support/http-server.js';
-import { BASE, KEY, KEY_BASE64, catalogBody, legacyRow, useMsw, v4, v4Claim, voteRow, type Recorded } from '../support/msw.js';
+import { BASE, catalogBody, legacyRow, useMsw, v4, v4Claim, voteRow, type Recorded } from '../support/msw.js';
 
 const { json, respond } = useMsw({ loopbackPassthrough: true });
 const servers = useLoopbackServers();

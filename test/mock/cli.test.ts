@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeApiKey } from '../../src/index.js';
 import { CliError, loadSeedFile, parseCliArgs, runCli } from '../../src/mock/cli-program.js';
 import { exampleSeed } from '../../src/mock/index.js';
-import { b64 } from './fixtures.js';
 
 let dir = '';
 beforeAll(async () => {
@@ -97,7 +97,7 @@ describe('runCli', () => {
       expect(out.stdout).toContain(`TEAMGAMES_BASE_URL=${url} TEAMGAMES_API_KEY=demo-key-3f9c2a`);
       const res = await fetch(`${url}/api/v2/client/global/products`, {
         method: 'POST',
-        headers: { authorization: b64('demo-key-3f9c2a'), 'content-type': 'application/json' },
+        headers: { authorization: encodeApiKey('demo-key-3f9c2a'), 'content-type': 'application/json' },
         body: '{}',
       });
       expect(((await res.json()) as { message: string }).message).toBe('SUCCESS');
@@ -162,7 +162,7 @@ describe('teamgames-mock as a process', () => {
     });
     const res = await fetch(`${url}/api/v2/client/global/products`, {
       method: 'POST',
-      headers: { authorization: b64('demo-key-3f9c2a'), 'content-type': 'application/json' },
+      headers: { authorization: encodeApiKey('demo-key-3f9c2a'), 'content-type': 'application/json' },
       body: '{}',
     });
     expect(res.status).toBe(200);

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClock } from '../../src/mock/clock.js';
-
-const T0 = Date.parse('2026-01-01T00:00:00Z');
+import { T0 } from '../support/fixtures.js';
 
 describe('mock clock', () => {
   afterEach(() => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockService, type MockServerHandle } from '../../src/mock/index.js';
-import { KEY_A, T0, b64, testSeed } from './fixtures.js';
+import { KEY, KEY_BASE64, T0, storeSeed } from '../support/fixtures.js';
 
 describe('the HTTP mock under concurrent claims', () => {
-  const mock = createMockService({ seed: testSeed, now: T0 });
+  const mock = createMockService({ seed: storeSeed, now: T0 });
   let server: MockServerHandle;
   beforeAll(async () => {
     server = await mock.listen({ port: 0 });
@@ -13,11 +13,11 @@ describe('the HTTP mock under concurrent claims', () => {
   });
 
   it('50 simultaneous v4 claims for one player deliver the purchase exactly once', async () => {
-    mock.addPurchase(KEY_A, { playerName: 'Player1', id: 1, quantity: 3 });
+    mock.addPurchase(KEY, { playerName: 'Player1', id: 1, quantity: 3 });
     const claim = () =>
       fetch(`${server.url}/api/v4/store/transaction/update`, {
         method: 'POST',
-        headers: { authorization: b64(KEY_A), 'content-type': 'application/json' },
+        headers: { authorization: KEY_BASE64, 'content-type': 'application/json' },
         body: JSON.stringify({ playerName: 'Player1' }),
       }).then(async (res) => (await res.json()) as { code: string; data: { claims: unknown[] } });
 
@@ -26,7 +26,7 @@ describe('the HTTP mock under concurrent claims', () => {
     expect(delivered).toHaveLength(1);
     expect(delivered[0]?.code).toBe('SUCCESS');
     expect(results.filter((r) => r.code === 'RATE_LIMIT')).toHaveLength(49);
-    expect(mock.purchases(KEY_A, 'Player1').map((r) => r.deliverystatus)).toEqual(['Delivered']);
+    expect(mock.purchases(KEY, 'Player1').map((r) => r.deliverystatus)).toEqual(['Delivered']);
   });
 
   it('answers an unknown route with a JSON 404 naming it', async () => {

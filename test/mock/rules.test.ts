@@ -4,7 +4,7 @@ import { createClock } from '../../src/mock/clock.js';
 import { MockAdminError, createMockService } from '../../src/mock/index.js';
 import { MockStore, isValidPlayerName, priceWithSale, productIdAsInt, roundCents } from '../../src/mock/store.js';
 import type { WireRequest } from '../../src/mock/wire.js';
-import { KEY_A, T0, b64, testSeed } from './fixtures.js';
+import { KEY, KEY_BASE64, T0, storeSeed } from '../support/fixtures.js';
 
 const request = (headers: Record<string, string>, body: unknown): WireRequest => ({
   header: (name) => headers[name.toLowerCase()] ?? null,
@@ -13,25 +13,25 @@ const request = (headers: Record<string, string>, body: unknown): WireRequest =>
 });
 
 describe('key resolution', () => {
-  const known = (value: string) => (value === b64(KEY_A) ? KEY_A : undefined);
+  const known = (value: string) => (value === KEY_BASE64 ? KEY : undefined);
 
   it('v2/v4 take only the exact Base64 of a known key', () => {
-    expect(presentedKey((n) => (n === 'authorization' ? b64(KEY_A) : null), 'base64', known)).toBe(KEY_A);
-    const wrapped = `${b64(KEY_A).slice(0, 8)}\n${b64(KEY_A).slice(8)}`;
+    expect(presentedKey((n) => (n === 'authorization' ? KEY_BASE64 : null), 'base64', known)).toBe(KEY);
+    const wrapped = `${KEY_BASE64.slice(0, 8)}\n${KEY_BASE64.slice(8)}`;
     expect(presentedKey((n) => (n === 'authorization' ? wrapped : null), 'base64', known)).toBeUndefined();
-    expect(presentedKey((n) => (n === 'authorization' ? `${b64(KEY_A)}\n` : null), 'base64', known)).toBeUndefined();
+    expect(presentedKey((n) => (n === 'authorization' ? `${KEY_BASE64}\n` : null), 'base64', known)).toBeUndefined();
   });
 
   it('a wrapped `base64` output is SERVER_NOT_FOUND on claim v4', () => {
-    const store = new MockStore(testSeed, createClock(T0));
-    const wrapped = `${b64(KEY_A).slice(0, 8)}\r\n${b64(KEY_A).slice(8)}`;
+    const store = new MockStore(storeSeed, createClock(T0));
+    const wrapped = `${KEY_BASE64.slice(0, 8)}\r\n${KEY_BASE64.slice(8)}`;
     const answer = store.claimV4(request({ authorization: wrapped, 'content-type': 'application/json' }, { playerName: 'P' }));
     expect(answer.body).toMatchObject({ code: 'SERVER_NOT_FOUND' });
   });
 
   it('Bearer only where allowed', () => {
-    const bearer = (n: string) => (n === 'authorization' ? `bearer ${KEY_A}` : null);
-    expect(presentedKey(bearer, 'api-key-or-bearer', known)).toBe(KEY_A);
+    const bearer = (n: string) => (n === 'authorization' ? `bearer ${KEY}` : null);
+    expect(presentedKey(bearer, 'api-key-or-bearer', known)).toBe(KEY);
     expect(presentedKey(bearer, 'api-key', known)).toBeUndefined();
   });
 });
@@ -67,24 +67,24 @@ describe('rule helpers', () => {
 });
 
 describe('admin operations', () => {
-  const mock = createMockService({ seed: testSeed, now: T0 });
+  const mock = createMockService({ seed: storeSeed, now: T0 });
 
   it('throw MockAdminError with a status', () => {
     expect(() => mock.completePayment('nope')).toThrow(MockAdminError);
     expect(() => mock.addPurchase('nope', { playerName: 'P', id: 1 })).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => mock.addPurchase(KEY_A, { playerName: ' ', id: 1 })).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => mock.addPurchase(KEY_A, { playerName: 'P', id: 1, quantity: 0 })).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => mock.recordVote(KEY_A, 'P', 0)).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => mock.removeProduct(KEY_A, 999)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => mock.updateProduct(KEY_A, 1, { price: -1 })).toThrow(/patch\.price: expected a number >= 0/);
+    expect(() => mock.addPurchase(KEY, { playerName: ' ', id: 1 })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => mock.addPurchase(KEY, { playerName: 'P', id: 1, quantity: 0 })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => mock.recordVote(KEY, 'P', 0)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => mock.removeProduct(KEY, 999)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => mock.updateProduct(KEY, 1, { price: -1 })).toThrow(/patch\.price: expected a number >= 0/);
   });
 
   it('return copies, never live state', () => {
-    const row = mock.addPurchase(KEY_A, { playerName: 'P', id: 1 });
+    const row = mock.addPurchase(KEY, { playerName: 'P', id: 1 });
     row.deliverystatus = 'Delivered';
-    expect(mock.purchases(KEY_A, 'P')[0]?.deliverystatus).toBe('Undelivered');
-    expect(mock.purchases(KEY_A, 'P')[0]?.invoice).toBe(1);
+    expect(mock.purchases(KEY, 'P')[0]?.deliverystatus).toBe('Undelivered');
+    expect(mock.purchases(KEY, 'P')[0]?.invoice).toBe(1);
     mock.reset();
-    expect(mock.addPurchase(KEY_A, { playerName: 'P', id: 1 }).invoice).toBe(1);
+    expect(mock.addPurchase(KEY, { playerName: 'P', id: 1 }).invoice).toBe(1);
   });
 });

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { createMockService, exampleSeed, parseMockSeed, type MockSeed } from '../../src/mock/index.js';
-import { testSeed } from './fixtures.js';
+import { storeSeed } from '../support/fixtures.js';
 
 const withServer = (server: Record<string, unknown>): unknown => ({ servers: [{ apiKey: 'k', ...server }] });
 
 describe('seed validation', () => {
   it('accepts the test seed and the example seed', () => {
-    expect(parseMockSeed(testSeed)).toEqual(testSeed);
+    expect(parseMockSeed(storeSeed)).toEqual(storeSeed);
     expect(parseMockSeed(exampleSeed)).toEqual(exampleSeed);
   });
 
@@ -57,7 +57,7 @@ describe('seed validation', () => {
   });
 
   it('the mock does not share objects with the seed it was given', () => {
-    const seed = structuredClone(testSeed);
+    const seed = structuredClone(storeSeed);
     const mock = createMockService({ seed, now: 0 });
     seed.servers[0]!.products![0]!.price = 1234;
     expect(mock.state().servers[0]?.products[0]?.price).toBe(10);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveryMode } from '../../src/index.js';
 import { createMockService, type MockServerHandle } from '../../src/mock/index.js';
 import { seededRandom } from '../../src/mock/faults.js';
-import { Game, KEY, T0, clockSleep, compare, paidUnits, seed } from './harness.js';
+import { Game, KEY, T0, clockSleep, compare, paidUnits, seed } from '../../harness/reliability.js';
 
 const PLAYERS = 100;
 const CALLS = 1_000;

@@ -15,18 +15,14 @@ import {
   type JournalEntry,
   type StorefrontEvent,
 } from '../../src/index.js';
-import { createMockService } from '../../src/mock/index.js';
-import { BASE_URL, Game, KEY, T0, clockSleep, compare, handlersFetch, paidUnits, seed } from './harness.js';
+import { Game, KEY, T0, inProcessStore } from '../../harness/reliability.js';
 
-const mock = createMockService({ seed, now: T0 });
-const sleep = clockSleep(mock.clock);
-const mockFetch = handlersFetch(mock.handlers);
+const { mock, sleep, fetch: mockFetch, client, outcome } = inProcessStore();
 
+/** A client on the in-process mock that records its events (and may reach it through a proxy). */
 function sdk(journal: DeliveryJournal, events: StorefrontEvent[] = [], fetch = mockFetch): StorefrontClient {
-  return new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch, now: mock.clock.now, journal, retry: 0, onEvent: (e) => events.push(e) });
+  return client(journal, { fetch, onEvent: (e) => events.push(e) });
 }
-
-const outcome = (game: Game) => compare(paidUnits(mock.purchases(KEY)), game.applied);
 const undelivered = (player: string) => mock.purchases(KEY, player).filter((r) => r.deliverystatus === 'Undelivered').length;
 
 afterEach(() => mock.reset());

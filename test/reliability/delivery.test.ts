@@ -10,26 +10,14 @@ import {
   MemoryJournal,
   StorefrontClient,
   type DeliveredItem,
-  type DeliveryJournal,
   type JournalEntry,
 } from '../../src/index.js';
-import { createMockService } from '../../src/mock/index.js';
-import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, handlersFetch, paidUnits, seed } from './harness.js';
+import { Crash, CrashingJournal, Game, KEY, inProcessStore } from '../../harness/reliability.js';
 
-const mock = createMockService({ seed, now: T0 });
-const sleep = clockSleep(mock.clock);
-const fetch = handlersFetch(mock.handlers);
-
-function client(journal: DeliveryJournal): StorefrontClient {
-  return new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch, now: mock.clock.now, journal, retry: 0 });
-}
+const { mock, sleep, fetch, client, outcome } = inProcessStore();
 
 /** Crashes right after the claimed lines reach the journal (not after fast mode's claim mark). */
 const afterWritingLines = (point: string, entries: readonly JournalEntry[] | readonly string[]) => point === 'appendAfter' && (entries as readonly JournalEntry[])[0]?.state === 'claimed';
-
-function outcome(game: Game) {
-  return compare(paidUnits(mock.purchases(KEY)), game.applied);
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'teamgames-delivery-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -308,7 +296,7 @@ describe('deliver, exactly-once timing', () => {
       return fetch(input, init);
     };
     const slept: number[] = [];
-    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch: slowFetch, now: mock.clock.now, journal: new MemoryJournal(), retry: 0 });
+    const sdk = client(new MemoryJournal(), { fetch: slowFetch });
     const report = await sdk.deliver('Lat', () => {}, {
       mode: 'exactlyOnce',
       sleep: async (ms) => {

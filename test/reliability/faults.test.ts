@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimOutcomeUnknownError, StorefrontClient } from '../../src/index.js';
+import { ClaimOutcomeUnknownError, StorefrontClient, encodeApiKey } from '../../src/index.js';
 import { createMockService, type MockServerHandle } from '../../src/mock/index.js';
-import { BASE_URL, KEY, T0, handlersFetch, seed } from './harness.js';
+import { BASE_URL, KEY, T0, handlersFetch, seed } from '../../harness/reliability.js';
 
 const mock = createMockService({ seed, now: T0 });
-const b64 = Buffer.from(KEY).toString('base64');
+const KEY_BASE64 = encodeApiKey(KEY);
 
 function claimV4(base: string, fetchFn: typeof fetch = fetch) {
   return fetchFn(`${base}/api/v4/store/transaction/update`, {
     method: 'POST',
-    headers: { authorization: b64, 'content-type': 'application/json' },
+    headers: { authorization: KEY_BASE64, 'content-type': 'application/json' },
     body: JSON.stringify({ playerName: 'Ann' }),
   });
 }
@@ -58,7 +58,7 @@ describe('mock.faults in process', () => {
       mock.faults.add({ operation: 'catalog', kind: 'status', probability: 0.5 });
       const statuses: number[] = [];
       for (let i = 0; i < 40; i++) {
-        const res = await direct(`${BASE_URL}/api/v2/client/global/products`, { method: 'POST', headers: { authorization: b64, 'content-type': 'application/json' }, body: '{}' });
+        const res = await direct(`${BASE_URL}/api/v2/client/global/products`, { method: 'POST', headers: { authorization: KEY_BASE64, 'content-type': 'application/json' }, body: '{}' });
         statuses.push(res.status);
       }
       return statuses;

@@ -12,8 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal, type FileJournalOptions } from '../../src/delivery/file-journal.js';
 import { fsCalls } from '../../src/delivery/file-lock.js';
-import type { JournalLine } from '../../src/delivery/journal.js';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
+import { journalLine } from '../support/journal.js';
 
 const root = mkdtempSync(join(tmpdir(), 'teamgames-file-journal-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -24,24 +24,6 @@ const file = () => {
   mkdirSync(dir);
   return join(dir, 'journal.jsonl');
 };
-
-const entry = (deliveryId: string): JournalLine => ({
-  deliveryId,
-  playerName: 'Ann',
-  state: 'claimed',
-  item: {
-    player_name: 'Ann',
-    product_id: 42,
-    product_id_string: '42',
-    product_name: 'Whip',
-    product_price: 10,
-    quantity_to_grant: 1,
-    quantity_purchased: 1,
-    product_amount: 1,
-    amount_purchased: 1,
-  },
-  recordedAt: 0,
-});
 
 const opened: FileJournal[] = [];
 /** A journal closed after the test, so no lock outlives it. */
@@ -98,7 +80,7 @@ describe('FileJournal writes', () => {
     const j = journal(path);
     await j.pending();
     const write = vi.spyOn(handles, 'write').mockImplementation(shortWrite(7));
-    await j.append([entry('a'), entry('b'), entry('c')]);
+    await j.append([journalLine('a'), journalLine('b'), journalLine('c')]);
     await j.acknowledge(['b']);
     expect(write.mock.calls.length).toBeGreaterThan(50);
     vi.restoreAllMocks();
@@ -116,7 +98,7 @@ describe('FileJournal writes', () => {
     const write = vi.spyOn(handles, 'write');
     const datasync = vi.spyOn(handles, 'datasync');
 
-    await j.append([entry('a')]);
+    await j.append([journalLine('a')]);
     expect(datasync).toHaveBeenCalledTimes(1);
     await j.acknowledge(['a']);
     expect(datasync).toHaveBeenCalledTimes(2);
@@ -130,7 +112,7 @@ describe('FileJournal writes', () => {
     const j = journal(file(), { fsync: false });
     await j.pending();
     const datasync = vi.spyOn(handles, 'datasync');
-    await j.append([entry('a')]);
+    await j.append([journalLine('a')]);
     await j.acknowledge(['a']);
     expect(datasync).not.toHaveBeenCalled();
   });
@@ -158,19 +140,19 @@ describe('FileJournal when a write fails', () => {
   it.each(cases)('append: %s, %s: rejects, changes nothing, and the journal goes on', async (_when, failure, before) => {
     const path = file();
     const j = journal(path);
-    if (before.length > 0) await j.append(before.map(entry));
+    if (before.length > 0) await j.append(before.map((id) => journalLine(id)));
     await j.pending();
     const good = readFileSync(path);
     failures[failure]();
 
-    const error = await j.append([entry('lost')]).catch((e: unknown) => e);
+    const error = await j.append([journalLine('lost')]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalError);
     expect((error as JournalError).path).toBe(path);
     expect(((error as JournalError).cause as NodeJS.ErrnoException).code).toMatch(/ENOSPC|EIO/);
     expect(await ids(j)).toEqual(before);
     expect(readFileSync(path).equals(good)).toBe(true); // no torn line left behind
 
-    await j.append([entry('next')]);
+    await j.append([journalLine('next')]);
     expect(await ids(j)).toEqual([...before, 'next']);
     await j.close();
     expect(await reload(path)).toEqual([...before, 'next']);
@@ -179,13 +161,13 @@ describe('FileJournal when a write fails', () => {
   it('reads the file again when the torn write cannot even be cut off', async () => {
     const path = file();
     const j = journal(path);
-    await j.append([entry('a')]);
+    await j.append([journalLine('a')]);
     failures['short write, then ENOSPC']();
     vi.spyOn(handles, 'truncate').mockRejectedValueOnce(fsError('EIO'));
 
-    await expect(j.append([entry('lost')])).rejects.toBeInstanceOf(JournalError);
+    await expect(j.append([journalLine('lost')])).rejects.toBeInstanceOf(JournalError);
     expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(false); // the torn line is still there
-    await j.append([entry('next')]); // the reload cut it off first
+    await j.append([journalLine('next')]); // the reload cut it off first
     await j.close();
     expect(await reload(path)).toEqual(['a', 'next']);
   });
@@ -193,7 +175,7 @@ describe('FileJournal when a write fails', () => {
   it.each(Object.keys(failures) as Array<keyof typeof failures>)('acknowledge, %s: rejects, keeps the entries, and the next acknowledgement works', async (failure) => {
     const path = file();
     const j = journal(path);
-    await j.append([entry('a'), entry('b')]);
+    await j.append([journalLine('a'), journalLine('b')]);
     const good = readFileSync(path);
     failures[failure]();
 
@@ -212,7 +194,7 @@ describe('FileJournal compaction', () => {
   /** Appends and acknowledges `count` entries, one at a time: two lines each. */
   async function churn(j: FileJournal, from: number, count: number): Promise<void> {
     for (let i = from; i < from + count; i++) {
-      await j.append([entry(`tmp-${i}`)]);
+      await j.append([journalLine(`tmp-${i}`)]);
       await j.acknowledge([`tmp-${i}`]);
     }
   }
@@ -221,7 +203,7 @@ describe('FileJournal compaction', () => {
   it('renames a synced temporary file over the journal', async () => {
     const path = file();
     const j = journal(path, { compactAfter: 4 });
-    await j.append([entry('keep')]);
+    await j.append([journalLine('keep')]);
     const rename = vi.spyOn(fsCalls, 'rename');
     await churn(j, 0, 3);
     expect(rename).toHaveBeenCalled();
@@ -248,9 +230,9 @@ describe('FileJournal compaction', () => {
     async (failure) => {
       const path = file();
       const j = journal(path, { compactAfter: 4 });
-      await j.append([entry('keep')]);
+      await j.append([journalLine('keep')]);
       await churn(j, 0, 1);
-      await j.append([entry('tmp-1')]); // 4 lines: the next acknowledgement compacts
+      await j.append([journalLine('tmp-1')]); // 4 lines: the next acknowledgement compacts
       const spy = failures[failure]();
 
       await j.acknowledge(['tmp-1']); // its own write was durable: it resolves
@@ -259,10 +241,10 @@ describe('FileJournal compaction', () => {
       expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(5); // not compacted
       vi.restoreAllMocks();
 
-      await j.append([entry('more')]);
+      await j.append([journalLine('more')]);
       await j.acknowledge(['tmp-0']); // compacts now
       expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
-      await j.append([entry('after')]);
+      await j.append([journalLine('after')]);
       expect(await ids(j)).toEqual(['keep', 'more', 'after']);
       await j.close();
       expect(await reload(path)).toEqual(['keep', 'more', 'after']);
@@ -281,8 +263,8 @@ describe('FileJournal compaction', () => {
     const path = file();
     const first = journal(path, { compactAfter: 4 });
     const second = journal(path, { compactAfter: 4 });
-    await first.append([entry('keep')]);
-    await expect(second.append([entry('other')])).rejects.toBeInstanceOf(JournalError);
+    await first.append([journalLine('keep')]);
+    await expect(second.append([journalLine('other')])).rejects.toBeInstanceOf(JournalError);
     await churn(first, 0, 5);
     await expect(second.acknowledge(['keep'])).rejects.toBeInstanceOf(JournalError);
     expect(await ids(first)).toEqual(['keep']);
@@ -322,7 +304,7 @@ describe('FileJournal lock', () => {
   it('refuses a second FileJournal of this process on the same file until the first closes', async () => {
     const path = file();
     const first = journal(path);
-    await first.append([entry('a')]);
+    await first.append([journalLine('a')]);
     const second = journal(path);
     const error = await second.pending().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalError);
@@ -397,7 +379,7 @@ describe('FileJournal lock', () => {
 
   it('releases the lock when a damaged file fails the load', async () => {
     const path = file();
-    writeFileSync(path, `not json\n${JSON.stringify({ op: 'put', entry: entry('a') })}\n`);
+    writeFileSync(path, `not json\n${JSON.stringify({ op: 'put', entry: journalLine('a') })}\n`);
     await expect(journal(path).pending()).rejects.toThrow(/line 1 .*damaged/);
     expect(existsSync(lockOf(path))).toBe(false);
     await expect(journal(path).pending()).rejects.toThrow(/damaged/); // not "in use"
@@ -413,7 +395,7 @@ describe('FileJournal and another process', () => {
     const code = `
       const { FileJournal } = await import(${JSON.stringify(moduleUrl)});
       const journal = new FileJournal(${JSON.stringify(path)});
-      await journal.append([${JSON.stringify(entry('from-child'))}]);
+      await journal.append([${JSON.stringify(journalLine('from-child'))}]);
       process.stdout.write('ready\\n');
       process.stdin.resume();
       process.stdin.on('end', () => process.stdin.pause());
@@ -472,8 +454,8 @@ describe('new FileJournal', () => {
     ['compactAfter fractional', 'j.jsonl', { compactAfter: 1.5 }, 'options.compactAfter', /positive integer/],
     ['compactAfter NaN', 'j.jsonl', { compactAfter: NaN }, 'options.compactAfter', /positive integer/],
     ['compactAfter unsafe', 'j.jsonl', { compactAfter: 2 ** 53 }, 'options.compactAfter', /positive integer/],
-    ['compactAfter a string', 'j.jsonl', { compactAfter: '10' }, 'options.compactAfter', /positive integer, got "10"/],
-    ['fsync a string', 'j.jsonl', { fsync: 'yes' }, 'options.fsync', /must be a boolean, got "yes"/],
+    ['compactAfter a string', 'j.jsonl', { compactAfter: '10' }, 'options.compactAfter', /positive integer, got a string of 2 characters/],
+    ['fsync a string', 'j.jsonl', { fsync: 'yes' }, 'options.fsync', /must be a boolean, got a string of 3 characters/],
     ['fsync a number', 'j.jsonl', { fsync: 1 }, 'options.fsync', /must be a boolean, got 1/],
     ['fsync null', 'j.jsonl', { fsync: null }, 'options.fsync', /must be a boolean, got null/],
   ])('refuses %s', (_name, path, options, argument, rule) => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { INPUT_CALLS, OPERATIONS, inputProperty, responseProperty } from './fuzz-core.js';
+import { INPUT_CALLS, OPERATIONS, inputProperty, responseProperty } from '../../harness/fuzz-properties.js';
 
 // `npm run fuzz` runs the same properties with ≥ 10,000 cases per operation.
 const RUNS = 200;

@@ -4,39 +4,21 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // The journal modules themselves, not the package entry: these tests need no client.
 import { FileJournal } from '../../src/delivery/file-journal.js';
-import type { JournalLine } from '../../src/delivery/journal.js';
 import { MemoryJournal } from '../../src/delivery/memory-journal.js';
 import { JournalError } from '../../src/errors.js';
+import { journalLine } from '../support/journal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'teamgames-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const file = () => join(dir, `journal-${++n}.jsonl`);
 
-const entry = (deliveryId: string, playerName = 'Ann', state: JournalLine['state'] = 'claimed'): JournalLine => ({
-  deliveryId,
-  playerName,
-  state,
-  item: {
-    player_name: playerName,
-    product_id: 42,
-    product_id_string: '42',
-    product_name: 'Whip',
-    product_price: 10,
-    quantity_to_grant: 1,
-    quantity_purchased: 1,
-    product_amount: 1,
-    amount_purchased: 1,
-  },
-  recordedAt: 0,
-});
-
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
 
 describe('FileJournal before its first use', () => {
   it('loads its implementation on first use and runs the calls made meanwhile in call order', async () => {
     const journal = new FileJournal(file());
-    const appended = journal.append([entry('a')]);
+    const appended = journal.append([journalLine('a')]);
     const listed = journal.pending();
     const acked = journal.acknowledge(['a']);
     const after = journal.pending();
@@ -48,7 +30,7 @@ describe('FileJournal before its first use', () => {
 
   it('copies entries when append is called, not when the write happens', async () => {
     const journal = new FileJournal(file());
-    const e = entry('a');
+    const e = journalLine('a');
     const appended = journal.append([e]);
     e.playerName = 'Mallory';
     await appended;
@@ -68,8 +50,8 @@ describe.each([
 ])('%s', (_name, make) => {
   it('lists pending entries oldest first, per player, replaces by deliveryId and forgets acknowledged ones', async () => {
     const journal = make();
-    await journal.append([entry('a'), entry('b', 'Bob'), entry('c')]);
-    await journal.append([{ ...entry('a'), state: 'intended' }]);
+    await journal.append([journalLine('a'), journalLine('b', 'Bob'), journalLine('c')]);
+    await journal.append([{ ...journalLine('a'), state: 'intended' }]);
     expect((await journal.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
     expect((await journal.pending('Ann')).map((e) => [e.deliveryId, e.state])).toEqual([
       ['a', 'intended'],
@@ -85,7 +67,7 @@ describe('FileJournal on disk', () => {
   it('survives a restart: a new instance reads the same pending entries', async () => {
     const path = file();
     const first = new FileJournal(path);
-    await first.append([entry('a'), entry('b')]);
+    await first.append([journalLine('a'), journalLine('b')]);
     await first.acknowledge(['a']);
     await first.close();
     const second = new FileJournal(path);
@@ -96,14 +78,14 @@ describe('FileJournal on disk', () => {
   it('ignores a torn last line and cuts it off, so the next write starts on a clean line', async () => {
     const path = file();
     const journal = new FileJournal(path);
-    await journal.append([entry('a'), entry('b')]);
+    await journal.append([journalLine('a'), journalLine('b')]);
     await journal.close();
     // The process died in the middle of writing the next line.
     appendFileSync(path, '{"op":"ack","ids":["a"');
 
     const reopened = new FileJournal(path);
     expect((await reopened.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b']);
-    await reopened.append([entry('c')]);
+    await reopened.append([journalLine('c')]);
     await reopened.close();
     for (const line of lines(path)) expect(() => JSON.parse(line)).not.toThrow();
     const third = new FileJournal(path);
@@ -113,9 +95,9 @@ describe('FileJournal on disk', () => {
 
   it('keeps a complete last record whose newline was lost', async () => {
     const path = file();
-    writeFileSync(path, `${JSON.stringify({ op: 'put', entry: entry('a') })}\n${JSON.stringify({ op: 'put', entry: entry('b') })}`);
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entry: journalLine('a') })}\n${JSON.stringify({ op: 'put', entry: journalLine('b') })}`);
     const journal = new FileJournal(path);
-    await journal.append([entry('c')]);
+    await journal.append([journalLine('c')]);
     expect((await journal.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
     expect(lines(path)).toHaveLength(3);
     await journal.close();
@@ -123,7 +105,7 @@ describe('FileJournal on disk', () => {
 
   it('refuses a damaged line in the middle rather than dropping entries silently', async () => {
     const path = file();
-    writeFileSync(path, `${JSON.stringify({ op: 'put', entry: entry('a') })}\nnot json\n${JSON.stringify({ op: 'put', entry: entry('b') })}\n`);
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entry: journalLine('a') })}\nnot json\n${JSON.stringify({ op: 'put', entry: journalLine('b') })}\n`);
     const damaged = new FileJournal(path);
     const error = await damaged.pending().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalError);
@@ -136,9 +118,9 @@ describe('FileJournal on disk', () => {
   it('compacts once it grows: only pending entries are rewritten', async () => {
     const path = file();
     const journal = new FileJournal(path, { compactAfter: 20 });
-    await journal.append([entry('keep-1'), entry('keep-2')]);
+    await journal.append([journalLine('keep-1'), journalLine('keep-2')]);
     for (let i = 0; i < 30; i++) {
-      await journal.append([entry(`tmp-${i}`)]);
+      await journal.append([journalLine(`tmp-${i}`)]);
       await journal.acknowledge([`tmp-${i}`]);
     }
     expect(lines(path).length).toBeLessThanOrEqual(21);

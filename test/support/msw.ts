@@ -10,8 +10,6 @@ export interface Recorded {
   body: string;
 }
 
-export const KEY = 'tg-test-key-7f3a9c';
-export const KEY_BASE64 = Buffer.from(KEY, 'utf8').toString('base64');
 export const BASE = 'https://api.teamgames.io';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);

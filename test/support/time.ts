@@ -1,10 +1,11 @@
 import { afterEach, vi } from 'vitest';
+import { T0 } from './fixtures.js';
 
 /**
  * A clock for the client's `now` option: starts at a fixed instant and moves only when
  * the test says so.
  */
-export function manualClock(start = Date.parse('2026-01-01T00:00:00Z')) {
+export function manualClock(start = T0) {
   let time = start;
   return {
     now: () => time,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, InvalidInputError, type CheckoutResult } from 'teamgames-sdk';
-import { KEY, KEY_UNCONFIGURED, TEXT, transports, useContract } from './support.js';
+import { KEY, KEY_UNCONFIGURED, TEXT, TWO_WHIPS } from '../support/fixtures.js';
+import { transports, useMockSession } from '../support/mock-session.js';
 
 /** Narrows a checkout result to one outcome, failing the test with the whole value otherwise. */
 function expectOutcome<O extends CheckoutResult['outcome']>(result: CheckoutResult, outcome: O): Extract<CheckoutResult, { outcome: O }> {
@@ -9,12 +10,12 @@ function expectOutcome<O extends CheckoutResult['outcome']>(result: CheckoutResu
 }
 
 describe.each(transports)('checkout through the SDK, over $name', (transport) => {
-  const ctx = useContract(transport);
-  const { mock, client } = ctx;
+  const session = useMockSession(transport);
+  const { mock, client } = session;
 
   // Validation order (SPEC §3.2): key → body (404) → stock → coupon → total.
   // The 404 step needs a payload the SDK never sends (it checks username and cart
-  // first); the wire suite in test/mock/contract.test.ts covers it. Here we only show
+  // first); the mock's wire suite, test/mock/contract.test.ts, covers it. Here we only show
   // that such a payload never leaves the SDK.
   it('a payload the mock would refuse with 404 never leaves the SDK', async () => {
     const sdk = client();
@@ -116,8 +117,8 @@ describe.each(transports)('checkout through the SDK, over $name', (transport) =>
       'PAYMENT_REQUIRED',
     );
     expect(pay).toMatchObject({ isFree: false, status: 'SUCCESS', statusCode: '200', total: 31.5 });
-    expect(new URL(pay.redirect).origin).toBe(new URL(ctx.baseUrl).origin);
-    expect(pay.redirect).toBe(`${ctx.baseUrl}/__mock/pay/${pay.transactionId}`);
+    expect(new URL(pay.redirect).origin).toBe(new URL(session.baseUrl).origin);
+    expect(pay.redirect).toBe(`${session.baseUrl}/__mock/pay/${pay.transactionId}`);
     expect(mock.purchases(KEY, 'Player1').map((r) => [r.paymentstatus, r.deliverystatus])).toEqual([
       ['Pending', 'Undelivered'],
       ['Pending', 'Undelivered'],
@@ -148,19 +149,7 @@ describe.each(transports)('checkout through the SDK, over $name', (transport) =>
 
     const claim = await sdk.claim('Player1');
     expect(claim).toMatchObject({ code: 'SUCCESS', status: 'SUCCESS', message: TEXT.success });
-    expect(claim.claims).toEqual([
-      {
-        player_name: 'Player1',
-        product_id: 42,
-        product_id_string: '42',
-        product_name: 'Abyssal whip',
-        product_price: 10,
-        quantity_to_grant: 2,
-        quantity_purchased: 2,
-        product_amount: 2,
-        amount_purchased: 2,
-      },
-    ]);
+    expect(claim.claims).toEqual([TWO_WHIPS]);
   });
 
   it('pays by mock.completePayment (the admin call), then the claim delivers', async () => {

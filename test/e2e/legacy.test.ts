@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimResult, StorefrontClient } from 'teamgames-sdk';
-import { KEY, TEXT, transports, useContract } from './support.js';
+import { InvalidInputError, type ClaimResult, type StorefrontClient } from 'teamgames-sdk';
+import { KEY, TEXT } from '../support/fixtures.js';
+import { transports, useMockSession } from '../support/mock-session.js';
 
 type LegacyMethod = 'claimLegacy' | 'claimStoreTransactions';
 
 // Both v3 endpoints answer bare arrays: purchase rows, or one message-only row. The SDK
 // normalizes both into the v4 ClaimResult; a message row is never a claim.
 describe.each(transports)('v3 claims through the SDK, over $name', (transport) => {
-  const { mock, client } = useContract(transport);
+  const { mock, client } = useMockSession(transport);
 
   describe.each<[string, LegacyMethod]>([
     ['the v3 update (claimLegacy)', 'claimLegacy'],
@@ -67,7 +68,7 @@ describe.each(transports)('v3 claims through the SDK, over $name', (transport) =
       expect(await call(sdk, 'Player1')).toEqual({
         code: 'RATE_LIMIT',
         status: 'ERROR',
-        message: 'Please wait a few seconds before trying again',
+        message: TEXT.rateLimit,
         claims: [],
         retryAfterMs: 10_000,
         source: 'server',
@@ -84,8 +85,8 @@ describe.each(transports)('v3 claims through the SDK, over $name', (transport) =
       expect(mock.purchases(KEY, name).map((r) => r.deliverystatus)).toEqual(['Delivered']);
     });
 
-    it('turns the invalid-player message row into INVALID_PLAYER', async () => {
-      expect(await call(client(), 'a'.repeat(65))).toEqual({ code: 'INVALID_PLAYER', status: 'ERROR', message: TEXT.invalidPlayer, claims: [] });
+    it('refuses a name the service answers with the invalid-player row, before sending (the row is read in test/client/outcomes)', async () => {
+      await expect(call(client(), 'a'.repeat(65))).rejects.toBeInstanceOf(InvalidInputError);
     });
 
     it('turns the product-not-found message row into PRODUCT_NOT_FOUND and delivers nothing', async () => {

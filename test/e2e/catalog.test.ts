@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, type Product } from 'teamgames-sdk';
-import { KEY, LISTED_AT_T0, ids, transports, useContract } from './support.js';
+import { KEY, LISTED_AT_T0 } from '../support/fixtures.js';
+import { ids, transports, useMockSession } from '../support/mock-session.js';
 
 describe.each(transports)('catalog through the SDK, over $name', (transport) => {
-  const { mock, client } = useContract(transport);
+  const { mock, client } = useMockSession(transport);
   const product = (products: readonly Product[], id: number): Product => {
     const found = products.find((p) => p.id === id);
     if (found === undefined) throw new Error(`product ${id} is not listed`);

@@ -1,6 +1,7 @@
 /**
  * The fuzzing properties, shared by `test/reliability/fuzz.test.ts` (a few hundred cases
- * per operation, in `npm test`) and `scripts/fuzz.ts` (≥ 10,000 per operation).
+ * per operation, in `npm test`) and `scripts/fuzz.ts` (≥ 10,000 per operation), which is
+ * why they live outside `test/`.
  *
  * 1. Responses: arbitrary statuses and bodies (truncated JSON, wrong types, huge numbers,
  *    HTML, empty, nulls, extra nesting, broken streams, failing fetches) for every
@@ -11,7 +12,7 @@
  *    contract (path, credential header, content type, body).
  */
 import fc from 'fast-check';
-import { InvalidInputError, MemoryJournal, StorefrontClient, isStorefrontError } from '../../src/index.js';
+import { InvalidInputError, MemoryJournal, StorefrontClient, encodeApiKey, isStorefrontError } from '../src/index.js';
 
 export const FUZZ_KEY = 'fuzz-key-\u00e9\u00df';
 const BASE = 'https://api.teamgames.io';
@@ -249,7 +250,7 @@ interface Sent {
   body: string;
 }
 
-const b64 = Buffer.from(FUZZ_KEY, 'utf8').toString('base64');
+const FUZZ_KEY_BASE64 = encodeApiKey(FUZZ_KEY);
 const nonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
 const keysAre = (o: Record<string, unknown>, allowed: string[], required: string[]) =>
   Object.keys(o).every((k) => allowed.includes(k)) && required.every((k) => k in o);
@@ -267,7 +268,7 @@ export function matchesContract(sent: Sent): string | undefined {
   };
   const form = () => Object.fromEntries(new URLSearchParams(sent.body));
   const type = sent.headers.get('content-type') ?? '';
-  const v2v4Auth = sent.headers.get('authorization') === b64 && !sent.headers.has('x-api-key');
+  const v2v4Auth = sent.headers.get('authorization') === FUZZ_KEY_BASE64 && !sent.headers.has('x-api-key');
   const v3Auth = sent.headers.get('x-api-key') === FUZZ_KEY && !sent.headers.has('authorization');
   switch (path) {
     case '/api/v2/client/global/products': {

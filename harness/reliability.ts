@@ -1,16 +1,23 @@
 /**
- * Shared by the reliability tests and `scripts/soak.ts`: a seed, an in-process `fetch`
- * that calls the mock's handlers directly (msw's `getResponse`, no interception), a sleep
- * that moves the mock clock, and a simulated game that dedupes on `deliveryId`.
+ * The reliability harness, shared by the tests (`test/reliability/`) and `scripts/soak.ts`
+ * (which is why it lives outside `test/`): a seed, an in-process `fetch` that calls the
+ * mock's handlers directly (msw's `getResponse`, no interception), a sleep that moves the
+ * mock clock, a journal that "crashes" the process, and a simulated game that dedupes on
+ * `deliveryId`.
  */
 import { getResponse, type RequestHandler } from 'msw';
-import type { DeliveredItem, DeliveryJournal, JournalEntry } from '../../src/index.js';
-import type { MockClock, MockSeed } from '../../src/mock/index.js';
+import { StorefrontClient, type DeliveredItem, type DeliveryJournal, type JournalEntry, type StorefrontClientOptions } from '../src/index.js';
+import { createMockService, type MockClock, type MockSeed } from '../src/mock/index.js';
 
+/** The mock's frozen start, 2026-01-01T00:00:00Z, for every test and script (time moves only by `mock.clock`). */
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 export const KEY = 'reliability-key';
 export const BASE_URL = 'https://api.teamgames.io';
 
+/**
+ * The delivery seed: one store with five plain products and no gateway limits, so random
+ * carts always check out (the storefront rules have their own seed in `test/support/fixtures.ts`).
+ */
 export const seed: MockSeed = {
   servers: [
     {
@@ -47,6 +54,21 @@ export const clockSleep =
   async (ms: number): Promise<void> => {
     clock.advance(Math.max(0, ms));
   };
+
+/**
+ * A mock on the delivery {@link seed} at {@link T0}, reached in process through
+ * {@link handlersFetch}: its clock-moving `sleep`, a `client` per journal (no retries, on
+ * the mock's clock) and the `outcome` of a {@link Game} against what was paid.
+ */
+export function inProcessStore() {
+  const mock = createMockService({ seed, now: T0 });
+  const sleep = clockSleep(mock.clock);
+  const fetch = handlersFetch(mock.handlers);
+  const client = (journal: DeliveryJournal, options: Partial<StorefrontClientOptions> = {}): StorefrontClient =>
+    new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch, now: mock.clock.now, journal, retry: 0, ...options });
+  const outcome = (game: Game) => compare(paidUnits(mock.purchases(KEY)), game.applied);
+  return { mock, sleep, fetch, client, outcome };
+}
 
 /** Thrown by a {@link CrashingJournal} or a game to simulate the process dying. */
 export class Crash extends Error {

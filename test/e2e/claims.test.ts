@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, ClaimOutcomeUnknownError, InvalidInputError, encodeApiKey, type StorefrontClient, type Transaction } from 'teamgames-sdk';
-import { KEY, TEXT, transports, useContract } from './support.js';
+import { KEY, TEXT, TWO_WHIPS } from '../support/fixtures.js';
+import { transports, useMockSession } from '../support/mock-session.js';
 
 const deliveryOf = (rows: ReadonlyArray<{ deliverystatus: string }>) => rows.map((r) => r.deliverystatus);
 
 describe.each(transports)('claims through the SDK, over $name', (transport) => {
-  const { mock, client } = useContract(transport);
+  const { mock, client } = useMockSession(transport);
 
   /** Two paid rows for a player: an integer merchant id and a word one. */
   function buyWhipAndRank(player: string): void {
@@ -14,17 +15,7 @@ describe.each(transports)('claims through the SDK, over $name', (transport) => {
   }
 
   const WHIP_AND_RANK: Transaction[] = [
-    {
-      player_name: 'Player1',
-      product_id: 42, // merchant id "42": an integer, sent as an int
-      product_id_string: '42',
-      product_name: 'Abyssal whip',
-      product_price: 10,
-      quantity_to_grant: 2,
-      quantity_purchased: 2,
-      product_amount: 2,
-      amount_purchased: 2,
-    },
+    TWO_WHIPS, // merchant id "42": an integer, sent as an int
     {
       player_name: 'Player1',
       product_id: 0, // merchant id "rank_donator": not an integer
@@ -74,7 +65,7 @@ describe.each(transports)('claims through the SDK, over $name', (transport) => {
     const sdk = client();
     expect((await sdk.claim('Player1')).code).toBe('SUCCESS');
     mock.clock.advance(10_000);
-    expect(await sdk.claim('Player1')).toEqual({ code: 'ALREADY_CLAIMED', status: 'ERROR', message: 'Your purchases have already been claimed.', claims: [] });
+    expect(await sdk.claim('Player1')).toEqual({ code: 'ALREADY_CLAIMED', status: 'ERROR', message: TEXT.alreadyClaimed, claims: [] });
     expect(await sdk.claim('Nobody')).toEqual({ code: 'NO_ITEMS', status: 'ERROR', message: TEXT.noItems, claims: [] });
   });
 
@@ -89,8 +80,10 @@ describe.each(transports)('claims through the SDK, over $name', (transport) => {
   it.each([
     ['65 characters', 'a'.repeat(65)],
     ['a control character', 'Player\u00071'],
-  ])('INVALID_PLAYER for a name with %s', async (_, name) => {
-    expect(await client().claim(name)).toEqual({ code: 'INVALID_PLAYER', status: 'ERROR', message: TEXT.invalidPlayer, claims: [] });
+    ['U+202E', 'Player\u202e1'],
+  ])('a name with %s, which the service answers INVALID_PLAYER, is refused before sending', async (_, name) => {
+    await expect(client().claim(name)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(client().claim(name)).rejects.toThrow(/^claim: invalid playerName: must /);
   });
 
   it.each([
@@ -176,7 +169,7 @@ describe.each(transports)('claims through the SDK, over $name', (transport) => {
       expect(await sdk.claim('Player1')).toEqual({
         code: 'RATE_LIMIT',
         status: 'ERROR',
-        message: 'Please wait a few seconds before trying again.',
+        message: TEXT.rateLimitV4,
         claims: [],
         retryAfterMs: 10_000,
         source: 'server',

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { encodeApiKey } from 'teamgames-sdk';
 import { catalogSchemas } from '../../src/wire/catalog.js';
 import { checkoutSchemas } from '../../src/wire/checkout.js';
 import { claimSchemas } from '../../src/wire/claim.js';
 import { legacySchemas } from '../../src/wire/legacy.js';
-import { KEY, KEY_UNCONFIGURED, transports, useContract } from './support.js';
+import { KEY, KEY_UNCONFIGURED } from '../support/fixtures.js';
+import { transports, useMockSession } from '../support/mock-session.js';
 
 const { catalogResponse: catalogResponseSchema } = catalogSchemas();
 const { claimV4Response: claimV4ResponseSchema, transaction: transactionSchema } = claimSchemas();
@@ -26,14 +28,20 @@ const asRows = (body: unknown): Array<Record<string, unknown>> => {
 // The mock's raw bodies (fetched with plain fetch, as a plugin in another language would)
 // parse with the SDK's own schemas: the mock never answers what the client cannot read.
 describe.each(transports)("the mock's responses parse with the client's schemas, over $name", (transport) => {
-  const { mock, raw } = useContract(transport);
+  const { mock, api } = useMockSession(transport);
+  const catalog = async (body: Record<string, unknown> = {}, key = KEY): Promise<unknown> => (await api.catalog(body, { authorization: encodeApiKey(key) })).body;
+  const checkout = async (items: Array<{ id: number; quantity: number }>, extra: Record<string, unknown> = {}, key = KEY): Promise<unknown> =>
+    (await api.checkout('Player1', items, extra, { authorization: encodeApiKey(key) })).body;
+  const claim = (playerName: string, options: Record<string, unknown> = {}, key = KEY): Promise<unknown> =>
+    api.claim(playerName, options, { authorization: encodeApiKey(key) });
+  const vote = async (player: string, reward: string, amount: string): Promise<unknown> => (await api.vote({ player, reward, amount })).body;
 
   it('catalog: every product, with and without sales, a category, and GAME_SERVER_NOT_FOUND', async () => {
-    const bodies = [await raw.catalog(), await raw.catalog({ categoryId: 2 }), await raw.catalog({ categoryId: 99 }), await raw.catalog({}, 'wrong-key')];
+    const bodies = [await catalog(), await catalog({ categoryId: 2 }), await catalog({ categoryId: 99 }), await catalog({}, 'wrong-key')];
     mock.clock.set('2026-01-05T00:00:00Z');
-    bodies.push(await raw.catalog());
+    bodies.push(await catalog());
     mock.clock.set('2026-02-01T00:00:00Z');
-    bodies.push(await raw.catalog());
+    bodies.push(await catalog());
     for (const body of bodies) expectParses(catalogResponseSchema, body);
     expect(asRecord(bodies[0]).products.length).toBeGreaterThan(0);
     expect(asRecord(bodies[3]).message).toBe('GAME_SERVER_NOT_FOUND');
@@ -41,13 +49,13 @@ describe.each(transports)("the mock's responses parse with the client's schemas,
 
   it('checkout: every outcome', async () => {
     const bodies = [
-      await raw.checkout('Player1', [{ id: 99, quantity: 1 }, { id: 4, quantity: 5 }]), // INVALID_STOCK
-      await raw.checkout('Player1', [{ id: 1, quantity: 1 }], { coupon: 'NOPE' }), // error
-      await raw.checkout('Player1', [{ id: 5, quantity: 1 }]), // free
-      await raw.checkout('Player1', [{ id: 11, quantity: 1 }]), // ERROR: minimum charge
-      await raw.checkout('Player1', [{ id: 1, quantity: 1 }], {}, KEY_UNCONFIGURED), // ERROR: no gateway
-      await raw.checkout('Player1', [{ id: 10, quantity: 2 }]), // statusCode 400
-      await raw.checkout('Player1', [{ id: 1, quantity: 1 }]), // SUCCESS with redirect
+      await checkout([{ id: 99, quantity: 1 }, { id: 4, quantity: 5 }]), // INVALID_STOCK
+      await checkout([{ id: 1, quantity: 1 }], { coupon: 'NOPE' }), // error
+      await checkout([{ id: 5, quantity: 1 }]), // free
+      await checkout([{ id: 11, quantity: 1 }]), // ERROR: minimum charge
+      await checkout([{ id: 1, quantity: 1 }], {}, KEY_UNCONFIGURED), // ERROR: no gateway
+      await checkout([{ id: 10, quantity: 2 }]), // statusCode 400
+      await checkout([{ id: 1, quantity: 1 }]), // SUCCESS with redirect
     ];
     for (const body of bodies) expectParses(checkoutResponseSchema, body);
     expect(bodies.map((b) => asRecord(b).status ?? asRecord(b).statusCode ?? 'error')).toEqual([
@@ -66,17 +74,17 @@ describe.each(transports)("the mock's responses parse with the client's schemas,
     mock.addPurchase(KEY, { playerName: 'Player1', id: 3 });
     mock.addPurchase(KEY, { playerName: 'Player1', id: 12 });
     mock.addPurchase(KEY, { playerName: 'Player2', id: 1 });
-    const bodies = [await raw.claim('Player1', { preview: true, includeRawTransactions: true })];
-    bodies.push(await raw.claim('Player1')); // RATE_LIMIT
+    const bodies = [await claim('Player1', { preview: true, includeRawTransactions: true })];
+    bodies.push(await claim('Player1')); // RATE_LIMIT
     mock.clock.advance(10_000);
-    bodies.push(await raw.claim('Player1', { includeRawTransactions: true })); // SUCCESS
+    bodies.push(await claim('Player1', { includeRawTransactions: true })); // SUCCESS
     mock.clock.advance(10_000);
-    bodies.push(await raw.claim('Player1')); // ALREADY_CLAIMED
-    bodies.push(await raw.claim('Nobody')); // NO_ITEMS
-    bodies.push(await raw.claim('a'.repeat(65))); // INVALID_PLAYER
-    bodies.push(await raw.claim('Player1', {}, 'wrong-key')); // SERVER_NOT_FOUND
+    bodies.push(await claim('Player1')); // ALREADY_CLAIMED
+    bodies.push(await claim('Nobody')); // NO_ITEMS
+    bodies.push(await claim('a'.repeat(65))); // INVALID_PLAYER
+    bodies.push(await claim('Player1', {}, 'wrong-key')); // SERVER_NOT_FOUND
     mock.removeProduct(KEY, 1);
-    bodies.push(await raw.claim('Player2')); // PRODUCT_NOT_FOUND
+    bodies.push(await claim('Player2')); // PRODUCT_NOT_FOUND
 
     for (const body of bodies) expectParses(claimV4ResponseSchema, body);
     expect(bodies.map((b) => asRecord(b).code)).toEqual([
@@ -91,19 +99,19 @@ describe.each(transports)("the mock's responses parse with the client's schemas,
     ]);
     const claims = bodies.flatMap((b) => asRecord(b).data.claims as unknown[]);
     expect(claims).toHaveLength(6);
-    for (const claim of claims) expectParses(transactionSchema, claim);
+    for (const transaction of claims) expectParses(transactionSchema, transaction);
   });
 
   it('claim v3 and store claim: purchase rows and message rows', async () => {
     mock.addPurchase(KEY, { playerName: 'Player1', id: 2 });
     mock.addPurchase(KEY, { playerName: 'Player1', id: 12, quantity: 3 });
     mock.addPurchase(KEY, { playerName: 'Player2', id: 3 });
-    const purchases = [await raw.claimV3('Player1'), await raw.storeClaim('Player2')];
+    const purchases: unknown[] = [await api.claimV3('Player1'), await api.storeClaim('Player2')];
     const messages = [
-      await raw.claimV3('Player1'), // rate limit
-      await raw.storeClaim('Nobody'), // no items
-      await raw.claimV3('a'.repeat(65)), // invalid player
-      await raw.storeClaim('Player3', 'wrong-key'), // server not found
+      await api.claimV3('Player1'), // rate limit
+      await api.storeClaim('Nobody'), // no items
+      await api.claimV3('a'.repeat(65)), // invalid player
+      await api.storeClaim('Player3', { 'X-API-Key': 'wrong-key' }), // server not found
     ];
     for (const body of [...purchases, ...messages]) expectParses(legacyResponseSchema, body);
     const rows = purchases.flatMap(asRows);
@@ -119,8 +127,8 @@ describe.each(transports)("the mock's responses parse with the client's schemas,
 
   it('vote rewards: reward rows and message rows', async () => {
     mock.recordVote(KEY, 'Player1', 12);
-    const rewards = [await raw.vote('Player1', '2', '1'), await raw.vote('Player1', '1', 'all')];
-    const messages = [await raw.vote('Player1', '1', 'all'), await raw.vote('Nobody', '1', '1'), await raw.vote('Player1', '9', '1')];
+    const rewards = [await vote('Player1', '2', '1'), await vote('Player1', '1', 'all')];
+    const messages = [await vote('Player1', '1', 'all'), await vote('Nobody', '1', '1'), await vote('Player1', '9', '1')];
     for (const row of rewards.flatMap(asRows)) {
       expectParses(voteRewardSchema, row);
       expect(typeof row['total_points']).toBe('string');

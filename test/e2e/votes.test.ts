@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { KEY, TEXT, transports, useContract } from './support.js';
+import { KEY, TEXT, TWO_SCROLLS } from '../support/fixtures.js';
+import { transports, useMockSession } from '../support/mock-session.js';
 
 describe.each(transports)('vote rewards through the SDK, over $name', (transport) => {
-  const { mock, client } = useContract(transport);
+  const { mock, client } = useMockSession(transport);
   const votesOf = (player: string) => mock.state().servers[0]?.votes.find((v) => v.playerName === player);
 
   it('a player who has not voted gets the message, no reward', async () => {
@@ -29,17 +30,7 @@ describe.each(transports)('vote rewards through the SDK, over $name', (transport
     const sdk = client();
     const first = await sdk.claimVoteReward({ player: 'Player1', reward: 2, amount: 2 });
     expect(first).toEqual({
-      rewards: [
-        {
-          message: 'You have claimed 2 x Scroll.',
-          total_points: '12',
-          vote_points: 2,
-          votes_month: 2,
-          give_amount: 4,
-          reward_id: 2,
-          reward_name: 'Scroll',
-        },
-      ],
+      rewards: [TWO_SCROLLS],
       messages: [],
       insufficientPoints: false,
     });

@@ -1,0 +1,20 @@
+import type { JournalLine } from '../../src/delivery/journal.js';
+
+/** A journal line for one Whip (merchant id "42") claimed for `playerName`. */
+export const journalLine = (deliveryId: string, playerName = 'Ann', state: JournalLine['state'] = 'claimed'): JournalLine => ({
+  deliveryId,
+  playerName,
+  state,
+  item: {
+    player_name: playerName,
+    product_id: 42,
+    product_id_string: '42',
+    product_name: 'Whip',
+    product_price: 10,
+    quantity_to_grant: 1,
+    quantity_purchased: 1,
+    product_amount: 1,
+    amount_purchased: 1,
+  },
+  recordedAt: 0,
+});
