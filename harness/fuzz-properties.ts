@@ -3,20 +3,33 @@
  * per operation, in `npm test`) and `scripts/fuzz.ts` (≥ 10,000 per operation), which is
  * why they live outside `test/`.
  *
- * 1. Responses: arbitrary statuses and bodies (truncated JSON, wrong types, huge numbers,
- *    HTML, empty, nulls, extra nesting, broken streams, failing fetches) for every
- *    operation → the call resolves a well-typed value or rejects with a StorefrontError;
- *    never a TypeError, an unhandled rejection or a hang.
+ * 1. Responses, from a hostile transport: arbitrary statuses and bodies (truncated JSON,
+ *    wrong types, huge numbers, HTML, empty, nulls, nesting 100,000 deep, bodies over the
+ *    size bound, the key echoed in every form, broken streams, fetches that fail with odd
+ *    values or with the request headers in their text) for every operation → the call
+ *    resolves a well-typed value or rejects with a StorefrontError that holds no form of
+ *    the key (message, stack, excerpt, causes, inspect, JSON); never a TypeError, an
+ *    unhandled rejection or a hang.
  * 2. Inputs: arbitrary arguments to every method → the promise rejects with
  *    InvalidInputError (never a synchronous throw), or the request sent matches the wire
  *    contract (path, credential header, content type, body).
  */
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { InvalidInputError, MemoryJournal, StorefrontClient, encodeApiKey, isStorefrontError } from '../src/index.js';
 
 export const FUZZ_KEY = 'fuzz-key-\u00e9\u00df';
 const BASE = 'https://api.teamgames.io';
 const CASE_TIMEOUT_MS = 2_000;
+/** The fuzzed client's size bound: small, so that bodies over it stay cheap to make. */
+const FUZZ_MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** Every form of the key a hostile answer or a failing fetch might carry back. */
+const KEY_FORMS = (() => {
+  const base64 = encodeApiKey(FUZZ_KEY);
+  const unpadded = base64.replace(/=+$/, '');
+  return [FUZZ_KEY, encodeURIComponent(FUZZ_KEY), base64, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_'), encodeURIComponent(base64)];
+})();
 
 const transaction = {
   player_name: 'P',
@@ -158,7 +171,14 @@ export function bodyText(valid: unknown): fc.Arbitrary<string> {
       'Service Unavailable',
     ),
     fc.constantFrom([valid], { data: valid }, { status: 'SUCCESS', code: 'SUCCESS', data: { claims: [valid] } }).map((v) => JSON.stringify(v)),
-    fc.integer({ min: 1, max: 20_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
+    fc.integer({ min: 1, max: 100_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
+    // A valid answer with a field nested 100,000 deep.
+    fc.constant(validText.replace(/^\{/, `{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)},`)),
+    // Over the size bound, valid JSON or not.
+    fc.constantFrom(JSON.stringify({ ...(valid as object), pad: 'x'.repeat(FUZZ_MAX_RESPONSE_BYTES) }), 'y'.repeat(FUZZ_MAX_RESPONSE_BYTES + 1)),
+    // The key echoed back, in every form, in an error page or inside a valid answer.
+    fc.constantFrom(...KEY_FORMS).map((form) => `<html><pre>Authorization: ${form}\nX-API-Key: ${form}</pre></html>`),
+    fc.constantFrom(...KEY_FORMS).map((form) => validText.replace(/^\{/, `{"echo":${JSON.stringify(form)},`)),
     fc.integer({ min: 1, max: 5_000 }).map((depth) => `${'{"data":'.repeat(depth)}null${'}'.repeat(depth)}`),
     fc.jsonValue().map((v) => JSON.stringify(v)),
     fc.string({ maxLength: 200 }),
@@ -188,7 +208,14 @@ export function fetchPlan(valid: unknown): fc.Arbitrary<FetchPlan> {
           new Error('socket hang up'),
           'a string',
           null,
+          undefined,
+          42,
           { code: 'UND_ERR_SOCKET' },
+          { code: 42, cause: 'odd' },
+          Object.create(null),
+          // A fetch whose failure quotes the request, key included.
+          ...KEY_FORMS.map((form) => new TypeError(`fetch failed: {"authorization":"${form}"}`, { cause: new Error(`headers: x-api-key=${form}`) })),
+          ...KEY_FORMS.map((form) => new TypeError('fetch failed', { cause: { code: `ECONNRESET x-api-key=${form}` } })),
         ),
       }),
     },
@@ -221,7 +248,16 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 function fuzzClient(fetch: typeof globalThis.fetch): StorefrontClient {
-  return new StorefrontClient({ apiKey: FUZZ_KEY, baseUrl: BASE, fetch, retry: 0, catalogCacheTtlMs: 0, timeoutMs: 1_000, journal: new MemoryJournal() });
+  return new StorefrontClient({ apiKey: FUZZ_KEY, baseUrl: BASE, fetch, retry: 0, catalogCacheTtlMs: 0, timeoutMs: 1_000, maxResponseBytes: FUZZ_MAX_RESPONSE_BYTES, journal: new MemoryJournal() });
+}
+
+/** Every text a logger could make of an error: no form of the key may be in any. */
+function leakedKey(error: unknown): string | undefined {
+  const texts = [String(error), JSON.stringify(error) ?? '', inspect(error, { depth: 10, showHidden: true })];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    texts.push(e.message, e.stack ?? '', String((e as { bodyExcerpt?: unknown }).bodyExcerpt ?? ''));
+  }
+  return KEY_FORMS.find((form) => texts.some((text) => text.includes(form)));
 }
 
 /** Property 1 for one operation. */
@@ -234,7 +270,8 @@ export function responseProperty(op: FuzzOperation) {
       value = await withTimeout(op.call(client), op.name);
     } catch (error) {
       if (!isStorefrontError(error)) throw new Error(`${op.name} rejected with a non-StorefrontError: ${String(error)}`, { cause: error });
-      if (JSON.stringify({ m: error.message, b: error.bodyExcerpt }).includes(FUZZ_KEY)) throw new Error(`${op.name}: the key leaked into an error`);
+      const form = leakedKey(error);
+      if (form !== undefined) throw new Error(`${op.name}: the key (as ${JSON.stringify(form)}) leaked into a ${error.name}`);
       return;
     }
     if (!op.check(value)) throw new Error(`${op.name} resolved a value outside its type: ${JSON.stringify(value)?.slice(0, 300)}`);

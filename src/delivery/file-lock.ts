@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { statSync, unlinkSync } from 'node:fs';
 import { link, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { JournalError } from '../errors.js';
 
 /**
@@ -166,27 +167,39 @@ function isStale(holder: Holder): boolean {
   }
 }
 
-/** Creates the lock file with this process as holder; `undefined` when it exists. */
+/**
+ * Creates the lock file with this process as holder; `undefined` when it exists. The
+ * holder is written and synced to a file of its own first, then linked to the lock's name
+ * (`link` fails when the name exists), so the lock is never seen without its holder: a
+ * process killed between creating a lock file and writing it left an empty lock that no
+ * later start could tell from a live one.
+ */
 async function create(journal: string, path: string): Promise<{ dev: bigint; ino: bigint } | undefined> {
-  let file: FileHandle;
+  const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
+  let identity: { dev: bigint; ino: bigint };
+  let file: FileHandle | undefined;
   try {
-    file = await fsCalls.open(path, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-    throw new JournalError(`FileJournal: could not create the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
-  }
-  try {
+    file = await fsCalls.open(draft, 'wx');
     const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
     await writeAll(file, Buffer.from(JSON.stringify(holder)));
     await file.sync();
-    const { dev, ino } = await file.stat({ bigint: true });
-    return { dev, ino };
+    identity = await file.stat({ bigint: true });
   } catch (error) {
-    await fsCalls.unlink(path).catch(() => undefined);
-    throw new JournalError(`FileJournal: could not write the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
-  } finally {
-    await file.close().catch(() => undefined);
+    await file?.close().catch(() => undefined);
+    await fsCalls.unlink(draft).catch(() => undefined);
+    throw new JournalError(`FileJournal: could not write the lock file ${draft}: ${(error as Error).message}`, { path: journal, cause: error });
   }
+  await file.close().catch(() => undefined);
+  try {
+    await fsCalls.link(draft, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw new JournalError(`FileJournal: could not create the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  } finally {
+    await fsCalls.unlink(draft).catch(() => undefined);
+  }
+  await syncDirectory(dirname(path));
+  return { dev: identity.dev, ino: identity.ino };
 }
 
 /** Reads a lock file and its identity from one open handle; `undefined` when it is gone. */

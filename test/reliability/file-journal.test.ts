@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { open, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal, type FileJournalOptions } from '../../src/delivery/file-journal.js';
@@ -279,6 +279,26 @@ describe('FileJournal lock', () => {
   const holderOf = (path: string) => JSON.parse(readFileSync(lockOf(path), 'utf8')) as { pid: number; host: string; since: string };
   /** The pid of a process that has exited. */
   const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
+
+  // Regression (found by the crash campaign): the lock file was created empty, then
+  // written; a kill in between left an empty lock that refused every later start.
+  it('never exists without its holder: written to a file of its own, then linked into place', async () => {
+    const path = file();
+    const open = vi.spyOn(fsCalls, 'open');
+    const seen: string[] = [];
+    const realLink = fsCalls.link;
+    vi.spyOn(fsCalls, 'link').mockImplementation(async (from, to) => {
+      seen.push(readFileSync(from, 'utf8'));
+      expect(existsSync(to)).toBe(false);
+      return realLink(from, to);
+    });
+    const j = journal(path);
+    await j.pending();
+    expect(JSON.parse(seen[0] ?? '')).toEqual({ pid: process.pid, host: hostname(), since: expect.any(String) });
+    expect(open.mock.calls.filter(([target, flags]) => target === lockOf(path) && flags === 'wx')).toEqual([]);
+    expect(readdirSync(dirname(path)).filter((name) => name.endsWith('.new'))).toEqual([]);
+    await j.close();
+  });
 
   it('is taken on first use with pid, host and time, and released (with its exit listener) on close', async () => {
     const path = file();
