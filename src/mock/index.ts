@@ -54,12 +54,16 @@ export interface MockService {
   /** msw request handlers for the six operations, the pay page and the `/__mock/…` admin routes. */
   handlers: HttpHandler[];
   /**
-   * Serves the same handlers over HTTP (default `127.0.0.1`, a free port).
+   * Serves the same handlers over HTTP (default `127.0.0.1`, a free port). Request bodies
+   * above `maxBodyBytes` (default 1 MiB) are refused with HTTP 413 and the connection
+   * closed; slow clients are cut off by timeouts (headers 10 s, whole request 30 s, idle
+   * keep-alive 5 s, a silent socket 11 min).
    *
    * @example
    * ```ts
    * const { url, close } = await mock.listen({ port: 0 });
    * ```
+   * @throws RangeError when `maxBodyBytes` is not a positive safe integer.
    */
   listen(options?: MockListenOptions): Promise<MockServerHandle>;
   /** The clock every time-dependent rule reads. */

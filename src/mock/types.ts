@@ -119,7 +119,11 @@ export interface MockServerState {
   votes: VoteRecord[];
   /** Purchase rows in creation order. */
   purchases: PurchaseRow[];
-  /** Last accepted claim per player (ISO 8601), the start of the 10 s rate-limit window. */
+  /**
+   * The open claim rate windows: each player whose last accepted claim (the start of the
+   * 10 s window) would refuse a claim now. A window the mock clock has passed is not
+   * listed, and is forgotten from memory by the next claim on this server.
+   */
   lastAcceptedClaims: Array<{
     /** The player name, exact. */
     playerName: string;
