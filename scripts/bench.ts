@@ -411,6 +411,37 @@ async function lazySize(files: string[], loaded: Set<string>, external: string[]
 }
 
 /**
+ * The README's quick start (a client, a catalog, a claim) bundled the way bridges ship it
+ * (esbuild, minified), ky and zod included, by package, so the figure says whose bytes
+ * they are.
+ */
+async function quickStartSize(): Promise<Size & { byPackage: Record<string, number> }> {
+  const result = await build({
+    stdin: {
+      contents: `import { StorefrontClient } from ${JSON.stringify(resolvePath('dist/index.js'))};
+const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY });
+const { products } = await client.getCatalog();
+console.log(products.length, (await client.claim('Player123')).code);`,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    metafile: true,
+  });
+  const code = result.outputFiles[0]!.contents;
+  const byPackage: Record<string, number> = {};
+  for (const [input, { bytesInOutput }] of Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)) {
+    const name = input.includes('node_modules/') ? (input.split('node_modules/')[1]!.split('/')[0] as string) : 'teamgames-sdk';
+    byPackage[name] = (byPackage[name] ?? 0) + bytesInOutput;
+  }
+  return { minified: code.length, gzipped: gzipSync(code).length, byPackage };
+}
+
+/**
  * How long exactly-once `deliver` waits between its preview and its claim, against the
  * mock over HTTP. The mock's clock runs in real time; `sleep` moves it (and the client's
  * `now`) forward instead of waiting, so every request really crosses the loopback while
@@ -484,15 +515,19 @@ try {
       `mock pulled in by the main entry: ${own.pullsMock || all.pullsMock ? 'YES' : 'no'}`,
   );
   console.log(`size: loaded on first use, not on import: ${kB(own.lazy!.gzipped)} min+gz (${own.lazy!.files.join(', ')})`);
+  const quickStart = await quickStartSize();
+  const parts = Object.entries(quickStart.byPackage).map(([name, bytes]) => `${name} ${kB(bytes)}`).join(', ');
+  console.log(`size: the quick start bundled (esbuild, minified, ky and zod included): ${kB(quickStart.minified)}, ${kB(quickStart.gzipped)} gzipped (minified by package: ${parts})`);
 
   const wait = await deliverWait(url);
   const lines = Object.entries(http).map(
     ([name, { ratios: r }]) => `bench ${name}: p50=${r.p50.toFixed(2)} p99=${r.p99.toFixed(2)} throughput=${r.throughput.toFixed(2)} vsKy=${r.vsKy.toFixed(2)}`,
   );
+  lines.push(`bench quickstart bundle: ${kB(quickStart.gzipped)} gzipped (${kB(quickStart.minified)} minified)`);
   lines.push(`deliver exactlyOnce wait: p50=${wait.p50.toFixed(0)} ms max=${wait.max.toFixed(0)} ms claims_refused_for_arriving_early=${wait.claimsRefused}`);
   writeFileSync(
     'bench-results.json',
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all }, deliverWait: wait }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all, quickStart }, deliverWait: wait }, null, 2),
   );
   console.log('\nfigures written to bench-results.json\n');
   for (const line of lines) console.log(line);

@@ -130,7 +130,7 @@ export function createShop(options: ShopOptions): Server {
   const shopName = options.shopName ?? 'Game Store';
   const categories = options.categories ?? [];
 
-  async function sections(): Promise<Array<{ name: string; products: Product[] }>> {
+  async function sections(): Promise<Array<{ name: string; products: readonly Product[] }>> {
     // One cached catalog request per category (the client caches each for 60 s).
     const [all, ...byCategory] = await Promise.all([client.getCatalog(), ...categories.map((c) => client.getCatalog({ categoryId: c.id }))]);
     const seen = new Set<number>();

@@ -3,56 +3,60 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RequestOptions } from './options.js';
 import { WireProblem, compiled, onFirstUse, optional, parse, type Wire } from './parse.js';
 
 /** A sale active now on a product. */
 export interface Sale {
   /** `"percentage"` or `"amount"` (other values are passed through). */
-  saleType: 'percentage' | 'amount' | (string & {});
+  readonly saleType: 'percentage' | 'amount' | (string & {});
   /** Percent off, for percentage sales. */
-  discountPercentage?: number;
+  readonly discountPercentage?: number;
   /** Amount off the unit price, for amount sales. */
-  discountAmount?: number;
+  readonly discountAmount?: number;
   /** Fields beyond these are kept as the service sent them. */
-  [field: string]: unknown;
+  readonly [field: string]: unknown;
 }
 
 /** A product of the catalog. */
 export interface Product {
   /** The id used in cart items. */
-  id: number;
+  readonly id: number;
   /** The merchant's own id (a number on the wire for some stores; always a string here). */
-  productId: string;
+  readonly productId: string;
   /** Display name. */
-  name: string;
+  readonly name: string;
   /** List price. */
-  price: number;
+  readonly price: number;
   /** List price before sales (defaults to `price` when absent). */
-  priceOriginal: number;
+  readonly priceOriginal: number;
   /** Price with the best active sale applied (defaults to `price` when absent). */
-  priceWithSale: number;
+  readonly priceWithSale: number;
   /** Units granted per unit bought (default 1). */
-  quantity: number;
+  readonly quantity: number;
   /** Default `''`. */
-  description: string;
+  readonly description: string;
   /** Image URL, `''` when none. */
-  image: string;
+  readonly image: string;
   /** Default `false`. */
-  disabled: boolean;
+  readonly disabled: boolean;
   /** Only the sales active now. */
-  sales: Sale[];
+  readonly sales: readonly Sale[];
   /** Fields beyond these are kept as the service sent them. */
-  [field: string]: unknown;
+  readonly [field: string]: unknown;
 }
 
-/** What {@link StorefrontClient.getCatalog} resolves to. */
+/**
+ * What {@link StorefrontClient.getCatalog} resolves to. Read-only all the way down: a
+ * cached catalog is frozen and shared between calls, so the types say so; copy what you
+ * want to change (`[...catalog.products].sort(…)`).
+ */
 export interface Catalog {
   /** `"SUCCESS"`. */
-  message: string;
+  readonly message: string;
   /** The products on sale now, in the service's order. */
-  products: Product[];
+  readonly products: readonly Product[];
 }
 
 /** Options of {@link StorefrontClient.getCatalog}. */
@@ -107,6 +111,9 @@ export type CatalogSchemas = ReturnType<typeof catalogSchemas>;
 // its own fresh copies, so they are completed in place rather than copied once more.
 
 /** A validated wire sale as a {@link Sale} (completed in place). */
+/** A type's properties without `readonly`: for completing the fresh objects zod returns. */
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
 export function toSale(sale: Wire<CatalogSchemas['sale']>): Sale {
   if (sale.discountPercentage === null) delete sale.discountPercentage;
   if (sale.discountAmount === null) delete sale.discountAmount;
@@ -117,7 +124,7 @@ export function toSale(sale: Wire<CatalogSchemas['sale']>): Sale {
 export function toProduct(p: Wire<CatalogSchemas['product']>): Product {
   // Field by field, each assignment checked against Product's type: a temporary object
   // per product (Object.assign) cost several times more than this.
-  const product = p as Wire<CatalogSchemas['product']> & Product;
+  const product = p as Wire<CatalogSchemas['product']> & Writable<Product>;
   product.productId = String(p.productId);
   product.priceOriginal = p.priceOriginal ?? p.price;
   product.priceWithSale = p.priceWithSale ?? p.price;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ValidationIssue } from '../errors.js';
 import type { RequestOptions } from './options.js';
 import { WireProblem, compiled, given, issuesOf, onFirstUse, optional, parse, scalars, type Wire } from './parse.js';

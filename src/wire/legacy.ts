@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE, parseTransactions, type ClaimResult } from './claim.js';
 import { WireProblem, compiled, given, onFirstUse, parse, scalars, type Wire } from './parse.js';
 

@@ -6,7 +6,7 @@
  * @module
  * @internal
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ValidationIssue } from '../errors.js';
 
 /**

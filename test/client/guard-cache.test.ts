@@ -3,7 +3,7 @@
  * catalog cache, both on an injected clock.
  */
 import { describe, expect, it } from 'vitest';
-import { StorefrontClient, type ClaimResult, type StorefrontClientOptions } from '../../src/index.js';
+import { StorefrontClient, type ClaimResult, type Product, type StorefrontClientOptions } from '../../src/index.js';
 import { KEY } from '../support/fixtures.js';
 import { catalogBody, product, useMsw, v4, voteRow } from '../support/msw.js';
 import { manualClock } from '../support/time.js';
@@ -247,7 +247,8 @@ describe('catalog cache', () => {
     expect(Object.isFrozen(catalog.products)).toBe(true);
     expect(Object.isFrozen(catalog.products[0])).toBe(true);
     expect(Object.isFrozen(catalog.products[0]?.sales[0])).toBe(true);
-    expect(() => catalog.products.push({ ...(catalog.products[0] as (typeof catalog.products)[0]) })).toThrow(TypeError);
+    // The types say it (readonly, see types.test-d.ts); the runtime holds to it too.
+    expect(() => (catalog.products as Product[]).push({ ...(catalog.products[0] as Product) })).toThrow(TypeError);
     expect(() => {
       (catalog.products[0] as { price: number }).price = 0;
     }).toThrow(TypeError);

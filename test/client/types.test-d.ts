@@ -119,8 +119,22 @@ describe('wire objects', () => {
 
   it('Product exposes productId as a string and keeps unknown fields', () => {
     expectTypeOf<Product['productId']>().toEqualTypeOf<string>();
-    expectTypeOf<Product['sales']>().toEqualTypeOf<Sale[]>();
+    expectTypeOf<Product['sales']>().toEqualTypeOf<readonly Sale[]>();
     expectTypeOf<Product['anythingElse']>().toEqualTypeOf<unknown>();
+  });
+
+  it('a catalog is read-only all the way down: what is frozen is typed so', () => {
+    expectTypeOf<Catalog['products']>().toEqualTypeOf<readonly Product[]>();
+    const read = (catalog: Catalog) => {
+      // @ts-expect-error sorting the (frozen, shared) cached catalog in place
+      catalog.products.sort((a, b) => a.price - b.price);
+      // @ts-expect-error changing a product of the cached catalog
+      catalog.products[0]!.price = 0;
+      // @ts-expect-error changing a sale
+      catalog.products[0]!.sales[0]!.discountPercentage = 5;
+      return [...catalog.products].sort((a, b) => a.price - b.price); // a copy is the user's own
+    };
+    expectTypeOf(read).returns.toEqualTypeOf<Product[]>();
   });
 });
 
