@@ -43,6 +43,10 @@ export interface RequestErrorDetails {
   operation: Operation;
   /** The endpoint path, e.g. `/api/v4/store/transaction/update`. */
   endpoint: string;
+  /** The host called, e.g. `api.teamgames.io` (with its port when not the default). */
+  host?: string;
+  /** How many attempts were sent (reads are retried; everything else is sent once). */
+  attempts?: number;
   /** HTTP status, when a response arrived. */
   status?: number;
   /** The first characters of the response body, with any credential removed. */
@@ -75,6 +79,10 @@ export class StorefrontError extends Error {
   readonly status: number | undefined;
   /** A short excerpt of the response body (credentials removed), when one arrived. */
   readonly bodyExcerpt: string | undefined;
+  /** The host that was called, when a request was involved: which service or proxy failed. */
+  readonly host: string | undefined;
+  /** How many attempts were sent before the call gave up, when a request was involved. */
+  readonly attempts: number | undefined;
   /** @internal */
   constructor(code: StorefrontErrorCode, message: string, details?: Partial<RequestErrorDetails>) {
     super(message);
@@ -84,7 +92,19 @@ export class StorefrontError extends Error {
     this.endpoint = details?.endpoint;
     this.status = details?.status;
     this.bodyExcerpt = details?.bodyExcerpt;
+    this.host = details?.host;
+    this.attempts = details?.attempts;
   }
+}
+
+/** `host/path` when the host is known: which service (or proxy) is at fault. */
+function where(details: RequestErrorDetails): string {
+  return `${details.host ?? ''}${details.endpoint}`;
+}
+
+/** `, after 3 attempts` when a call was tried more than once. */
+function tries(details: RequestErrorDetails): string {
+  return details.attempts !== undefined && details.attempts > 1 ? `, after ${details.attempts} attempts` : '';
 }
 
 // The brand lives on the prototype: it survives a second copy of the SDK (Symbol.for is
@@ -150,7 +170,7 @@ export class HttpError extends StorefrontError {
 
   /** @internal */
   constructor(details: RequestErrorDetails & { status: number }) {
-    super('HTTP_ERROR', `${details.operation}: ${details.endpoint} answered HTTP ${details.status}`, details);
+    super('HTTP_ERROR', `${details.operation}: ${where(details)} answered HTTP ${details.status}${tries(details)}`, details);
     this.name = 'HttpError';
   }
 }
@@ -173,7 +193,7 @@ export class ResponseValidationError extends StorefrontError {
 
   /** @internal */
   constructor(details: RequestErrorDetails, what: string, issues: readonly ValidationIssue[] = []) {
-    super('RESPONSE_VALIDATION_FAILED', `${details.operation}: unexpected response from ${details.endpoint}: ${what}`, details);
+    super('RESPONSE_VALIDATION_FAILED', `${details.operation}: unexpected response from ${where(details)}: ${what}`, details);
     this.name = 'ResponseValidationError';
     this.issues = issues;
   }
@@ -190,7 +210,7 @@ export class TimeoutError extends StorefrontError {
 
   /** @internal */
   constructor(details: RequestErrorDetails, timeoutMs: number) {
-    super('TIMEOUT', `${details.operation}: no answer from ${details.endpoint} within ${timeoutMs} ms`, details);
+    super('TIMEOUT', `${details.operation}: no answer from ${where(details)} within ${timeoutMs} ms${tries(details)}`, details);
     this.name = 'TimeoutError';
     this.timeoutMs = timeoutMs;
   }
@@ -203,7 +223,7 @@ export class NetworkError extends StorefrontError {
 
   /** @internal */
   constructor(details: RequestErrorDetails, reason: string) {
-    super('NETWORK_ERROR', `${details.operation}: could not reach ${details.endpoint} (${reason})`, details);
+    super('NETWORK_ERROR', `${details.operation}: could not reach ${where(details)} (${reason})${tries(details)}`, details);
     this.name = 'NetworkError';
     this.reason = reason;
   }
@@ -220,7 +240,7 @@ export class ResponseTooLargeError extends StorefrontError {
 
   /** @internal */
   constructor(details: RequestErrorDetails, limitBytes: number) {
-    super('RESPONSE_TOO_LARGE', `${details.operation}: the answer from ${details.endpoint} is larger than ${limitBytes} bytes (maxResponseBytes); the read was stopped`, details);
+    super('RESPONSE_TOO_LARGE', `${details.operation}: the answer from ${where(details)} is larger than ${limitBytes} bytes (maxResponseBytes); the read was stopped`, details);
     this.name = 'ResponseTooLargeError';
     this.limitBytes = limitBytes;
   }
@@ -308,16 +328,33 @@ export class JournalError extends StorefrontError {
   }
 }
 
+/** The error class of each {@link StorefrontErrorCode}, for {@link isStorefrontError}. */
+export interface StorefrontErrorByCode {
+  INVALID_INPUT: InvalidInputError;
+  AUTHENTICATION_FAILED: AuthenticationError;
+  REQUEST_REJECTED: RequestRejectedError;
+  HTTP_ERROR: HttpError;
+  RESPONSE_VALIDATION_FAILED: ResponseValidationError;
+  TIMEOUT: TimeoutError;
+  NETWORK_ERROR: NetworkError;
+  CLAIM_OUTCOME_UNKNOWN: ClaimOutcomeUnknownError;
+  RESPONSE_TOO_LARGE: ResponseTooLargeError;
+  JOURNAL_FAILED: JournalError;
+}
+
 /**
  * True when `value` is an error raised by this SDK (any copy of it: the check uses a
- * global brand, not `instanceof`). Pass a `code` to test for one class.
+ * global brand, not `instanceof`). Pass a `code` to test for one class: the value is then
+ * narrowed to that class (`error.reason` of a `ClaimOutcomeUnknownError`).
  *
  * @example
  * ```ts
- * if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await reconcile(player);
+ * if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) log.warn(`claim for ${error.playerName} lost (${error.reason})`);
  * ```
  * @see [Errors and retries](../docs/errors-and-retries.md)
  */
+export function isStorefrontError<C extends StorefrontErrorCode>(value: unknown, code: C): value is StorefrontErrorByCode[C];
+export function isStorefrontError(value: unknown): value is StorefrontError;
 export function isStorefrontError(value: unknown, code?: StorefrontErrorCode): value is StorefrontError {
   return (
     typeof value === 'object' &&

@@ -23,6 +23,7 @@ export {
   ResponseTooLargeError,
   isStorefrontError,
   type StorefrontErrorCode,
+  type StorefrontErrorByCode,
   type Operation,
   type RequestErrorDetails,
   type ValidationIssue,
@@ -41,6 +42,7 @@ export type {
   CheckoutCouponRejected,
   CheckoutBasketRejected,
   CheckoutGatewayError,
+  CheckoutUnknown,
   CheckoutResult,
   CheckoutOutcome,
 } from './wire/checkout.js';

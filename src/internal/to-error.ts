@@ -21,6 +21,10 @@ import {
 export interface FailureContext {
   operation: Operation;
   endpoint: string;
+  /** The host called, `api.teamgames.io`. */
+  host: string;
+  /** How many attempts went out. */
+  attempts: number;
   /** The status with which the endpoint refuses a payload it could not parse (checkout: 404). */
   rejectedStatus?: number;
   /** A sent request without a usable answer leaves the outcome unknown. */
@@ -35,7 +39,7 @@ export type Failure =
   | { kind: 'auth'; status: number; text: string; what: string }
   | { kind: 'protocol'; status: number; text: string; what: string; issues: readonly ValidationIssue[] }
   | { kind: 'timeout'; timeoutMs: number }
-  | { kind: 'network'; reason: string; sent: boolean }
+  | { kind: 'network'; reason: string; sent: boolean; error?: unknown }
   | { kind: 'tooLarge'; limitBytes: number }
   | { kind: 'aborted'; reason: unknown; sent: boolean };
 
@@ -51,7 +55,7 @@ export function excerpt(text: string, redact: (text: string) => string): string 
  * Returns the error to throw; for an abort with nothing at stake, the signal's own reason.
  */
 export function toError(ctx: FailureContext, failure: Failure): unknown {
-  const details: RequestErrorDetails = { operation: ctx.operation, endpoint: ctx.endpoint };
+  const details: RequestErrorDetails = { operation: ctx.operation, endpoint: ctx.endpoint, host: ctx.host, attempts: ctx.attempts };
   if ('text' in failure) {
     details.status = failure.status;
     details.bodyExcerpt = excerpt(failure.text, ctx.redact);
@@ -79,7 +83,9 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
     case 'network': {
       const reason = shortReason(failure.reason, ctx.redact);
       if (ctx.delivers && failure.sent) return unknownOutcome('network', `the connection failed after sending (${reason})`);
-      return new NetworkError(details, reason);
+      const error = new NetworkError(details, reason);
+      if (failure.error !== undefined) error.cause = sanitizedCause(failure.error, ctx.redact);
+      return error;
     }
     case 'tooLarge':
       if (ctx.delivers) return unknownOutcome('invalid-response', `the answer is larger than ${failure.limitBytes} bytes (maxResponseBytes)`);
@@ -91,11 +97,26 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
 }
 
 /**
+ * What an operator needs of a low-level failure, and nothing a logger could leak: the
+ * socket error's name, code and message (redacted, cut to 200 characters), never the
+ * original object (undici's carries the request, headers included).
+ */
+function sanitizedCause(error: unknown, redact: (text: string) => string): Error {
+  const inner = (error as { cause?: unknown } | null)?.cause ?? error;
+  const source = typeof inner === 'object' && inner !== null ? (inner as { name?: unknown; code?: unknown; message?: unknown }) : { message: String(inner) };
+  const cause = new Error(redact(typeof source.message === 'string' ? source.message : String(source.code ?? 'unknown failure')).slice(0, 200));
+  cause.name = typeof source.name === 'string' ? source.name : 'Error';
+  // A code is an identifier (ECONNRESET); anything else is text, and text may quote the key.
+  if (typeof source.code === 'string' && /^[A-Z][A-Z0-9_]{0,40}$/.test(source.code)) Object.assign(cause, { code: source.code });
+  return cause;
+}
+
+/**
  * The error for an answer that was read but cannot be acted on: a preview the delivery
  * engine cannot track, or one answered like a claim.
  */
 export function unusableAnswer(endpoint: Endpoint, playerName: string, what: string): ResponseValidationError {
-  const ctx: FailureContext = { operation: endpoint.operation, endpoint: `/${endpoint.path}`, delivers: false, playerName, redact: (text) => text };
+  const ctx: FailureContext = { operation: endpoint.operation, endpoint: `/${endpoint.path}`, host: '', attempts: 1, delivers: false, playerName, redact: (text) => text };
   return toError(ctx, { kind: 'protocol', status: 200, text: '', what, issues: [] }) as ResponseValidationError;
 }
 

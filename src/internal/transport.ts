@@ -52,9 +52,11 @@ export class Transport {
   readonly #readRetry: NonNullable<Options['retry']>;
   readonly #baseHeaders: Readonly<Record<string, string>>;
   readonly #headers = new Map<Endpoint, Record<string, string>>();
+  readonly #host: string;
 
   constructor(config: TransportConfig) {
     this.#config = config;
+    this.#host = new URL(config.baseUrl).host;
     this.#readRetry = {
       limit: config.retry,
       methods: ['post'],
@@ -98,6 +100,7 @@ export class Transport {
     // "Sent" means fetch was called with a live signal: a failure before that (ky
     // building the Request, an abort in the same tick) cannot have reached the service.
     let dispatched = false;
+    let attempts = 0;
     let onHeaders: ((response: Response) => void) | undefined;
     if (this.#config.onEvent) {
       const reporter = eventReporter(endpoint, headers, this.#config.onEvent, (text) => this.#config.credentials.redact(text));
@@ -113,6 +116,7 @@ export class Transport {
       const { signal, url } = input as Request;
       signal.throwIfAborted();
       dispatched = true;
+      attempts += 1;
       // fetch is looked up per request, never captured: msw and test doubles patch
       // globalThis.fetch. It gets a URL and init rather than ky's Request, which it would
       // copy again; `redirect: 'manual'` stops the raw X-API-Key (which fetch does not
@@ -127,31 +131,33 @@ export class Transport {
     try {
       response = await this.#ky(endpoint.path, options);
     } catch (error) {
-      if (error instanceof TooLarge) throw toError(this.#context(endpoint, ctx), { kind: 'tooLarge', limitBytes: error.limitBytes });
-      if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx), dispatched);
+      if (error instanceof TooLarge) throw toError(this.#context(endpoint, ctx, attempts), { kind: 'tooLarge', limitBytes: error.limitBytes });
+      if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx, attempts), dispatched);
       response = error.response;
     }
     // `text` is this response's body: ky settles with the last attempt, the last one read
     // (an attempt ky gives up on has its fetch aborted before the next one starts).
-    if (!response.ok) throw toError(this.#context(endpoint, ctx), { kind: 'status', status: response.status, text });
+    if (!response.ok) throw toError(this.#context(endpoint, ctx, attempts), { kind: 'status', status: response.status, text });
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw toError(this.#context(endpoint, ctx), { kind: 'protocol', status: response.status, text, what: 'the body is not JSON', issues: [] });
+      throw toError(this.#context(endpoint, ctx, attempts), { kind: 'protocol', status: response.status, text, what: 'the body is not JSON', issues: [] });
     }
     try {
       return read(json);
     } catch (error) {
-      throw toError(this.#context(endpoint, ctx), readFailure(error, response.status, text));
+      throw toError(this.#context(endpoint, ctx, attempts), readFailure(error, response.status, text));
     }
   }
 
   /** What an error about this call needs; built only when a call fails. */
-  #context(endpoint: Endpoint, ctx: SendContext): FailureContext {
+  #context(endpoint: Endpoint, ctx: SendContext, attempts: number): FailureContext {
     return {
       operation: endpoint.operation,
       endpoint: `/${endpoint.path}`,
+      host: this.#host,
+      attempts,
       ...(endpoint.rejectedStatus === undefined ? {} : { rejectedStatus: endpoint.rejectedStatus }),
       delivers: ctx.delivers,
       playerName: ctx.playerName,
@@ -176,7 +182,7 @@ export class Transport {
     const code = networkCode(error);
     const sent = dispatched && !NOT_SENT_CODES.has(code);
     if (dispatched && !sent) ctx.onNotSent?.();
-    return toError(context, { kind: 'network', reason: code, sent });
+    return toError(context, { kind: 'network', reason: code, sent, error });
   }
 }
 

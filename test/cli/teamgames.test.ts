@@ -208,7 +208,7 @@ describe('teamgames failures', () => {
     for (const argv of [['catalog'], ['claim', 'Player123', '--yes']]) {
       const r = await run([...argv, '--base-url', `http://127.0.0.1:${port}`]);
       expect(r.code, argv.join(' ')).toBe(EXIT.NETWORK);
-      expect(r.stderr).toMatch(/^teamgames: \w+: could not reach \/\S+ \(ECONNREFUSED\)\n$/);
+      expect(r.stderr).toMatch(/^teamgames: \w+: could not reach 127\.0\.0\.1:\d+\/\S+ \(ECONNREFUSED\)\n$/);
       expectNoSecret(r);
     }
   });
