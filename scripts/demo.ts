@@ -46,7 +46,7 @@ function handleClaim(player: string, result: ClaimResult) {
 }
 
 try {
-  console.log(`TeamGames SDK demo: mock service listening at ${url} (key <API_KEY>, clock frozen at ${new Date(mock.clock.now()).toISOString()})`);
+  console.log(`TeamGames SDK demo: mock service listening at ${url} (sandbox key ${API_KEY}, clock frozen at ${new Date(mock.clock.now()).toISOString()})`);
 
   step('Catalog: everything on sale now (disabled and not-yet-listed products are hidden)');
   const catalog = await client.getCatalog();
