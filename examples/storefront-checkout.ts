@@ -32,6 +32,10 @@ export async function checkoutCart(client: StorefrontClient, username: string, c
         return { kind: 'message', text: `This cart cannot be paid in one payment${result.message ? ` (${result.message})` : ''}. Remove some items and try again.` };
       case 'GATEWAY_ERROR':
         return { kind: 'message', text: `The store cannot take this payment: ${result.message}` };
+      case 'UNKNOWN':
+        // A status this SDK version does not know (the service may add some): never a redirect.
+        console.error(`checkout answered status ${result.status}, code ${result.code || '(none)'}: ${result.message}`);
+        return { kind: 'message', text: 'The store could not take this order. Nothing was charged; please tell the server staff.' };
     }
   } catch (error) {
     if (error instanceof InvalidInputError) return { kind: 'message', text: `Please check your order: ${error.rule} (${error.argument}).` };

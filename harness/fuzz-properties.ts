@@ -88,7 +88,7 @@ export const OPERATIONS: readonly FuzzOperation[] = [
     path: '/api/v2/client/global/checkout/complete',
     valid: { status: 'SUCCESS', statusCode: '200', isFree: false, redirect: 'https://pay.example/x', transactionId: 'a6f1b5a0-0000-4000-8000-000000000000' },
     call: (c) => c.checkout({ username: 'P', items: [{ id: 1, quantity: 1 }] }),
-    check: (v) => isRecord(v) && ['PAYMENT_REQUIRED', 'FREE', 'INVALID_STOCK', 'COUPON_REJECTED', 'BASKET_REJECTED', 'GATEWAY_ERROR'].includes(v['outcome'] as string),
+    check: (v) => isRecord(v) && ['PAYMENT_REQUIRED', 'FREE', 'INVALID_STOCK', 'COUPON_REJECTED', 'BASKET_REJECTED', 'GATEWAY_ERROR', 'UNKNOWN'].includes(v['outcome'] as string),
   },
   { name: 'claim', path: '/api/v4/store/transaction/update', valid: v4('SUCCESS'), call: (c) => c.claim('P'), check: isClaimResult },
   {

@@ -5,7 +5,7 @@
  */
 import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
-import type { Operation } from './errors.js';
+import { AuthenticationError, type Operation } from './errors.js';
 import { DeliveryEngine } from './delivery/engine.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
 import { checkJournal } from './delivery/journal.js';
@@ -179,6 +179,7 @@ export class StorefrontClient {
    *   case 'COUPON_REJECTED': return say(result.error);
    *   case 'BASKET_REJECTED': return say('This cart cannot be paid in one go.');
    *   case 'GATEWAY_ERROR': return say('The store cannot take payments right now.');
+   *   case 'UNKNOWN': return say('The store could not take this order; try again later.'); // a status this SDK does not know
    * }
    * ```
    * @throws {@link InvalidInputError} for a blank username, an empty cart, an `id` that is
@@ -273,7 +274,7 @@ export class StorefrontClient {
    * @see [Migrating from the v3 claim to v4](../docs/migrating-v3-to-v4.md)
    */
   async claimStoreTransactions(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
-    return this.#legacy(ENDPOINTS.storeClaimV3, playerName, options);
+    return this.#legacy(ENDPOINTS.storeClaim, playerName, options);
   }
 
   /**
@@ -386,7 +387,12 @@ export class StorefrontClient {
     return checkSignal(checkOptionsObject(options, ['signal'], 'options', op).signal, op);
   }
 
-  /** Runs a claim under the local guard; refused calls resolve RATE_LIMIT without a request. */
+  /**
+   * Runs a claim under the local guard; refused calls resolve RATE_LIMIT without a request.
+   * The slot is given back when the request was never sent, and when the service refused
+   * the call before considering the player (a refused key, `INVALID_PLAYER`): the service
+   * opened no window then, so neither does the guard.
+   */
   async #guarded(player: string, signal: AbortSignal | undefined, run: (onNotSent: () => void) => Promise<ClaimResult>): Promise<ClaimResult> {
     // An aborted call rejects at once, even when the guard could answer without a request.
     signal?.throwIfAborted();
@@ -395,6 +401,15 @@ export class StorefrontClient {
     if (!decision.ok) {
       return { code: 'RATE_LIMIT', status: 'ERROR', message: RATE_LIMIT_MESSAGE, claims: [], retryAfterMs: decision.retryAfterMs, source: 'local' };
     }
-    return run(() => decision.slot.release());
+    const { slot } = decision;
+    let result: ClaimResult;
+    try {
+      result = await run(() => slot.release());
+    } catch (error) {
+      if (error instanceof AuthenticationError) slot.release();
+      throw error;
+    }
+    if (result.code === 'INVALID_PLAYER') slot.release();
+    return result;
   }
 }

@@ -2,6 +2,11 @@
  * The six endpoints as data. They differ only in path, credential scheme, body encoding
  * and retry class; one transport function does the HTTP work for all of them.
  *
+ * The keys are the endpoints' names everywhere: the mock's operation table and its fault
+ * rules use the same six (`catalog`, `checkout`, `claimV4`, `claimV3`, `storeClaim`,
+ * `voteClaim`), in a table of its own so that it stays an independent check of the wire
+ * format. `operation` is something else: the SDK method an error names.
+ *
  * @module
  */
 import type { AuthScheme } from './auth.js';
@@ -67,7 +72,7 @@ export const ENDPOINTS = {
     contentType: JSON_TYPE,
     retryable: false,
   },
-  storeClaimV3: {
+  storeClaim: {
     operation: 'claimStoreTransactions',
     // No `/api` prefix on this one and on the vote claim: that is the service's layout.
     path: 'v3/store/transaction/claim',

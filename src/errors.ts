@@ -330,15 +330,25 @@ export class JournalError extends StorefrontError {
 
 /** The error class of each {@link StorefrontErrorCode}, for {@link isStorefrontError}. */
 export interface StorefrontErrorByCode {
+  /** {@link InvalidInputError} */
   INVALID_INPUT: InvalidInputError;
+  /** {@link AuthenticationError} */
   AUTHENTICATION_FAILED: AuthenticationError;
+  /** {@link RequestRejectedError} */
   REQUEST_REJECTED: RequestRejectedError;
+  /** {@link HttpError} */
   HTTP_ERROR: HttpError;
+  /** {@link ResponseValidationError} */
   RESPONSE_VALIDATION_FAILED: ResponseValidationError;
+  /** {@link TimeoutError} */
   TIMEOUT: TimeoutError;
+  /** {@link NetworkError} */
   NETWORK_ERROR: NetworkError;
+  /** {@link ClaimOutcomeUnknownError} */
   CLAIM_OUTCOME_UNKNOWN: ClaimOutcomeUnknownError;
+  /** {@link ResponseTooLargeError} */
   RESPONSE_TOO_LARGE: ResponseTooLargeError;
+  /** {@link JournalError} */
   JOURNAL_FAILED: JournalError;
 }
 

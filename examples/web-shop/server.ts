@@ -203,6 +203,10 @@ export function createShop(options: ShopOptions): Server {
           return send(400, 'warn', 'This cart is too large for one payment', `${result.message ?? ''} Split it into smaller orders.`.trim());
         case 'GATEWAY_ERROR':
           return send(503, 'bad', 'Payment not possible', `${result.message} If this looks wrong, tell the server staff.`);
+        case 'UNKNOWN':
+          // A status this SDK version does not know: nothing to pay was offered. Log it for the owner.
+          console.error(`web-shop: checkout answered ${result.status} (${result.code || 'no code'}): ${result.message}`);
+          return send(503, 'bad', 'Checkout not possible', 'The store could not take this order. Nothing was charged; please tell the server staff.');
       }
     } catch (error) {
       if (error instanceof InvalidInputError) return send(400, 'warn', 'Please check your order', `${error.argument}: ${error.rule}.`);

@@ -4,7 +4,11 @@
  * for one player never both go out (the second sees the first's timestamp at once).
  */
 
-/** A granted slot; `release` undoes it when the request turned out never to be sent. */
+/**
+ * A granted slot; `release` undoes it when the service opened no window: the request was
+ * never sent, or the service refused it before considering the player (a refused key,
+ * `INVALID_PLAYER`). Releasing twice changes nothing more.
+ */
 export interface ClaimSlot {
   release(): void;
 }

@@ -1,7 +1,7 @@
 /**
- * How each endpoint carries the API key (SPEC §3.2 "Key resolution"). The mock resolves
- * a credential to a game server by exact comparison only: a key that is "almost right"
- * (pre-encoded, wrapped, prefixed) is refused the way the service refuses it.
+ * How each endpoint carries the API key (I-17 in docs/testing-with-the-mock.md). The mock
+ * resolves a credential to a game server by exact comparison only: a key that is "almost
+ * right" (pre-encoded, wrapped, prefixed) is refused the way the service refuses it.
  */
 
 /** Reads a header by name in any letter case (fetch `Headers` and plain lookups alike). */

@@ -4,7 +4,7 @@
  * connection (before or after the state change) or a malformed body.
  */
 import { z } from 'zod';
-import { describeIssues } from './seed.js';
+import { describeIssues } from './issues.js';
 
 /** The six service operations of the mock, by name (the rows of its operation table). */
 export type MockOperationName = 'catalog' | 'checkout' | 'claimV4' | 'claimV3' | 'storeClaim' | 'voteClaim';
@@ -15,12 +15,12 @@ const OPERATION_NAMES = ['catalog', 'checkout', 'claimV4', 'claimV3', 'storeClai
  * What a fault does to one request:
  * - `delay`: waits `delayMs` (real time), then answers normally;
  * - `status`: answers `status` (default 503) with an HTML page, like a proxy in front of
- *   the service; by default before the store rule runs (nothing changed), with
+ *   the service; by default before the operation runs (nothing changed), with
  *   `phase: 'after'` once it ran (the change happened, the answer is an error page);
- * - `dropBefore`: the connection drops before the store rule runs (nothing changed);
- * - `dropAfter`: the store rule runs, then the connection drops (the lost answer);
- * - `malformed`: the body is cut in the middle of its JSON; by default after the store
- *   rule ran (`phase: 'before'` to skip the rule).
+ * - `dropBefore`: the connection drops before the operation runs (nothing changed);
+ * - `dropAfter`: the operation runs, then the connection drops (the lost answer);
+ * - `malformed`: the body is cut in the middle of its JSON; by default after the
+ *   operation ran (`phase: 'before'` to skip it).
  *
  * In process (msw) a dropped connection is a network error (`HttpResponse.error()`); over
  * HTTP (`mock.listen`) the socket is destroyed.
@@ -47,7 +47,7 @@ export interface MockFaultRule {
   status?: number;
   /** Milliseconds of a `delay` fault. Default 100. */
   delayMs?: number;
-  /** For `status` and `malformed`: whether the store rule runs first (`after`) or not (`before`). */
+  /** For `status` and `malformed`: whether the operation runs first (`after`) or not (`before`). */
   phase?: 'before' | 'after';
 }
 
@@ -69,7 +69,7 @@ export interface MockFaultState {
 export interface FiredFault {
   /** What it does. */
   kind: MockFaultKind;
-  /** `status` and `malformed`: whether the store rule runs first. */
+  /** `status` and `malformed`: whether the operation runs first. */
   phase: 'before' | 'after';
   /** HTTP status of a `status` fault. */
   status: number;

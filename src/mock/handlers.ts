@@ -1,33 +1,40 @@
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { z } from 'zod';
-import { MockAdminError } from './errors.js';
+import * as admin from './admin.js';
+import { catalog } from './catalog.js';
+import { checkout } from './checkout.js';
+import { claimV3, claimV4, storeClaim } from './claims.js';
 import type { MockClock } from './clock.js';
-import type { MockStore } from './store.js';
-import { describeIssues } from './seed.js';
-import type { WireRequest, WireResponse } from './wire.js';
+import { MockAdminError } from './errors.js';
 import { FaultInjector, faultPage, parseFaultRule, type MockOperationName } from './faults.js';
+import { cancelPayment, completePayment, payPage } from './payment.js';
+import { describeIssues } from './issues.js';
+import { resetState, type MockState } from './state.js';
+import { voteClaim } from './votes.js';
+import type { WireRequest, WireResponse } from './wire.js';
 
-/** The six service operations the mock answers (SPEC §2), by name. */
-export type OperationName = MockOperationName;
-
-/** One row per service operation: where it lives and which store rule answers it. */
+/** One row per service operation: where it lives and which operation module answers it. */
 export interface WireOperation {
-  /** Stable name, for logs and for a fault-injection layer to pick operations by. */
-  name: OperationName;
+  /** The operation's name: the SDK's endpoint key and the fault rules' `operation` alike. */
+  name: MockOperationName;
   /** Exact path (all operations are POST). */
   path: string;
-  /** The store rule that answers it. */
-  respond: (store: MockStore, request: WireRequest) => WireResponse;
+  /** Answers one request from the state (and changes it). */
+  respond: (state: MockState, request: WireRequest) => WireResponse;
 }
 
-/** SPEC §2: the operations are data; the transport around them is one function. */
+/**
+ * The six operations as data; the transport around them is one function. The mock keeps
+ * this table apart from the SDK's (`src/endpoints.ts`), under the same names, so that it
+ * stays an independent check of the wire format.
+ */
 export const OPERATIONS: readonly WireOperation[] = [
-  { name: 'catalog', path: '/api/v2/client/global/products', respond: (s, r) => s.catalog(r) },
-  { name: 'checkout', path: '/api/v2/client/global/checkout/complete', respond: (s, r) => s.checkout(r) },
-  { name: 'claimV4', path: '/api/v4/store/transaction/update', respond: (s, r) => s.claimV4(r) },
-  { name: 'claimV3', path: '/api/v3/store/transaction/update', respond: (s, r) => s.claimV3(r, 'api-key') },
-  { name: 'storeClaim', path: '/v3/store/transaction/claim', respond: (s, r) => s.claimV3(r, 'api-key-or-bearer') },
-  { name: 'voteClaim', path: '/v3/vote/reward/claim', respond: (s, r) => s.voteClaim(r) },
+  { name: 'catalog', path: '/api/v2/client/global/products', respond: catalog },
+  { name: 'checkout', path: '/api/v2/client/global/checkout/complete', respond: checkout },
+  { name: 'claimV4', path: '/api/v4/store/transaction/update', respond: claimV4 },
+  { name: 'claimV3', path: '/api/v3/store/transaction/update', respond: claimV3 },
+  { name: 'storeClaim', path: '/v3/store/transaction/claim', respond: storeClaim },
+  { name: 'voteClaim', path: '/v3/vote/reward/claim', respond: voteClaim },
 ];
 
 /** Answers one request of one operation; the unit a fault-injection layer wraps. */
@@ -35,45 +42,45 @@ export type OperationResolver = (request: Request) => Promise<Response>;
 
 /**
  * The msw handlers of the mock: the six operations, the pay page and the `/__mock/…` admin
- * routes, all reading and changing `store`.
+ * routes, all reading and changing `state`.
  *
  * msw in Node has no `location`, so patterns start with `*`; each handler then insists on
  * its exact path, because `*` would also match `/api/v3/vote/…` for the vote route. A
  * handler that declines does so before reading the body, so the body is read only once.
  */
-export function createHandlers(store: MockStore, clock: MockClock, faults?: FaultInjector): HttpHandler[] {
+export function createHandlers(state: MockState, faults?: FaultInjector): HttpHandler[] {
   return [
     ...OPERATIONS.map((operation) => {
-      const resolve = operationResolver(operation, store, faults);
+      const resolve = operationResolver(operation, state, faults);
       return route('post', operation.path, ({ request }) => resolve(request));
     }),
     route('get', '/__mock/pay/:transactionId', ({ params }) =>
-      Promise.resolve(toResponse(store.payPage(params.transactionId ?? ''))),
+      Promise.resolve(toResponse(payPage(state, params.transactionId ?? ''))),
     ),
-    ...adminHandlers(store, clock, faults),
+    ...adminHandlers(state, faults),
     ...(faults === undefined ? [] : faultHandlers(faults)),
   ];
 }
 
 /**
- * The resolver of one operation: request → {@link WireRequest} → store rule → response,
+ * The resolver of one operation: request → {@link WireRequest} → operation → response,
  * with the fault the injector picks for this call (a delay, a 5xx with an HTML body, a
  * dropped connection before or after the state change, a malformed body).
  *
  * A dropped connection is `HttpResponse.error()`: msw turns it into a network error in
  * process, and `server.ts` destroys the socket for it over HTTP.
  */
-export function operationResolver(operation: WireOperation, store: MockStore, faults?: FaultInjector): OperationResolver {
+export function operationResolver(operation: WireOperation, state: MockState, faults?: FaultInjector): OperationResolver {
   return async (request) => {
     const fault = faults?.pick(operation.name);
-    if (fault === undefined) return toResponse(operation.respond(store, await toWireRequest(request)));
+    if (fault === undefined) return toResponse(operation.respond(state, await toWireRequest(request)));
     if (fault.kind === 'delay') {
       await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
-      return toResponse(operation.respond(store, await toWireRequest(request)));
+      return toResponse(operation.respond(state, await toWireRequest(request)));
     }
     if (fault.kind === 'dropBefore') return HttpResponse.error();
     if (fault.phase === 'before' && fault.kind === 'status') return HttpResponse.html(faultPage(fault.status), { status: fault.status });
-    const answer = fault.kind === 'malformed' && fault.phase === 'before' ? undefined : operation.respond(store, await toWireRequest(request));
+    const answer = fault.kind === 'malformed' && fault.phase === 'before' ? undefined : operation.respond(state, await toWireRequest(request));
     if (fault.kind === 'dropAfter') return HttpResponse.error();
     if (fault.kind === 'status') return HttpResponse.html(faultPage(fault.status), { status: fault.status });
     // Cut in the middle of the JSON text, as a proxy that closed the stream early would.
@@ -128,8 +135,8 @@ function faultHandlers(faults: FaultInjector): HttpHandler[] {
     return { ok: true };
   };
   return [
-    admin('get', '/__mock/faults', () => faults.list()),
-    admin('post', '/__mock/faults', async ({ request }) => {
+    adminRoute('get', '/__mock/faults', () => faults.list()),
+    adminRoute('post', '/__mock/faults', async ({ request }) => {
       const body = await adminBody(request, z.record(z.string(), z.unknown()));
       if ('rules' in body || 'seed' in body) {
         const batch = adminBodies.faults.safeParse(body);
@@ -140,7 +147,7 @@ function faultHandlers(faults: FaultInjector): HttpHandler[] {
       }
       return faults.add(parseFaultRule(body));
     }),
-    admin('post', '/__mock/faults/clear', clear),
+    adminRoute('post', '/__mock/faults/clear', clear),
     route('delete', '/__mock/faults', () => Promise.resolve(HttpResponse.json(clear()))),
   ];
 }
@@ -185,7 +192,7 @@ async function adminBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> 
   return result.data;
 }
 
-function admin(
+function adminRoute(
   method: 'get' | 'post',
   path: string,
   run: (info: RouteInfo) => unknown,
@@ -210,47 +217,48 @@ function clockReading(clock: MockClock): { now: number; time: string } {
   return { now, time: new Date(now).toISOString() };
 }
 
-function adminHandlers(store: MockStore, clock: MockClock, faults: FaultInjector | undefined): HttpHandler[] {
+function adminHandlers(state: MockState, faults: FaultInjector | undefined): HttpHandler[] {
+  const { clock } = state;
   return [
-    admin('post', '/__mock/reset', () => {
+    adminRoute('post', '/__mock/reset', () => {
       faults?.reset();
-      store.reset();
+      resetState(state);
       return { ok: true, ...clockReading(clock) };
     }),
-    admin('get', '/__mock/state', () => store.state()),
-    admin('post', '/__mock/clock/advance', async ({ request }) => {
+    adminRoute('get', '/__mock/state', () => admin.snapshot(state)),
+    adminRoute('post', '/__mock/clock/advance', async ({ request }) => {
       clock.advance((await adminBody(request, adminBodies.advance)).ms);
       return clockReading(clock);
     }),
-    admin('post', '/__mock/clock/set', async ({ request }) => {
+    adminRoute('post', '/__mock/clock/set', async ({ request }) => {
       clock.set((await adminBody(request, adminBodies.set)).time);
       return clockReading(clock);
     }),
-    admin('post', '/__mock/payments/:transactionId/complete', ({ params }) =>
-      store.completePayment(params.transactionId ?? ''),
+    adminRoute('post', '/__mock/payments/:transactionId/complete', ({ params }) =>
+      completePayment(state, params.transactionId ?? ''),
     ),
-    admin('post', '/__mock/payments/:transactionId/cancel', ({ params }) =>
-      store.cancelPayment(params.transactionId ?? ''),
+    adminRoute('post', '/__mock/payments/:transactionId/cancel', ({ params }) =>
+      cancelPayment(state, params.transactionId ?? ''),
     ),
-    admin('get', '/__mock/purchases', ({ request }) => {
+    adminRoute('get', '/__mock/purchases', ({ request }) => {
       const query = new URL(request.url).searchParams;
-      return store.purchases(query.get('apiKey') ?? '', query.get('playerName') ?? undefined);
+      return admin.purchases(state, query.get('apiKey') ?? '', query.get('playerName') ?? undefined);
     }),
-    admin('post', '/__mock/purchases', async ({ request }) => {
+    adminRoute('post', '/__mock/purchases', async ({ request }) => {
       const { apiKey: key, ...input } = await adminBody(request, adminBodies.purchase);
-      return store.addPurchase(key, input);
+      return admin.addPurchase(state, key, input);
     }),
-    admin('post', '/__mock/votes', async ({ request }) => {
+    adminRoute('post', '/__mock/votes', async ({ request }) => {
       const { apiKey: key, playerName, points } = await adminBody(request, adminBodies.vote);
-      return store.recordVote(key, playerName, points);
+      return admin.recordVote(state, key, playerName, points);
     }),
-    admin('post', '/__mock/products/update', async ({ request }) => {
+    adminRoute('post', '/__mock/products/update', async ({ request }) => {
       const { apiKey: key, id, patch } = await adminBody(request, adminBodies.update);
-      return store.updateProduct(key, id, patch);
+      return admin.updateProduct(state, key, id, patch);
     }),
-    admin('post', '/__mock/products/remove', async ({ request }) => {
+    adminRoute('post', '/__mock/products/remove', async ({ request }) => {
       const { apiKey: key, id } = await adminBody(request, adminBodies.remove);
-      store.removeProduct(key, id);
+      admin.removeProduct(state, key, id);
       return { ok: true };
     }),
   ];

@@ -5,12 +5,14 @@
  * @module teamgames-sdk/mock
  */
 import type { HttpHandler } from 'msw';
+import * as admin from './admin.js';
 import { createClock, type MockClock, type MockTime } from './clock.js';
 import { FaultInjector, type MockFaults } from './faults.js';
 import { createHandlers } from './handlers.js';
+import { cancelPayment, completePayment } from './payment.js';
 import { parseMockSeed, type MockProductPatch, type MockSeed, type MockSeedProduct } from './seed.js';
 import { serveHandlers, type MockListenOptions, type MockServerHandle } from './server.js';
-import { MockStore } from './store.js';
+import { createState, resetState } from './state.js';
 import type { AddPurchaseInput, CheckoutRecord, MockStateSnapshot, PurchaseRow, VoteRecord } from './types.js';
 
 export { exampleSeed } from './example-seed.js';
@@ -87,7 +89,8 @@ export interface MockService {
    * ```ts
    * mock.addPurchase('test-key', { playerName: 'Player123', id: 101, quantity: 2 });
    * ```
-   * @throws MockAdminError 404 unknown key or product, 400 bad player name or quantity.
+   * @throws MockAdminError 404 unknown key or product, 400 bad player name or quantity
+   *   (1 to 1,000,000 units, units to grant within a Java `int`).
    */
   addPurchase(apiKey: string, input: AddPurchaseInput): PurchaseRow;
   /**
@@ -111,7 +114,8 @@ export interface MockService {
   /**
    * Records a vote worth `points` for a player; returns the player's vote record.
    *
-   * @throws MockAdminError 404 unknown key, 400 bad player name or points.
+   * @throws MockAdminError 404 unknown key, 400 bad player name or points (the player's
+   *   total within a Java `int`).
    */
   recordVote(apiKey: string, playerName: string, points: number): VoteRecord;
   /**
@@ -147,27 +151,26 @@ export interface MockService {
  * @see [Testing your plugin with the mock](../../docs/testing-with-the-mock.md)
  */
 export function createMockService(options: MockServiceOptions): MockService {
-  const seed = parseMockSeed(options.seed);
   const clock = createClock(options.now);
-  const store = new MockStore(seed, clock);
+  const state = createState(parseMockSeed(options.seed), clock);
   const faults = new FaultInjector();
-  const handlers = createHandlers(store, clock, faults);
+  const handlers = createHandlers(state, faults);
   return {
     handlers,
     listen: (listenOptions) => serveHandlers(handlers, listenOptions),
     clock,
-    completePayment: (transactionId) => store.completePayment(transactionId),
-    cancelPayment: (transactionId) => store.cancelPayment(transactionId),
-    addPurchase: (apiKey, input) => store.addPurchase(apiKey, input),
-    updateProduct: (apiKey, id, patch) => store.updateProduct(apiKey, id, patch),
-    removeProduct: (apiKey, id) => store.removeProduct(apiKey, id),
-    purchases: (apiKey, playerName) => store.purchases(apiKey, playerName),
-    recordVote: (apiKey, playerName, points) => store.recordVote(apiKey, playerName, points),
+    completePayment: (transactionId) => completePayment(state, transactionId),
+    cancelPayment: (transactionId) => cancelPayment(state, transactionId),
+    addPurchase: (apiKey, input) => admin.addPurchase(state, apiKey, input),
+    updateProduct: (apiKey, id, patch) => admin.updateProduct(state, apiKey, id, patch),
+    removeProduct: (apiKey, id) => admin.removeProduct(state, apiKey, id),
+    purchases: (apiKey, playerName) => admin.purchases(state, apiKey, playerName),
+    recordVote: (apiKey, playerName, points) => admin.recordVote(state, apiKey, playerName, points),
     faults,
     reset: () => {
       faults.reset();
-      store.reset();
+      resetState(state);
     },
-    state: () => store.state(),
+    state: () => admin.snapshot(state),
   };
 }

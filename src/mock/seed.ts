@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { describeIssues } from './issues.js';
+import { mockSeedSchema } from './seed-schema.js';
 
 /**
  * The starting state of the mock, also the JSON format of the CLI's `--seed` file.
@@ -24,8 +25,15 @@ export interface MockSeedServer {
   apiKey: string;
   /** Display name, shown by the CLI and in the state snapshot. */
   name?: string;
-  /** Payment gateway limits; absent means configured, no minimum charge, no maximums. */
+  /** Payment gateway limits; absent means configured, integration complete, no minimum charge, no maximums. */
   gateway?: MockSeedGateway;
+  /**
+   * Puts this `message` on every purchase row the claims answer (v3 and v4), e.g.
+   * `"Thank you for your purchase!"` or `""`. Absent (the default): item rows carry no
+   * `message`, as the official plugins expect of the live service. Set it to check that
+   * your plugin does not take a one-item claim for a message-only row.
+   */
+  transactionMessage?: string;
   /** Coupon codes a checkout may send. */
   coupons?: MockSeedCoupon[];
   /** Catalog categories, referenced by `products[].categoryIds`. */
@@ -40,6 +48,11 @@ export interface MockSeedServer {
 export interface MockSeedGateway {
   /** `false` makes every paid checkout answer `status: "ERROR"`. Default `true`. */
   configured?: boolean;
+  /**
+   * `false`: the store's payment integration is incomplete, and every paid checkout
+   * answers `statusCode: "400"` (code `INTEGRATION_INCOMPLETE`). Default `true`.
+   */
+  integrationComplete?: boolean;
   /** A paid checkout below this total answers `status: "ERROR"`. Default 0. */
   minimumCharge?: number;
   /** A checkout above this total answers `statusCode: "400"`. Default: no maximum. */
@@ -70,15 +83,15 @@ export interface MockSeedCategory {
 
 /** A catalog product of a {@link MockSeedServer}. */
 export interface MockSeedProduct {
-  /** Positive integer id, the value used in carts; unique per server. */
+  /** Positive integer id (at most 2,147,483,647), the value used in carts; unique per server. */
   id: number;
-  /** The merchant's own id (e.g. an in-game item id); string or number. */
+  /** The merchant's own id (e.g. an in-game item id); a string, or an integer within a Java `int`. */
   productId: string | number;
   /** Display name. */
   name: string;
   /** List price, >= 0. */
   price: number;
-  /** Units granted per unit bought. Default 1. */
+  /** Units granted per unit bought, a positive integer. Default 1. */
   quantity?: number;
   /** Description shown in the catalog. Default `""`. */
   description?: string;
@@ -92,7 +105,7 @@ export interface MockSeedProduct {
   endDate?: string;
   /** Categories the product belongs to (ids of `categories`). */
   categoryIds?: number[];
-  /** Units left; `null` or absent means unlimited. */
+  /** Units left, an integer from 0 to 2,147,483,647; `null` or absent means unlimited. */
   stock?: number | null;
   /** Sales; only those active now are listed and applied. */
   sales?: MockSeedSale[];
@@ -124,211 +137,8 @@ export interface MockSeedReward {
   giveAmount?: number;
 }
 
-// Error texts name what was expected, so that a CLI user can fix the file from one line.
-const expecting =
-  (what: string) =>
-  (issue: { input?: unknown }): string =>
-    issue.input === undefined ? `is required (${what})` : `expected ${what}`;
-
-const nonNegative = z.number({ error: expecting('a number >= 0') }).min(0, { error: 'expected a number >= 0' });
-const positiveInt = z
-  .number({ error: expecting('a positive integer') })
-  .int({ error: 'expected a positive integer' })
-  .min(1, { error: 'expected a positive integer' });
-const nonNegativeInt = z
-  .number({ error: expecting('an integer >= 0') })
-  .int({ error: 'expected an integer >= 0' })
-  .min(0, { error: 'expected an integer >= 0' });
-const percent = z
-  .number({ error: expecting('a number from 0 to 100') })
-  .min(0, { error: 'expected a number from 0 to 100' })
-  .max(100, { error: 'expected a number from 0 to 100' });
-const text = z.string({ error: expecting('a string') });
-const nonBlank = text.refine((s) => s.trim() !== '', { error: 'expected a non-blank string' });
-const isoDate = z
-  .string({ error: expecting('an ISO 8601 date string') })
-  .refine((s) => !Number.isNaN(Date.parse(s)), { error: 'expected an ISO 8601 date string' });
-const apiKey = z
-  .string({ error: expecting('a string') })
-  .regex(/^[\x21-\x7e]+$/, { error: 'expected a non-empty key of printable ASCII characters without spaces' });
-
-function checkWindow(
-  value: { startDate?: string | undefined; endDate?: string | undefined },
-  ctx: z.RefinementCtx,
-): void {
-  if (value.startDate !== undefined && value.endDate !== undefined && Date.parse(value.endDate) <= Date.parse(value.startDate)) {
-    ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'expected a date after startDate' });
-  }
-}
-
-const saleSchema = z
-  .strictObject({
-    saleType: z.enum(['percentage', 'amount'], { error: 'expected "percentage" or "amount"' }),
-    discountPercentage: percent.optional(),
-    discountAmount: nonNegative.optional(),
-    startDate: isoDate.optional(),
-    endDate: isoDate.optional(),
-  })
-  .superRefine((sale, ctx) => {
-    if (sale.saleType === 'percentage' && sale.discountPercentage === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['discountPercentage'], message: 'is required for saleType "percentage"' });
-    }
-    if (sale.saleType === 'amount' && sale.discountAmount === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['discountAmount'], message: 'is required for saleType "amount"' });
-    }
-    checkWindow(sale, ctx);
-  });
-
-const productFields = {
-  id: positiveInt,
-  productId: z.union([nonBlank, z.number()], { error: 'expected a non-blank string or a number' }),
-  name: nonBlank,
-  price: nonNegative,
-  quantity: positiveInt.optional(),
-  description: text.optional(),
-  image: text.optional(),
-  disabled: z.boolean({ error: expecting('true or false') }).optional(),
-  startDate: isoDate.optional(),
-  endDate: isoDate.optional(),
-  categoryIds: z.array(positiveInt, { error: expecting('an array of category ids') }).optional(),
-  stock: nonNegativeInt.nullable().optional(),
-  sales: z.array(saleSchema, { error: expecting('an array of sales') }).optional(),
-};
-
-/**
- * The strict schema of one product (used again to check a product after `updateProduct`).
- * @internal
- */
-export const productSchema = z.strictObject(productFields).superRefine(checkWindow);
-
-/**
- * The strict schema of a product patch (`updateProduct`): any product field but `id`.
- * @internal
- */
-export const productPatchSchema = z
-  .strictObject(productFields)
-  .omit({ id: true })
-  .partial();
-
 /** A change to a catalog product for `updateProduct`: any seed product field but `id`. */
 export type MockProductPatch = Partial<Omit<MockSeedProduct, 'id'>>;
-
-const serverSchema = z
-  .strictObject({
-    apiKey,
-    name: text.optional(),
-    gateway: z
-      .strictObject(
-        {
-          configured: z.boolean({ error: expecting('true or false') }).optional(),
-          minimumCharge: nonNegative.optional(),
-          maximumTotal: nonNegative.optional(),
-          maximumItems: positiveInt.optional(),
-        },
-        { error: expecting('an object') },
-      )
-      .optional(),
-    coupons: z
-      .array(
-        z.strictObject({
-          code: nonBlank,
-          percentOff: percent.optional(),
-          amountOff: nonNegative.optional(),
-          expiresAt: isoDate.optional(),
-        }),
-        { error: expecting('an array of coupons') },
-      )
-      .optional(),
-    categories: z
-      .array(z.strictObject({ id: positiveInt, name: nonBlank }), { error: expecting('an array of categories') })
-      .optional(),
-    products: z.array(productSchema, { error: expecting('an array of products') }).optional(),
-    rewards: z
-      .array(
-        z.strictObject({ id: positiveInt, name: nonBlank, cost: positiveInt, giveAmount: positiveInt.optional() }),
-        { error: expecting('an array of rewards') },
-      )
-      .optional(),
-  }, { error: expecting('an object') })
-  .superRefine((server, ctx) => {
-    flagDuplicates(server.products ?? [], (p) => p.id, ['products'], 'id', 'product id', ctx);
-    flagDuplicates(server.categories ?? [], (c) => c.id, ['categories'], 'id', 'category id', ctx);
-    flagDuplicates(server.rewards ?? [], (r) => r.id, ['rewards'], 'id', 'reward id', ctx);
-    flagDuplicates(server.coupons ?? [], (c) => c.code.toLowerCase(), ['coupons'], 'code', 'coupon code', ctx);
-    const categoryIds = new Set((server.categories ?? []).map((c) => c.id));
-    (server.products ?? []).forEach((product, p) => {
-      (product.categoryIds ?? []).forEach((categoryId, c) => {
-        if (!categoryIds.has(categoryId)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['products', p, 'categoryIds', c],
-            message: `unknown category ${categoryId} (not in this server's categories)`,
-          });
-        }
-      });
-    });
-  });
-
-function flagDuplicates<T>(
-  items: readonly T[],
-  keyOf: (item: T) => unknown,
-  path: (string | number)[],
-  field: string,
-  label: string,
-  ctx: z.RefinementCtx,
-): void {
-  const seen = new Set<unknown>();
-  items.forEach((item, index) => {
-    const key = keyOf(item);
-    if (seen.has(key)) {
-      ctx.addIssue({ code: 'custom', path: [...path, index, field], message: `duplicate ${label} ${JSON.stringify(key)}` });
-    }
-    seen.add(key);
-  });
-}
-
-/**
- * The strict zod schema of a {@link MockSeed}: unknown keys are rejected.
- * Prefer {@link parseMockSeed}, which turns the issues into one readable message.
- */
-export const mockSeedSchema = z
-  .strictObject(
-    {
-      servers: z
-        .array(serverSchema, { error: expecting('an array of servers') })
-        .min(1, { error: 'expected at least one server' }),
-    },
-    { error: expecting('an object') },
-  )
-  .superRefine((seed, ctx) => {
-    flagDuplicates(seed.servers, (s) => s.apiKey, ['servers'], 'apiKey', 'API key', ctx);
-  });
-
-/**
- * Formats a zod issue path the way a user writes it: `seed.servers[0].products[2].price`.
- * @internal
- */
-export function formatPath(root: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (out, key) => (typeof key === 'number' ? `${out}[${key}]` : `${out}.${String(key)}`),
-    root,
-  );
-}
-
-/**
- * Turns zod issues into `path: problem` lines; unknown keys are named.
- * @internal
- */
-export function describeIssues(root: string, issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.map((issue) => {
-    const where = formatPath(root, issue.path);
-    if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
-      return `${where}: unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${keys}`;
-    }
-    return `${where}: ${issue.message}`;
-  });
-}
 
 /**
  * Validates a seed and returns it typed; the error message names the first bad field.

@@ -105,8 +105,10 @@ export interface MockServerState {
   /** The raw API key (a sandbox key from the seed). */
   apiKey: string;
   /** The gateway configuration with defaults applied. */
-  gateway: Required<Pick<MockSeedGateway, 'configured' | 'minimumCharge'>> &
+  gateway: Required<Pick<MockSeedGateway, 'configured' | 'integrationComplete' | 'minimumCharge'>> &
     Pick<MockSeedGateway, 'maximumTotal' | 'maximumItems'>;
+  /** The seed's `transactionMessage`, when set: the `message` of every claimed item row. */
+  transactionMessage?: string;
   /** Coupons from the seed. */
   coupons: MockSeedCoupon[];
   /** Categories from the seed. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { HeaderReader } from './auth.js';
-import { describeIssues } from './seed.js';
+import { JAVA_INT_MAX, MAX_CART_QUANTITY } from './rules.js';
+import { describeIssues } from './issues.js';
 
 /**
  * A request as the store sees it: headers and the body text, nothing transport-specific.
@@ -78,12 +79,12 @@ export function readFields<T>(
   return { ok: false, status: 400, problem: describeIssues('body', result.error.issues).join('; ') };
 }
 
-/** The JSON answer for a body the mock cannot read (not an outcome the service reports). */
+/** The JSON answer for a body the mock cannot read (not an outcome the service reports; I-12). */
 export function badRequest(status: 400 | 415, problem: string): WireResponse {
   return { status, body: { error: status === 415 ? 'Unsupported Media Type' : 'Bad Request', message: problem } };
 }
 
-const positiveInt = z.number().int().min(1);
+const positiveInt = z.number().int().min(1).max(JAVA_INT_MAX);
 
 /** Catalog body: `{}` or `{"categoryId": <int>}`. */
 export const catalogBodySchema = z.strictObject({ categoryId: positiveInt.optional() });
@@ -92,13 +93,21 @@ export const catalogBodySchema = z.strictObject({ categoryId: positiveInt.option
 export const checkoutBodySchema = z.strictObject({
   username: z.string().refine((s) => s.trim() !== '', { error: 'expected a non-blank string' }),
   cartItems: z.string(),
-  // [interpretation] The real field name is undocumented (SPEC §3.2); change it here.
+  // [interpretation I-1] The real field name is undocumented; change it here.
   coupon: z.string().optional(),
 });
 
-/** The decoded `cartItems` array: non-empty, only `id` and `quantity`, both positive integers. */
+/**
+ * The decoded `cartItems` array: non-empty, only `id` and `quantity`, both positive
+ * integers, a quantity at most 1,000,000 (I-11).
+ */
 export const cartItemsSchema = z
-  .array(z.strictObject({ id: positiveInt, quantity: positiveInt }))
+  .array(
+    z.strictObject({
+      id: positiveInt,
+      quantity: positiveInt.max(MAX_CART_QUANTITY, { error: `expected at most ${MAX_CART_QUANTITY} units` }),
+    }),
+  )
   .min(1, { error: 'expected at least one cart item' });
 
 /** Claim v4 body. The player name is checked by the claim rules, not here. */
@@ -108,7 +117,7 @@ export const claimV4BodySchema = z.strictObject({
   includeRawTransactions: z.boolean().optional(),
 });
 
-/** Claim v3 body (JSON or form). */
+/** Claim v3 body: JSON or form on the v3 update, form only on the store claim. */
 export const claimV3BodySchema = z.strictObject({ playerName: z.unknown().optional() });
 
 /** Vote reward form: every field arrives as a string; the vote rules judge the values. */

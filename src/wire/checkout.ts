@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Operation } from '../errors.js';
 import { checkIntegerInRange, checkNonBlank, checkPlayerName, checkPositiveInteger, checkRequiredObject, describe, fail, MAX_QUANTITY } from '../internal/validate.js';
 import { WireProblem, compiled, onFirstUse, optional, parse, scalars } from './parse.js';
@@ -33,6 +33,8 @@ export interface CheckoutWireFields {
   status?: string;
   /** The wire `statusCode`, as text: `"200"` on success, `"400"` for a rejected basket. */
   statusCode?: string;
+  /** The service's error code on a failure, as text (e.g. `"PRODUCT_LIMIT"`), when it sent one. */
+  code?: string;
   /** The service's text, when it sent one. */
   message?: string;
   /** The service's longer explanation, when it sent one. */
@@ -94,6 +96,22 @@ export interface CheckoutGatewayError extends CheckoutWireFields {
 }
 
 /**
+ * A `status` the SDK does not know (the service lists its statuses "for instance"): nothing
+ * to pay and nothing created that the SDK can tell of. Never treated as a success: log
+ * `status`, `code` and `message`, tell the player the checkout failed, and escalate.
+ */
+export interface CheckoutUnknown extends CheckoutWireFields {
+  /** Discriminant: an answer the SDK cannot classify. */
+  outcome: 'UNKNOWN';
+  /** The wire `status` as sent, e.g. `"FAILED"`. */
+  status: string;
+  /** The wire `code` as sent, or `''` when there was none. */
+  code: string;
+  /** The service's text, or `''` when there was none. */
+  message: string;
+}
+
+/**
  * What {@link StorefrontClient.checkout} resolves to, discriminated on `outcome`:
  * - `PAYMENT_REQUIRED`: send the player to `redirect`.
  * - `FREE`: nothing to pay; tell the player to claim in game.
@@ -101,6 +119,9 @@ export interface CheckoutGatewayError extends CheckoutWireFields {
  * - `COUPON_REJECTED`: show `error`; let the player remove the coupon.
  * - `BASKET_REJECTED`: the cart is too large or expensive for the gateway; split it.
  * - `GATEWAY_ERROR`: the store's payment setup is incomplete; escalate to the owner.
+ * - `UNKNOWN`: a `status` the SDK does not know; log `status` and `code`, never redirect.
+ *
+ * Every failure keeps the service's `code` when it sent one.
  * @see [Building a storefront](../../docs/building-a-storefront.md)
  */
 export type CheckoutResult =
@@ -109,7 +130,8 @@ export type CheckoutResult =
   | CheckoutInvalidStock
   | CheckoutCouponRejected
   | CheckoutBasketRejected
-  | CheckoutGatewayError;
+  | CheckoutGatewayError
+  | CheckoutUnknown;
 
 /** The `outcome` values of {@link CheckoutResult}. */
 export type CheckoutOutcome = CheckoutResult['outcome'];
@@ -154,6 +176,7 @@ export const checkoutSchemas = onFirstUse(() => {
     z.looseObject({
       status: optional(z.string()),
       statusCode: optional(z.union([z.string(), z.number()]).transform(String)),
+      code: optional(z.union([z.string(), z.number()]).transform(String)),
       isFree: optional(z.boolean()),
       redirect: optional(z.string()),
       transactionId: optional(z.union([z.string(), z.number()]).transform(String)),
@@ -176,7 +199,9 @@ function defined<T extends object>(source: T): Defined<T> {
 
 /**
  * Checkout indicators, checked in the documented order: `error` → `statusCode "400"`
- * → `status`. A success also carries `statusCode "200"`, hence the order.
+ * → `status`. A success also carries `statusCode "200"`, hence the order. A `status` it
+ * does not know is `UNKNOWN`, so a new status of the service never breaks a checkout; an
+ * answer with no indicator at all is not a checkout answer.
  * @internal
  */
 export function readCheckout(body: unknown): CheckoutResult {
@@ -194,8 +219,10 @@ export function readCheckout(body: unknown): CheckoutResult {
       return { ...wire, outcome: 'INVALID_STOCK', productsAffected: wire.productsAffected ?? [] };
     case 'ERROR':
       return { ...wire, outcome: 'GATEWAY_ERROR', message: wire.message ?? '' };
+    case undefined:
+      throw new WireProblem('invalid', 'the checkout answer carries no status, error or statusCode "400"');
     default:
-      throw new WireProblem('invalid', `unrecognized checkout status ${JSON.stringify(wire.status ?? null)}`);
+      return { ...wire, outcome: 'UNKNOWN', status: wire.status, code: wire.code ?? '', message: wire.message ?? '' };
   }
 }
 

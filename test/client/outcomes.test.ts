@@ -75,11 +75,35 @@ describe('checkout outcomes', () => {
     });
   });
 
-  it('a status it does not know is a ResponseValidationError, never a guessed outcome', async () => {
+  it('a status it does not know is UNKNOWN with status, code and message kept, never a guessed outcome', async () => {
+    const wire = { status: 'FAILED', code: 'PRODUCT_LIMIT', message: 'Too many of this product', extendedMessage: 'limit 5' };
+    json(wire);
+    expect(await client().checkout(cart)).toEqual({ ...wire, outcome: 'UNKNOWN' });
+  });
+
+  it('UNKNOWN without code or message has them empty (a numeric code as text)', async () => {
     json({ status: 'MAYBE' });
+    expect(await client().checkout(cart)).toEqual({ status: 'MAYBE', outcome: 'UNKNOWN', code: '', message: '' });
+    json({ status: 'FAILED', code: 42 });
+    expect(await client().checkout(cart)).toEqual({ status: 'FAILED', outcome: 'UNKNOWN', code: '42', message: '' });
+  });
+
+  it('every failure keeps the wire code', async () => {
+    json({ status: 'INVALID_STOCK', code: 'INVALID_STOCK', productsAffected: [] });
+    expect(await client().checkout(cart)).toMatchObject({ outcome: 'INVALID_STOCK', code: 'INVALID_STOCK' });
+    json({ error: 'Unknown coupon', code: 'COUPON_INVALID' });
+    expect(await client().checkout(cart)).toEqual({ outcome: 'COUPON_REJECTED', error: 'Unknown coupon', code: 'COUPON_INVALID' });
+    json({ statusCode: '400', code: 'INTEGRATION_INCOMPLETE', message: 'Finish the integration' });
+    expect(await client().checkout(cart)).toEqual({ outcome: 'BASKET_REJECTED', statusCode: '400', code: 'INTEGRATION_INCOMPLETE', message: 'Finish the integration' });
+    json({ status: 'ERROR', code: 'GATEWAY_NOT_CONFIGURED', message: 'No gateway' });
+    expect(await client().checkout(cart)).toEqual({ outcome: 'GATEWAY_ERROR', status: 'ERROR', code: 'GATEWAY_NOT_CONFIGURED', message: 'No gateway' });
+  });
+
+  it('an answer with no status, error or statusCode "400" is a ResponseValidationError, never a guessed outcome', async () => {
+    json({ message: 'hello' });
     const error = expectInstance(await failureOf(client().checkout(cart)), ResponseValidationError);
     expect(error.message).toMatch(/^checkout: /);
-    expect(error.message).toContain('MAYBE');
+    expect(error.message).toContain('no status');
   });
 });
 

@@ -92,7 +92,15 @@ describe('CheckoutResult', () => {
   });
 
   it('has the documented outcomes', () => {
-    expectTypeOf<CheckoutOutcome>().toEqualTypeOf<'PAYMENT_REQUIRED' | 'FREE' | 'INVALID_STOCK' | 'COUPON_REJECTED' | 'BASKET_REJECTED' | 'GATEWAY_ERROR'>();
+    expectTypeOf<CheckoutOutcome>().toEqualTypeOf<'PAYMENT_REQUIRED' | 'FREE' | 'INVALID_STOCK' | 'COUPON_REJECTED' | 'BASKET_REJECTED' | 'GATEWAY_ERROR' | 'UNKNOWN'>();
+  });
+
+  it('UNKNOWN keeps status, code and message as strings; every outcome may carry the wire code', () => {
+    expectTypeOf<Extract<CheckoutResult, { outcome: 'UNKNOWN' }>['status']>().toEqualTypeOf<string>();
+    expectTypeOf<Extract<CheckoutResult, { outcome: 'UNKNOWN' }>['code']>().toEqualTypeOf<string>();
+    expectTypeOf<Extract<CheckoutResult, { outcome: 'UNKNOWN' }>['message']>().toEqualTypeOf<string>();
+    expectTypeOf<Extract<CheckoutResult, { outcome: 'GATEWAY_ERROR' }>['code']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Extract<CheckoutResult, { outcome: 'INVALID_STOCK' }>['code']>().toEqualTypeOf<string | undefined>();
   });
 });
 

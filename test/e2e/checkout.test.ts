@@ -13,7 +13,7 @@ describe.each(transports)('checkout through the SDK, over $name', (transport) =>
   const session = useMockSession(transport);
   const { mock, client } = session;
 
-  // Validation order (SPEC §3.2): key → body (404) → stock → coupon → total.
+  // Validation order (I-16 in docs/testing-with-the-mock.md): key → body (404) → stock → coupon → units → total.
   // The 404 step needs a payload the SDK never sends (it checks username and cart
   // first); the mock's wire suite, test/mock/contract.test.ts, covers it. Here we only show
   // that such a payload never leaves the SDK.
@@ -47,12 +47,28 @@ describe.each(transports)('checkout through the SDK, over $name', (transport) =>
       coupon: 'NOPE',
     });
     const stock = expectOutcome(result, 'INVALID_STOCK');
-    expect(stock.status).toBe('INVALID_STOCK');
+    expect(stock).toMatchObject({ status: 'INVALID_STOCK', code: 'INVALID_STOCK' });
+    // The mock's fields (reason, requested) and the Java SDK's ProductSnapshot names side by side.
+    const unlimited = { stock: null, hasStock: true, unlimitedStock: true, saleType: null, discountAmount: 0, discountPercentage: 0 };
     expect(stock.productsAffected).toEqual([
-      { id: 99, reason: 'NOT_FOUND', requested: 1 },
-      { id: 6, reason: 'DISABLED', requested: 1, productId: 'off', name: 'Disabled item', stock: null },
-      { id: 7, reason: 'NOT_AVAILABLE', requested: 1, productId: 'event', name: 'Event cape', stock: null },
-      { id: 4, reason: 'OUT_OF_STOCK', requested: 3, productId: 'claws', name: 'Dragon claws', stock: 2 },
+      { id: 99, reason: 'NOT_FOUND', requested: 1, hasStock: false, unlimitedStock: false },
+      { id: 6, reason: 'DISABLED', requested: 1, productId: 'off', name: 'Disabled item', price: 1, disabled: true, ...unlimited },
+      { id: 7, reason: 'NOT_AVAILABLE', requested: 1, productId: 'event', name: 'Event cape', price: 2, disabled: false, ...unlimited },
+      {
+        id: 4,
+        reason: 'OUT_OF_STOCK',
+        requested: 3,
+        productId: 'claws',
+        name: 'Dragon claws',
+        price: 3,
+        stock: 2,
+        hasStock: true,
+        unlimitedStock: false,
+        disabled: false,
+        saleType: null,
+        discountAmount: 0,
+        discountPercentage: 0,
+      },
     ]);
     // The per-line validation rows are kept (passthrough).
     expect(stock['cartItems']).toHaveLength(5);
@@ -130,7 +146,9 @@ describe.each(transports)('checkout through the SDK, over $name', (transport) =>
     const sdk = client();
     const first = expectOutcome(await sdk.checkout({ username: 'Player1', items: [{ id: 4, quantity: 2 }] }), 'PAYMENT_REQUIRED');
     const blocked = expectOutcome(await sdk.checkout({ username: 'Player2', items: [{ id: 4, quantity: 1 }] }), 'INVALID_STOCK');
-    expect(blocked.productsAffected).toEqual([{ id: 4, reason: 'OUT_OF_STOCK', requested: 1, productId: 'claws', name: 'Dragon claws', stock: 0 }]);
+    expect(blocked.productsAffected).toEqual([
+      expect.objectContaining({ id: 4, reason: 'OUT_OF_STOCK', requested: 1, productId: 'claws', name: 'Dragon claws', stock: 0, hasStock: false, unlimitedStock: false }),
+    ]);
 
     expect(mock.cancelPayment(first.transactionId).status).toBe('cancelled');
     expect(mock.purchases(KEY, 'Player1')).toEqual([]);

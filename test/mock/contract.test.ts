@@ -127,8 +127,9 @@ describe.each(transports)('mock contract over $name', (transport) => {
         [4, 'OUT_OF_STOCK'],
       ]);
       expect(body.cartItems).toHaveLength(6);
-      expect(body.cartItems[0]).toEqual({ id: 1, quantity: 1, valid: true });
-      expect(body.cartItems[1]).toMatchObject({ id: 99, valid: false });
+      expect(body.cartItems[0]).toMatchObject({ id: 1, quantity: 1, valid: true });
+      expect(body.cartItems[0].reason).toBeUndefined();
+      expect(body.cartItems[1]).toMatchObject({ id: 99, valid: false, reason: 'NOT_FOUND' });
       expect(mock.purchases(KEY)).toEqual([]);
     });
 

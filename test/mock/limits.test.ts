@@ -10,7 +10,10 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   MOCK_SERVER_TIMEOUTS,
 } from '../../src/mock/server.js';
-import { CLAIM_WINDOW_MS, MockStore } from '../../src/mock/store.js';
+import { rateWindowsHeld, snapshot } from '../../src/mock/admin.js';
+import { claimV4 } from '../../src/mock/claims.js';
+import { CLAIM_WINDOW_MS } from '../../src/mock/rules.js';
+import { createState, resetState } from '../../src/mock/state.js';
 import type { WireRequest } from '../../src/mock/wire.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -260,15 +263,20 @@ describe('the HTTP mock bounds slow clients with server timeouts', () => {
 
 // ------------------------------------------------------------------ rate windows
 
-/** The store on its own: the cheapest path to 100,000 claims (no msw, no Request objects). */
+/** The mock's state and operations on their own: the cheapest path to 100,000 claims (no msw, no Request objects). */
 function bareStore(start = T0) {
   const clock = createClock(start);
-  const store = new MockStore(parseMockSeed(seed), clock);
+  const state = createState(parseMockSeed(seed), clock);
+  const store = {
+    rateWindowsHeld: (key: string) => rateWindowsHeld(state, key),
+    state: () => snapshot(state),
+    reset: () => resetState(state),
+  };
   const header = (value: string) => (name: string) => (name.toLowerCase() === 'authorization' ? value : name.toLowerCase() === 'content-type' ? 'application/json' : null);
   const auth: Record<string, WireRequest['header']> = { [KEY]: header(b64(KEY)), [OTHER_KEY]: header(b64(OTHER_KEY)) };
   const claim = (playerName: string, key = KEY): string => {
     const request: WireRequest = { header: auth[key] ?? header(''), body: JSON.stringify({ playerName }), origin: 'http://mock' };
-    return (store.claimV4(request).body as { code: string }).code;
+    return (claimV4(state, request).body as { code: string }).code;
   };
   return { clock, store, claim };
 }

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { presentedKey } from '../../src/mock/auth.js';
 import { createClock } from '../../src/mock/clock.js';
 import { MockAdminError, createMockService } from '../../src/mock/index.js';
-import { MockStore, isValidPlayerName, priceWithSale, productIdAsInt, roundCents } from '../../src/mock/store.js';
+import { claimV4 } from '../../src/mock/claims.js';
+import { bestSale, isValidPlayerName, priceWithSale, productIdAsInt, roundCents, toTransaction } from '../../src/mock/rules.js';
+import { createState } from '../../src/mock/state.js';
 import type { WireRequest } from '../../src/mock/wire.js';
 import { KEY, KEY_BASE64, T0, storeSeed } from '../support/fixtures.js';
 
@@ -23,9 +25,9 @@ describe('key resolution', () => {
   });
 
   it('a wrapped `base64` output is SERVER_NOT_FOUND on claim v4', () => {
-    const store = new MockStore(storeSeed, createClock(T0));
+    const state = createState(storeSeed, createClock(T0));
     const wrapped = `${KEY_BASE64.slice(0, 8)}\r\n${KEY_BASE64.slice(8)}`;
-    const answer = store.claimV4(request({ authorization: wrapped, 'content-type': 'application/json' }, { playerName: 'P' }));
+    const answer = claimV4(state, request({ authorization: wrapped, 'content-type': 'application/json' }, { playerName: 'P' }));
     expect(answer.body).toMatchObject({ code: 'SERVER_NOT_FOUND' });
   });
 
@@ -43,11 +45,34 @@ describe('rule helpers', () => {
     expect(roundCents(19.999)).toBe(20);
   });
 
-  it('product_id is the merchant id as an int when it is an integer string, else 0', () => {
+  it('product_id is the merchant id as an int when it is an integer string within a Java int, else 0', () => {
     expect(productIdAsInt('42')).toBe(42);
     expect(productIdAsInt('minecraft:diamond')).toBe(0);
     expect(productIdAsInt('4.5')).toBe(0);
     expect(productIdAsInt('99999999999999999999')).toBe(0);
+    expect(productIdAsInt('2147483647')).toBe(2_147_483_647);
+    expect(productIdAsInt('-2147483648')).toBe(-2_147_483_648);
+    expect(productIdAsInt('2147483648')).toBe(0);
+    expect(productIdAsInt('99999999999')).toBe(0);
+  });
+
+  it('v4 rows send both quantity pairs, v3 rows the legacy pair; message only when given', () => {
+    const row = createMockService({ seed: storeSeed, now: T0 }).addPurchase(KEY, { playerName: 'P', id: 2, quantity: 3 });
+    const v4 = toTransaction(row, 'v4', undefined);
+    expect(v4).toEqual({
+      player_name: 'P',
+      product_id: 7,
+      product_id_string: '7',
+      product_name: 'Dragon sword',
+      product_price: 15,
+      quantity_to_grant: 6,
+      quantity_purchased: 3,
+      product_amount: 6,
+      amount_purchased: 3,
+    });
+    const { quantity_to_grant: _grant, quantity_purchased: _bought, ...legacy } = v4;
+    expect(toTransaction(row, 'v3', undefined)).toEqual(legacy);
+    expect(toTransaction(row, 'v3', '')).toEqual({ ...legacy, message: '' });
   });
 
   it('player names: non-blank, at most 64 code points, no control characters', () => {
@@ -63,6 +88,15 @@ describe('rule helpers', () => {
     expect(priceWithSale({ ...base, sales: [{ saleType: 'amount', discountAmount: 50 }] }, T0)).toBe(0);
     expect(priceWithSale({ ...base, sales: [{ saleType: 'amount', discountAmount: 5, startDate: '2026-01-01T00:00:00Z' }] }, T0)).toBe(5);
     expect(priceWithSale({ ...base, sales: [{ saleType: 'amount', discountAmount: 5, endDate: '2026-01-01T00:00:00Z' }] }, T0)).toBe(10);
+  });
+
+  it('bestSale is the active sale that lowers the price most, if any does', () => {
+    const base = { id: 1, productId: 'x', name: 'X', price: 10 };
+    const tenOff = { saleType: 'percentage', discountPercentage: 10 } as const;
+    const fiveOff = { saleType: 'amount', discountAmount: 5 } as const;
+    expect(bestSale({ ...base, sales: [tenOff, fiveOff] }, T0)).toEqual(fiveOff);
+    expect(bestSale({ ...base, sales: [{ saleType: 'amount', discountAmount: 0 }] }, T0)).toBeUndefined();
+    expect(bestSale(base, T0)).toBeUndefined();
   });
 });
 

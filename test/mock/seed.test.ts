@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { createMockService, exampleSeed, parseMockSeed, type MockSeed } from '../../src/mock/index.js';
-import { storeSeed } from '../support/fixtures.js';
+import { storeSeed, switchesSeed } from '../support/fixtures.js';
 
 const withServer = (server: Record<string, unknown>): unknown => ({ servers: [{ apiKey: 'k', ...server }] });
 
 describe('seed validation', () => {
-  it('accepts the test seed and the example seed', () => {
+  it('accepts the test seed, the seed with the switches, and the example seed', () => {
     expect(parseMockSeed(storeSeed)).toEqual(storeSeed);
+    expect(parseMockSeed(switchesSeed)).toEqual(switchesSeed);
     expect(parseMockSeed(exampleSeed)).toEqual(exampleSeed);
   });
 
@@ -35,7 +36,7 @@ describe('seed validation', () => {
       'seed.servers[0].products[1].id: duplicate product id 1',
     ],
     ['an id that is not a positive integer', withServer({ products: [{ id: 1.5, productId: 'a', name: 'A', price: 1 }] }), 'seed.servers[0].products[0].id: expected a positive integer'],
-    ['a boolean productId', withServer({ products: [{ id: 1, productId: true, name: 'A', price: 1 }] }), 'seed.servers[0].products[0].productId: expected a non-blank string or a number'],
+    ['a boolean productId', withServer({ products: [{ id: 1, productId: true, name: 'A', price: 1 }] }), 'seed.servers[0].products[0].productId: expected a non-blank string or an integer within a Java int'],
     ['an unknown category', withServer({ products: [{ id: 1, productId: 'a', name: 'A', price: 1, categoryIds: [9] }] }), 'seed.servers[0].products[0].categoryIds[0]: unknown category 9'],
     ['a bad date', withServer({ coupons: [{ code: 'X', expiresAt: 'tomorrow' }] }), 'seed.servers[0].coupons[0].expiresAt: expected an ISO 8601 date string'],
     ['an end before the start', withServer({ products: [{ id: 1, productId: 'a', name: 'A', price: 1, startDate: '2026-02-01', endDate: '2026-01-01' }] }), 'seed.servers[0].products[0].endDate: expected a date after startDate'],
@@ -44,6 +45,13 @@ describe('seed validation', () => {
     ['a percentage above 100', withServer({ coupons: [{ code: 'X', percentOff: 120 }] }), 'seed.servers[0].coupons[0].percentOff: expected a number from 0 to 100'],
     ['a reward costing 0', withServer({ rewards: [{ id: 1, name: 'Box', cost: 0 }] }), 'seed.servers[0].rewards[0].cost: expected a positive integer'],
     ['negative stock', withServer({ products: [{ id: 1, productId: 'a', name: 'A', price: 1, stock: -1 }] }), 'seed.servers[0].products[0].stock: expected an integer >= 0'],
+    // Every integer the mock sends back fits a Java int.
+    ['an id past a Java int', withServer({ products: [{ id: 2_147_483_648, productId: 'a', name: 'A', price: 1 }] }), 'seed.servers[0].products[0].id: expected a positive integer up to 2147483647'],
+    ['stock past a Java int', withServer({ products: [{ id: 1, productId: 'a', name: 'A', price: 1, stock: 2 ** 31 }] }), 'seed.servers[0].products[0].stock: expected an integer from 0 to 2147483647'],
+    ['a numeric productId past a Java int', withServer({ products: [{ id: 1, productId: 1e10, name: 'A', price: 1 }] }), 'productId: expected a non-blank string or an integer within a Java int'],
+    ['a giveAmount past a Java int', withServer({ rewards: [{ id: 1, name: 'Box', cost: 1, giveAmount: 2 ** 31 }] }), 'seed.servers[0].rewards[0].giveAmount: expected a positive integer up to 2147483647'],
+    ['a transactionMessage that is not a string', withServer({ transactionMessage: 1 }), 'seed.servers[0].transactionMessage: expected a string'],
+    ['an integrationComplete that is not a boolean', withServer({ gateway: { integrationComplete: 'no' } }), 'seed.servers[0].gateway.integrationComplete: expected true or false'],
   ])('names the field for %s', (_, seed, message) => {
     expect(() => parseMockSeed(seed)).toThrow(message);
   });

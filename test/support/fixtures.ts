@@ -145,3 +145,56 @@ export const TWO_SCROLLS: VoteReward = {
   reward_id: 2,
   reward_name: 'Scroll',
 };
+
+/** A game server whose item rows carry a `message` (the seed's `transactionMessage` switch). */
+export const KEY_ITEM_MESSAGE = 'test-key-item-message';
+/**
+ * The `message` it puts on every item row: the no-items text itself, the nastiest case for
+ * a plugin that takes "one row with a message" for a message-only row.
+ */
+export const ITEM_MESSAGE = TEXT.noItems;
+/** A game server whose payment integration is incomplete (`gateway.integrationComplete: false`). */
+export const KEY_INCOMPLETE = 'test-key-incomplete';
+/** A game server at the limits of a Java int. */
+export const KEY_LIMITS = 'test-key-limits';
+/** The largest Java int, which every integer the mock sends must respect. */
+export const JAVA_INT_MAX = 2_147_483_647;
+
+/**
+ * The store seed plus three game servers for the seed's switches and the integer limits:
+ *
+ * | key | server |
+ * |---|---|
+ * | {@link KEY_ITEM_MESSAGE} | `transactionMessage`: item rows carry {@link ITEM_MESSAGE}; product 1 "Abyssal whip", merchant id "42" |
+ * | {@link KEY_INCOMPLETE} | `gateway.integrationComplete: false`; product 1 at 2.00, product 2 free |
+ * | {@link KEY_LIMITS} | product 2147483647 "Gold" (merchant id "99999999999", 2,147 units each, 0.01); product 2 "Too much gold" (2,148 units each); reward 1 giving 1,000,000 units per point |
+ */
+export const switchesSeed: MockSeed = {
+  servers: [
+    ...storeSeed.servers,
+    {
+      apiKey: KEY_ITEM_MESSAGE,
+      name: 'Store whose item rows carry a message',
+      transactionMessage: ITEM_MESSAGE,
+      products: [{ id: 1, productId: '42', name: 'Abyssal whip', price: 10 }],
+    },
+    {
+      apiKey: KEY_INCOMPLETE,
+      name: 'Store with an incomplete integration',
+      gateway: { integrationComplete: false },
+      products: [
+        { id: 1, productId: 'thing', name: 'Thing', price: 2 },
+        { id: 2, productId: 'gift', name: 'Gift', price: 0 },
+      ],
+    },
+    {
+      apiKey: KEY_LIMITS,
+      name: 'Store at the limits of a Java int',
+      products: [
+        { id: JAVA_INT_MAX, productId: '99999999999', name: 'Gold', price: 0.01, quantity: 2_147, stock: JAVA_INT_MAX },
+        { id: 2, productId: 'too-much', name: 'Too much gold', price: 0.01, quantity: 2_148 },
+      ],
+      rewards: [{ id: 1, name: 'Gold pile', cost: 1, giveAmount: 1_000_000 }],
+    },
+  ],
+};

@@ -8,7 +8,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { StorefrontClient, type StorefrontClientOptions } from 'teamgames-sdk';
-import { createMockService, type MockService } from 'teamgames-sdk/mock';
+import { createMockService, type MockSeed, type MockService } from 'teamgames-sdk/mock';
 import { KEY, KEY_BASE64, T0, storeSeed } from './fixtures.js';
 
 /** How the tests reach the mock: msw in process, or real HTTP via `listen()`. */
@@ -55,10 +55,11 @@ export interface MockSession {
 
 /**
  * Registers the hooks of one transport block and returns its session. Call it at the top
- * of a `describe.each(transports)` body.
+ * of a `describe.each(transports)` body; `seed` replaces the store seed (for the seed's
+ * switches).
  */
-export function useMockSession(transport: Transport): MockSession {
-  const mock = createMockService({ seed: storeSeed, now: T0 });
+export function useMockSession(transport: Transport, seed: MockSeed = storeSeed): MockSession {
+  const mock = createMockService({ seed, now: T0 });
   let session: Awaited<ReturnType<Transport['start']>> | undefined;
   const baseUrl = (): string => {
     if (session === undefined) throw new Error('the transport is not started');
@@ -140,6 +141,9 @@ export function wire(base: () => string) {
       const res = await post('/v3/store/transaction/claim', { 'content-type': 'application/x-www-form-urlencoded', ...headers }, form({ playerName }));
       return (await res.json()) as any;
     },
+    /** The store claim with a JSON body, which the description does not allow (form only). */
+    storeClaimJson: (playerName: string, headers: Record<string, string> = { 'X-API-Key': KEY }) =>
+      postJson('/v3/store/transaction/claim', headers, { playerName }),
     vote: async (fields: Record<string, string>, headers: Record<string, string> = { 'X-API-Key': KEY }) => {
       const res = await post('/v3/vote/reward/claim', { 'content-type': formType, ...headers }, form(fields));
       return { status: res.status, body: (await res.json()) as any };
