@@ -7,11 +7,17 @@ const shared: Options = {
   splitting: false,
   treeshake: true,
   clean: false,
-  // Dependencies stay dependencies; msw is the mock's optional peer.
-  external: ['ky', 'zod', 'msw'],
+  // Dependencies stay dependencies; msw is the mock's optional peer, pg and mysql2 the
+  // database journals' (which take the user's pool and never import them).
+  external: ['ky', 'zod', 'msw', 'pg', 'mysql2'],
 };
 
-const library = { index: 'src/index.ts', 'mock/index': 'src/mock/index.ts' };
+const library = {
+  index: 'src/index.ts',
+  'mock/index': 'src/mock/index.ts',
+  'postgres/index': 'src/postgres/index.ts',
+  'mysql/index': 'src/mysql/index.ts',
+};
 
 // dist is emptied by the build script, not here: the configs run concurrently.
 export default defineConfig([

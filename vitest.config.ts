@@ -5,16 +5,43 @@ import { defineConfig } from 'vitest/config';
 // (the same mapping as tsconfig's `paths`, which tsx uses for the demo and examples).
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
+// Suites that need a real PostgreSQL and MariaDB are named `*.db.test.ts`. They form
+// their own project, whose global setup starts the throwaway servers
+// (scripts/test-databases.ts): only runs that include one of them pay for the start.
+const DATABASE_SUITES = 'test/**/*.db.test.ts';
+
 export default defineConfig({
   resolve: {
     alias: [
       { find: /^teamgames-sdk\/mock$/, replacement: src('mock/index.ts') },
+      { find: /^teamgames-sdk\/postgres$/, replacement: src('postgres/index.ts') },
+      { find: /^teamgames-sdk\/mysql$/, replacement: src('mysql/index.ts') },
       { find: /^teamgames-sdk$/, replacement: src('index.ts') },
     ],
   },
   test: {
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
     testTimeout: 10_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+          exclude: ['**/node_modules/**', DATABASE_SUITES],
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'databases',
+          include: [DATABASE_SUITES],
+          globalSetup: ['test/support/database-servers.ts'],
+          // Real servers: lock waits and server round trips take real time.
+          testTimeout: 30_000,
+          hookTimeout: 90_000,
+        },
+      },
+    ],
   },
 });

@@ -88,20 +88,13 @@ export interface JournalClaimMark {
  *
  * @example
  * ```ts
- * // Backing the journal with a table shared by every game server of one key.
- * const journal: DeliveryJournal = {
- *   async append(entries) {
- *     for (const e of entries) await db.query('INSERT INTO deliveries (id, player, entry) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET entry = $3', [e.deliveryId, e.playerName, JSON.stringify(e)]);
- *   },
- *   async pending(playerName) {
- *     const rows = await db.query('SELECT entry FROM deliveries WHERE $1::text IS NULL OR player = $1 ORDER BY seq', [playerName ?? null]);
- *     return rows.map((r) => JSON.parse(r.entry));
- *   },
- *   async acknowledge(ids) {
- *     await db.query('DELETE FROM deliveries WHERE id = ANY($1)', [ids]);
- *   },
- * };
- * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal });
+ * // Several game servers on one key: the shipped journal over a shared PostgreSQL
+ * // (teamgames-sdk/mysql has MySqlJournal for MySQL and MariaDB).
+ * import pg from 'pg';
+ * import { PostgresJournal } from 'teamgames-sdk/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new PostgresJournal(pool) });
  * ```
  * @see [Delivering purchases in game: several game servers, one key](../../docs/delivering-purchases.md#several-game-servers-one-key)
  */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # After `npm run build`: pack the package as npm would publish it, install the tarball
 # into an empty project, and load both entry points with import and require.
-# The main entry must work without msw installed; ./mock needs the optional peer msw.
+# The main entry must work without msw installed; ./mock needs the optional peer msw;
+# ./postgres and ./mysql load without pg and mysql2 (they take the user's pool).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
@@ -61,6 +62,22 @@ node -e "
   require('./lazy-parts.cjs')(require('teamgames-sdk'), '$work/cjs-journal.jsonl')
     .then(() => console.log('smoke: require teamgames-sdk: the parts loaded on first use work'))
     .catch((error) => { console.error(error); process.exit(1); });
+"
+
+# The database journals take the user's pool: their entries load without pg or mysql2 installed.
+node --input-type=module -e "
+  const { PostgresJournal, postgresSchema } = await import('teamgames-sdk/postgres');
+  const { MySqlJournal, mysqlSchema } = await import('teamgames-sdk/mysql');
+  const pool = { query: async () => ({ rows: [] }), connect: async () => { throw new Error('unused'); }, getConnection: async () => { throw new Error('unused'); } };
+  if (!new PostgresJournal(pool).nodeId || !new MySqlJournal(pool).nodeId) throw new Error('ESM: a database journal has no node id');
+  if (!postgresSchema().includes('CREATE TABLE IF NOT EXISTS') || !mysqlSchema().includes('CREATE TABLE IF NOT EXISTS')) throw new Error('ESM: DDL missing');
+  console.log('smoke: import teamgames-sdk/postgres and /mysql ok (without pg, mysql2)');
+"
+node -e "
+  const { PostgresJournal } = require('teamgames-sdk/postgres');
+  const { MySqlJournal, recordDelivery } = require('teamgames-sdk/mysql');
+  if (typeof PostgresJournal !== 'function' || typeof MySqlJournal !== 'function' || typeof recordDelivery !== 'function') throw new Error('CJS: database journals missing');
+  console.log('smoke: require teamgames-sdk/postgres and /mysql ok (without pg, mysql2)');
 "
 
 msw_version="$(node -p "require('$root/node_modules/msw/package.json').version")"

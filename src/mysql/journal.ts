@@ -1,0 +1,265 @@
+/**
+ * {@link MySqlJournal}: the delivery journal in a MySQL or MariaDB table shared by every
+ * node of one key, with a lock per player across nodes (`GET_LOCK`).
+ *
+ * @module
+ */
+import type { DeliveryJournal, JournalEntry } from '../delivery/journal.js';
+import { JournalError } from '../errors.js';
+import { checkNonBlank, describe, fail } from '../internal/validate.js';
+import {
+  checkSqlJournalOptions,
+  connectWithin,
+  journalFailure,
+  latestById,
+  LockScopes,
+  parseEntry,
+  tableText,
+  type CheckedOptions,
+  type LockScope,
+  type SqlJournalOptions,
+} from '../sql/common.js';
+import { MAX_DELIVERY_ID_BYTES, quoted, schemaStatements } from './schema.js';
+
+/** What the journal runs queries on: a `mysql2/promise` `Pool` or `PoolConnection` fits as is. */
+export interface MySqlQueryable {
+  /** Runs one statement with `?` placeholders; resolves `[rows or result header, fields]`. */
+  query(sql: string, values?: unknown): Promise<[unknown, unknown]>;
+}
+
+/** A connection checked out of the pool: a `mysql2/promise` `PoolConnection`. */
+export interface MySqlPoolConnection extends MySqlQueryable {
+  /** Gives the connection back to the pool. */
+  release(): void;
+  /** Closes the connection (the server then releases its locks). */
+  destroy(): void;
+  /** A connection failure while checked out (the server ended it, the network dropped). */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Removes the listener given to `on`. */
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** A pool of connections: a `mysql2/promise` `Pool` (from `mysql.createPool(…)`) fits as is. */
+export interface MySqlPool extends MySqlQueryable {
+  /** Checks a connection out of the pool. */
+  getConnection(): Promise<MySqlPoolConnection>;
+}
+
+/** Options of {@link MySqlJournal}. */
+export type MySqlJournalOptions = SqlJournalOptions;
+
+const NAME = 'MySqlJournal';
+
+// GET_LOCK names are at most 64 characters, and one namespace for the whole server:
+// hash the database, the table and the player into one (a collision only serializes two players).
+const LOCK_NAME = "CONCAT('teamgames:', LEFT(SHA2(CONCAT_WS(':', DATABASE(), ?, ?), 256), 54))";
+
+/**
+ * A {@link DeliveryJournal} in a MySQL (8.0 and later) or MariaDB (10.5 and later) table, for
+ * several game servers (nodes) that deliver for one key: any node finishes what another
+ * started, and the engine holds a lock on the player across all of them around each
+ * `deliver` and reconciliation.
+ *
+ * - One row per `deliveryId`; `append` is one statement (all its entries or none), an
+ *   entry appended again keeps its place; `pending` lists by insertion order.
+ * - {@link MySqlJournal.withPlayerLock} takes `GET_LOCK` on a connection of its own, held
+ *   for the work and released after (`RELEASE_LOCK`); when the node dies, its connection
+ *   closes and the server releases the lock. The journal calls of the work run on that
+ *   connection, so a pool is never starved by its own locks, and a lock whose connection
+ *   was lost fails the next write instead of continuing unlocked. Size the pool
+ *   (`connectionLimit`) for the players delivered at once, plus one.
+ * - The tables (the journal's and the dedupe table of {@link recordDelivery}) are created
+ *   on first use if they do not exist ({@link mysqlSchema} prints their DDL).
+ *
+ * MariaDB waits for the lock to the millisecond; MySQL counts `GET_LOCK`'s timeout in
+ * whole seconds, so give it a `lockTimeoutMs` of at least 1000.
+ *
+ * Pass your own `mysql2/promise` pool: this entry point never imports `mysql2` itself.
+ *
+ * @example
+ * ```ts
+ * import mysql from 'mysql2/promise';
+ * import { StorefrontClient } from 'teamgames-sdk';
+ * import { MySqlJournal } from 'teamgames-sdk/mysql';
+ *
+ * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, connectionLimit: 20 });
+ * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new MySqlJournal(pool) });
+ * await client.resumeDeliveries(grant); // at startup: finish what any node left
+ * ```
+ * @see [Delivering purchases in game: several game servers, one key](../../docs/delivering-purchases.md#several-game-servers-one-key)
+ */
+export class MySqlJournal implements DeliveryJournal {
+  /** This node's id on the intents it journals (see {@link DeliveryJournal.nodeId}). */
+  readonly nodeId: string;
+  /** The journal's table, as given. */
+  readonly table: string;
+  readonly #pool: MySqlPool;
+  readonly #options: CheckedOptions;
+  readonly #scopes = new LockScopes<MySqlPoolConnection>();
+  #tables: Promise<void> | undefined;
+
+  /**
+   * Connects nothing yet: the tables are created (if needed) on first use.
+   *
+   * @throws InvalidInputError when `pool` is not a pool (no `query` and `getConnection`),
+   *   or an option is unknown or invalid.
+   */
+  constructor(pool: MySqlPool, options: MySqlJournalOptions = {}) {
+    const p = pool as Partial<MySqlPool> | null;
+    if (typeof p !== 'object' || p === null || typeof p.query !== 'function' || typeof p.getConnection !== 'function') {
+      fail('pool', `must be a mysql2/promise Pool (an object with query and getConnection), got ${describe(pool)}`);
+    }
+    this.#pool = pool;
+    this.#options = checkSqlJournalOptions(options);
+    this.nodeId = this.#options.nodeId;
+    this.table = tableText(this.#options.table);
+  }
+
+  /**
+   * Records entries in one statement, replacing entries with the same `deliveryId` in place.
+   *
+   * @throws JournalError when the database refuses or cannot be reached, or a
+   *   `deliveryId` is longer than 512 bytes; nothing was recorded.
+   */
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = latestById(entries);
+    const long = rows.find((e) => Buffer.byteLength(e.deliveryId) > MAX_DELIVERY_ID_BYTES);
+    // Refused here: a server outside strict mode would cut it, and two cut ids would collide.
+    if (long !== undefined) throw new JournalError(`${NAME}: could not append to the journal: the deliveryId ${JSON.stringify(long.deliveryId.slice(0, 60))}… is longer than ${MAX_DELIVERY_ID_BYTES} bytes; nothing was recorded`);
+    await this.#query('append to the journal', (db) =>
+      db.query(
+        `INSERT INTO ${quoted(this.#options.table)} (delivery_id, player_name, entry) VALUES ?
+         ON DUPLICATE KEY UPDATE player_name = VALUES(player_name), entry = VALUES(entry)`,
+        [rows.map((e) => [e.deliveryId, e.playerName, JSON.stringify(e)])],
+      ),
+    );
+  }
+
+  /**
+   * The entries not acknowledged, oldest first; of one player (exact name) when given.
+   *
+   * @throws JournalError when the database cannot be read, or a row is not an entry.
+   */
+  async pending(playerName?: string): Promise<JournalEntry[]> {
+    const table = quoted(this.#options.table);
+    const [rows] = await this.#query('read the journal', (db) =>
+      playerName === undefined
+        ? db.query(`SELECT entry FROM ${table} ORDER BY seq`)
+        : db.query(`SELECT entry FROM ${table} WHERE player_name = ? ORDER BY seq`, [playerName]),
+    );
+    return (rows as Array<{ entry: unknown }>).map((row) => parseEntry(NAME, row.entry));
+  }
+
+  /**
+   * Removes entries (unknown ids are ignored) in one statement.
+   *
+   * @throws JournalError when the database refuses or cannot be reached; nothing was removed.
+   */
+  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    const ids = deliveryIds.filter((id) => typeof id === 'string');
+    if (ids.length === 0) return;
+    await this.#query('acknowledge in the journal', (db) => db.query(`DELETE FROM ${quoted(this.#options.table)} WHERE delivery_id IN (?)`, [ids]));
+  }
+
+  /**
+   * Runs `work` holding the player's lock across every node of this table: `GET_LOCK` on
+   * a connection checked out for it, released after `work` (or by the server, when this
+   * node dies and the connection closes).
+   *
+   * @throws JournalError when no connection or no lock could be had within
+   *   `lockTimeoutMs`, or the database failed; `work` has not run then.
+   */
+  async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
+    checkNonBlank(playerName, 'playerName');
+    const started = Date.now();
+    const { lockTimeoutMs } = this.#options;
+    const who = `the lock on player ${JSON.stringify(playerName)}`;
+    let connection: MySqlPoolConnection;
+    try {
+      connection = await connectWithin(
+        () => this.#pool.getConnection(),
+        lockTimeoutMs,
+        (late) => late.release(),
+        () => new JournalError(`${NAME}: no connection of the pool was free within ${lockTimeoutMs} ms to take ${who}; nothing was done. Give the pool more connections than players delivered at once.`),
+      );
+    } catch (error) {
+      throw journalFailure(NAME, `connect to take ${who}; nothing was done`, error);
+    }
+    const scope: LockScope<MySqlPoolConnection> = { connection, lost: undefined, closed: false };
+    const onError = (error: Error) => (scope.lost ??= error);
+    connection.on('error', onError);
+    const remaining = Math.max(1, lockTimeoutMs - (Date.now() - started));
+    let got: unknown;
+    try {
+      const [rows] = await connection.query(`SELECT GET_LOCK(${LOCK_NAME}, ?) AS got`, [this.table, playerName, remaining / 1000]);
+      got = (rows as Array<{ got: unknown }>)[0]?.got;
+    } catch (error) {
+      got = error;
+    }
+    if (Number(got) !== 1) {
+      connection.removeListener('error', onError);
+      // A connection whose GET_LOCK failed is closed: whatever it holds goes with it.
+      connection.destroy();
+      if (got === 0 || got === '0') throw new JournalError(`${NAME}: ${who} was not free within ${lockTimeoutMs} ms (another node is delivering for this player); nothing was done`);
+      throw journalFailure(NAME, `take ${who}; nothing was done`, got instanceof Error ? got : new Error(`GET_LOCK returned ${String(got)}`));
+    }
+    try {
+      return await this.#scopes.run(scope, work);
+    } finally {
+      scope.closed = true;
+      let broken = scope.lost !== undefined;
+      if (!broken) {
+        try {
+          await connection.query(`SELECT RELEASE_LOCK(${LOCK_NAME}) AS released`, [this.table, playerName]);
+        } catch {
+          broken = true;
+        }
+      }
+      connection.removeListener('error', onError);
+      // A connection that failed is closed, not reused: its lock (if any is left) goes with it.
+      if (broken) connection.destroy();
+      else connection.release();
+    }
+  }
+
+  /**
+   * Creates the journal's table and the dedupe table if they do not exist. The first call
+   * of the journal does it anyway; call it at startup when the game's grants use
+   * {@link recordDelivery} before any delivery. Safe to run from many nodes at once.
+   *
+   * @throws JournalError when the database refuses (the user may not create tables:
+   *   create them from {@link mysqlSchema} and pass `createTables: false`).
+   */
+  async createTables(): Promise<void> {
+    const scope = this.#scopes.current();
+    await this.#createTables(scope?.connection ?? this.#pool);
+  }
+
+  /** Runs one journal query: on the lock's connection inside `withPlayerLock`, on the pool otherwise. */
+  async #query(doing: string, query: (db: MySqlQueryable) => Promise<[unknown, unknown]>): Promise<[unknown, unknown]> {
+    const scope = this.#scopes.current();
+    if (scope?.lost !== undefined) {
+      throw new JournalError(`${NAME}: could not ${doing}: the connection holding the player's lock failed (${scope.lost.message}); the lock is gone, nothing more is written under it`, { cause: scope.lost });
+    }
+    const db: MySqlQueryable = scope?.connection ?? this.#pool;
+    try {
+      if (this.#options.createTables) await this.#createTables(db);
+      return await query(db);
+    } catch (error) {
+      throw journalFailure(NAME, doing, error);
+    }
+  }
+
+  #createTables(db: MySqlQueryable): Promise<void> {
+    const { table, grantedTable } = this.#options;
+    return (this.#tables ??= (async () => {
+      // CREATE TABLE IF NOT EXISTS is safe to race on MySQL and MariaDB (metadata locks);
+      // one statement per call, since pools rarely allow several.
+      for (const statement of schemaStatements(table, grantedTable)) await db.query(statement);
+    })().catch((error: unknown) => {
+      this.#tables = undefined;
+      throw journalFailure(NAME, `create the tables ${tableText(table)} and ${tableText(grantedTable)}`, error);
+    }));
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * {@link PostgresJournal}: the delivery journal in a PostgreSQL table shared by every
+ * node of one key, with a lock per player across nodes (`pg_advisory_lock`).
+ *
+ * @module
+ */
+import type { DeliveryJournal, JournalEntry } from '../delivery/journal.js';
+import { JournalError } from '../errors.js';
+import { checkNonBlank, describe, fail } from '../internal/validate.js';
+import {
+  checkSqlJournalOptions,
+  connectWithin,
+  journalFailure,
+  latestById,
+  LockScopes,
+  parseEntry,
+  tableText,
+  type CheckedOptions,
+  type LockScope,
+  type SqlJournalOptions,
+} from '../sql/common.js';
+import { quoted, schemaStatements } from './schema.js';
+
+/** What the journal runs queries on: a `pg` `Pool` or `PoolClient` fits as is. */
+export interface PgQueryable {
+  /** Runs one query (`$1` placeholders), or several statements when there are no values. */
+  query(text: string, values?: unknown[]): Promise<PgResult>;
+}
+
+/** The part of a `pg` result the journal reads. */
+export interface PgResult {
+  /** The rows, as objects by column name. */
+  rows: unknown[];
+  /** The rows inserted, updated or deleted. */
+  rowCount: number | null;
+}
+
+/** A connection checked out of the pool: a `pg` `PoolClient`. */
+export interface PgPoolClient extends PgQueryable {
+  /** Gives the connection back; with an error (or `true`), closes it instead. */
+  release(destroy?: boolean | Error): void;
+  /** A connection failure while checked out (the server ended it, the network dropped). */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Removes the listener given to `on`. */
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** A pool of connections: a `pg` `Pool` (from `new pg.Pool(…)`) fits as is. */
+export interface PgPool extends PgQueryable {
+  /** Checks a connection out of the pool. */
+  connect(): Promise<PgPoolClient>;
+}
+
+/** Options of {@link PostgresJournal}. */
+export type PostgresJournalOptions = SqlJournalOptions;
+
+const NAME = 'PostgresJournal';
+
+// PostgreSQL's lock_not_available: the lock_timeout elapsed.
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * A {@link DeliveryJournal} in a PostgreSQL (11 and later) table, for several game servers (nodes) that
+ * deliver for one key: any node finishes what another started, and the engine holds a
+ * lock on the player across all of them around each `deliver` and reconciliation.
+ *
+ * - One row per `deliveryId`; `append` is one statement (all its entries or none), an
+ *   entry appended again keeps its place; `pending` lists by insertion order.
+ * - {@link PostgresJournal.withPlayerLock} takes `pg_advisory_lock` on a connection of
+ *   its own, held for the work and released after; when the node dies, its connection
+ *   closes and the server releases the lock. The journal calls of the work run on that
+ *   connection, so a pool is never starved by its own locks, and a lock whose connection
+ *   was lost fails the next write instead of continuing unlocked. Size the pool for the
+ *   players delivered at once, plus one.
+ * - The tables (the journal's and the dedupe table of {@link recordDelivery}) are created
+ *   on first use if they do not exist ({@link postgresSchema} prints their DDL).
+ *
+ * Pass your own `pg` `Pool`: this entry point never imports `pg` itself.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { StorefrontClient } from 'teamgames-sdk';
+ * import { PostgresJournal } from 'teamgames-sdk/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+ * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new PostgresJournal(pool) });
+ * await client.resumeDeliveries(grant); // at startup: finish what any node left
+ * ```
+ * @see [Delivering purchases in game: several game servers, one key](../../docs/delivering-purchases.md#several-game-servers-one-key)
+ */
+export class PostgresJournal implements DeliveryJournal {
+  /** This node's id on the intents it journals (see {@link DeliveryJournal.nodeId}). */
+  readonly nodeId: string;
+  /** The journal's table, as given. */
+  readonly table: string;
+  readonly #pool: PgPool;
+  readonly #options: CheckedOptions;
+  readonly #scopes = new LockScopes<PgPoolClient>();
+  #tables: Promise<void> | undefined;
+
+  /**
+   * Connects nothing yet: the tables are created (if needed) on first use.
+   *
+   * @throws InvalidInputError when `pool` is not a pool (no `query` and `connect`), or an
+   *   option is unknown or invalid.
+   */
+  constructor(pool: PgPool, options: PostgresJournalOptions = {}) {
+    const p = pool as Partial<PgPool> | null;
+    if (typeof p !== 'object' || p === null || typeof p.query !== 'function' || typeof p.connect !== 'function') {
+      fail('pool', `must be a pg Pool (an object with query and connect), got ${describe(pool)}`);
+    }
+    this.#pool = pool;
+    this.#options = checkSqlJournalOptions(options);
+    this.nodeId = this.#options.nodeId;
+    this.table = tableText(this.#options.table);
+  }
+
+  /**
+   * Records entries in one statement, replacing entries with the same `deliveryId` in place.
+   *
+   * @throws JournalError when the database refuses or cannot be reached; nothing was recorded.
+   */
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = latestById(entries);
+    await this.#query('append to the journal', (db) =>
+      db.query(
+        `INSERT INTO ${quoted(this.#options.table)} (delivery_id, player_name, entry)
+         SELECT id, player, entry FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e (id, player, entry, n) ORDER BY n
+         ON CONFLICT (delivery_id) DO UPDATE SET player_name = EXCLUDED.player_name, entry = EXCLUDED.entry`,
+        [rows.map((e) => e.deliveryId), rows.map((e) => e.playerName), rows.map((e) => JSON.stringify(e))],
+      ),
+    );
+  }
+
+  /**
+   * The entries not acknowledged, oldest first; of one player (exact name) when given.
+   *
+   * @throws JournalError when the database cannot be read, or a row is not an entry.
+   */
+  async pending(playerName?: string): Promise<JournalEntry[]> {
+    const table = quoted(this.#options.table);
+    const result = await this.#query('read the journal', (db) =>
+      playerName === undefined
+        ? db.query(`SELECT entry FROM ${table} ORDER BY seq`)
+        : db.query(`SELECT entry FROM ${table} WHERE player_name = $1 ORDER BY seq`, [playerName]),
+    );
+    return result.rows.map((row) => parseEntry(NAME, (row as { entry: unknown }).entry));
+  }
+
+  /**
+   * Removes entries (unknown ids are ignored) in one statement.
+   *
+   * @throws JournalError when the database refuses or cannot be reached; nothing was removed.
+   */
+  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    const ids = deliveryIds.filter((id) => typeof id === 'string');
+    if (ids.length === 0) return;
+    await this.#query('acknowledge in the journal', (db) => db.query(`DELETE FROM ${quoted(this.#options.table)} WHERE delivery_id = ANY($1::text[])`, [ids]));
+  }
+
+  /**
+   * Runs `work` holding the player's lock across every node of this table:
+   * `pg_advisory_lock` on a connection checked out for it, released after `work` (or by
+   * the server, when this node dies and the connection closes).
+   *
+   * @throws JournalError when no connection or no lock could be had within
+   *   `lockTimeoutMs`, or the database failed; `work` has not run then.
+   */
+  async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
+    checkNonBlank(playerName, 'playerName');
+    const started = Date.now();
+    const { lockTimeoutMs } = this.#options;
+    const who = `the lock on player ${JSON.stringify(playerName)}`;
+    let client: PgPoolClient;
+    try {
+      client = await connectWithin(
+        () => this.#pool.connect(),
+        lockTimeoutMs,
+        (late) => late.release(),
+        () => new JournalError(`${NAME}: no connection of the pool was free within ${lockTimeoutMs} ms to take ${who}; nothing was done. Give the pool more connections than players delivered at once.`),
+      );
+    } catch (error) {
+      throw journalFailure(NAME, `connect to take ${who}; nothing was done`, error);
+    }
+    const scope: LockScope<PgPoolClient> = { connection: client, lost: undefined, closed: false };
+    const onError = (error: Error) => (scope.lost ??= error);
+    client.on('error', onError);
+    const key = `teamgames-sdk:${this.table}:${playerName}`;
+    let locked = false;
+    try {
+      const remaining = Math.max(1, lockTimeoutMs - (Date.now() - started));
+      // lock_timeout bounds the wait; it is reset before the work so the work's queries are not bound by it.
+      await client.query(`SELECT set_config('lock_timeout', $1, false)`, [`${remaining}ms`]);
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      locked = true;
+      await client.query('RESET lock_timeout');
+    } catch (error) {
+      // A connection left in an unknown state (a half-set timeout, maybe the lock) is closed, which releases all.
+      client.removeListener('error', onError);
+      client.release(true);
+      if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
+        throw new JournalError(`${NAME}: ${who} was not free within ${lockTimeoutMs} ms (another node is delivering for this player); nothing was done`, { cause: error });
+      }
+      throw journalFailure(NAME, `take ${who}${locked ? '' : '; nothing was done'}`, error);
+    }
+    try {
+      return await this.#scopes.run(scope, work);
+    } finally {
+      scope.closed = true;
+      let broken: Error | undefined = scope.lost;
+      if (broken === undefined) {
+        try {
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+        } catch (error) {
+          broken = error as Error;
+        }
+      }
+      client.removeListener('error', onError);
+      // A connection that failed is closed, not reused: its lock (if any is left) goes with it.
+      client.release(broken ?? undefined);
+    }
+  }
+
+  /**
+   * Creates the journal's table and the dedupe table if they do not exist. The first call
+   * of the journal does it anyway; call it at startup when the game's grants use
+   * {@link recordDelivery} before any delivery. Safe to run from many nodes at once.
+   *
+   * @throws JournalError when the database refuses (the user may not create tables:
+   *   create them from {@link postgresSchema} and pass `createTables: false`).
+   */
+  async createTables(): Promise<void> {
+    const scope = this.#scopes.current();
+    await this.#createTables(scope?.connection ?? this.#pool);
+  }
+
+  /** Runs one journal query: on the lock's connection inside `withPlayerLock`, on the pool otherwise. */
+  async #query(doing: string, query: (db: PgQueryable) => Promise<PgResult>): Promise<PgResult> {
+    const scope = this.#scopes.current();
+    if (scope?.lost !== undefined) {
+      throw new JournalError(`${NAME}: could not ${doing}: the connection holding the player's lock failed (${scope.lost.message}); the lock is gone, nothing more is written under it`, { cause: scope.lost });
+    }
+    const db: PgQueryable = scope?.connection ?? this.#pool;
+    try {
+      if (this.#options.createTables) await this.#createTables(db);
+      return await query(db);
+    } catch (error) {
+      throw journalFailure(NAME, doing, error);
+    }
+  }
+
+  #createTables(db: PgQueryable): Promise<void> {
+    const { table, grantedTable } = this.#options;
+    return (this.#tables ??= (async () => {
+      // One multi-statement query is one transaction; the advisory lock makes nodes that
+      // start together create the tables one after the other (two concurrent CREATE TABLE
+      // IF NOT EXISTS can fail on PostgreSQL's catalog).
+      const key = `teamgames-sdk:ddl:${tableText(table)}`.replace(/'/g, "''");
+      await db.query([`SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0));`, ...schemaStatements(table, grantedTable)].join('\n'));
+    })().catch((error: unknown) => {
+      this.#tables = undefined;
+      throw journalFailure(NAME, `create the tables ${tableText(table)} and ${tableText(grantedTable)}`, error);
+    }));
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * What the database journals check before touching a database (no server needed): the
+ * pool, the options, the table names, the exported DDL, the dedupe helper's arguments.
+ */
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from 'teamgames-sdk';
+import { MySqlJournal, mysqlSchema, recordDelivery as mysqlRecord, type MySqlPool } from 'teamgames-sdk/mysql';
+import { PostgresJournal, postgresSchema, recordDelivery as pgRecord, type PgPool } from 'teamgames-sdk/postgres';
+
+/** Pools that must never be reached by these checks. */
+const pgPool = { query: () => Promise.reject(new Error('no query expected')), connect: () => Promise.reject(new Error('no connection expected')) } as unknown as PgPool;
+const mysqlPool = { query: () => Promise.reject(new Error('no query expected')), getConnection: () => Promise.reject(new Error('no connection expected')) } as unknown as MySqlPool;
+
+const journals = [
+  { name: 'PostgresJournal', make: (options?: object) => new PostgresJournal(pgPool, options), pool: (p: unknown) => new PostgresJournal(p as PgPool) },
+  { name: 'MySqlJournal', make: (options?: object) => new MySqlJournal(mysqlPool, options), pool: (p: unknown) => new MySqlJournal(p as MySqlPool) },
+];
+
+describe.each(journals)('$name', ({ make, pool }) => {
+  it('connects nothing at construction and exposes its table and node id', () => {
+    const journal = make({ table: 'game.deliveries', nodeId: 'lobby-1' });
+    expect(journal.table).toBe('game.deliveries');
+    expect(journal.nodeId).toBe('lobby-1');
+    expect(make().table).toBe('teamgames_deliveries');
+  });
+
+  it.each([
+    [null, /invalid pool: must be a .* Pool/],
+    [{ query() {} }, /invalid pool: must be a .* Pool/],
+    ['postgres://localhost', /invalid pool: must be a .* Pool/],
+  ])('refuses %j as a pool', (value, message) => {
+    expect(() => pool(value)).toThrow(InvalidInputError);
+    expect(() => pool(value)).toThrow(message);
+  });
+
+  it.each([
+    [{ tabel: 'x' }, /invalid options.tabel: unknown option; known: table, grantedTable, lockTimeoutMs, nodeId, createTables/],
+    [{ Table: 'x' }, /did you mean table\?/],
+    [{ table: 'Deliveries' }, /invalid options.table: must be a table name/],
+    [{ table: 'a.b.c' }, /invalid options.table/],
+    [{ table: "x'; DROP TABLE users; --" }, /invalid options.table/],
+    [{ table: 'x'.repeat(49) }, /invalid options.table/],
+    [{ grantedTable: '1st' }, /invalid options.grantedTable/],
+    [{ lockTimeoutMs: 0 }, /invalid options.lockTimeoutMs: must be an integer from 1 to/],
+    [{ lockTimeoutMs: 1.5 }, /invalid options.lockTimeoutMs/],
+    [{ nodeId: ' ' }, /invalid options.nodeId: must not be blank/],
+    [{ nodeId: 'n'.repeat(201) }, /invalid options.nodeId: must be at most 200 characters/],
+    [{ createTables: 'no' }, /invalid options.createTables: must be a boolean/],
+  ])('refuses the options %j', (options, message) => {
+    expect(() => make(options)).toThrow(InvalidInputError);
+    expect(() => make(options)).toThrow(message);
+  });
+
+  it('refuses a blank player for the lock without connecting', async () => {
+    await expect(make().withPlayerLock(' ', async () => undefined)).rejects.toThrow(/invalid playerName: must not be blank/);
+  });
+});
+
+describe('the exported DDL', () => {
+  it('PostgreSQL: both tables, idempotent statements, the names given', () => {
+    const ddl = postgresSchema({ table: 'game.deliveries', grantedTable: 'game.granted' });
+    expect(ddl).toContain('CREATE TABLE IF NOT EXISTS "game"."deliveries" (');
+    expect(ddl).toContain('CREATE INDEX IF NOT EXISTS "deliveries_player_idx" ON "game"."deliveries" (player_name, seq);');
+    expect(ddl).toContain('CREATE TABLE IF NOT EXISTS "game"."granted" (');
+    expect(ddl.match(/IF NOT EXISTS/g)).toHaveLength(3);
+    expect(postgresSchema()).toContain('"teamgames_deliveries"');
+    expect(postgresSchema()).toContain('"teamgames_granted"');
+  });
+
+  it('MySQL: both tables, binary ids and names, idempotent statements', () => {
+    const ddl = mysqlSchema();
+    expect(ddl).toContain('CREATE TABLE IF NOT EXISTS `teamgames_deliveries` (');
+    expect(ddl).toContain('delivery_id VARBINARY(512) NOT NULL');
+    expect(ddl).toContain('player_name VARBINARY(320) NOT NULL');
+    expect(ddl).toContain('CREATE TABLE IF NOT EXISTS `teamgames_granted` (');
+    expect(ddl.match(/IF NOT EXISTS/g)).toHaveLength(2);
+  });
+
+  it.each([
+    ['postgresSchema', () => postgresSchema({ table: 'Bad' })],
+    ['mysqlSchema', () => mysqlSchema({ grantedTable: 'bad-name' })],
+    ['postgresSchema', () => postgresSchema({ tables: 'x' } as object)],
+  ])('%s refuses bad names and unknown options', (_name, call) => {
+    expect(call).toThrow(InvalidInputError);
+  });
+});
+
+describe('recordDelivery checks its arguments before any statement', () => {
+  const db = { query: () => Promise.reject(new Error('no query expected')) };
+  it.each([
+    ['postgres', pgRecord],
+    ['mysql', mysqlRecord],
+  ] as const)('%s', async (_engine, record) => {
+    await expect(record(db as never, '')).rejects.toThrow(/invalid deliveryId: must not be blank/);
+    await expect(record(db as never, 'id', { table: 'Nope' })).rejects.toThrow(/invalid options.table/);
+    await expect(record(null as never, 'id')).rejects.toThrow(/invalid db/);
+  });
+
+  it('mysql refuses an id longer than its column (INSERT IGNORE would cut it and collide)', async () => {
+    await expect(mysqlRecord(db as never, 'x'.repeat(513))).rejects.toThrow(/at most 512 bytes/);
+  });
+});

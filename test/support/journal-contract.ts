@@ -1,0 +1,81 @@
+/**
+ * The DeliveryJournal contract as one list of tests, for every journal: call
+ * `journalContract(make)` inside a `describe` of the journal (the database suites do;
+ * the memory and file journals can too). `make` returns a fresh, empty journal.
+ */
+import { expect, it } from 'vitest';
+import type { DeliveryJournal, JournalClaimMark, JournalEntry, JournalLine } from '../../src/delivery/journal.js';
+import { journalLine } from './journal.js';
+
+export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJournal>, close: (journal: DeliveryJournal) => Promise<void> = async () => undefined): void {
+  const ids = (entries: JournalEntry[]) => entries.map((e) => e.deliveryId);
+
+  it('lists pending entries oldest first, per player, replaces by deliveryId in place and forgets acknowledged ones', async () => {
+    const journal = await make();
+    await journal.append([journalLine('a'), journalLine('b', 'Bob'), journalLine('c')]);
+    await journal.append([{ ...journalLine('a'), state: 'intended' }]);
+    expect(ids(await journal.pending())).toEqual(['a', 'b', 'c']);
+    expect((await journal.pending('Ann')).map((e) => [e.deliveryId, e.state])).toEqual([
+      ['a', 'intended'],
+      ['c', 'claimed'],
+    ]);
+    await journal.acknowledge(['a', 'zzz']);
+    expect(ids(await journal.pending())).toEqual(['b', 'c']);
+    await close(journal);
+  });
+
+  it('gives back every field of every kind of entry as written', async () => {
+    const journal = await make();
+    const intended: JournalLine = {
+      ...journalLine('invoice:INV-1', 'Ann', 'intended'),
+      invoice: 'INV-1',
+      node: 'node-a',
+      previewedAt: 1_767_225_600_123,
+      recordedAt: 1_767_225_600_456,
+      item: { ...journalLine('x').item, product_name: 'Épée “dragon” 🐉', product_price: 4.99, quantity_to_grant: 3 },
+    };
+    const mark: JournalClaimMark = { deliveryId: 'claim:00000000-0000-4000-8000-000000000000', playerName: 'Ann', state: 'claiming', recordedAt: 7 };
+    await journal.append([intended, mark]);
+    expect(await journal.pending()).toEqual([intended, mark]);
+    await close(journal);
+  });
+
+  it('keeps one entry per deliveryId within one append: the last one, at the first one\'s place', async () => {
+    const journal = await make();
+    await journal.append([journalLine('a'), journalLine('b'), { ...journalLine('a'), state: 'intended' }]);
+    expect((await journal.pending()).map((e) => [e.deliveryId, e.state])).toEqual([
+      ['a', 'intended'],
+      ['b', 'claimed'],
+    ]);
+    await close(journal);
+  });
+
+  it('matches player names exactly: case, spaces and accents count', async () => {
+    const journal = await make();
+    const names = ['Ann', 'ann', 'Ann ', 'Änn', 'A_n%'];
+    await journal.append(names.map((name, i) => journalLine(`id-${i}`, name)));
+    for (const [i, name] of names.entries()) expect(ids(await journal.pending(name))).toEqual([`id-${i}`]);
+    expect(await journal.pending('A%')).toEqual([]);
+    await close(journal);
+  });
+
+  it('takes empty appends and acknowledgements, and lists nothing for an unknown player', async () => {
+    const journal = await make();
+    await journal.append([]);
+    await journal.acknowledge([]);
+    expect(await journal.pending('Nobody')).toEqual([]);
+    expect(await journal.pending()).toEqual([]);
+    await close(journal);
+  });
+
+  it('returns copies: changing what it returned or what was appended changes nothing stored', async () => {
+    const journal = await make();
+    const line = journalLine('a');
+    await journal.append([line]);
+    line.playerName = 'Mallory';
+    const [listed] = await journal.pending();
+    (listed as JournalLine).state = 'intended';
+    expect(await journal.pending('Ann')).toEqual([journalLine('a')]);
+    await close(journal);
+  });
+}
