@@ -36,6 +36,7 @@ import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction 
 import { FileJournal } from './file-journal.js';
 import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
+import { PlayerLocks } from './player-locks.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type StepOutcome } from './report.js';
 import type { DeliveredItem, DeliveryMode, DeliveryReport, GrantFunction, ResumeReport, UnverifiedWindow } from './types.js';
 
@@ -62,7 +63,7 @@ type Reconciled =
  */
 export class DeliveryEngine {
   readonly #config: DeliveryEngineConfig;
-  readonly #locks = new Map<string, Promise<void>>();
+  readonly #locks = new PlayerLocks();
   /** Claimed lines the journal failed to record: granted from here, written again on the next call. */
   readonly #unjournaled = new Map<string, JournalLine>();
   #journal: DeliveryJournal | undefined;
@@ -86,7 +87,7 @@ export class DeliveryEngine {
   async deliver(playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
     const grantFn = checkGrant(grant, 'deliver');
-    return this.#locked(player, async () => {
+    return this.#locks.run(player, async () => {
       const run = newRun('deliver');
       const report = await this.#acrossNodes(run, player, () => this.#deliver(run, player, grantFn, mode, control));
       return report ?? deliveryReport(run, journalOutcome(run), await this.#pendingCount(run, player));
@@ -107,7 +108,7 @@ export class DeliveryEngine {
     const players = new Set([...all, ...this.#unjournaled.values()].map((e) => e.playerName));
     const errors: ResumeReport['errors'] = [];
     for (const player of players) {
-      await this.#locked(player, () =>
+      await this.#locks.run(player, () =>
         this.#acrossNodes(run, player, async () => {
           const entries = await this.#settle(run, player, grantFn);
           if (entries === undefined || !entries.some((e) => e.state === 'intended')) return;
@@ -404,17 +405,4 @@ export class DeliveryEngine {
     }
   }
 
-  async #locked<T>(player: string, run: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(player) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
-    this.#locks.set(player, mine);
-    await previous;
-    try {
-      return await run();
-    } finally {
-      release();
-      if (this.#locks.get(player) === mine) this.#locks.delete(player);
-    }
-  }
 }
