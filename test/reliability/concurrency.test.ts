@@ -27,7 +27,8 @@ describe('1,000 concurrent deliver calls over 100 players, against the mock over
   it.each<DeliveryMode>(['fast', 'exactlyOnce'])('%s mode: every paid unit is granted exactly once, none lost', async (mode) => {
     buy();
     const journal = new MemoryJournal();
-    const client = new StorefrontClient({ apiKey: KEY, baseUrl: server.url, now: mock.clock.now, journal });
+    // A generous timeout: this test is about concurrency, not speed, and CI machines are small.
+    const client = new StorefrontClient({ apiKey: KEY, baseUrl: server.url, now: mock.clock.now, journal, timeoutMs: 60_000 });
     const game = new Game();
     const sleep = clockSleep(mock.clock);
     // 10 calls per player, interleaved, all started at once.
@@ -49,7 +50,8 @@ describe('1,000 concurrent deliver calls over 100 players, against the mock over
     mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', probability: 0.05 });
     mock.faults.add({ operation: 'claimV4', kind: 'dropBefore', probability: 0.05 });
     const journal = new MemoryJournal();
-    const client = new StorefrontClient({ apiKey: KEY, baseUrl: server.url, now: mock.clock.now, journal });
+    // A generous timeout: this test is about concurrency, not speed, and CI machines are small.
+    const client = new StorefrontClient({ apiKey: KEY, baseUrl: server.url, now: mock.clock.now, journal, timeoutMs: 60_000 });
     const game = new Game();
     const sleep = clockSleep(mock.clock);
     await Promise.all(
