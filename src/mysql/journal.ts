@@ -6,19 +6,8 @@
  */
 import type { DeliveryJournal, JournalEntry } from '../delivery/journal.js';
 import { JournalError } from '../errors.js';
-import { checkNonBlank, describe, fail } from '../internal/validate.js';
-import {
-  checkSqlJournalOptions,
-  connectWithin,
-  journalFailure,
-  latestById,
-  LockScopes,
-  parseEntry,
-  tableText,
-  type CheckedOptions,
-  type LockScope,
-  type SqlJournalOptions,
-} from '../sql/common.js';
+import { journalFailure, type SqlJournalOptions, type TableName } from '../sql/common.js';
+import { SqlJournalCore } from '../sql/journal.js';
 import { MAX_DELIVERY_ID_BYTES, quoted, schemaStatements } from './schema.js';
 
 /** What the journal runs queries on: a `mysql2/promise` `Pool` or `PoolConnection` fits as is. */
@@ -93,10 +82,7 @@ export class MySqlJournal implements DeliveryJournal {
   readonly nodeId: string;
   /** The journal's table, as given. */
   readonly table: string;
-  readonly #pool: MySqlPool;
-  readonly #options: CheckedOptions;
-  readonly #scopes = new LockScopes<MySqlPoolConnection>();
-  #tables: Promise<void> | undefined;
+  readonly #core: SqlJournalCore<MySqlQueryable, MySqlPoolConnection, MySqlPool>;
 
   /**
    * Connects nothing yet: the tables are created (if needed) on first use.
@@ -105,14 +91,9 @@ export class MySqlJournal implements DeliveryJournal {
    *   or an option is unknown or invalid.
    */
   constructor(pool: MySqlPool, options: MySqlJournalOptions = {}) {
-    const p = pool as Partial<MySqlPool> | null;
-    if (typeof p !== 'object' || p === null || typeof p.query !== 'function' || typeof p.getConnection !== 'function') {
-      fail('pool', `must be a mysql2/promise Pool (an object with query and getConnection), got ${describe(pool)}`);
-    }
-    this.#pool = pool;
-    this.#options = checkSqlJournalOptions(options);
-    this.nodeId = this.#options.nodeId;
-    this.table = tableText(this.#options.table);
+    this.#core = new SqlJournalCore<MySqlQueryable, MySqlPoolConnection, MySqlPool>(NAME, pool, options, { kind: 'a mysql2/promise Pool', connect: 'getConnection' }, createTables);
+    this.nodeId = this.#core.options.nodeId;
+    this.table = this.#core.table;
   }
 
   /**
@@ -122,17 +103,19 @@ export class MySqlJournal implements DeliveryJournal {
    *   `deliveryId` is longer than 512 bytes; nothing was recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    const rows = latestById(entries);
-    const long = rows.find((e) => Buffer.byteLength(e.deliveryId) > MAX_DELIVERY_ID_BYTES);
-    // Refused here: a server outside strict mode would cut it, and two cut ids would collide.
-    if (long !== undefined) throw new JournalError(`${NAME}: could not append to the journal: the deliveryId ${JSON.stringify(long.deliveryId.slice(0, 60))}… is longer than ${MAX_DELIVERY_ID_BYTES} bytes; nothing was recorded`);
-    await this.#query('append to the journal', (db) =>
-      db.query(
-        `INSERT INTO ${quoted(this.#options.table)} (delivery_id, player_name, entry) VALUES ?
+    await this.#core.append(
+      entries,
+      (db, rows) =>
+        db.query(
+          `INSERT INTO ${quoted(this.#core.options.table)} (delivery_id, player_name, entry) VALUES ?
          ON DUPLICATE KEY UPDATE player_name = VALUES(player_name), entry = VALUES(entry)`,
-        [rows.map((e) => [e.deliveryId, e.playerName, JSON.stringify(e)])],
-      ),
+          [rows.map((e) => [e.deliveryId, e.playerName, JSON.stringify(e)])],
+        ),
+      (rows) => {
+        const long = rows.find((e) => Buffer.byteLength(e.deliveryId) > MAX_DELIVERY_ID_BYTES);
+        // Refused here: a server outside strict mode would cut it, and two cut ids would collide.
+        if (long !== undefined) throw new JournalError(`${NAME}: could not append to the journal: the deliveryId ${JSON.stringify(long.deliveryId.slice(0, 60))}… is longer than ${MAX_DELIVERY_ID_BYTES} bytes; nothing was recorded`);
+      },
     );
   }
 
@@ -142,13 +125,13 @@ export class MySqlJournal implements DeliveryJournal {
    * @throws JournalError when the database cannot be read, or a row is not an entry.
    */
   async pending(playerName?: string): Promise<JournalEntry[]> {
-    const table = quoted(this.#options.table);
-    const [rows] = await this.#query('read the journal', (db) =>
+    const table = quoted(this.#core.options.table);
+    const [rows] = await this.#core.query('read the journal', (db) =>
       playerName === undefined
         ? db.query(`SELECT entry FROM ${table} ORDER BY seq`)
         : db.query(`SELECT entry FROM ${table} WHERE player_name = ? ORDER BY seq`, [playerName]),
     );
-    return (rows as Array<{ entry: unknown }>).map((row) => parseEntry(NAME, row.entry));
+    return this.#core.entries(rows);
   }
 
   /**
@@ -157,9 +140,7 @@ export class MySqlJournal implements DeliveryJournal {
    * @throws JournalError when the database refuses or cannot be reached; nothing was removed.
    */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
-    const ids = deliveryIds.filter((id) => typeof id === 'string');
-    if (ids.length === 0) return;
-    await this.#query('acknowledge in the journal', (db) => db.query(`DELETE FROM ${quoted(this.#options.table)} WHERE delivery_id IN (?)`, [ids]));
+    await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id IN (?)`, [ids]));
   }
 
   /**
@@ -171,25 +152,9 @@ export class MySqlJournal implements DeliveryJournal {
    *   `lockTimeoutMs`, or the database failed; `work` has not run then.
    */
   async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
-    checkNonBlank(playerName, 'playerName');
-    const started = Date.now();
-    const { lockTimeoutMs } = this.#options;
-    const who = `the lock on player ${JSON.stringify(playerName)}`;
-    let connection: MySqlPoolConnection;
-    try {
-      connection = await connectWithin(
-        () => this.#pool.getConnection(),
-        lockTimeoutMs,
-        (late) => late.release(),
-        () => new JournalError(`${NAME}: no connection of the pool was free within ${lockTimeoutMs} ms to take ${who}; nothing was done. Give the pool more connections than players delivered at once.`),
-      );
-    } catch (error) {
-      throw journalFailure(NAME, `connect to take ${who}; nothing was done`, error);
-    }
-    const scope: LockScope<MySqlPoolConnection> = { connection, lost: undefined, closed: false };
-    const onError = (error: Error) => (scope.lost ??= error);
-    connection.on('error', onError);
-    const remaining = Math.max(1, lockTimeoutMs - (Date.now() - started));
+    const lock = await this.#core.checkOut(playerName, (pool) => pool.getConnection(), (late) => late.release());
+    const { connection, who } = lock;
+    const remaining = lock.remainingMs();
     let got: unknown;
     try {
       const [rows] = await connection.query(`SELECT GET_LOCK(${LOCK_NAME}, ?) AS got`, [this.table, playerName, remaining / 1000]);
@@ -198,29 +163,19 @@ export class MySqlJournal implements DeliveryJournal {
       got = error;
     }
     if (Number(got) !== 1) {
-      connection.removeListener('error', onError);
+      lock.detach();
       // A connection whose GET_LOCK failed is closed: whatever it holds goes with it.
       connection.destroy();
-      if (got === 0 || got === '0') throw new JournalError(`${NAME}: ${who} was not free within ${lockTimeoutMs} ms (another node is delivering for this player); nothing was done`);
+      if (got === 0 || got === '0') throw lock.busy();
       throw journalFailure(NAME, `take ${who}; nothing was done`, got instanceof Error ? got : new Error(`GET_LOCK returned ${String(got)}`));
     }
-    try {
-      return await this.#scopes.run(scope, work);
-    } finally {
-      scope.closed = true;
-      let broken = scope.lost !== undefined;
-      if (!broken) {
-        try {
-          await connection.query(`SELECT RELEASE_LOCK(${LOCK_NAME}) AS released`, [this.table, playerName]);
-        } catch {
-          broken = true;
-        }
-      }
-      connection.removeListener('error', onError);
+    return this.#core.runLocked(
+      lock,
+      work,
+      (locked) => locked.query(`SELECT RELEASE_LOCK(${LOCK_NAME}) AS released`, [this.table, playerName]),
       // A connection that failed is closed, not reused: its lock (if any is left) goes with it.
-      if (broken) connection.destroy();
-      else connection.release();
-    }
+      (locked, failed) => (failed ? locked.destroy() : locked.release()),
+    );
   }
 
   /**
@@ -232,34 +187,13 @@ export class MySqlJournal implements DeliveryJournal {
    *   create them from {@link mysqlSchema} and pass `createTables: false`).
    */
   async createTables(): Promise<void> {
-    const scope = this.#scopes.current();
-    await this.#createTables(scope?.connection ?? this.#pool);
+    await this.#core.createTables();
   }
+}
 
-  /** Runs one journal query: on the lock's connection inside `withPlayerLock`, on the pool otherwise. */
-  async #query(doing: string, query: (db: MySqlQueryable) => Promise<[unknown, unknown]>): Promise<[unknown, unknown]> {
-    const scope = this.#scopes.current();
-    if (scope?.lost !== undefined) {
-      throw new JournalError(`${NAME}: could not ${doing}: the connection holding the player's lock failed (${scope.lost.message}); the lock is gone, nothing more is written under it`, { cause: scope.lost });
-    }
-    const db: MySqlQueryable = scope?.connection ?? this.#pool;
-    try {
-      if (this.#options.createTables) await this.#createTables(db);
-      return await query(db);
-    } catch (error) {
-      throw journalFailure(NAME, doing, error);
-    }
-  }
-
-  #createTables(db: MySqlQueryable): Promise<void> {
-    const { table, grantedTable } = this.#options;
-    return (this.#tables ??= (async () => {
-      // CREATE TABLE IF NOT EXISTS is safe to race on MySQL and MariaDB (metadata locks);
-      // one statement per call, since pools rarely allow several.
-      for (const statement of schemaStatements(table, grantedTable)) await db.query(statement);
-    })().catch((error: unknown) => {
-      this.#tables = undefined;
-      throw journalFailure(NAME, `create the tables ${tableText(table)} and ${tableText(grantedTable)}`, error);
-    }));
-  }
+/** The tables' DDL, run once by the journal's first query. */
+async function createTables(db: MySqlQueryable, table: TableName, grantedTable: TableName): Promise<void> {
+  // CREATE TABLE IF NOT EXISTS is safe to race on MySQL and MariaDB (metadata locks);
+  // one statement per call, since pools rarely allow several.
+  for (const statement of schemaStatements(table, grantedTable)) await db.query(statement);
 }

@@ -5,20 +5,8 @@
  * @module
  */
 import type { DeliveryJournal, JournalEntry } from '../delivery/journal.js';
-import { JournalError } from '../errors.js';
-import { checkNonBlank, describe, fail } from '../internal/validate.js';
-import {
-  checkSqlJournalOptions,
-  connectWithin,
-  journalFailure,
-  latestById,
-  LockScopes,
-  parseEntry,
-  tableText,
-  type CheckedOptions,
-  type LockScope,
-  type SqlJournalOptions,
-} from '../sql/common.js';
+import { journalFailure, tableText, type SqlJournalOptions, type TableName } from '../sql/common.js';
+import { SqlJournalCore } from '../sql/journal.js';
 import { quoted, schemaStatements } from './schema.js';
 
 /** What the journal runs queries on: a `pg` `Pool` or `PoolClient` fits as is. */
@@ -94,10 +82,7 @@ export class PostgresJournal implements DeliveryJournal {
   readonly nodeId: string;
   /** The journal's table, as given. */
   readonly table: string;
-  readonly #pool: PgPool;
-  readonly #options: CheckedOptions;
-  readonly #scopes = new LockScopes<PgPoolClient>();
-  #tables: Promise<void> | undefined;
+  readonly #core: SqlJournalCore<PgQueryable, PgPoolClient, PgPool>;
 
   /**
    * Connects nothing yet: the tables are created (if needed) on first use.
@@ -106,14 +91,9 @@ export class PostgresJournal implements DeliveryJournal {
    *   option is unknown or invalid.
    */
   constructor(pool: PgPool, options: PostgresJournalOptions = {}) {
-    const p = pool as Partial<PgPool> | null;
-    if (typeof p !== 'object' || p === null || typeof p.query !== 'function' || typeof p.connect !== 'function') {
-      fail('pool', `must be a pg Pool (an object with query and connect), got ${describe(pool)}`);
-    }
-    this.#pool = pool;
-    this.#options = checkSqlJournalOptions(options);
-    this.nodeId = this.#options.nodeId;
-    this.table = tableText(this.#options.table);
+    this.#core = new SqlJournalCore<PgQueryable, PgPoolClient, PgPool>(NAME, pool, options, { kind: 'a pg Pool', connect: 'connect' }, createTables);
+    this.nodeId = this.#core.options.nodeId;
+    this.table = this.#core.table;
   }
 
   /**
@@ -122,11 +102,9 @@ export class PostgresJournal implements DeliveryJournal {
    * @throws JournalError when the database refuses or cannot be reached; nothing was recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    const rows = latestById(entries);
-    await this.#query('append to the journal', (db) =>
+    await this.#core.append(entries, (db, rows) =>
       db.query(
-        `INSERT INTO ${quoted(this.#options.table)} (delivery_id, player_name, entry)
+        `INSERT INTO ${quoted(this.#core.options.table)} (delivery_id, player_name, entry)
          SELECT id, player, entry FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e (id, player, entry, n) ORDER BY n
          ON CONFLICT (delivery_id) DO UPDATE SET player_name = EXCLUDED.player_name, entry = EXCLUDED.entry`,
         [rows.map((e) => e.deliveryId), rows.map((e) => e.playerName), rows.map((e) => JSON.stringify(e))],
@@ -140,13 +118,13 @@ export class PostgresJournal implements DeliveryJournal {
    * @throws JournalError when the database cannot be read, or a row is not an entry.
    */
   async pending(playerName?: string): Promise<JournalEntry[]> {
-    const table = quoted(this.#options.table);
-    const result = await this.#query('read the journal', (db) =>
+    const table = quoted(this.#core.options.table);
+    const result = await this.#core.query('read the journal', (db) =>
       playerName === undefined
         ? db.query(`SELECT entry FROM ${table} ORDER BY seq`)
         : db.query(`SELECT entry FROM ${table} WHERE player_name = $1 ORDER BY seq`, [playerName]),
     );
-    return result.rows.map((row) => parseEntry(NAME, (row as { entry: unknown }).entry));
+    return this.#core.entries(result.rows);
   }
 
   /**
@@ -155,9 +133,7 @@ export class PostgresJournal implements DeliveryJournal {
    * @throws JournalError when the database refuses or cannot be reached; nothing was removed.
    */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
-    const ids = deliveryIds.filter((id) => typeof id === 'string');
-    if (ids.length === 0) return;
-    await this.#query('acknowledge in the journal', (db) => db.query(`DELETE FROM ${quoted(this.#options.table)} WHERE delivery_id = ANY($1::text[])`, [ids]));
+    await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id = ANY($1::text[])`, [ids]));
   }
 
   /**
@@ -169,28 +145,12 @@ export class PostgresJournal implements DeliveryJournal {
    *   `lockTimeoutMs`, or the database failed; `work` has not run then.
    */
   async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
-    checkNonBlank(playerName, 'playerName');
-    const started = Date.now();
-    const { lockTimeoutMs } = this.#options;
-    const who = `the lock on player ${JSON.stringify(playerName)}`;
-    let client: PgPoolClient;
-    try {
-      client = await connectWithin(
-        () => this.#pool.connect(),
-        lockTimeoutMs,
-        (late) => late.release(),
-        () => new JournalError(`${NAME}: no connection of the pool was free within ${lockTimeoutMs} ms to take ${who}; nothing was done. Give the pool more connections than players delivered at once.`),
-      );
-    } catch (error) {
-      throw journalFailure(NAME, `connect to take ${who}; nothing was done`, error);
-    }
-    const scope: LockScope<PgPoolClient> = { connection: client, lost: undefined, closed: false };
-    const onError = (error: Error) => (scope.lost ??= error);
-    client.on('error', onError);
+    const lock = await this.#core.checkOut(playerName, (pool) => pool.connect(), (late) => late.release());
+    const { connection: client, who } = lock;
     const key = `teamgames-sdk:${this.table}:${playerName}`;
     let locked = false;
     try {
-      const remaining = Math.max(1, lockTimeoutMs - (Date.now() - started));
+      const remaining = lock.remainingMs();
       // lock_timeout bounds the wait; it is reset before the work so the work's queries are not bound by it.
       await client.query(`SELECT set_config('lock_timeout', $1, false)`, [`${remaining}ms`]);
       await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
@@ -198,29 +158,18 @@ export class PostgresJournal implements DeliveryJournal {
       await client.query('RESET lock_timeout');
     } catch (error) {
       // A connection left in an unknown state (a half-set timeout, maybe the lock) is closed, which releases all.
-      client.removeListener('error', onError);
+      lock.detach();
       client.release(true);
-      if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
-        throw new JournalError(`${NAME}: ${who} was not free within ${lockTimeoutMs} ms (another node is delivering for this player); nothing was done`, { cause: error });
-      }
+      if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) throw lock.busy(error);
       throw journalFailure(NAME, `take ${who}${locked ? '' : '; nothing was done'}`, error);
     }
-    try {
-      return await this.#scopes.run(scope, work);
-    } finally {
-      scope.closed = true;
-      let broken: Error | undefined = scope.lost;
-      if (broken === undefined) {
-        try {
-          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
-        } catch (error) {
-          broken = error as Error;
-        }
-      }
-      client.removeListener('error', onError);
+    return this.#core.runLocked(
+      lock,
+      work,
+      (held) => held.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]),
       // A connection that failed is closed, not reused: its lock (if any is left) goes with it.
-      client.release(broken ?? undefined);
-    }
+      (held, failed, failure) => held.release(failed ? (failure as Error) : undefined),
+    );
   }
 
   /**
@@ -232,36 +181,15 @@ export class PostgresJournal implements DeliveryJournal {
    *   create them from {@link postgresSchema} and pass `createTables: false`).
    */
   async createTables(): Promise<void> {
-    const scope = this.#scopes.current();
-    await this.#createTables(scope?.connection ?? this.#pool);
+    await this.#core.createTables();
   }
+}
 
-  /** Runs one journal query: on the lock's connection inside `withPlayerLock`, on the pool otherwise. */
-  async #query(doing: string, query: (db: PgQueryable) => Promise<PgResult>): Promise<PgResult> {
-    const scope = this.#scopes.current();
-    if (scope?.lost !== undefined) {
-      throw new JournalError(`${NAME}: could not ${doing}: the connection holding the player's lock failed (${scope.lost.message}); the lock is gone, nothing more is written under it`, { cause: scope.lost });
-    }
-    const db: PgQueryable = scope?.connection ?? this.#pool;
-    try {
-      if (this.#options.createTables) await this.#createTables(db);
-      return await query(db);
-    } catch (error) {
-      throw journalFailure(NAME, doing, error);
-    }
-  }
-
-  #createTables(db: PgQueryable): Promise<void> {
-    const { table, grantedTable } = this.#options;
-    return (this.#tables ??= (async () => {
-      // One multi-statement query is one transaction; the advisory lock makes nodes that
-      // start together create the tables one after the other (two concurrent CREATE TABLE
-      // IF NOT EXISTS can fail on PostgreSQL's catalog).
-      const key = `teamgames-sdk:ddl:${tableText(table)}`.replace(/'/g, "''");
-      await db.query([`SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0));`, ...schemaStatements(table, grantedTable)].join('\n'));
-    })().catch((error: unknown) => {
-      this.#tables = undefined;
-      throw journalFailure(NAME, `create the tables ${tableText(table)} and ${tableText(grantedTable)}`, error);
-    }));
-  }
+/** The tables' DDL, run once by the journal's first query. */
+async function createTables(db: PgQueryable, table: TableName, grantedTable: TableName): Promise<void> {
+  // One multi-statement query is one transaction; the advisory lock makes nodes that
+  // start together create the tables one after the other (two concurrent CREATE TABLE
+  // IF NOT EXISTS can fail on PostgreSQL's catalog).
+  const key = `teamgames-sdk:ddl:${tableText(table)}`.replace(/'/g, "''");
+  await db.query([`SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0));`, ...schemaStatements(table, grantedTable)].join('\n'));
 }
