@@ -9,8 +9,9 @@
  * (p50/p99) and throughput at concurrency 32. The final ratios are medians of ratios
  * taken within each round, where the three ways ran back to back. Then in-process
  * validation cost, cold import cost and bundle size, and how long an exactly-once
- * `deliver` waits between its preview and its claim. Figures go to bench-results.json
- * (git-ignored).
+ * `deliver` waits between its preview and its claim, and the deliveries per second through
+ * each journal (file, PostgreSQL, MariaDB) at concurrency 50. Figures go to
+ * bench-results.json (git-ignored).
  *
  * Flags: --rounds N (default 7), --iterations N per round and way (default 45),
  * --concurrent N calls per concurrency batch (default 256), --quick (CI: small numbers).
@@ -23,10 +24,11 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import ky from 'ky';
-import { MemoryJournal, StorefrontClient } from 'teamgames-sdk';
+import { FileJournal, MemoryJournal, StorefrontClient, type DeliveryJournal } from 'teamgames-sdk';
 import { readCatalog } from '../src/wire/catalog.js';
 import { readClaim } from '../src/wire/claim.js';
 import type { MockSeed } from 'teamgames-sdk/mock';
+import { ENGINES, NotInstalledError, useDatabase, type DatabaseServer, type Engine } from './test-databases.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -476,6 +478,153 @@ async function deliverWait(url: string, deliveries = flags.quick ? 10 : 40): Pro
   return { p50: waits[Math.floor(waits.length / 2)] as number, max: waits[waits.length - 1] as number, claimsRefused };
 }
 
+type JournalKind = 'file' | Engine;
+interface JournalFigure {
+  journal: JournalKind;
+  /** Deliveries per second, all timed rounds together; undefined when skipped. */
+  rate?: number;
+  deliveries: number;
+  seconds: number;
+  /** Per round, deliveries per second. */
+  rounds: number[];
+  skipped?: string;
+}
+
+const JOURNAL_CONCURRENCY = 50;
+
+/**
+ * Deliveries per second through each journal, against the mock over HTTP: exactly-once
+ * mode (the default: preview, intent journaled, the 10 s window waited out by a `sleep`
+ * that moves the mock's clock and the client's together, claim, grant, acknowledge),
+ * one player per delivery with one purchase each, 50 deliveries in flight at once, a grant
+ * that does nothing (the figure is the SDK and its journal, not a game). The file journal
+ * fdatasyncs each write; the database servers are the throwaway ones of
+ * scripts/test-databases.ts (or TEAMGAMES_TEST_*_URL), whose fsync is off. The journals
+ * take turns within each round, in a rotating order, so a drift of the mock (its rows
+ * grow) or of the machine falls on all of them.
+ */
+async function journalBench(url: string, dir: string): Promise<{ figures: JournalFigure[]; fileNoFsync: number }> {
+  const perRound = flags.quick ? 100 : 300;
+  const rounds = flags.quick ? 2 : 3;
+  const post = async <T>(path: string, body: unknown): Promise<T> => {
+    const r = await fetch(`${url}/__mock/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`mock ${path}: HTTP ${r.status}`);
+    return (await r.json()) as T;
+  };
+  // One clock for every client here, the mock's: each sleep moves both by the same amount.
+  let skew = (await post<{ now: number }>('clock/advance', { ms: 0 })).now - Date.now();
+  const now = () => Date.now() + skew;
+  const sleep = async (ms: number) => {
+    const step = Math.ceil(ms);
+    await post('clock/advance', { ms: step });
+    skew += step;
+  };
+
+  const servers: DatabaseServer[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const journals = new Map<JournalKind, DeliveryJournal>();
+  const figures = new Map<JournalKind, JournalFigure>();
+  const table = `bench_${process.pid.toString(36)}_${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+  journals.set('file', new FileJournal(join(dir, 'journal.jsonl')));
+  const fileNoFsyncJournal = new FileJournal(join(dir, 'journal-nofsync.jsonl'), { fsync: false });
+  closers.push(async () => {
+    await (journals.get('file') as FileJournal).close();
+    await fileNoFsyncJournal.close();
+  });
+
+  // The servers start here, not during the HTTP rounds: initdb would take their cores.
+  const started = performance.now();
+  const engines: Engine[] = ['postgres', 'mysql'];
+  const outcomes = await Promise.allSettled(engines.map((engine) => useDatabase(engine)));
+  for (const [i, engine] of engines.entries()) {
+    const outcome = outcomes[i]!;
+    if (outcome.status === 'rejected') {
+      const why = outcome.reason instanceof NotInstalledError ? outcome.reason.message : `${ENGINES[engine].label} could not be started: ${String((outcome.reason as Error)?.message ?? outcome.reason).split('\n')[0]}`;
+      figures.set(engine, { journal: engine, deliveries: 0, seconds: 0, rounds: [], skipped: why });
+      continue;
+    }
+    const server = outcome.value;
+    servers.push(server);
+    // A lock connection per delivery in flight, and some more.
+    const poolSize = JOURNAL_CONCURRENCY + 5;
+    if (engine === 'postgres') {
+      const { default: pg } = await import('pg');
+      const { PostgresJournal } = await import('teamgames-sdk/postgres');
+      const pool = new pg.Pool({ connectionString: server.url, max: poolSize });
+      pool.on('error', () => undefined);
+      const journal = new PostgresJournal(pool, { table: `${table}_journal`, grantedTable: `${table}_granted` });
+      await journal.createTables();
+      journals.set(engine, journal);
+      closers.push(async () => {
+        await pool.query(`DROP TABLE IF EXISTS ${table}_journal, ${table}_granted`);
+        await pool.end();
+      });
+    } else {
+      const { default: mysql } = await import('mysql2/promise');
+      const { MySqlJournal } = await import('teamgames-sdk/mysql');
+      const pool = mysql.createPool({ uri: server.url, connectionLimit: poolSize });
+      const journal = new MySqlJournal(pool, { table: `${table}_journal`, grantedTable: `${table}_granted` });
+      await journal.createTables();
+      journals.set(engine, journal);
+      closers.push(async () => {
+        await pool.query(`DROP TABLE IF EXISTS ${table}_journal, ${table}_granted`);
+        await pool.end();
+      });
+    }
+  }
+  const serversMs = performance.now() - started;
+
+  /** Purchases for `n` new players (not timed), then their deliveries, 50 at once (timed). */
+  const batch = async (journal: DeliveryJournal, n: number): Promise<{ deliveries: number; seconds: number }> => {
+    const client = new StorefrontClient({ apiKey: SMALL_KEY, baseUrl: url, journal, now, retry: 0 });
+    const names = Array.from({ length: n }, () => player());
+    for (const [i, name] of names.entries()) await post('purchases', { apiKey: SMALL_KEY, playerName: name, id: 1 + (i % 8), quantity: 1 });
+    let next = 0;
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: Math.min(JOURNAL_CONCURRENCY, n) }, async () => {
+        while (next < names.length) {
+          const name = names[next++]!;
+          const report = await client.deliver(name, () => {}, { sleep });
+          if (report.code !== 'SUCCESS' || report.granted.length !== 1) {
+            throw new Error(`bench deliver (${journal.constructor.name}): ${report.code} granted=${report.granted.length}${report.error ? ` ${report.error.message}` : ''}${report.journalError ? ` ${report.journalError.message}` : ''}`);
+          }
+        }
+      }),
+    );
+    return { deliveries: n, seconds: (performance.now() - t) / 1000 };
+  };
+
+  try {
+    const kinds = [...journals.keys()];
+    for (const kind of kinds) await batch(journals.get(kind)!, JOURNAL_CONCURRENCY); // warm-up: connections, tables, JIT
+    await batch(fileNoFsyncJournal, JOURNAL_CONCURRENCY);
+    const totals = new Map<JournalKind, { deliveries: number; seconds: number; rounds: number[] }>(kinds.map((k) => [k, { deliveries: 0, seconds: 0, rounds: [] }]));
+    let noFsync = { deliveries: 0, seconds: 0 };
+    for (let round = 0; round < rounds; round++) {
+      const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
+      for (const kind of order) {
+        const r = await batch(journals.get(kind)!, perRound);
+        const total = totals.get(kind)!;
+        total.deliveries += r.deliveries;
+        total.seconds += r.seconds;
+        total.rounds.push(r.deliveries / r.seconds);
+      }
+      const r = await batch(fileNoFsyncJournal, perRound);
+      noFsync = { deliveries: noFsync.deliveries + r.deliveries, seconds: noFsync.seconds + r.seconds };
+    }
+    for (const [kind, total] of totals) figures.set(kind, { journal: kind, rate: total.deliveries / total.seconds, ...total });
+    console.log(
+      `\njournals: ${rounds} rounds × ${perRound} exactly-once deliveries per journal at concurrency ${JOURNAL_CONCURRENCY}, ${((performance.now() - started) / 1000).toFixed(1)} s in all` +
+        `${servers.length > 0 ? `; database servers ready in ${(serversMs / 1000).toFixed(1)} s (${servers.map((s) => `${s.engine}${s.started ? ' throwaway, fsync off' : ' from the environment'}`).join(', ')})` : ''}`,
+    );
+    return { figures: (['file', 'postgres', 'mysql'] as const).map((k) => figures.get(k)!), fileNoFsync: noFsync.deliveries / noFsync.seconds };
+  } finally {
+    for (const close of closers) await close().catch(() => undefined);
+    for (const server of servers) await server.stop();
+  }
+}
+
 // ---------------------------------------------------------------------------
 
 const { url, child, dir } = await startMock();
@@ -520,14 +669,28 @@ try {
   console.log(`size: the quick start bundled (esbuild, minified, ky and zod included): ${kB(quickStart.minified)}, ${kB(quickStart.gzipped)} gzipped (minified by package: ${parts})`);
 
   const wait = await deliverWait(url);
+  const journalFigures = await journalBench(url, dir);
+  const fileRate = journalFigures.figures[0]!.rate!;
+  for (const f of journalFigures.figures) {
+    console.log(
+      f.rate === undefined
+        ? `journal ${f.journal}: skipped (${f.skipped})`
+        : `journal ${f.journal}: ${f.rate.toFixed(0)} deliveries/s (rounds ${f.rounds.map((r) => r.toFixed(0)).join(', ')})${f.journal === 'file' ? `; without fsync ${journalFigures.fileNoFsync.toFixed(0)}/s` : ''}`,
+    );
+  }
   const lines = Object.entries(http).map(
     ([name, { ratios: r }]) => `bench ${name}: p50=${r.p50.toFixed(2)} p99=${r.p99.toFixed(2)} throughput=${r.throughput.toFixed(2)} vsKy=${r.vsKy.toFixed(2)}`,
   );
   lines.push(`bench quickstart bundle: ${kB(quickStart.gzipped)} gzipped (${kB(quickStart.minified)} minified)`);
   lines.push(`deliver exactlyOnce wait: p50=${wait.p50.toFixed(0)} ms max=${wait.max.toFixed(0)} ms claims_refused_for_arriving_early=${wait.claimsRefused}`);
+  for (const f of journalFigures.figures) {
+    lines.push(f.rate === undefined ? `deliver journal=${f.journal}: skipped (${f.skipped})` : `deliver journal=${f.journal}: ${f.rate.toFixed(0)}/s at concurrency ${JOURNAL_CONCURRENCY}`);
+  }
+  const ratios = journalFigures.figures.filter((f) => f.journal !== 'file' && f.rate !== undefined).map((f) => `${f.journal}/file=${(f.rate! / fileRate).toFixed(2)}`);
+  if (ratios.length > 0) lines.push(`deliver journal ratio: ${ratios.join(' ')} (target >= 0.50; exactly-once, the database servers without fsync, the file journal with)`);
   writeFileSync(
     'bench-results.json',
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all, quickStart }, deliverWait: wait }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all, quickStart }, deliverWait: wait, journals: journalFigures }, null, 2),
   );
   console.log('\nfigures written to bench-results.json\n');
   for (const line of lines) console.log(line);

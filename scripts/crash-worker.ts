@@ -1,7 +1,8 @@
 /**
  * The worker of the crash campaign (`scripts/crash.ts`): a game bridge that delivers
- * purchases with `client.deliver` over a {@link FileJournal}, against the mock over
- * HTTP, until the orchestrator SIGKILLs it. Not meant to be run by hand.
+ * purchases with `client.deliver` over a {@link FileJournal} (or, as one node of several,
+ * over a `PostgresJournal` / `MySqlJournal` table shared with the other nodes), against
+ * the mock over HTTP, until the orchestrator SIGKILLs it. Not meant to be run by hand.
  *
  *   node crash-worker.mjs ['<WorkerConfig as JSON>']   (or the JSON as the first line on stdin)
  *
@@ -15,14 +16,29 @@
  * applied grant; a `deliveryId` already in it is skipped (a regrant). Each `unverified`
  * event is written durably, inside onEvent, to its own file before the engine goes on.
  *
+ * With a database journal (`journal: 'postgres' | 'mysql'`, the `--nodes` campaign), the
+ * inventory is a table shared by every node, and each grant is one transaction of the
+ * game, as the guide recommends: `recordDelivery` (the shared dedupe), then the inventory
+ * row only when it returned true, then COMMIT. The simulated grant failures fall a third
+ * before the transaction, a third inside it (rolled back) and a third after its COMMIT
+ * (the engine grants again: the shared dedupe must skip it). There is no journal lock to
+ * be refused: `ready` once the pool answers and the tables exist (`createTables()`).
+ * Every connection the node's pool opens is announced as `conn <id>` (the server's
+ * pid / thread id), so the orchestrator can watch a killed node's connections, and the
+ * player locks they held, leave the server. The nodes share what they know of the mock's
+ * clock (which every node moves) through a small file (see `now` below).
+ *
  * stdout protocol (one line each): `ready`, `refused <message>` (the journal is locked by
- * another process; exit code 3), `drained <json>` (exit code 0). Anything unexpected:
- * a message on stderr and exit code 1.
+ * another process; exit code 3), `drained <json>` (exit code 0), `conn <id>` (database
+ * journals). Anything unexpected: a message on stderr and exit code 1.
  *
  * @module
  */
-import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { FileJournal, StorefrontClient, isStorefrontError, type DeliveredItem, type DeliveryMode, type StorefrontEvent } from '../src/index.js';
+import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import type mysql from 'mysql2/promise';
+import type pg from 'pg';
+import { FileJournal, StorefrontClient, isStorefrontError, type DeliveredItem, type DeliveryJournal, type DeliveryMode, type StorefrontEvent } from '../src/index.js';
+import { seededRandom } from '../src/mock/random.js';
 
 /** What the orchestrator passes to a worker (argv[2], JSON). */
 export interface WorkerConfig {
@@ -30,7 +46,15 @@ export interface WorkerConfig {
   url: string;
   apiKey: string;
   mode: DeliveryMode;
+  /** Where the journal lives; `file` unless the campaign runs several nodes on a database. */
+  journal: 'file' | 'postgres' | 'mysql';
+  /** The FileJournal's path (`journal: 'file'`). */
   journalPath: string;
+  /** The shared tables (database journals). */
+  db?: WorkerDb;
+  /** The mock clock's offset shared by the nodes (database journals): 8 bytes, a float64. */
+  clockPath?: string;
+  /** The inventory file (`journal: 'file'`). */
   inventoryPath: string;
   unverifiedPath: string;
   logPath: string;
@@ -45,6 +69,24 @@ export interface WorkerConfig {
   lanes: number;
   /** Final drain: no failures, stop when everything is delivered. */
   drain: boolean;
+  /** The node (slot) this worker runs as: 0 with a file journal. */
+  node: number;
+}
+
+/** A database journal's setting, for one node. */
+export interface WorkerDb {
+  url: string;
+  /** The journal's table, shared by every node. */
+  table: string;
+  /** The dedupe table of `recordDelivery`. */
+  grantedTable: string;
+  /** The game's inventory table, shared by every node. */
+  inventoryTable: string;
+  /** This node's id; by default the journal's own (`<host>:<pid>:<random>`, new for each run). */
+  nodeId?: string;
+  lockTimeoutMs: number;
+  /** Connections of the node's pool (the journal's locks and the game's transactions share it). */
+  poolSize: number;
 }
 
 /** One line of the inventory file. */
@@ -55,6 +97,8 @@ export interface InventoryLine {
   units: number;
   run: number;
   pid: number;
+  /** The node that applied it (database journals). */
+  node?: number;
 }
 
 /** One line of the unverified-windows file. */
@@ -78,17 +122,6 @@ export interface PurchaseRowLite {
   delivered: string | null;
 }
 
-/** mulberry32, as the mock's fault injector uses (not imported: the worker bundle stays small). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 // The orchestrator holds our stdin: when it goes away (even SIGKILLed), so do we.
 process.stdin.on('end', () => process.exit(0));
@@ -115,6 +148,14 @@ async function readConfig(): Promise<WorkerConfig> {
   });
 }
 
+// A spare worker loads its database driver while it waits for its config.
+const preloading =
+  process.env['CRASH_JOURNAL'] === 'postgres'
+    ? Promise.all([import('pg'), import('../src/postgres/index.js')])
+    : process.env['CRASH_JOURNAL'] === 'mysql'
+      ? Promise.all([import('mysql2/promise'), import('../src/mysql/index.js')])
+      : undefined;
+preloading?.catch(() => undefined);
 const config = await readConfig();
 process.stdin.resume();
 const random = seededRandom(config.seed);
@@ -147,13 +188,49 @@ async function admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): P
 
 // The client's clock is the mock's: synced at start, then moved by every sleep, which
 // moves the mock's clock first (so the service never sees less time pass than the client).
+// Database nodes: several nodes move the one mock clock. They share what they learn of it, as machines
+// share the wall clock: a file holding the mock's offset from real time (a float64), which
+// each node raises to what every answer of the mock shows (the mock's time when it
+// answered: never ahead of it) and reads at every `now()`. A node's clock then lags the
+// mock's only by the advances in flight; `clock-lag` lines log the largest lag found when
+// an answer arrives.
 let offset = 0;
-const now = (): number => Date.now() + offset;
+let maxLag = 0;
+let clockFd = -1;
+const shared = Buffer.alloc(8);
+function sharedOffset(): number {
+  if (clockFd < 0) return offset;
+  return readSync(clockFd, shared, 0, 8, 0) === 8 ? shared.readDoubleLE(0) : offset;
+}
+const now = (): number => {
+  const s = sharedOffset();
+  if (s > offset) offset = s;
+  return Date.now() + offset;
+};
+/** After an answer of the mock carrying its time: what it shows, shared with the other nodes. */
+function resync(mockNow: number): void {
+  const synced = mockNow - Date.now();
+  const known = Math.max(offset, sharedOffset());
+  if (synced - known > maxLag) {
+    maxLag = synced - known;
+    log(`clock-lag ${maxLag} ms (new max)`);
+  }
+  offset = Math.max(known, synced);
+  if (clockFd >= 0 && offset > sharedOffset()) {
+    shared.writeDoubleLE(offset, 0);
+    writeSync(clockFd, shared, 0, 8, 0);
+  }
+}
 async function sleep(ms: number): Promise<void> {
   if (!(ms > 0)) return;
   const step = Math.ceil(ms);
-  await admin('POST', '/__mock/clock/advance', { ms: step });
+  offset = Math.max(offset, sharedOffset()); // the moves of the other nodes, first
+  const clock = await admin<{ now: number }>('POST', '/__mock/clock/advance', { ms: step });
   offset += step;
+  if (config.journal !== 'file') resync(clock.now);
+}
+async function syncClock(): Promise<void> {
+  resync((await admin<{ now: number }>('POST', '/__mock/clock/advance', { ms: 0 })).now);
 }
 
 // ---------------------------------------------------------------- the game
@@ -214,6 +291,201 @@ async function grant(item: DeliveredItem): Promise<void> {
   applied += 1;
 }
 
+// ---------------------------------------------------------------- the game, on a database
+
+/** One game transaction on one connection of the node's pool. */
+interface GameTx {
+  /** `recordDelivery` of the engine's entry point, on this transaction. */
+  record(deliveryId: string): Promise<boolean>;
+  insert(line: InventoryLine): Promise<void>;
+  commit(): Promise<void>;
+  /** Rolls back; a connection that fails even that is closed (what it held goes with it). */
+  rollback(): Promise<void>;
+}
+
+interface GameDb {
+  journal: DeliveryJournal & { createTables(): Promise<void> };
+  begin(): Promise<GameTx>;
+  ping(): Promise<void>;
+  end(): Promise<void>;
+}
+
+const announce = (id: unknown): void => {
+  // Synchronous on a pipe (Linux): announced before the connection runs its first statement.
+  process.stdout.write(`conn ${String(id)}\n`);
+};
+
+async function postgresGame(db: NonNullable<WorkerConfig['db']>): Promise<GameDb> {
+  const { default: pgModule } = await import('pg');
+  const { PostgresJournal, recordDelivery } = await import('../src/postgres/index.js');
+  const pool = new pgModule.Pool({ connectionString: db.url, max: db.poolSize });
+  pool.on('error', (error) => log(`pool error (idle connection): ${error.message}`));
+  pool.on('connect', (client) => announce((client as pg.PoolClient & { processID?: number }).processID));
+  const journal = new PostgresJournal(pool, { table: db.table, grantedTable: db.grantedTable, lockTimeoutMs: db.lockTimeoutMs, ...(db.nodeId === undefined ? {} : { nodeId: db.nodeId }) });
+  return {
+    journal,
+    ping: async () => void (await pool.query('SELECT 1')),
+    end: () => pool.end(),
+    async begin() {
+      const client = await pool.connect();
+      const onError = (error: Error): void => log(`game transaction connection error: ${error.message}`);
+      client.on('error', onError);
+      let released = false;
+      const done = (broken?: Error): void => {
+        if (released) return;
+        released = true;
+        client.removeListener('error', onError);
+        client.release(broken);
+      };
+      try {
+        await client.query('BEGIN');
+      } catch (error) {
+        done(error as Error);
+        throw error;
+      }
+      return {
+        record: (id) => recordDelivery(client, id, { table: db.grantedTable }),
+        insert: async (l) =>
+          void (await client.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+            l.deliveryId,
+            l.player,
+            l.product,
+            l.units,
+            l.run,
+            l.node,
+            l.pid,
+          ])),
+        commit: async () => {
+          try {
+            await client.query('COMMIT');
+          } catch (error) {
+            done(error as Error);
+            throw error;
+          }
+          done();
+        },
+        rollback: async () => {
+          if (released) return;
+          try {
+            await client.query('ROLLBACK');
+            done();
+          } catch (error) {
+            done(error as Error);
+          }
+        },
+      };
+    },
+  };
+}
+
+async function mysqlGame(db: NonNullable<WorkerConfig['db']>): Promise<GameDb> {
+  const { default: mysqlModule } = await import('mysql2/promise');
+  const { MySqlJournal, recordDelivery } = await import('../src/mysql/index.js');
+  const pool = mysqlModule.createPool({ uri: db.url, connectionLimit: db.poolSize });
+  pool.on('connection', (connection) => announce((connection as unknown as { threadId: number }).threadId));
+  const journal = new MySqlJournal(pool, { table: db.table, grantedTable: db.grantedTable, lockTimeoutMs: db.lockTimeoutMs, ...(db.nodeId === undefined ? {} : { nodeId: db.nodeId }) });
+  return {
+    journal,
+    ping: async () => void (await pool.query('SELECT 1')),
+    end: () => pool.end(),
+    async begin() {
+      const connection: mysql.PoolConnection = await pool.getConnection();
+      const onError = (error: Error): void => log(`game transaction connection error: ${error.message}`);
+      connection.on('error', onError);
+      let released = false;
+      const done = (broken: boolean): void => {
+        if (released) return;
+        released = true;
+        connection.removeListener('error', onError);
+        if (broken) connection.destroy();
+        else connection.release();
+      };
+      try {
+        await connection.beginTransaction();
+      } catch (error) {
+        done(true);
+        throw error;
+      }
+      return {
+        record: (id) => recordDelivery(connection, id, { table: db.grantedTable }),
+        insert: async (l) =>
+          void (await connection.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
+            l.deliveryId,
+            l.player,
+            l.product,
+            l.units,
+            l.run,
+            l.node,
+            l.pid,
+          ])),
+        commit: async () => {
+          try {
+            await connection.commit();
+          } catch (error) {
+            done(true);
+            throw error;
+          }
+          done(false);
+        },
+        rollback: async () => {
+          if (released) return;
+          try {
+            await connection.rollback();
+            done(false);
+          } catch {
+            done(true);
+          }
+        },
+      };
+    },
+  };
+}
+
+let gameDb: GameDb | undefined;
+
+/**
+ * The grant of a node: one transaction of the game, the dedupe record and the inventory
+ * row together. Simulated failures, a third each: before the transaction; inside it
+ * (after the record and the row were written), which rolls both back; after its COMMIT
+ * (the item is in, then the game throws: the engine grants it again, and the shared
+ * dedupe must skip it, on whichever node).
+ */
+async function grantInDb(item: DeliveredItem): Promise<void> {
+  await Promise.resolve();
+  const failure = random() < failRate ? (['before', 'inside', 'after'] as const)[Math.floor(random() * 3)] : undefined;
+  if (failure === 'before') {
+    grantFailures += 1;
+    log(`grant-failed ${item.deliveryId} ${item.player_name}`);
+    throw new Error(`the game could not grant ${item.deliveryId} (simulated)`);
+  }
+  const tx = await (gameDb as GameDb).begin();
+  let fresh: boolean;
+  try {
+    fresh = await tx.record(item.deliveryId);
+    if (fresh) {
+      await tx.insert({ deliveryId: item.deliveryId, player: item.player_name, product: item.product_id_string, units: item.quantity_to_grant, run: config.run, pid: process.pid, node: config.node });
+    } else {
+      regrants += 1;
+      log(`regrant ${item.deliveryId} ${item.player_name} (skipped, already applied by a node)`);
+    }
+    if (failure === 'inside') {
+      grantFailures += 1;
+      log(`grant-failed ${item.deliveryId} ${item.player_name} (inside the transaction, rolled back)`);
+      throw new Error(`the game failed inside the transaction of ${item.deliveryId} (simulated)`);
+    }
+    await tx.commit();
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  if (fresh) applied += 1;
+  if (failure === 'after') {
+    grantFailures += 1;
+    log(`grant-failed ${item.deliveryId} ${item.player_name} (after the COMMIT${fresh ? ', the item is in' : ''})`);
+    throw new Error(`the game failed after granting ${item.deliveryId} (simulated)`);
+  }
+}
+
 function onEvent(event: StorefrontEvent): void {
   if (event.type === 'unverified') {
     const line: UnverifiedLine = { ...event.window, operation: event.operation, run: config.run, pid: process.pid };
@@ -266,31 +538,51 @@ function describeReport(report: { code?: string; granted: DeliveredItem[]; faile
 }
 
 async function main(): Promise<void> {
-  log(`start mode=${config.mode} drain=${config.drain} lanes=${config.lanes}`);
-  const journal = new FileJournal(config.journalPath);
-  // The journal's first use takes its lock: refused when another process holds it.
-  try {
-    await journal.pending();
-  } catch (error) {
-    if (isStorefrontError(error, 'JOURNAL_FAILED')) {
-      log(`refused: ${error.message}`);
-      process.stdout.write(`refused ${error.message.replace(/\n/g, ' ')}\n`);
-      process.exit(3);
+  log(`start mode=${config.mode} journal=${config.journal} node=${config.node} drain=${config.drain} lanes=${config.lanes}`);
+  let journal: DeliveryJournal;
+  let grantFn: (item: DeliveredItem) => Promise<void>;
+  if (config.journal === 'file') {
+    const fileJournal = new FileJournal(config.journalPath);
+    journal = fileJournal;
+    // The journal's first use takes its lock: refused when another process holds it.
+    try {
+      await fileJournal.pending();
+    } catch (error) {
+      if (isStorefrontError(error, 'JOURNAL_FAILED')) {
+        log(`refused: ${error.message}`);
+        process.stdout.write(`refused ${error.message.replace(/\n/g, ' ')}\n`);
+        process.exit(3);
+      }
+      throw error;
     }
-    throw error;
+    // Only the lock holder reads the inventory: no other process grants while we hold it.
+    loadInventory();
+    grantFn = grant;
+  } else {
+    if (config.db === undefined) die('a database journal needs config.db');
+    await preloading;
+    gameDb = config.journal === 'postgres' ? await postgresGame(config.db) : await mysqlGame(config.db);
+    journal = gameDb.journal;
+    // At startup, as the guide says: the tables exist before the first grant records a delivery.
+    await gameDb.ping();
+    log('connected');
+    await gameDb.journal.createTables();
+    log('tables created (or there)');
+    grantFn = grantInDb;
   }
-  // Only the lock holder reads the inventory: no other process grants while we hold it.
-  loadInventory();
   unvFd = openSync(config.unverifiedPath, 'a');
+  if (config.clockPath !== undefined) clockFd = openSync(config.clockPath, 'r+');
   const clock = await admin<{ now: number }>('POST', '/__mock/clock/advance', { ms: 0 });
   offset = clock.now - Date.now();
-  log(`ready (inventory ${seen.size} ids)`);
+  if (config.journal !== 'file') resync(clock.now);
+  log(`ready (${config.journal === 'file' ? `inventory ${seen.size} ids` : `node ${config.node}, nodeId ${journal.nodeId ?? '-'}`})`);
   process.stdout.write('ready\n');
 
   const client = new StorefrontClient({ apiKey: config.apiKey, baseUrl: config.url, journal, now, onEvent, retry: 0 });
 
   const resume = async (): Promise<void> => {
-    const report = await client.resumeDeliveries(grant, { sleep });
+    if (config.journal !== 'file') await syncClock();
+    const report = await client.resumeDeliveries(grantFn, { sleep });
     log(
       `resume granted=${report.granted.length} failed=${report.failed.length} pending=${report.pending} errors=${report.errors.length}` +
         ` unverified=${JSON.stringify(report.unverified)}${report.journalError === undefined ? '' : ` journalError=${JSON.stringify(report.journalError.message)}`}`,
@@ -298,7 +590,7 @@ async function main(): Promise<void> {
   };
   /** One deliver; true when it granted, failed or left something pending. */
   const deliver = async (player: string): Promise<boolean> => {
-    const report = await client.deliver(player, grant, { mode: config.mode, sleep });
+    const report = await client.deliver(player, grantFn, { mode: config.mode, sleep });
     log(`deliver ${JSON.stringify(player)} ${describeReport(report)}${report.unverified === undefined ? '' : ` unverified=${JSON.stringify(report.unverified)}`}`);
     return report.granted.length > 0 || report.failed.length > 0 || report.pending > 0;
   };
@@ -324,10 +616,12 @@ async function main(): Promise<void> {
     const rows = await undelivered();
     log(`drain round ${round}: journal=${left.length} undelivered=${rows.length}`);
     if (left.length === 0 && rows.length === 0) {
-      await journal.close();
-      closeSync(invFd);
+      if (journal instanceof FileJournal) await journal.close();
+      await gameDb?.end();
+      if (invFd >= 0) closeSync(invFd);
       closeSync(unvFd);
-      process.stdout.write(`drained ${JSON.stringify({ rounds: round, regrants, grantFailures, applied })}\n`);
+      log(`drained; clock lag behind the mock at most ${maxLag} ms`);
+      process.stdout.write(`drained ${JSON.stringify({ rounds: round, regrants, grantFailures, applied, maxClockLagMs: maxLag })}\n`);
       process.exit(0);
     }
   }

@@ -4,6 +4,7 @@
  *
  *   npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed 1]
  *                    [--purchases-during-runs true|false] [--processes 2 --shared]
+ *                    [--nodes 3 --journal postgres|mysql]
  *                    [--players 20] [--lanes 2] [--keep]
  *
  * Per mode (each on a fresh mock and a fresh temp dir):
@@ -32,6 +33,7 @@
  * Prints one line per mode:
  *   crash <mode>: kills=… purchases=… paid_units=… granted_units=… lost=… silent=… duplicated=… unverified=…
  *   crash <mode> processes=2 shared: refused=… kills=… …
+ *   crash <mode> nodes=3 journal=postgres: kills=… …       (--nodes / --journal, below)
  * and details on stderr (timing, faults fired, regrants, losses by player). Exits 1 when a
  * mode shows silent>0 or duplicated>0, exactly-once shows lost>0 with
  * --purchases-during-runs false, a loss lies outside every unverified window reported for
@@ -46,11 +48,38 @@
  * config on stdin when its run begins. `--keep` keeps the temp dir (worker.log,
  * inventory.jsonl, unverified.jsonl, journal.jsonl per mode) for a post-mortem.
  *
+ * With `--journal postgres|mysql` (and `--nodes N`, 3 for the full campaign), N nodes
+ * deliver at once for the same players over ONE journal table in a database, each node a
+ * worker process with its own pool and its own `PostgresJournal` / `MySqlJournal` object:
+ * - the database is the one of TEAMGAMES_TEST_POSTGRES_URL / TEAMGAMES_TEST_MYSQL_URL, or
+ *   a throwaway server started here (scripts/test-databases.ts); each mode gets fresh
+ *   tables (journal, dedupe, inventory) of its own, dropped at the end unless --keep;
+ * - the game's inventory is a table shared by the nodes; each grant is one transaction:
+ *   `recordDelivery` (the shared dedupe) and the inventory row (see crash-worker.ts), and
+ *   the counting reads that table (a deliveryId in two rows is a duplicate);
+ * - each node is SIGKILLed at random moments (10% of the time 0–100 ms into its run,
+ *   otherwise 200–3000 ms after it is ready) and restarted at once, the others delivering
+ *   on; every few kills an outage kills every node at once, and all restart after it;
+ * - purchases arrive between runs (during an outage, when no node runs) and, unless
+ *   --purchases-during-runs false, while nodes run (then also as a node restarts);
+ * - the player locks: before each kill the orchestrator asks the server which player
+ *   locks the victim's connections hold (each node prints the id of every connection its
+ *   pool opens), and after it checks that those connections, and so the locks, left the
+ *   server (a dead node's lock must go with its connection: a problem past
+ *   lockTimeoutMs + 5 s); the nodes' lock timeouts are counted from their logs;
+ * - the final drain is one node, no kills, no faults, until the journal table is empty and
+ *   the mock lists nothing paid and undelivered;
+ * - besides the checks above, it fails when the dedupe table and the inventory disagree
+ *   (they are written in one transaction), or a killed node's connection stays.
+ * Several nodes move the mock's one clock; they share what they know of it, as machines
+ * share the wall clock (see crash-worker.ts), and a window's end is given the slack of
+ * every lane of every node (the advances that can be in flight).
+ *
  * scripts/crash-lock.ts aims every kill at the journal's lock being taken (the moment the
  * main campaign only hits now and then): `npx tsx scripts/crash-lock.ts --kills 300`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,12 +88,14 @@ import { build } from 'esbuild';
 import type { DeliveryMode } from '../src/index.js';
 import { seededRandom } from '../src/mock/faults.js';
 import type { InventoryLine, PurchaseRowLite, UnverifiedLine, WorkerConfig } from './crash-worker.js';
+import { NotInstalledError, useDatabase, type DatabaseServer } from './test-databases.js';
 
 // ---------------------------------------------------------------- options
 
 const USAGE =
   'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false]\n' +
-  '                        [--processes 1|2] [--shared] [--players 20] [--lanes 2] [--keep]';
+  '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
+  '                        [--players 20] [--lanes 2] [--keep]';
 
 function usage(problem: string): never {
   process.stderr.write(`crash: ${problem}\n${USAGE}\n`);
@@ -81,6 +112,8 @@ try {
       'purchases-during-runs': { type: 'string', default: 'true' },
       processes: { type: 'string', default: '1' },
       shared: { type: 'boolean', default: false },
+      nodes: { type: 'string', default: '1' },
+      journal: { type: 'string', default: 'file' },
       players: { type: 'string', default: '20' },
       lanes: { type: 'string', default: '2' },
       keep: { type: 'boolean', default: false },
@@ -112,16 +145,34 @@ const DURING_RUNS = options['purchases-during-runs'] === 'true';
 if (PROCESSES === 2 && !options.shared) usage('--processes 2 needs --shared (two workers on one journal file)');
 if (options.shared && PROCESSES !== 2) usage('--shared needs --processes 2');
 const SHARED = options.shared;
+const NODES = int('nodes', options.nodes, 1, 8);
+if (!['file', 'postgres', 'mysql'].includes(options.journal)) usage(`--journal must be file, postgres or mysql, got "${options.journal}"`);
+const JOURNAL = options.journal as 'file' | 'postgres' | 'mysql';
+/** Nodes on a database journal (the `--nodes` campaign). */
+const CLUSTER = JOURNAL !== 'file';
+if (NODES > 1 && !CLUSTER) usage('--nodes above 1 needs a database journal: --journal postgres or --journal mysql (one FileJournal file serves one process)');
+if (CLUSTER && (SHARED || PROCESSES !== 1)) usage('--processes 2 --shared is the FileJournal campaign; with a database journal use --nodes');
 const MODES: DeliveryMode[] =
   options.mode === 'all' ? ['exactlyOnce', 'fast'] : options.mode === 'exactlyOnce' || options.mode === 'fast' ? [options.mode] : usage(`--mode must be exactlyOnce, fast or all, got "${options.mode}"`);
 
 // How often each trouble strikes.
 const P_DROP_AFTER = 0.05; // claims processed whose answer is lost
 const P_GRANT_FAILS = 0.03;
+// Database nodes: a third of the failures come after the COMMIT (a regrant the shared dedupe
+// must skip); more of them, for the purchases are few next to the kills.
+const P_GRANT_FAILS_DB = 0.1;
 const P_EARLY_KILL = 0.1; // a kill 0–100 ms after spawn, before or while the worker starts
 const KILL_DELAY_MS = [50, 1500] as const; // after the worker is ready
+// Database nodes: each of several nodes lives longer (a restarting node resumes what the
+// others left, under their locks), so that they, not the drain, deliver most purchases.
+const KILL_DELAY_MS_DB = [200, 3000] as const;
 const BUY_EVERY_MS = [30, 300] as const; // purchases while a worker runs
-const WINDOW_SLACK_MS = LANES * 10_000 + 1_000; // the client clock may lag the mock's by the advances in flight
+// The client clock may lag the mock's by the advances in flight: its own lanes', and with
+// several nodes, the other nodes' (their clocks are shared: see crash-worker.ts).
+const WINDOW_SLACK_MS = NODES * LANES * 10_000 + 1_000;
+// Database journals: how long a node waits for a player's lock (MySQL counts whole seconds).
+const LOCK_TIMEOUT_MS = 10_000;
+const OUTAGE_EVERY_KILLS = [2, 6] as const; // kills between two outages (every node killed at once)
 
 const API_KEY = 'crash-key';
 const PRODUCTS = [
@@ -174,8 +225,8 @@ interface Child {
   waiters: Array<{ match: (line: string) => boolean; resolve: (line: string | undefined) => void }>;
 }
 
-function start(file: string, args: readonly string[], label: string): Child {
-  const proc = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+function start(file: string, args: readonly string[], label: string, env?: Record<string, string>): Child {
+  const proc = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...(env === undefined ? {} : { env: { ...process.env, ...env } }) });
   if (proc.pid === undefined) throw new Error(`crash: could not start ${label}`);
   children.add(proc);
   let buffer = '';
@@ -263,11 +314,138 @@ async function bundle(): Promise<{ worker: string; mock: string }> {
     format: 'esm',
     target: 'node20',
     logLevel: 'error',
+    // The database drivers are imported only by database nodes: chunks of their own then,
+    // and left out of the FileJournal campaign's bundle (pg-native: pg's optional binding).
+    splitting: CLUSTER,
+    chunkNames: 'chunks/[name]-[hash]',
+    external: CLUSTER ? ['pg-native'] : ['pg-native', 'pg', 'mysql2', 'mysql2/promise'],
     // Some dependencies call require(); an ESM bundle has none of its own.
     banner: { js: "import { createRequire as __crashRequire } from 'node:module'; const require = __crashRequire(import.meta.url);" },
   });
   process.stderr.write(`crash: bundled the worker and the mock in ${((performance.now() - startedAt) / 1000).toFixed(1)} s\n`);
   return { worker: join(bundleDir, 'crash-worker.mjs'), mock: join(bundleDir, 'crash-mock.mjs') };
+}
+
+// ---------------------------------------------------------------- the database (--journal postgres|mysql)
+
+/** The tables of one mode's run: fresh for each. */
+interface Tables {
+  table: string;
+  grantedTable: string;
+  inventoryTable: string;
+}
+
+/** What the orchestrator asks the database server: setup, the counting, and who holds the player locks. */
+interface AdminDb {
+  url: string;
+  /** Drops (if left by an earlier run) and creates the journal's tables (the exported DDL) and the game's inventory table. */
+  create(tables: Tables): Promise<void>;
+  drop(tables: Tables): Promise<void>;
+  inventory(tables: Tables): Promise<InventoryLine[]>;
+  /** The deliveryIds in the dedupe table. */
+  grantedIds(tables: Tables): Promise<string[]>;
+  journalRows(tables: Tables): Promise<number>;
+  /** Which connection holds each player's lock (players whose lock is free are left out). */
+  lockHolders(table: string, players: readonly string[]): Promise<Array<{ player: string; conn: number }>>;
+  /** Connections waiting for a player's lock (any player, any table). */
+  lockWaiters(): Promise<number>;
+  /** Which of these connections are still on the server. */
+  present(conns: readonly number[]): Promise<number[]>;
+  end(): Promise<void>;
+}
+
+async function postgresAdmin(url: string): Promise<AdminDb> {
+  const { default: pg } = await import('pg');
+  const { postgresSchema } = await import('../src/postgres/index.js');
+  const pool = new pg.Pool({ connectionString: url, max: 3 });
+  pool.on('error', () => undefined);
+  const q = async (sql: string, values?: unknown[]): Promise<Array<Record<string, unknown>>> => (await pool.query(sql, values)).rows as Array<Record<string, unknown>>;
+  const drop = async (t: Tables): Promise<void> => void (await q(`DROP TABLE IF EXISTS ${t.table}, ${t.grantedTable}, ${t.inventoryTable}`));
+  return {
+    url,
+    drop,
+    async create(t) {
+      await drop(t);
+      await q(postgresSchema({ table: t.table, grantedTable: t.grantedTable }));
+      // No unique key on delivery_id: a dedupe that fails shows as two rows.
+      await q(`CREATE TABLE ${t.inventoryTable} (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, delivery_id TEXT NOT NULL, player TEXT NOT NULL, product TEXT NOT NULL, units INTEGER NOT NULL, run INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER NOT NULL)`);
+    },
+    inventory: async (t) =>
+      (await q(`SELECT delivery_id, player, product, units, run, node, pid FROM ${t.inventoryTable} ORDER BY seq`)).map((r) => ({
+        deliveryId: String(r['delivery_id']),
+        player: String(r['player']),
+        product: String(r['product']),
+        units: Number(r['units']),
+        run: Number(r['run']),
+        node: Number(r['node']),
+        pid: Number(r['pid']),
+      })),
+    grantedIds: async (t) => (await q(`SELECT delivery_id FROM ${t.grantedTable}`)).map((r) => String(r['delivery_id'])),
+    journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table}`))[0]?.['n']),
+    // The journal's key is hashtextextended('teamgames-sdk:<table>:<player>', 0); pg_locks
+    // shows a bigint advisory key as classid (high half) and objid (low half).
+    lockHolders: async (table, players) =>
+      (
+        await q(
+          `SELECT k.p AS player, l.pid AS conn FROM pg_locks l
+           JOIN (SELECT p, hashtextextended('teamgames-sdk:' || $1 || ':' || p, 0) AS h FROM unnest($2::text[]) AS p) k
+             ON l.classid::bigint = ((k.h >> 32) & 4294967295) AND l.objid::bigint = (k.h & 4294967295)
+           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          [table, players],
+        )
+      ).map((r) => ({ player: String(r['player']), conn: Number(r['conn']) })),
+    lockWaiters: async () => Number((await q(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0]?.['n']),
+    present: async (conns) => (await q('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[])', [conns])).map((r) => Number(r['pid'])),
+    end: () => pool.end(),
+  };
+}
+
+async function mysqlAdmin(url: string): Promise<AdminDb> {
+  const { default: mysql } = await import('mysql2/promise');
+  const { mysqlSchema } = await import('../src/mysql/index.js');
+  const pool = mysql.createPool({ uri: url, connectionLimit: 3, multipleStatements: true });
+  const q = async (sql: string, values?: unknown[]): Promise<Array<Record<string, unknown>>> => (await pool.query(sql, values))[0] as Array<Record<string, unknown>>;
+  const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+  const drop = async (t: Tables): Promise<void> => void (await q(`DROP TABLE IF EXISTS ${t.table}, ${t.grantedTable}, ${t.inventoryTable}`));
+  return {
+    url,
+    drop,
+    async create(t) {
+      await drop(t);
+      await q(mysqlSchema({ table: t.table, grantedTable: t.grantedTable }));
+      // No unique key on delivery_id: a dedupe that fails shows as two rows.
+      await q(
+        `CREATE TABLE ${t.inventoryTable} (seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, delivery_id VARBINARY(512) NOT NULL, player VARBINARY(320) NOT NULL, product VARBINARY(200) NOT NULL, units INT NOT NULL, run INT NOT NULL, node INT NOT NULL, pid INT NOT NULL) ENGINE=InnoDB`,
+      );
+    },
+    inventory: async (t) =>
+      (await q(`SELECT delivery_id, player, product, units, run, node, pid FROM ${t.inventoryTable} ORDER BY seq`)).map((r) => ({
+        deliveryId: text(r['delivery_id']),
+        player: text(r['player']),
+        product: text(r['product']),
+        units: Number(r['units']),
+        run: Number(r['run']),
+        node: Number(r['node']),
+        pid: Number(r['pid']),
+      })),
+    grantedIds: async (t) => (await q(`SELECT delivery_id FROM ${t.grantedTable}`)).map((r) => text(r['delivery_id'])),
+    journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table}`))[0]?.['n']),
+    // The journal's GET_LOCK name: 'teamgames:' and 54 hex digits of SHA2('<database>:<table>:<player>').
+    lockHolders: async (table, players) =>
+      (
+        await q(
+          `SELECT p AS player, IS_USED_LOCK(CONCAT('teamgames:', LEFT(SHA2(CONCAT_WS(':', DATABASE(), ?, p), 256), 54))) AS conn
+           FROM (${players.map(() => 'SELECT ? AS p').join(' UNION ALL ')}) AS players`,
+          [table, ...players],
+        )
+      )
+        .filter((r) => r['conn'] !== null)
+        .map((r) => ({ player: text(r['player']), conn: Number(r['conn']) })),
+    lockWaiters: async () => Number((await q(`SELECT count(*) AS n FROM information_schema.PROCESSLIST WHERE STATE = 'User lock'`))[0]?.['n']),
+    present: async (conns) => (conns.length === 0 ? [] : (await q('SELECT ID FROM information_schema.PROCESSLIST WHERE ID IN (?)', [conns])).map((r) => Number(r['ID']))),
+    end: () => pool.end(),
+  };
 }
 
 // ---------------------------------------------------------------- one campaign
@@ -287,9 +465,9 @@ interface Result {
   seconds: number;
 }
 
-async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: string }, modeIndex: number): Promise<Result> {
+async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: string }, modeIndex: number, db?: { admin: AdminDb; tables: Tables }): Promise<Result> {
   const startedAt = performance.now();
-  const dir = join(root, `${mode}${SHARED ? '-shared' : ''}`);
+  const dir = join(root, `${mode}${SHARED ? '-shared' : ''}${CLUSTER ? `-${JOURNAL}` : ''}`);
   mkdirSync(dir);
   const seedPath = join(dir, 'seed.json');
   writeFileSync(seedPath, JSON.stringify({ servers: [{ apiKey: API_KEY, name: 'Crash campaign store', products: PRODUCTS }] }));
@@ -301,6 +479,16 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   };
   writeFileSync(paths.inventoryPath, '');
   writeFileSync(paths.unverifiedPath, '');
+  // Database nodes: a log and an unverified-windows file per node.
+  const nodePaths = (node: number): { unverifiedPath: string; logPath: string } =>
+    CLUSTER ? { unverifiedPath: join(dir, `unverified-n${node}.jsonl`), logPath: join(dir, `worker-n${node}.log`) } : { unverifiedPath: paths.unverifiedPath, logPath: paths.logPath };
+  if (CLUSTER) for (let node = 0; node < NODES; node++) writeFileSync(nodePaths(node).unverifiedPath, '');
+  // The mock clock's offset from real time, as the nodes know it (see crash-worker.ts): 0 at first, the mock follows real time.
+  const clockPath = join(dir, 'clock.bin');
+  if (CLUSTER) writeFileSync(clockPath, Buffer.alloc(8));
+  if (CLUSTER && db === undefined) throw new Error('crash: a database journal without a database');
+  if (db !== undefined) await db.admin.create(db.tables);
+  const tag = CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : SHARED ? ' shared' : '';
   const problems: string[] = [];
   const problem = (text: string): void => {
     problems.push(text);
@@ -347,32 +535,49 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   // SDK load (~0.25 s here) while the previous worker runs, not after it was killed.
   let stopping = false;
   const spares: Child[] = [];
+  // A database node loads its driver while it waits.
+  const workerEnv = CLUSTER ? { CRASH_JOURNAL: JOURNAL } : undefined;
   const spare = (): Child => {
-    const child = start(bundles.worker, [], `${mode} spare worker`);
+    const child = start(bundles.worker, [], `${mode} spare worker`, workerEnv);
     spares.push(child);
     return child;
   };
-  for (let i = 0; i < PROCESSES; i++) spare();
-  const spawnWorker = (drain: boolean): Child => {
+  for (let i = 0; i < (CLUSTER ? NODES : PROCESSES); i++) spare();
+  const spawnWorker = (drain: boolean, node = 0): Child => {
     const cfg: WorkerConfig = {
       url,
       apiKey: API_KEY,
       mode,
+      journal: JOURNAL,
       ...paths,
+      ...nodePaths(node),
+      ...(db === undefined
+        ? {}
+        : {
+            clockPath,
+            db: {
+              url: db.admin.url,
+              ...db.tables,
+              lockTimeoutMs: LOCK_TIMEOUT_MS,
+              // The lanes' locks, a game transaction under each, and one more.
+              poolSize: 2 * LANES + 1,
+            },
+          }),
       players: PLAYER_NAMES,
       seed: (base + Math.imul(run, 0x85ebca6b)) >>> 0,
       run,
-      grantFailRate: P_GRANT_FAILS,
+      grantFailRate: CLUSTER ? P_GRANT_FAILS_DB : P_GRANT_FAILS,
       lanes: LANES,
       drain,
+      node,
     };
     let child = spares.shift();
     while (child !== undefined && !child.alive) child = spares.shift();
-    child ??= start(bundles.worker, [], '');
+    child ??= start(bundles.worker, [], '', workerEnv);
     // The next spare starts once this worker is up: two node startups at once on two
     // cores would slow this worker's restart, the moment under test.
     if (!drain) void waitForLine(child, (l) => l === 'ready' || l.startsWith('refused '), 60_000).then(() => !stopping && spare(), () => !stopping && spare());
-    child.label = `${mode} worker r${run}`;
+    child.label = `${mode} worker r${run}${CLUSTER ? ` (node ${node})` : ''}`;
     child.spawnedAt = performance.now();
     child.proc.stdin?.write(`${JSON.stringify(cfg)}\n`);
     run += 1;
@@ -412,7 +617,7 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   const progress = (): void => {
     if (kills > reported && kills % 25 === 0) {
       reported = kills;
-      process.stderr.write(`crash ${mode}${SHARED ? ' shared' : ''}: ${kills}/${KILLS} kills, ${purchases} purchases${SHARED ? `, ${refused} refused` : ''}, ${((performance.now() - startedAt) / 1000).toFixed(0)} s\n`);
+      process.stderr.write(`crash ${mode}${tag}: ${kills}/${KILLS} kills, ${purchases} purchases${SHARED ? `, ${refused} refused` : ''}, ${((performance.now() - startedAt) / 1000).toFixed(0)} s\n`);
     }
   };
 
@@ -445,7 +650,151 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
     }
   };
 
-  if (!SHARED) {
+  // Database nodes: what the kills found (see the header).
+  const cluster = { outages: 0, outageKills: 0, earlyKills: 0, killsHoldingLocks: 0, locksHeldAtKills: 0, killsWithWaiters: 0, connsWatched: 0, slowestGoneMs: 0 };
+  const goneChecks: Array<Promise<void>> = [];
+
+  if (CLUSTER) {
+    const dbAdmin = (db as { admin: AdminDb; tables: Tables }).admin;
+    const tables = (db as { admin: AdminDb; tables: Tables }).tables;
+    const connsOf = (w: Child): number[] => w.lines.filter((l) => l.startsWith('conn ')).map((l) => Number(l.slice('conn '.length)));
+    /** After a node died: its connections, and with them its player locks, must leave the server. */
+    const watchGone = async (w: Child, held: readonly string[]): Promise<void> => {
+      await w.closed; // every `conn` line it printed has been read by now
+      const conns = connsOf(w);
+      if (conns.length === 0) return;
+      cluster.connsWatched += conns.length;
+      const since = performance.now();
+      for (;;) {
+        const left = await dbAdmin.present(conns);
+        const ms = performance.now() - since;
+        if (left.length === 0) {
+          cluster.slowestGoneMs = Math.max(cluster.slowestGoneMs, ms);
+          return;
+        }
+        if (ms > LOCK_TIMEOUT_MS + 5_000) {
+          problem(`${w.label} was SIGKILLed ${ms.toFixed(0)} ms ago and the server still has its connection(s) ${left.join(', ')}${held.length > 0 ? ` (which held the lock of ${held.map((p) => JSON.stringify(p)).join(', ')} at the kill)` : ''}`);
+          return;
+        }
+        await pause(20);
+      }
+    };
+    /** SIGKILL a node, after asking the server which player locks its connections hold. */
+    const killNode = async (w: Child): Promise<void> => {
+      if (!w.alive) return;
+      const conns = connsOf(w);
+      let held: string[] = [];
+      if (conns.length > 0) {
+        try {
+          const [holders, waiters] = await Promise.all([dbAdmin.lockHolders(tables.table, PLAYER_NAMES), dbAdmin.lockWaiters()]);
+          held = holders.filter((h) => conns.includes(h.conn)).map((h) => h.player);
+          if (waiters > 0) cluster.killsWithWaiters += 1;
+        } catch (error) {
+          notes.push(`could not read the lock holders before a kill: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      if (!w.alive) return;
+      kill(w);
+      if (held.length > 0) {
+        cluster.killsHoldingLocks += 1;
+        cluster.locksHeldAtKills += held.length;
+      }
+      goneChecks.push(watchGone(w, held));
+    };
+
+    // Closed during an outage: no node starts, and between runs means no node runs.
+    let gateClosed = false;
+    let gate: Promise<void> = Promise.resolve();
+    const parked = Array.from({ length: NODES }, () => false);
+    const node = async (index: number): Promise<void> => {
+      const nodeRandom = seededRandom(base ^ (0x40de + index));
+      while (!stopping && kills < KILLS) {
+        parked[index] = true;
+        while (gateClosed) await gate;
+        parked[index] = false;
+        if (stopping || kills >= KILLS) break;
+        const w = spawnWorker(false, index); // synchronous after the gate's check: an outage cannot slip in between
+        if (nodeRandom() < P_EARLY_KILL) {
+          // While it starts: connects, creates the tables, resumes what any node left.
+          cluster.earlyKills += 1;
+          void started(w);
+          await Promise.race([pause(between(nodeRandom, [0, 100])), w.closed]);
+        } else if ((await started(w)) === 'ready') {
+          await Promise.race([pause(between(nodeRandom, KILL_DELAY_MS_DB)), w.closed]);
+        }
+        await killNode(w);
+        const how = await ended(w);
+        if (how === 'killed') {
+          // The kills that stop the campaign are not counted: not at a moment of their own.
+          if (!stopping) kills += 1;
+          progress();
+        } else if (how === 'refused') {
+          problem(`${w.label} exited with the refusal code, which a database journal never gives: ${refusal(w)}`);
+        }
+        // Restarted at once; with purchases during runs, some arrive first (the other nodes run).
+        if (DURING_RUNS && !stopping) {
+          const n = between(buyRandom, [0, 2]);
+          for (let i = 0; i < n; i++) await buy();
+        }
+      }
+      parked[index] = true;
+    };
+    /** Every node killed at once; purchases while none runs; then every node restarts. */
+    const outage = async (): Promise<void> => {
+      gateClosed = true;
+      let open!: () => void;
+      gate = new Promise((resolve) => (open = resolve));
+      cluster.outages += 1;
+      const victims = [...live].filter((w) => w.alive);
+      cluster.outageKills += victims.length;
+      await Promise.all(victims.map(killNode));
+      // Until every node loop waits at the gate with its worker dead.
+      while (!parked.every(Boolean) || [...live].some((w) => w.alive)) {
+        for (const w of live) if (w.alive) await killNode(w);
+        await pause(5);
+        if (fatal !== undefined) break;
+      }
+      try {
+        // A request a dead node sent just before the kill may still be in the mock's hands:
+        // let it finish, so that these purchases are really added between runs.
+        await pause(20);
+        await admin('GET', '/__mock/faults');
+        // Only here without purchases during runs: more of them then.
+        const n = between(buyRandom, DURING_RUNS ? [0, NODES] : [NODES, 4 * NODES]);
+        for (let i = 0; i < n; i++) await buy();
+      } finally {
+        gateClosed = false;
+        open();
+      }
+    };
+    // A node loop that throws (a worker silent for 30 s, too many dying by themselves) stops the campaign.
+    let fatal: unknown;
+    const nodes = Array.from({ length: NODES }, (_, index) =>
+      node(index).catch((error: unknown) => {
+        fatal ??= error;
+        parked[index] = true;
+      }),
+    );
+    let nextOutage = between(killRandom, OUTAGE_EVERY_KILLS);
+    while (kills < KILLS) {
+      await pause(10);
+      if (fatal !== undefined) break;
+      if (kills >= nextOutage && kills < KILLS) {
+        await outage();
+        nextOutage = kills + between(killRandom, OUTAGE_EVERY_KILLS);
+      }
+    }
+    stopping = true;
+    const allNodes = Promise.all(nodes);
+    let done = false;
+    void allNodes.then(() => (done = true));
+    while (!done) {
+      for (const w of live) kill(w);
+      await Promise.race([allNodes, pause(50)]);
+    }
+    if (fatal !== undefined) throw fatal;
+    await Promise.all(goneChecks);
+  } else if (!SHARED) {
     let manualUnlocks = 0;
     while (kills < KILLS) {
       if (run > 0) await betweenRuns();
@@ -562,6 +911,7 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   const faults = await admin<Array<{ fired: number }>>('GET', '/__mock/faults');
   const dropsFired = faults.reduce((sum, f) => sum + f.fired, 0);
   await admin('POST', '/__mock/faults/clear');
+  const drainRun = run;
   const drainer = spawnWorker(true); // no spare left: a cold start, timed below
   const coldStart = await started(drainer).then(() => startupMs.pop());
   const drained = await waitForLine(drainer, (l) => l.startsWith('drained ') || l.startsWith('refused '), 600_000);
@@ -581,9 +931,21 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
       .split('\n')
       .filter((l) => l.trim() !== '')
       .map((l) => JSON.parse(l) as T);
-  const inventory = readLines<InventoryLine>(paths.inventoryPath);
-  const windows = readLines<UnverifiedLine>(paths.unverifiedPath);
-  const workerLog = readFileSync(paths.logPath, 'utf8');
+  const nodeFiles = CLUSTER ? Array.from({ length: NODES }, (_, node) => nodePaths(node)) : [paths];
+  const inventory = db === undefined ? readLines<InventoryLine>(paths.inventoryPath) : await db.admin.inventory(db.tables);
+  const windows = nodeFiles.flatMap((f) => readLines<UnverifiedLine>(f.unverifiedPath));
+  const workerLog = nodeFiles.map((f) => (existsSync(f.logPath) ? readFileSync(f.logPath, 'utf8') : '')).join('');
+  if (db !== undefined) {
+    // The dedupe table and the inventory are written in one transaction: the same ids.
+    const recorded = new Set(await db.admin.grantedIds(db.tables));
+    const applied = new Set(inventory.map((l) => l.deliveryId));
+    const recordedOnly = [...recorded].filter((id) => !applied.has(id));
+    const appliedOnly = [...applied].filter((id) => !recorded.has(id));
+    if (recordedOnly.length > 0) problem(`${recordedOnly.length} deliveryIds recorded by recordDelivery without their inventory row (committed apart?): ${recordedOnly.slice(0, 5).join(', ')}`);
+    if (appliedOnly.length > 0) problem(`${appliedOnly.length} inventory rows without their recordDelivery record: ${appliedOnly.slice(0, 5).join(', ')}`);
+    const left = await db.admin.journalRows(db.tables);
+    if (left > 0) problem(`${left} rows left in the journal table after the drain`);
+  }
 
   const paid = new Map<string, number>();
   let paidTotal = 0;
@@ -603,7 +965,7 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   for (const line of inventory) {
     if (ids.has(line.deliveryId)) {
       dupLineUnits += line.units; // the game's dedupe failed: applied twice
-      problem(`deliveryId ${line.deliveryId} applied twice (runs ${ids.get(line.deliveryId)?.run} and ${line.run})`);
+      problem(`deliveryId ${line.deliveryId} applied twice (runs ${ids.get(line.deliveryId)?.run} and ${line.run}${line.node === undefined ? '' : `, nodes ${ids.get(line.deliveryId)?.node} and ${line.node}`})`);
       continue;
     }
     ids.set(line.deliveryId, line);
@@ -657,10 +1019,22 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   const pct = (q: number): string => (sorted.length === 0 ? '-' : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number).toFixed(0));
   const seconds = (performance.now() - startedAt) / 1000;
   process.stderr.write(
-    `crash ${mode}${SHARED ? ' shared' : ''}: ${seconds.toFixed(1)} s, ${run} worker runs, startup to ready p50 ${pct(0.5)} ms p95 ${pct(0.95)} ms, cold start to ready ${coldStart?.toFixed(0) ?? '-'} ms; ` +
+    `crash ${mode}${tag}: ${seconds.toFixed(1)} s, ${run} worker runs, startup to ready p50 ${pct(0.5)} ms p95 ${pct(0.95)} ms, cold start to ready ${coldStart?.toFixed(0) ?? '-'} ms; ` +
       `claim answers dropped ${dropsFired}, grants failed ${count(/ grant-failed /g)}, regrants skipped ${count(/ regrant /g)}, ` +
       `outcome unknown ${count(/ OUTCOME_UNKNOWN /g)}, journal errors ${count(/journalError/g)}, lost outside windows ${uncovered}\n`,
   );
+  if (db !== undefined) {
+    const lags = [...workerLog.matchAll(/clock-lag (\d+) ms/g)].map((m) => Number(m[1]));
+    const lockTimeouts = count(/event journalError [^\n]*was not free within/g);
+    const noConnection = count(/event journalError [^\n]*no connection of the pool was free/g);
+    process.stderr.write(
+      `crash ${mode}${tag}: tables ${db.tables.table}, ${db.tables.grantedTable}, ${db.tables.inventoryTable}; ${cluster.outages} outages (${cluster.outageKills} nodes killed at once), ${cluster.earlyKills} kills 0–100 ms into a run; ` +
+        `${cluster.killsHoldingLocks} kills hit a node holding player locks (${cluster.locksHeldAtKills} locks), ${cluster.killsWithWaiters} while a connection waited for a player lock; ` +
+        `${cluster.connsWatched} connections of killed nodes left the server within ${cluster.slowestGoneMs.toFixed(0)} ms at most; ` +
+        `${inventory.filter((l) => l.run !== drainRun).length} of ${inventory.length} grants applied by the nodes under kills (the others by the drain); ` +
+        `lock timeouts (${LOCK_TIMEOUT_MS} ms) ${lockTimeouts}, pool exhausted ${noConnection}; node clocks lagged the mock's by ${lags.length === 0 ? 0 : Math.max(...lags)} ms at most (window slack ${WINDOW_SLACK_MS} ms)\n`,
+    );
+  }
   for (const note of notes) process.stderr.write(`crash ${mode}: NOTE ${note}\n`);
   if (lossDetails.length > 0) process.stderr.write(`crash ${mode}: losses by player: ${lossDetails.slice(0, 8).join('; ')}${lossDetails.length > 8 ? `; … ${lossDetails.length - 8} more` : ''}\n`);
   return { mode, kills, purchases, paid: paidTotal, granted: grantedTotal, lost, silent, duplicated, unverified: windows.length, refused, problems, seconds };
@@ -671,23 +1045,60 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
 async function main(): Promise<number> {
   const startedAt = performance.now();
   process.stderr.write(
-    `crash: kills=${KILLS} modes=${MODES.join(',')} seed=${SEED} purchases-during-runs=${DURING_RUNS} processes=${PROCESSES}${SHARED ? ' shared' : ''} players=${PLAYERS} lanes=${LANES}${options.keep ? ` dir=${root}` : ''}\n`,
+    `crash: kills=${KILLS} modes=${MODES.join(',')} seed=${SEED} purchases-during-runs=${DURING_RUNS} processes=${PROCESSES}${SHARED ? ' shared' : ''}${CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : ''} players=${PLAYERS} lanes=${LANES}${options.keep ? ` dir=${root}` : ''}\n`,
   );
+  let server: DatabaseServer | undefined;
+  let adminDb: AdminDb | undefined;
+  if (CLUSTER) {
+    const dbStartedAt = performance.now();
+    try {
+      server = await useDatabase(JOURNAL);
+    } catch (error) {
+      if (error instanceof NotInstalledError) {
+        process.stderr.write(`crash: ${error.message}\n`);
+        return 3;
+      }
+      throw error;
+    }
+    adminDb = JOURNAL === 'postgres' ? await postgresAdmin(server.url) : await mysqlAdmin(server.url);
+    process.stderr.write(`crash: ${server.started ? 'started a throwaway' : 'using the'} ${JOURNAL} server (${server.url.replace(/:[^:@/]*@/, ':***@')}) in ${((performance.now() - dbStartedAt) / 1000).toFixed(1)} s\n`);
+  }
   const bundles = await bundle();
   const results: Result[] = [];
-  for (const [i, mode] of MODES.entries()) results.push(await campaign(mode, bundles, i));
+  const suffix = `${process.pid.toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+  try {
+    for (const [i, mode] of MODES.entries()) {
+      if (adminDb === undefined) {
+        results.push(await campaign(mode, bundles, i));
+        continue;
+      }
+      // Fresh tables for each mode, dropped after it unless --keep.
+      const prefix = `crash_${mode === 'exactlyOnce' ? 'eo' : 'fast'}_${suffix}`;
+      const tables: Tables = { table: `${prefix}_journal`, grantedTable: `${prefix}_granted`, inventoryTable: `${prefix}_inventory` };
+      try {
+        results.push(await campaign(mode, bundles, i, { admin: adminDb, tables }));
+      } finally {
+        if (!options.keep) await adminDb.drop(tables).catch(() => undefined);
+      }
+    }
+  } finally {
+    await adminDb?.end().catch(() => undefined);
+    await server?.stop();
+  }
   let failed = false;
   for (const r of results) {
-    const head = SHARED ? `crash ${r.mode} processes=2 shared: refused=${r.refused} ` : `crash ${r.mode}: `;
+    const head = CLUSTER ? `crash ${r.mode} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.mode} processes=2 shared: refused=${r.refused} ` : `crash ${r.mode}: `;
     console.log(`${head}kills=${r.kills} purchases=${r.purchases} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} silent=${r.silent} duplicated=${r.duplicated} unverified=${r.unverified}`);
     const reasons = [...r.problems];
     if (r.mode === 'exactlyOnce' && !DURING_RUNS && r.lost > 0) reasons.push(`exactly-once lost ${r.lost} units with no purchase made during a run`);
+    if (r.silent > 0 && !reasons.some((p) => p.startsWith('silent'))) reasons.push(`silent=${r.silent}`);
+    if (r.duplicated > 0) reasons.push(`duplicated=${r.duplicated}: units granted beyond what was paid`);
     if (reasons.length > 0) {
       failed = true;
       process.stderr.write(`crash ${r.mode}: FAILED\n${reasons.map((p) => `  - ${p.slice(0, 2000)}`).join('\n')}\n`);
     }
   }
-  process.stderr.write(`crash: ${((performance.now() - startedAt) / 1000).toFixed(1)} s in all${options.keep ? `; files kept in ${root}` : ''}\n`);
+  process.stderr.write(`crash: ${((performance.now() - startedAt) / 1000).toFixed(1)} s in all${options.keep ? `; files kept in ${root}${CLUSTER && server?.started ? ' (the throwaway server and its tables are gone; point TEAMGAMES_TEST_*_URL at a server of your own to keep them)' : ''}` : ''}\n`);
   return failed ? 1 : 0;
 }
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { describeIssues } from './issues.js';
+import { seededRandom } from './random.js';
 
 /** The six service operations of the mock, by name (the rows of its operation table). */
 export type MockOperationName = 'catalog' | 'checkout' | 'claimV4' | 'claimV3' | 'storeClaim' | 'voteClaim';
@@ -129,17 +130,8 @@ export function parseFaultRule(value: unknown): MockFaultRule {
   return rule as MockFaultRule;
 }
 
-/** mulberry32: small, fast and good enough to decide faults deterministically. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** The seeded generator the fault rules draw from (also used by the soak and the campaigns). */
+export { seededRandom };
 
 /** The mock's fault table; {@link FaultInjector.pick} is called once per operation request. */
 export class FaultInjector implements MockFaults {
