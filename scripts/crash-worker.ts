@@ -346,15 +346,7 @@ async function postgresGame(db: NonNullable<WorkerConfig['db']>): Promise<GameDb
       return {
         record: (id) => recordDelivery(client, id, { table: db.grantedTable }),
         insert: async (l) =>
-          void (await client.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-            l.deliveryId,
-            l.player,
-            l.product,
-            l.units,
-            l.run,
-            l.node,
-            l.pid,
-          ])),
+          void (await client.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES ($1, $2, $3, $4, $5, $6, $7)`, inventoryValues(l))),
         commit: async () => {
           try {
             await client.query('COMMIT');
@@ -409,15 +401,7 @@ async function mysqlGame(db: NonNullable<WorkerConfig['db']>): Promise<GameDb> {
       return {
         record: (id) => recordDelivery(connection, id, { table: db.grantedTable }),
         insert: async (l) =>
-          void (await connection.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
-            l.deliveryId,
-            l.player,
-            l.product,
-            l.units,
-            l.run,
-            l.node,
-            l.pid,
-          ])),
+          void (await connection.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES (?, ?, ?, ?, ?, ?, ?)`, inventoryValues(l))),
         commit: async () => {
           try {
             await connection.commit();
@@ -629,3 +613,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => die(`main: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+
+/** An inventory line as the values of its INSERT, in column order (both engines). */
+function inventoryValues(l: InventoryLine): unknown[] {
+  return [l.deliveryId, l.player, l.product, l.units, l.run, l.node, l.pid];
+}

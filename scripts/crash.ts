@@ -371,15 +371,7 @@ async function postgresAdmin(url: string): Promise<AdminDb> {
       await q(`CREATE TABLE ${t.inventoryTable} (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, delivery_id TEXT NOT NULL, player TEXT NOT NULL, product TEXT NOT NULL, units INTEGER NOT NULL, run INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER NOT NULL)`);
     },
     inventory: async (t) =>
-      (await q(`SELECT delivery_id, player, product, units, run, node, pid FROM ${t.inventoryTable} ORDER BY seq`)).map((r) => ({
-        deliveryId: String(r['delivery_id']),
-        player: String(r['player']),
-        product: String(r['product']),
-        units: Number(r['units']),
-        run: Number(r['run']),
-        node: Number(r['node']),
-        pid: Number(r['pid']),
-      })),
+      (await q(INVENTORY_SELECT(t))).map((r) => inventoryRow(r, String)),
     grantedIds: async (t) => (await q(`SELECT delivery_id FROM ${t.grantedTable}`)).map((r) => String(r['delivery_id'])),
     journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table}`))[0]?.['n']),
     // The journal's key is hashtextextended('teamgames-sdk:<table>:<player>', 0); pg_locks
@@ -398,6 +390,22 @@ async function postgresAdmin(url: string): Promise<AdminDb> {
     lockWaiters: async () => Number((await q(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0]?.['n']),
     present: async (conns) => (await q('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[])', [conns])).map((r) => Number(r['pid'])),
     end: () => pool.end(),
+  };
+}
+
+/** The inventory as the nodes wrote it, in order (both engines). */
+const INVENTORY_SELECT = (t: Tables): string => `SELECT delivery_id, player, product, units, run, node, pid FROM ${t.inventoryTable} ORDER BY seq`;
+
+/** One inventory row; `text` reads the engine's text columns (MariaDB's are binary). */
+function inventoryRow(r: Record<string, unknown>, text: (v: unknown) => string) {
+  return {
+    deliveryId: text(r['delivery_id']),
+    player: text(r['player']),
+    product: text(r['product']),
+    units: Number(r['units']),
+    run: Number(r['run']),
+    node: Number(r['node']),
+    pid: Number(r['pid']),
   };
 }
 
@@ -420,15 +428,7 @@ async function mysqlAdmin(url: string): Promise<AdminDb> {
       );
     },
     inventory: async (t) =>
-      (await q(`SELECT delivery_id, player, product, units, run, node, pid FROM ${t.inventoryTable} ORDER BY seq`)).map((r) => ({
-        deliveryId: text(r['delivery_id']),
-        player: text(r['player']),
-        product: text(r['product']),
-        units: Number(r['units']),
-        run: Number(r['run']),
-        node: Number(r['node']),
-        pid: Number(r['pid']),
-      })),
+      (await q(INVENTORY_SELECT(t))).map((r) => inventoryRow(r, text)),
     grantedIds: async (t) => (await q(`SELECT delivery_id FROM ${t.grantedTable}`)).map((r) => text(r['delivery_id'])),
     journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table}`))[0]?.['n']),
     // The journal's GET_LOCK name: 'teamgames:' and 54 hex digits of SHA2('<database>:<table>:<player>').
