@@ -31,10 +31,12 @@ export default defineConfig([
     dts: true,
   },
   {
-    // CJS: one file per entry (tsup's CJS splitting is experimental).
+    // CJS: one file per entry (tsup's CJS splitting is experimental). The shim gives
+    // `import.meta.url` (the mock loads msw on first use with `createRequire`) a value.
     ...shared,
     entry: library,
     format: ['cjs'],
+    shims: true,
     dts: true,
   },
   {

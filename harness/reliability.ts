@@ -1,11 +1,10 @@
 /**
  * The reliability harness, shared by the tests (`test/reliability/`) and `scripts/soak.ts`
- * (which is why it lives outside `test/`): a seed, an in-process `fetch` that calls the
- * mock's handlers directly (msw's `getResponse`, no interception), a sleep that moves the
+ * (which is why it lives outside `test/`): a seed, the mock reached in process through
+ * `mock.fetch` (no network, no msw), a sleep that moves the
  * mock clock, a journal that "crashes" the process, and a simulated game that dedupes on
  * `deliveryId`.
  */
-import { getResponse, type RequestHandler } from 'msw';
 import { StorefrontClient, type DeliveredItem, type DeliveryJournal, type JournalEntry, type StorefrontClientOptions } from '../src/index.js';
 import { createMockService, type MockClock, type MockSeed } from '../src/mock/index.js';
 
@@ -34,20 +33,6 @@ export const seed: MockSeed = {
   ],
 };
 
-/**
- * A `fetch` that answers from msw handlers in process: the fastest way to reach the mock.
- * A dropped connection (`HttpResponse.error()`) rejects like undici does.
- */
-export function handlersFetch(handlers: readonly RequestHandler[]): typeof globalThis.fetch {
-  return async (input, init) => {
-    const request = new Request(input as RequestInfo, init);
-    const response = await getResponse([...handlers], request);
-    if (response === undefined) return new Response('{"error":"Not found"}', { status: 404 });
-    if (response.type === 'error') throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
-    return response;
-  };
-}
-
 /** A sleep that costs nothing: it moves the mock clock. */
 export const clockSleep =
   (clock: MockClock) =>
@@ -57,13 +42,13 @@ export const clockSleep =
 
 /**
  * A mock on the delivery {@link seed} at {@link T0}, reached in process through
- * {@link handlersFetch}: its clock-moving `sleep`, a `client` per journal (no retries, on
+ * `mock.fetch`: its clock-moving `sleep`, a `client` per journal (no retries, on
  * the mock's clock) and the `outcome` of a {@link Game} against what was paid.
  */
 export function inProcessStore() {
   const mock = createMockService({ seed, now: T0 });
   const sleep = clockSleep(mock.clock);
-  const fetch = handlersFetch(mock.handlers);
+  const { fetch } = mock;
   const client = (journal: DeliveryJournal, options: Partial<StorefrontClientOptions> = {}): StorefrontClient =>
     new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch, now: mock.clock.now, journal, retry: 0, ...options });
   const outcome = (game: Game) => compare(paidUnits(mock.purchases(KEY)), game.applied);

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { FileJournal, MemoryJournal, StorefrontClient, type DeliveryJournal, type DeliveryMode } from '../src/index.js';
 import { createMockService } from '../src/mock/index.js';
 import { seededRandom } from '../src/mock/faults.js';
-import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, handlersFetch, paidUnits, seed } from '../harness/reliability.js';
+import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, paidUnits, seed } from '../harness/reliability.js';
 
 type Mode = 'claim' | DeliveryMode;
 
@@ -82,7 +82,7 @@ async function run(mode: Mode): Promise<Figures> {
   let grantFailures = 0;
 
   const sleep = clockSleep(mock.clock);
-  const fetch = handlersFetch(mock.handlers);
+  const fetch = mock.fetch;
   const dir = values.journal === 'file' ? mkdtempSync(join(tmpdir(), 'teamgames-soak-')) : undefined;
   const disk: DeliveryJournal = dir === undefined ? new MemoryJournal() : new FileJournal(join(dir, `${mode}.jsonl`));
   const journal = new CrashingJournal(disk, () => troubles && chaos() < P_CRASH);

@@ -23,15 +23,15 @@ const OPERATION_NAMES = ['catalog', 'checkout', 'claimV4', 'claimV3', 'storeClai
  * - `malformed`: the body is cut in the middle of its JSON; by default after the
  *   operation ran (`phase: 'before'` to skip it).
  *
- * In process (msw) a dropped connection is a network error (`HttpResponse.error()`); over
- * HTTP (`mock.listen`) the socket is destroyed.
+ * In process (`mock.fetch`, msw) a dropped connection is a network error; over HTTP
+ * (`mock.listen`) the socket is destroyed.
  */
 export type MockFaultKind = 'delay' | 'status' | 'dropBefore' | 'dropAfter' | 'malformed';
 
 /**
  * A fault rule, as given to {@link MockFaults.add} or `POST /__mock/faults`.
  *
- * @see [Testing your plugin with the mock: fault injection](../../docs/testing-with-the-mock.md#fault-injection)
+ * @see [Testing your plugin with the mock: fault injection](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/testing-with-the-mock.md#fault-injection)
  */
 export interface MockFaultRule {
   /** The fault to inject. */
@@ -90,7 +90,7 @@ export interface FiredFault {
  * mock.faults.add({ operation: ['claimV4', 'checkout'], kind: 'status', status: 502, probability: 0.1 });
  * mock.faults.clear();
  * ```
- * @see [Testing your plugin with the mock: fault injection](../../docs/testing-with-the-mock.md#fault-injection)
+ * @see [Testing your plugin with the mock: fault injection](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/testing-with-the-mock.md#fault-injection)
  */
 export interface MockFaults {
   /**

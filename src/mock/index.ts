@@ -1,6 +1,7 @@
 /**
- * `teamgames-sdk/mock`: a stateful mock of the whole TeamGames service, served in process
- * (msw handlers) or over real HTTP, with one injectable clock.
+ * `teamgames-sdk/mock`: a stateful mock of the whole TeamGames service, with one injectable
+ * clock, reached three ways: `mock.fetch` in process (no network, no msw), `mock.listen()`
+ * over real HTTP (no msw), or `mock.handlers` for msw (the optional peer, loaded only then).
  *
  * @module teamgames-sdk/mock
  */
@@ -8,10 +9,12 @@ import type { HttpHandler } from 'msw';
 import * as admin from './admin.js';
 import { createClock, type MockClock, type MockTime } from './clock.js';
 import { FaultInjector, type MockFaults } from './faults.js';
-import { createHandlers } from './handlers.js';
+import { createMockFetch } from './fetch.js';
+import { toMswHandlers } from './msw-handlers.js';
 import { cancelPayment, completePayment } from './payment.js';
 import { parseMockSeed, type MockProductPatch, type MockSeed, type MockSeedProduct } from './seed.js';
-import { serveHandlers, type MockListenOptions, type MockServerHandle } from './server.js';
+import { createRouter, createRoutes } from './router.js';
+import { serveRouter, type MockListenOptions, type MockServerHandle } from './server.js';
 import { createState, resetState } from './state.js';
 import type { AddPurchaseInput, CheckoutRecord, MockStateSnapshot, PurchaseRow, VoteRecord } from './types.js';
 
@@ -51,14 +54,34 @@ export interface MockServiceOptions {
   now?: MockTime;
 }
 
-/** The mock service: handlers, an HTTP server, the clock and the admin operations. */
+/** The mock service: its three transports, the clock and the admin operations. */
 export interface MockService {
-  /** msw request handlers for the six operations, the pay page and the `/__mock/…` admin routes. */
-  handlers: HttpHandler[];
   /**
-   * Serves the same handlers over HTTP (default `127.0.0.1`, a free port). Request bodies
-   * above `maxBodyBytes` (default 1 MiB) are refused with HTTP 413 and the connection
-   * closed; slow clients are cut off by timeouts (headers 10 s, whole request 30 s, idle
+   * A `fetch` answered by the mock in process, with no network and no msw: pass it as the
+   * client's `fetch` option (any base URL works; routes are matched by path). Unknown
+   * routes answer JSON 404; a dropped connection (fault injection) rejects with
+   * `TypeError('fetch failed')`; an aborted signal rejects with its reason.
+   *
+   * @example
+   * ```ts
+   * const mock = createMockService({ seed: exampleSeed, now: Date.parse('2026-01-01T00:00:00Z') });
+   * const client = new StorefrontClient({ apiKey: 'test-key', fetch: mock.fetch, now: mock.clock.now });
+   * ```
+   */
+  fetch: typeof globalThis.fetch;
+  /**
+   * msw request handlers for the six operations, the pay page and the `/__mock/…` admin
+   * routes, for `setupServer(...mock.handlers)`. msw is an optional peer dependency, loaded
+   * on the first read of this property (never by `import 'teamgames-sdk/mock'`).
+   *
+   * @throws Error `… needs msw, an optional peer dependency: npm i -D msw …` when msw is
+   *   not installed.
+   */
+  readonly handlers: HttpHandler[];
+  /**
+   * Serves the mock over HTTP with `node:http`, no msw (default `127.0.0.1`, a free port).
+   * Request bodies above `maxBodyBytes` (default 1 MiB) are refused with HTTP 413 and the
+   * connection closed; slow clients are cut off by timeouts (headers 10 s, whole request 30 s, idle
    * keep-alive 5 s, a silent socket 11 min).
    *
    * @example
@@ -139,25 +162,34 @@ export interface MockService {
  *
  * @example
  * ```ts
+ * import { StorefrontClient } from 'teamgames-sdk';
  * import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
- * import { setupServer } from 'msw/node';
  *
  * const mock = createMockService({ seed: exampleSeed, now: Date.parse('2026-01-01T00:00:00Z') });
- * setupServer(...mock.handlers).listen({ onUnhandledRequest: 'error' }); // in process
- * const { url, close } = await mock.listen({ port: 0 });                 // or over HTTP
+ * // in process, no network:
+ * const client = new StorefrontClient({ apiKey: 'test-key', fetch: mock.fetch, now: mock.clock.now });
+ * // or over HTTP, for plugins in any language:
+ * const { url, close } = await mock.listen({ port: 0 });
+ * // or with msw (an optional peer): setupServer(...mock.handlers).listen()
  * ```
  * @throws Error when the seed is invalid; the message names the field, e.g.
  *   `Invalid mock seed: seed.servers[0].products[2].price: expected a number >= 0`.
- * @see [Testing your plugin with the mock](../../docs/testing-with-the-mock.md)
+ * @see [Testing your plugin with the mock](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/testing-with-the-mock.md)
  */
 export function createMockService(options: MockServiceOptions): MockService {
   const clock = createClock(options.now);
   const state = createState(parseMockSeed(options.seed), clock);
   const faults = new FaultInjector();
-  const handlers = createHandlers(state, faults);
+  const routes = createRoutes(state, faults);
+  const router = createRouter(routes);
+  let handlers: HttpHandler[] | undefined;
   return {
-    handlers,
-    listen: (listenOptions) => serveHandlers(handlers, listenOptions),
+    fetch: createMockFetch(router),
+    get handlers() {
+      handlers ??= toMswHandlers(routes);
+      return handlers;
+    },
+    listen: (listenOptions) => serveRouter(router, listenOptions),
     clock,
     completePayment: (transactionId) => completePayment(state, transactionId),
     cancelPayment: (transactionId) => cancelPayment(state, transactionId),

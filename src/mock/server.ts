@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getResponse, type RequestHandler } from 'msw';
+import { DROPPED, notFound, type MockRouter } from './router.js';
 
 /** The largest request body the HTTP mock reads unless `maxBodyBytes` says otherwise: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
@@ -52,9 +52,9 @@ export interface MockServerHandle {
 }
 
 /**
- * Serves msw handlers over real HTTP with `node:http`, through msw's `getResponse`, so a
- * plugin in any language reaches the same mock as the in-process tests. A request no
- * handler answers gets JSON 404 `{"error": "Not found", "route": "POST /x"}`.
+ * Serves the mock's router over real HTTP with `node:http` (no msw), so a plugin in any
+ * language reaches the same mock as the in-process tests. A request no route answers gets
+ * JSON 404 `{"error": "Not found", "route": "POST /x"}`.
  *
  * Limits, because the sandbox may run for days in front of any client:
  * - request bodies up to `maxBodyBytes` (default 1 MiB), else HTTP 413 and the connection
@@ -66,16 +66,13 @@ export interface MockServerHandle {
  *
  * @example
  * ```ts
- * const { url, close } = await serveHandlers(mock.handlers, { port: 0 });
+ * const { url, close } = await serveRouter(router, { port: 0 });
  * ```
  * @throws RangeError when `maxBodyBytes` is not a positive safe integer.
  */
-export async function serveHandlers(
-  handlers: readonly RequestHandler[],
-  options: MockListenOptions = {},
-): Promise<MockServerHandle> {
+export async function serveRouter(router: MockRouter, options: MockListenOptions = {}): Promise<MockServerHandle> {
   const host = options.host ?? '127.0.0.1';
-  const server = createMockHttpServer(handlers, options);
+  const server = createMockHttpServer(router, options);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -102,12 +99,12 @@ export async function serveHandlers(
 
 /**
  * The mock's `node:http` server, not listening yet, with the body limit and the timeouts
- * of {@link serveHandlers}. Internal: `serveHandlers` is the public way in.
+ * of {@link serveRouter}. Internal: `mock.listen()` is the public way in.
  *
  * @throws RangeError when `maxBodyBytes` is not a positive safe integer.
  */
 export function createMockHttpServer(
-  handlers: readonly RequestHandler[],
+  router: MockRouter,
   options: Pick<MockListenOptions, 'host' | 'maxBodyBytes'> = {},
 ): Server {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -115,13 +112,11 @@ export function createMockHttpServer(
     throw new RangeError(`listen: maxBodyBytes must be a positive integer, got ${String(options.maxBodyBytes)}`);
   }
   const host = options.host ?? '127.0.0.1';
-  // msw's getResponse takes a mutable array: one copy per server, not one per request.
-  const list = [...handlers];
   const { socketIdleTimeout, ...timeouts } = MOCK_SERVER_TIMEOUTS;
   const server = createServer(timeouts, (req, res) => {
     // A request without a usable Host header links back to the bound address.
     const fallback = () => baseUrlOf(host, (server.address() as AddressInfo).port);
-    void answer(list, req, res, fallback, limit);
+    void answer(router, req, res, fallback, limit);
   });
   server.timeout = socketIdleTimeout;
   // `Expect: 100-continue` (curl, Java's HttpClient …): refuse an announced oversized body
@@ -148,7 +143,7 @@ class PayloadTooLargeError extends Error {}
 class ClientGoneError extends Error {}
 
 async function answer(
-  handlers: RequestHandler[],
+  router: MockRouter,
   req: IncomingMessage,
   res: ServerResponse,
   fallbackOrigin: () => string,
@@ -160,18 +155,14 @@ async function answer(
       return;
     }
     const request = await toFetchRequest(req, fallbackOrigin, limit);
-    const response = await getResponse(handlers, request);
-    if (response === undefined) {
-      const route = `${request.method} ${new URL(request.url).pathname}`;
-      send(res, 404, { 'content-type': 'application/json' }, JSON.stringify({ error: 'Not found', route }));
-      return;
-    }
-    if (response.type === 'error') {
-      // HttpResponse.error(): the fault injector's dropped connection. Destroying the
-      // socket is what a crash or a reset looks like to the client.
+    const answered = await router(request);
+    if (answered === DROPPED) {
+      // The fault injector's dropped connection: destroying the socket is what a crash or
+      // a reset looks like to the client.
       req.socket.destroy();
       return;
     }
+    const response = answered ?? notFound(request);
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;

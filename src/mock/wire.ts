@@ -5,7 +5,7 @@ import { describeIssues } from './issues.js';
 
 /**
  * A request as the store sees it: headers and the body text, nothing transport-specific.
- * The msw handlers build one per request, so the store never touches msw or node:http.
+ * The router builds one per request, so the store never touches a transport.
  */
 export interface WireRequest {
   /** Reads a header in any letter case. */

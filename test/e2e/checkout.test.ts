@@ -159,7 +159,7 @@ describe.each(transports)('checkout through the SDK, over $name', (transport) =>
   it('pays by a GET of the redirect (what the player does), then the claim delivers', async () => {
     const sdk = client();
     const pay = expectOutcome(await sdk.checkout({ username: 'Player1', items: [{ id: 1, quantity: 2 }] }), 'PAYMENT_REQUIRED');
-    const page = await fetch(pay.redirect);
+    const page = await session.fetch(pay.redirect);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(await page.text()).toMatch(/Payment complete/);

@@ -12,7 +12,7 @@ describe.each(transports)('mock contract over $name', (transport) => {
   async function buy(username: string, items: Array<{ id: number; quantity: number }>): Promise<string> {
     const { body } = await api.checkout(username, items);
     expect(body.status).toBe('SUCCESS');
-    const page = await fetch(body.redirect);
+    const page = await session.fetch(body.redirect);
     expect(page.status).toBe(200);
     return body.transactionId;
   }
@@ -207,7 +207,7 @@ describe.each(transports)('mock contract over $name', (transport) => {
       expect(cancelled.json().status).toBe('cancelled');
       expect(mock.purchases(KEY)).toEqual([]);
       expect((await api.checkout('Player2', [{ id: 4, quantity: 2 }])).body.status).toBe('SUCCESS');
-      const page = await fetch(`${session.baseUrl}/__mock/pay/${body.transactionId}`);
+      const page = await session.fetch(`${session.baseUrl}/__mock/pay/${body.transactionId}`);
       expect(page.status).toBe(409);
     });
   });
@@ -215,13 +215,13 @@ describe.each(transports)('mock contract over $name', (transport) => {
   describe('payment', () => {
     it('the pay page completes the payment and answers HTML', async () => {
       const { body } = await api.checkout('Player1', [{ id: 1, quantity: 1 }]);
-      const page = await fetch(body.redirect);
+      const page = await session.fetch(body.redirect);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toMatch(/Payment complete/);
       expect(mock.purchases(KEY)[0]?.paymentstatus).toBe('Paid');
       expect(mock.state().checkouts[0]).toMatchObject({ status: 'paid', total: 10 });
-      expect((await fetch(body.redirect)).status).toBe(200);
-      expect((await fetch(`${session.baseUrl}/__mock/pay/unknown`)).status).toBe(404);
+      expect((await session.fetch(body.redirect)).status).toBe(200);
+      expect((await session.fetch(`${session.baseUrl}/__mock/pay/unknown`)).status).toBe(404);
     });
 
     it('the admin route completes it too, and a paid checkout cannot be cancelled', async () => {

@@ -30,7 +30,8 @@ function integersIn(value: unknown): number[] {
 const auth = (key: string) => ({ authorization: encodeApiKey(key) });
 
 describe.each(transports)('the mock over $name, as the evidence has it', (transport) => {
-  const { mock, api } = useMockSession(transport, switchesSeed);
+  const session = useMockSession(transport, switchesSeed);
+  const { mock, api } = session;
 
   describe('3. every checkout failure carries a code', () => {
     it.each<[string, () => Promise<{ status: number; body: any }>, number, string]>([
@@ -124,7 +125,7 @@ describe.each(transports)('the mock over $name, as the evidence has it', (transp
     it('a purchase at the limits claims with every integer within a Java int (product_id 0 for a larger merchant id)', async () => {
       const checkout = await api.checkout('Player1', [{ id: JAVA_INT_MAX, quantity: 1_000_000 }], {}, auth(KEY_LIMITS));
       expect(checkout.body.status).toBe('SUCCESS');
-      await fetch(checkout.body.redirect);
+      await session.fetch(checkout.body.redirect);
       mock.addPurchase(KEY_LIMITS, { playerName: 'Player2', id: JAVA_INT_MAX, quantity: 1_000_000 });
       const v4 = await api.claim('Player1', {}, auth(KEY_LIMITS));
       expect(v4.data.claims[0]).toMatchObject({ product_id: 0, product_id_string: '99999999999', quantity_to_grant: 2_147_000_000, quantity_purchased: 1_000_000 });

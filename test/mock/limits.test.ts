@@ -130,7 +130,7 @@ describe('the HTTP mock refuses oversized bodies with 413', () => {
 
   it('refuses a Content-Length above 1 MiB before reading any of the body, then serves the next connection', async () => {
     const mock = createMockService({ seed, now: T0 });
-    const server = createMockHttpServer(mock.handlers);
+    const server = createMockHttpServer((request) => mock.fetch(request));
     const read = countBytesRead(server);
     const handle = await start(server);
     open.push(handle);
@@ -169,7 +169,7 @@ describe('the HTTP mock refuses oversized bodies with 413', () => {
   it('refuses a chunked body as soon as it grows past the limit and stops reading it', async () => {
     const mock = createMockService({ seed, now: T0 });
     const limit = 64 * 1024;
-    const server = createMockHttpServer(mock.handlers, { maxBodyBytes: limit });
+    const server = createMockHttpServer((request) => mock.fetch(request), { maxBodyBytes: limit });
     const read = countBytesRead(server);
     const handle = await start(server);
     open.push(handle);
@@ -204,7 +204,7 @@ describe('the HTTP mock refuses oversized bodies with 413', () => {
 
   it('answers 413 without 100 Continue to an Expect: 100-continue upload that is too large', async () => {
     const mock = createMockService({ seed, now: T0 });
-    const server = createMockHttpServer(mock.handlers, { maxBodyBytes: 1024 });
+    const server = createMockHttpServer((request) => mock.fetch(request), { maxBodyBytes: 1024 });
     const handle = await start(server);
     open.push(handle);
     const head = claimHead(handle.url, 'Content-Length: 4096\r\nExpect: 100-continue');
@@ -245,7 +245,7 @@ describe('the HTTP mock refuses oversized bodies with 413', () => {
 
 describe('the HTTP mock bounds slow clients with server timeouts', () => {
   it('sets header, request, keep-alive and idle-socket timeouts', () => {
-    const server = createMockHttpServer([]);
+    const server = createMockHttpServer(async () => undefined);
     expect(server.headersTimeout).toBe(MOCK_SERVER_TIMEOUTS.headersTimeout);
     expect(server.requestTimeout).toBe(MOCK_SERVER_TIMEOUTS.requestTimeout);
     expect(server.keepAliveTimeout).toBe(MOCK_SERVER_TIMEOUTS.keepAliveTimeout);

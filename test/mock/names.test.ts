@@ -6,7 +6,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ENDPOINTS } from '../../src/endpoints.js';
 import { FaultInjector } from '../../src/mock/faults.js';
-import { OPERATIONS } from '../../src/mock/handlers.js';
+import { OPERATIONS } from '../../src/mock/router.js';
 import type { MockOperationName } from '../../src/mock/index.js';
 
 describe('endpoint names', () => {

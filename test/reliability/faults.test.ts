@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimOutcomeUnknownError, StorefrontClient, encodeApiKey } from '../../src/index.js';
 import { createMockService, type MockServerHandle } from '../../src/mock/index.js';
-import { BASE_URL, KEY, T0, handlersFetch, seed } from '../../harness/reliability.js';
+import { BASE_URL, KEY, T0, seed } from '../../harness/reliability.js';
 
 const mock = createMockService({ seed, now: T0 });
 const KEY_BASE64 = encodeApiKey(KEY);
@@ -17,7 +17,7 @@ function claimV4(base: string, fetchFn: typeof fetch = fetch) {
 afterEach(() => mock.reset());
 
 describe('mock.faults in process', () => {
-  const direct = handlersFetch(mock.handlers);
+  const direct = mock.fetch;
 
   it('answers a 5xx HTML page before the state change by default', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1 });

@@ -7,11 +7,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JournalError, MemoryJournal, StorefrontClient, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
-import { BASE_URL, Game, KEY, T0, clockSleep, compare, handlersFetch, paidUnits, seed } from '../../harness/reliability.js';
+import { BASE_URL, Game, KEY, T0, clockSleep, compare, paidUnits, seed } from '../../harness/reliability.js';
 
 const mock = createMockService({ seed, now: T0 });
 const sleep = clockSleep(mock.clock);
-const fetch = handlersFetch(mock.handlers);
+const fetch = mock.fetch;
 afterEach(() => mock.reset());
 
 /** One lock table for every node, as a database's advisory locks are. */

@@ -11,13 +11,21 @@ import { StorefrontClient, type StorefrontClientOptions } from 'teamgames-sdk';
 import { createMockService, type MockSeed, type MockService } from 'teamgames-sdk/mock';
 import { KEY, KEY_BASE64, T0, storeSeed } from './fixtures.js';
 
-/** How the tests reach the mock: msw in process, or real HTTP via `listen()`. */
+/** How the tests reach the mock: `mock.fetch` or msw in process, or real HTTP via `listen()`. */
 export interface Transport {
   name: string;
-  start(mock: MockService): Promise<{ base: string; stop(): Promise<void>; afterEach(): void }>;
+  /** `fetch`: the one the SDK and the wire calls use (absent: the global one). */
+  start(mock: MockService): Promise<{ base: string; fetch?: typeof globalThis.fetch; stop(): Promise<void>; afterEach(): void }>;
 }
 
 export const transports: Transport[] = [
+  {
+    name: 'in-process mock.fetch',
+    async start(mock) {
+      // A loopback port nothing listens on: a call that missed `fetch` fails at once, never leaves the machine.
+      return { base: 'http://127.0.0.1:9', fetch: mock.fetch, stop: async () => undefined, afterEach: () => undefined };
+    },
+  },
   {
     name: 'in-process msw handlers',
     async start(mock) {
@@ -44,6 +52,8 @@ export interface MockSession {
   readonly mock: MockService;
   /** Where the SDK and plain fetch reach the mock. */
   readonly baseUrl: string;
+  /** The transport's `fetch`, for plain requests such as the pay page (msw and HTTP: the global one). */
+  readonly fetch: typeof globalThis.fetch;
   /** Plain-fetch calls of each wire operation, for asserting raw bodies. */
   readonly api: ReturnType<typeof wire>;
   /**
@@ -82,7 +92,8 @@ export function useMockSession(transport: Transport, seed: MockSeed = storeSeed)
     get baseUrl() {
       return baseUrl();
     },
-    api: wire(baseUrl),
+    fetch: (input, init) => (session?.fetch ?? fetch)(input, init),
+    api: wire(baseUrl, () => session?.fetch ?? fetch),
     client: (options = {}) =>
       new StorefrontClient({
         apiKey: KEY,
@@ -90,6 +101,7 @@ export function useMockSession(transport: Transport, seed: MockSeed = storeSeed)
         now: mock.clock.now,
         catalogCacheTtlMs: 0,
         retry: 0,
+        ...(session?.fetch === undefined ? {} : { fetch: session.fetch }),
         ...options,
       }),
   };
@@ -100,9 +112,9 @@ export function useMockSession(transport: Transport, seed: MockSeed = storeSeed)
  * another language would send them). Each takes the headers to send; the default is the
  * store key in the operation's scheme.
  */
-export function wire(base: () => string) {
+export function wire(base: () => string, fetcher: () => typeof globalThis.fetch = () => fetch) {
   const post = (path: string, headers: Record<string, string>, body?: string) =>
-    fetch(base() + path, { method: 'POST', headers, ...(body === undefined ? {} : { body }) });
+    fetcher()(base() + path, { method: 'POST', headers, ...(body === undefined ? {} : { body }) });
   const postJson = async (path: string, headers: Record<string, string>, body: unknown) => {
     const res = await post(path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
     return { status: res.status, body: (await res.json()) as any };
@@ -149,7 +161,7 @@ export function wire(base: () => string) {
       return { status: res.status, body: (await res.json()) as any };
     },
     admin: async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-      const res = await fetch(base() + path, {
+      const res = await fetcher()(base() + path, {
         method,
         ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
       });

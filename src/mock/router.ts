@@ -1,4 +1,3 @@
-import { http, HttpResponse, type HttpHandler } from 'msw';
 import { z } from 'zod';
 import * as admin from './admin.js';
 import { catalog } from './catalog.js';
@@ -37,28 +36,71 @@ export const OPERATIONS: readonly WireOperation[] = [
   { name: 'voteClaim', path: '/v3/vote/reward/claim', respond: voteClaim },
 ];
 
+/**
+ * What the fault injector's dropped connection answers: not a response at all. `listen()`
+ * destroys the socket for it, `mock.fetch` rejects like a reset connection, and the msw
+ * handlers answer `HttpResponse.error()`.
+ */
+export const DROPPED: unique symbol = Symbol('teamgames-mock: connection dropped');
+
+/** An answer of the mock: a Fetch `Response`, or {@link DROPPED}. */
+export type MockAnswer = Response | typeof DROPPED;
+
 /** Answers one request of one operation; the unit a fault-injection layer wraps. */
-export type OperationResolver = (request: Request) => Promise<Response>;
+export type OperationResolver = (request: Request) => Promise<MockAnswer>;
+
+/** One route of the mock: a method, an exact path (`:name` matches one segment) and its answer. */
+export interface MockRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** The path as written, e.g. `/__mock/pay/:transactionId`. */
+  path: string;
+  /** Matches the whole pathname; named groups are the path's parameters. */
+  pattern: RegExp;
+  answer: (info: RouteInfo) => Promise<MockAnswer>;
+}
+
+/** Answers a request from the routes, or `undefined` when no route matches it. */
+export type MockRouter = (request: Request) => Promise<MockAnswer | undefined>;
+
+/** The answer to a request no route matches: JSON 404 naming the route asked for. */
+export function notFound(request: Request): Response {
+  const route = `${request.method} ${new URL(request.url).pathname}`;
+  return Response.json({ error: 'Not found', route }, { status: 404 });
+}
 
 /**
- * The msw handlers of the mock: the six operations, the pay page and the `/__mock/…` admin
- * routes, all reading and changing `state`.
- *
- * msw in Node has no `location`, so patterns start with `*`; each handler then insists on
- * its exact path, because `*` would also match `/api/v3/vote/…` for the vote route. A
- * handler that declines does so before reading the body, so the body is read only once.
+ * The router over {@link createRoutes}: method and exact pathname, nothing transport-specific.
+ * The HTTP server, `mock.fetch` and the msw handlers all answer through it.
  */
-export function createHandlers(state: MockState, faults?: FaultInjector): HttpHandler[] {
+export function createRouter(routes: readonly MockRoute[]): MockRouter {
+  return async (request) => {
+    const { pathname } = new URL(request.url);
+    for (const candidate of routes) {
+      if (candidate.method !== request.method) continue;
+      const match = candidate.pattern.exec(pathname);
+      if (match === null) continue;
+      return candidate.answer({ request, params: { ...match.groups } });
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The routes of the mock: the six operations, the pay page and the `/__mock/…` admin
+ * routes, all reading and changing `state`, answering Fetch `Response`s (no msw: the HTTP
+ * server and `mock.fetch` work without it).
+ */
+export function createRoutes(state: MockState, faults?: FaultInjector): MockRoute[] {
   return [
     ...OPERATIONS.map((operation) => {
       const resolve = operationResolver(operation, state, faults);
-      return route('post', operation.path, ({ request }) => resolve(request));
+      return route('POST', operation.path, ({ request }) => resolve(request));
     }),
-    route('get', '/__mock/pay/:transactionId', ({ params }) =>
+    route('GET', '/__mock/pay/:transactionId', ({ params }) =>
       Promise.resolve(toResponse(payPage(state, params.transactionId ?? ''))),
     ),
-    ...adminHandlers(state, faults),
-    ...(faults === undefined ? [] : faultHandlers(faults)),
+    ...adminRoutes(state, faults),
+    ...(faults === undefined ? [] : faultRoutes(faults)),
   ];
 }
 
@@ -67,8 +109,8 @@ export function createHandlers(state: MockState, faults?: FaultInjector): HttpHa
  * with the fault the injector picks for this call (a delay, a 5xx with an HTML body, a
  * dropped connection before or after the state change, a malformed body).
  *
- * A dropped connection is `HttpResponse.error()`: msw turns it into a network error in
- * process, and `server.ts` destroys the socket for it over HTTP.
+ * A dropped connection is {@link DROPPED}: `server.ts` destroys the socket for it, and the
+ * in-process transports turn it into a network error.
  */
 export function operationResolver(operation: WireOperation, state: MockState, faults?: FaultInjector): OperationResolver {
   return async (request) => {
@@ -78,14 +120,14 @@ export function operationResolver(operation: WireOperation, state: MockState, fa
       await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
       return toResponse(operation.respond(state, await toWireRequest(request)));
     }
-    if (fault.kind === 'dropBefore') return HttpResponse.error();
-    if (fault.phase === 'before' && fault.kind === 'status') return HttpResponse.html(faultPage(fault.status), { status: fault.status });
+    if (fault.kind === 'dropBefore') return DROPPED;
+    if (fault.phase === 'before' && fault.kind === 'status') return html(faultPage(fault.status), fault.status);
     const answer = fault.kind === 'malformed' && fault.phase === 'before' ? undefined : operation.respond(state, await toWireRequest(request));
-    if (fault.kind === 'dropAfter') return HttpResponse.error();
-    if (fault.kind === 'status') return HttpResponse.html(faultPage(fault.status), { status: fault.status });
+    if (fault.kind === 'dropAfter') return DROPPED;
+    if (fault.kind === 'status') return html(faultPage(fault.status), fault.status);
     // Cut in the middle of the JSON text, as a proxy that closed the stream early would.
     const text = JSON.stringify(answer?.body ?? { status: 'SUCCESS', code: 'SUCCESS', data: { claims: [] } });
-    return new HttpResponse(text.slice(0, Math.max(1, Math.floor(text.length / 2))), {
+    return new Response(text.slice(0, Math.max(1, Math.floor(text.length / 2))), {
       status: 200,
       headers: { 'content-type': 'application/json' },
     });
@@ -101,25 +143,44 @@ async function toWireRequest(request: Request): Promise<WireRequest> {
 }
 
 function toResponse(answer: WireResponse): Response {
-  return answer.kind === 'html'
-    ? HttpResponse.html(String(answer.body), { status: answer.status })
-    : HttpResponse.json(answer.body as never, { status: answer.status });
+  return answer.kind === 'html' ? html(String(answer.body), answer.status) : json(answer.body, answer.status);
 }
 
-type RouteInfo = { request: Request; params: Record<string, string | undefined> };
+function json(body: unknown, status = 200): Response {
+  return Response.json(body, { status });
+}
 
-function route(method: 'get' | 'post' | 'delete', path: string, resolve: (info: RouteInfo) => Promise<Response>): HttpHandler {
-  const exact = new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`);
-  return http[method]('*' + path, ({ request, params }) => {
-    if (!exact.test(new URL(request.url).pathname)) {
-      return undefined;
-    }
-    const single: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(params)) {
-      single[name] = Array.isArray(value) ? value[0] : value;
-    }
-    return resolve({ request, params: single });
-  });
+function html(body: string, status: number): Response {
+  return new Response(body, { status, headers: { 'content-type': 'text/html' } });
+}
+
+/** What a route's answer sees: the request and the path's parameters (decoded). */
+export interface RouteInfo {
+  request: Request;
+  params: Record<string, string | undefined>;
+}
+
+function route(method: MockRoute['method'], path: string, answer: (info: RouteInfo) => Promise<MockAnswer>): MockRoute {
+  const pattern = new RegExp(`^${path.replace(/:([^/]+)/g, '(?<$1>[^/]+)')}$`);
+  return {
+    method,
+    path,
+    pattern,
+    answer: (info) => {
+      const params: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(info.params)) params[name] = value === undefined ? undefined : safeDecode(value);
+      return answer({ request: info.request, params });
+    },
+  };
+}
+
+/** Path parameters arrive percent-encoded; a malformed escape is kept as written. */
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 // ------------------------------------------------------------------ fault routes
@@ -129,14 +190,14 @@ function route(method: 'get' | 'post' | 'delete', path: string, resolve: (info: 
  * (`{"rules": [...], "seed"?: n}`); `GET` lists them; `DELETE /__mock/faults` and
  * `POST /__mock/faults/clear` remove them all.
  */
-function faultHandlers(faults: FaultInjector): HttpHandler[] {
+function faultRoutes(faults: FaultInjector): MockRoute[] {
   const clear = () => {
     faults.clear();
     return { ok: true };
   };
   return [
-    adminRoute('get', '/__mock/faults', () => faults.list()),
-    adminRoute('post', '/__mock/faults', async ({ request }) => {
+    adminRoute('GET', '/__mock/faults', () => faults.list()),
+    adminRoute('POST', '/__mock/faults', async ({ request }) => {
       const body = await adminBody(request, z.record(z.string(), z.unknown()));
       if ('rules' in body || 'seed' in body) {
         const batch = adminBodies.faults.safeParse(body);
@@ -147,8 +208,8 @@ function faultHandlers(faults: FaultInjector): HttpHandler[] {
       }
       return faults.add(parseFaultRule(body));
     }),
-    adminRoute('post', '/__mock/faults/clear', clear),
-    route('delete', '/__mock/faults', () => Promise.resolve(HttpResponse.json(clear()))),
+    adminRoute('POST', '/__mock/faults/clear', clear),
+    route('DELETE', '/__mock/faults', () => Promise.resolve(json(clear()))),
   ];
 }
 
@@ -192,20 +253,16 @@ async function adminBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> 
   return result.data;
 }
 
-function adminRoute(
-  method: 'get' | 'post',
-  path: string,
-  run: (info: RouteInfo) => unknown,
-): HttpHandler {
+function adminRoute(method: 'GET' | 'POST', path: string, run: (info: RouteInfo) => unknown): MockRoute {
   return route(method, path, async (info) => {
     try {
-      return HttpResponse.json((await run(info)) as never);
+      return json(await run(info));
     } catch (error) {
       if (error instanceof MockAdminError) {
-        return HttpResponse.json({ error: error.message }, { status: error.status });
+        return json({ error: error.message }, error.status);
       }
       if (error instanceof AdminBodyError || error instanceof RangeError) {
-        return HttpResponse.json({ error: error.message }, { status: 400 });
+        return json({ error: error.message }, 400);
       }
       throw error;
     }
@@ -217,46 +274,46 @@ function clockReading(clock: MockClock): { now: number; time: string } {
   return { now, time: new Date(now).toISOString() };
 }
 
-function adminHandlers(state: MockState, faults: FaultInjector | undefined): HttpHandler[] {
+function adminRoutes(state: MockState, faults: FaultInjector | undefined): MockRoute[] {
   const { clock } = state;
   return [
-    adminRoute('post', '/__mock/reset', () => {
+    adminRoute('POST', '/__mock/reset', () => {
       faults?.reset();
       resetState(state);
       return { ok: true, ...clockReading(clock) };
     }),
-    adminRoute('get', '/__mock/state', () => admin.snapshot(state)),
-    adminRoute('post', '/__mock/clock/advance', async ({ request }) => {
+    adminRoute('GET', '/__mock/state', () => admin.snapshot(state)),
+    adminRoute('POST', '/__mock/clock/advance', async ({ request }) => {
       clock.advance((await adminBody(request, adminBodies.advance)).ms);
       return clockReading(clock);
     }),
-    adminRoute('post', '/__mock/clock/set', async ({ request }) => {
+    adminRoute('POST', '/__mock/clock/set', async ({ request }) => {
       clock.set((await adminBody(request, adminBodies.set)).time);
       return clockReading(clock);
     }),
-    adminRoute('post', '/__mock/payments/:transactionId/complete', ({ params }) =>
+    adminRoute('POST', '/__mock/payments/:transactionId/complete', ({ params }) =>
       completePayment(state, params.transactionId ?? ''),
     ),
-    adminRoute('post', '/__mock/payments/:transactionId/cancel', ({ params }) =>
+    adminRoute('POST', '/__mock/payments/:transactionId/cancel', ({ params }) =>
       cancelPayment(state, params.transactionId ?? ''),
     ),
-    adminRoute('get', '/__mock/purchases', ({ request }) => {
+    adminRoute('GET', '/__mock/purchases', ({ request }) => {
       const query = new URL(request.url).searchParams;
       return admin.purchases(state, query.get('apiKey') ?? '', query.get('playerName') ?? undefined);
     }),
-    adminRoute('post', '/__mock/purchases', async ({ request }) => {
+    adminRoute('POST', '/__mock/purchases', async ({ request }) => {
       const { apiKey: key, ...input } = await adminBody(request, adminBodies.purchase);
       return admin.addPurchase(state, key, input);
     }),
-    adminRoute('post', '/__mock/votes', async ({ request }) => {
+    adminRoute('POST', '/__mock/votes', async ({ request }) => {
       const { apiKey: key, playerName, points } = await adminBody(request, adminBodies.vote);
       return admin.recordVote(state, key, playerName, points);
     }),
-    adminRoute('post', '/__mock/products/update', async ({ request }) => {
+    adminRoute('POST', '/__mock/products/update', async ({ request }) => {
       const { apiKey: key, id, patch } = await adminBody(request, adminBodies.update);
       return admin.updateProduct(state, key, id, patch);
     }),
-    adminRoute('post', '/__mock/products/remove', async ({ request }) => {
+    adminRoute('POST', '/__mock/products/remove', async ({ request }) => {
       const { apiKey: key, id } = await adminBody(request, adminBodies.remove);
       admin.removeProduct(state, key, id);
       return { ok: true };
