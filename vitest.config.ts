@@ -21,6 +21,9 @@ export default defineConfig({
   },
   test: {
     testTimeout: 10_000,
+    // vi.stubEnv and vi.stubGlobal are undone after each test.
+    unstubEnvs: true,
+    unstubGlobals: true,
     projects: [
       {
         extends: true,

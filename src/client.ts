@@ -7,12 +7,14 @@ import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { AuthenticationError, type Operation } from './errors.js';
 import { DeliveryEngine } from './delivery/engine.js';
+import type { RunVia } from './delivery/report.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
 import { checkJournal } from './delivery/journal.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
 import { deepFreeze } from './internal/freeze.js';
-import { Transport } from './internal/transport.js';
+import { readEnv, runtimeAgent } from './internal/runtime.js';
+import { Transport, type SendContext } from './internal/transport.js';
 import {
   checkBaseUrl,
   checkBoolean,
@@ -27,8 +29,9 @@ import {
   checkRequiredObject,
   checkSignal,
   checkTimeout,
+  fail,
 } from './internal/validate.js';
-import type { StorefrontClientOptions } from './types.js';
+import type { StorefrontClientOptions, StorefrontEvent } from './types.js';
 import type { RequestOptions } from './wire/options.js';
 import { VERSION } from './version.js';
 import { readCatalog, type Catalog, type CatalogOptions } from './wire/catalog.js';
@@ -38,6 +41,11 @@ import { readLegacyClaim, readVoteReward, type VoteRewardInput, type VoteRewardR
 
 /** The production base URL. */
 export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
+
+/** The environment variable read for `apiKey` when the option is absent. */
+export const API_KEY_ENV = 'TEAMGAMES_API_KEY';
+/** The environment variable read for `baseUrl` when the option is absent. */
+export const BASE_URL_ENV = 'TEAMGAMES_BASE_URL';
 
 // Derived from the interface: a new option cannot be left out of the allow-list.
 const CLIENT_OPTIONS = Object.keys({
@@ -54,6 +62,23 @@ const CLIENT_OPTIONS = Object.keys({
   onEvent: true,
   journal: true,
 } satisfies Record<keyof StorefrontClientOptions, true>);
+// What `withOptions` may change: how calls are sent and observed, never which service and
+// key they reach, nor what the derived client shares (guard, cache, journal, clock).
+const DERIVABLE_OPTIONS = Object.keys({
+  timeoutMs: true,
+  retry: true,
+  maxResponseBytes: true,
+  fetch: true,
+  userAgent: true,
+  onEvent: true,
+} satisfies Record<keyof DerivedClientOptions, true>);
+
+/**
+ * The options {@link StorefrontClient.withOptions} may change: how calls are sent and
+ * observed. The rest (key, base URL, cache, guard, clock, journal) is shared.
+ */
+export type DerivedClientOptions = Pick<StorefrontClientOptions, 'timeoutMs' | 'retry' | 'maxResponseBytes' | 'fetch' | 'userAgent' | 'onEvent'>;
+
 const MAX_RETRY = 10;
 // Far above a catalog of thousands of products (about 0.5 kB each), far below what hurts.
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -79,54 +104,87 @@ const MAX_RESPONSE_BYTES_CEILING = 256 * 1024 * 1024;
  *   tell('Player123', result.message);
  * }
  * ```
- * @see [Getting started](../docs/getting-started.md)
- * @see [Delivering purchases in game](../docs/delivering-purchases.md)
- * @see [Building a storefront](../docs/building-a-storefront.md)
- * @see [Errors and retries](../docs/errors-and-retries.md)
+ * @see [Getting started](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/getting-started.md)
+ * @see [Delivering purchases in game](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md)
+ * @see [Building a storefront](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/building-a-storefront.md)
+ * @see [Errors and retries](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/errors-and-retries.md)
  */
 export class StorefrontClient {
   readonly #transport: Transport;
-  readonly #baseUrl: string;
-  readonly #guard: ClaimGuard | undefined;
-  readonly #cache: CatalogCache<Catalog> | undefined;
-  readonly #deliveries: DeliveryEngine;
+  readonly #shared: Shared;
+  readonly #settings: Settings;
 
   /**
-   * @throws {@link InvalidInputError} for a missing or blank `apiKey`, an unknown option
-   * name, or an option outside its rule (the message names the option).
+   * With no `apiKey` the key comes from the `TEAMGAMES_API_KEY` environment variable, and
+   * with no `baseUrl` the URL from `TEAMGAMES_BASE_URL` (else production); an option given
+   * always wins. Environment variables are read once, here (under Deno only when
+   * `--allow-env` grants them, never with a prompt).
+   *
+   * @example
+   * ```ts
+   * const client = new StorefrontClient(); // TEAMGAMES_API_KEY (and TEAMGAMES_BASE_URL) from the environment
+   * ```
+   * @throws {@link InvalidInputError} for a missing or blank key (naming `options.apiKey`
+   * and `TEAMGAMES_API_KEY`), an unknown option name, or an option or variable outside its
+   * rule (the message names it, never its value).
    */
-  constructor(options: StorefrontClientOptions) {
-    const opts = checkRequiredObject(options, CLIENT_OPTIONS, 'at least apiKey', 'options');
-    // v3 endpoints carry the raw key in a header: refuse here what fetch would refuse mid-claim.
-    const apiKey = checkHeaderValue(opts.apiKey, 'options.apiKey', MAX_API_KEY_LENGTH);
-
-    this.#baseUrl = opts.baseUrl === undefined ? DEFAULT_BASE_URL : checkBaseUrl(opts.baseUrl);
-    const timeoutMs = opts.timeoutMs === undefined ? 15_000 : checkTimeout(opts.timeoutMs);
-    const retry = opts.retry === undefined ? 2 : checkIntegerInRange(opts.retry, 0, MAX_RETRY, 'options.retry');
-    const maxResponseBytes =
-      opts.maxResponseBytes === undefined ? DEFAULT_MAX_RESPONSE_BYTES : checkIntegerInRange(opts.maxResponseBytes, 1_024, MAX_RESPONSE_BYTES_CEILING, 'options.maxResponseBytes');
+  constructor(options?: StorefrontClientOptions) {
+    const derived = deriving;
+    deriving = undefined;
+    if (derived !== undefined) {
+      this.#shared = derived.shared;
+      this.#settings = derived.settings;
+      this.#transport = transportOf(this.#shared, this.#settings);
+      return;
+    }
+    const opts = checkOptionsObject(options, CLIENT_OPTIONS, 'options');
+    const apiKey = resolveApiKey(opts.apiKey);
+    const baseUrl = resolveBaseUrl(opts.baseUrl);
     const ttl = opts.catalogCacheTtlMs === undefined ? 60_000 : checkIntegerInRange(opts.catalogCacheTtlMs, 0, Number.MAX_SAFE_INTEGER, 'options.catalogCacheTtlMs');
     const rateLimit = checkBoolean(opts.rateLimit, 'options.rateLimit') ?? true;
     const now = checkFunction<() => number>(opts.now, 'options.now') ?? Date.now;
-    const customFetch = checkFunction<typeof globalThis.fetch>(opts.fetch, 'options.fetch');
-    const onEvent = checkFunction<NonNullable<StorefrontClientOptions['onEvent']>>(opts.onEvent, 'options.onEvent');
-    const userAgent = opts.userAgent === undefined ? undefined : checkHeaderValue(opts.userAgent, 'options.userAgent');
-    const sdkAgent = `teamgames-sdk/${VERSION} node/${globalThis.process?.versions?.node ?? 'unknown'}`;
-
-    this.#transport = new Transport({
-      baseUrl: this.#baseUrl,
-      timeoutMs,
-      retry,
-      maxResponseBytes,
-      fetch: customFetch,
-      userAgent: userAgent === undefined ? sdkAgent : `${userAgent} ${sdkAgent}`,
-      onEvent,
-      credentials: new Credentials(apiKey),
-    });
-    this.#guard = rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined;
-    this.#cache = ttl > 0 ? new CatalogCache(now, ttl) : undefined;
     const journal = checkJournal(opts.journal);
-    this.#deliveries = new DeliveryEngine({ claim: (player, claimOptions) => this.claim(player, claimOptions), now, journal, onEvent });
+
+    this.#settings = checkSettings(opts, DEFAULT_SETTINGS);
+    this.#shared = {
+      baseUrl,
+      credentials: new Credentials(apiKey),
+      guard: rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined,
+      cache: ttl > 0 ? new CatalogCache(now, ttl) : undefined,
+      deliveries: new DeliveryEngine({ now, journal }),
+    };
+    this.#transport = transportOf(this.#shared, this.#settings);
+  }
+
+  /**
+   * A client that sends its calls differently (timeout, retries, `fetch`, `User-Agent`,
+   * `onEvent`, size bound) and shares everything else with this one: the key and base
+   * URL, the claim guard (so the 10 s window holds across both), the catalog cache, the
+   * journal and the per-player order of deliveries. Options not given keep this client's
+   * values. Creating a second client with `new` would split all of these.
+   *
+   * @example
+   * ```ts
+   * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY! });
+   * // a web page cannot wait 15 s, nor retry; the game's /claim uses the same guard:
+   * const forPages = client.withOptions({ timeoutMs: 2_000, retry: 0 });
+   * ```
+   * @throws {@link InvalidInputError} for an option outside its rule, and for an option
+   *   that cannot differ on a derived client (`apiKey`, `baseUrl`, `catalogCacheTtlMs`,
+   *   `rateLimit`, `now`, `journal`: create a new client for those).
+   */
+  withOptions(options: DerivedClientOptions): StorefrontClient {
+    const opts: Partial<StorefrontClientOptions> = checkRequiredObject(options, CLIENT_OPTIONS, 'the options to change', 'options', 'withOptions');
+    const fixed = Object.keys(opts).find((name) => !(DERIVABLE_OPTIONS as readonly string[]).includes(name));
+    if (fixed !== undefined) {
+      fail(
+        `options.${fixed}`,
+        `cannot differ on a derived client, which shares the key, base URL, claim guard, catalog cache and journal (create a new StorefrontClient); it may change ${DERIVABLE_OPTIONS.join(', ')}`,
+        'withOptions',
+      );
+    }
+    deriving = { shared: this.#shared, settings: checkSettings(opts, this.#settings, 'withOptions') };
+    return new StorefrontClient();
   }
 
   /**
@@ -143,27 +201,27 @@ export class StorefrontClient {
    * @throws {@link AuthenticationError} when the key is unknown (`GAME_SERVER_NOT_FOUND`).
    * @throws {@link HttpError}, {@link TimeoutError}, {@link NetworkError},
    *   {@link ResponseValidationError} after the retries.
-   * @see [Building a storefront](../docs/building-a-storefront.md)
+   * @see [Building a storefront](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/building-a-storefront.md)
    */
   async getCatalog(options?: CatalogOptions): Promise<Catalog> {
-    const opts = checkOptionsObject(options, ['categoryId', 'signal'], 'options', 'getCatalog');
-    const signal = checkSignal(opts.signal, 'getCatalog');
+    const opts = checkOptionsObject(options, ['categoryId', ...CALL_OPTIONS], 'options', 'getCatalog');
+    const { signal, timeoutMs } = checkCall(opts, 'getCatalog');
     const categoryId = opts.categoryId === undefined ? undefined : checkPositiveInteger(opts.categoryId, 'options.categoryId', 'getCatalog');
     const cacheKey = categoryId === undefined ? 'all' : `category:${categoryId}`;
     signal?.throwIfAborted();
-    const cached = this.#cache?.get(cacheKey);
+    const cached = this.#shared.cache?.get(cacheKey);
     if (cached !== undefined) return cached;
 
-    const catalog = await this.#transport.send(ENDPOINTS.catalog, categoryId === undefined ? {} : { categoryId }, { signal, playerName: '', delivers: false }, readCatalog);
-    if (this.#cache === undefined) return catalog;
+    const catalog = await this.#transport.send(ENDPOINTS.catalog, categoryId === undefined ? {} : { categoryId }, { signal, timeoutMs, playerName: '', delivers: false }, readCatalog);
+    if (this.#shared.cache === undefined) return catalog;
     const frozen = deepFreeze(catalog);
-    this.#cache.set(cacheKey, frozen);
+    this.#shared.cache.set(cacheKey, frozen);
     return frozen;
   }
 
   /** Forgets every cached catalog answer of this client. */
   clearCatalogCache(): void {
-    this.#cache?.clear();
+    this.#shared.cache?.clear();
   }
 
   /**
@@ -186,12 +244,12 @@ export class StorefrontClient {
    *   not a positive integer or a `quantity` outside 1…1,000,000.
    * @throws {@link AuthenticationError} (HTTP 401), {@link RequestRejectedError} (HTTP 404),
    *   {@link HttpError}, {@link TimeoutError}, {@link NetworkError}, {@link ResponseValidationError}.
-   * @see [Building a storefront](../docs/building-a-storefront.md)
+   * @see [Building a storefront](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/building-a-storefront.md)
    */
   async checkout(input: CheckoutInput, options?: RequestOptions): Promise<CheckoutResult> {
     const { body, username } = checkoutBody(input);
-    const signal = this.#signalOf(options, 'checkout');
-    return this.#transport.send(ENDPOINTS.checkout, body, { signal, playerName: username, delivers: false }, readCheckout);
+    const call = callOf(options, 'checkout');
+    return this.#transport.send(ENDPOINTS.checkout, body, { ...call, playerName: username, delivers: false }, readCheckout);
   }
 
   /**
@@ -210,13 +268,13 @@ export class StorefrontClient {
    * @throws {@link ClaimOutcomeUnknownError} when the request was sent but no usable answer
    *   came back: the items may be delivered. Preview after the window to reconcile.
    * @throws {@link AuthenticationError}, {@link HttpError}, {@link NetworkError} (nothing sent).
-   * @see [Delivering purchases in game](../docs/delivering-purchases.md)
+   * @see [Delivering purchases in game](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md)
    */
   async claim(playerName: string, options?: ClaimOptions): Promise<ClaimResult> {
     const op: Operation = 'claim';
     const player = checkPlayerName(playerName, 'playerName', op);
-    const opts = checkOptionsObject(options, ['preview', 'includeRawTransactions', 'signal'], 'options', op);
-    const signal = checkSignal(opts.signal, op);
+    const opts = checkOptionsObject(options, ['preview', 'includeRawTransactions', ...CALL_OPTIONS], 'options', op);
+    const { signal, timeoutMs } = checkCall(opts, op);
     const preview = checkBoolean(opts.preview, 'options.preview', op) ?? false;
     const includeRawTransactions = checkBoolean(opts.includeRawTransactions, 'options.includeRawTransactions', op) ?? false;
     return this.#guarded(player, signal, (onNotSent) =>
@@ -224,7 +282,7 @@ export class StorefrontClient {
         ENDPOINTS.claimV4,
         { playerName: player, preview, includeRawTransactions },
         // A preview changes nothing on the service, so a lost answer costs nothing.
-        { signal, playerName: player, delivers: !preview, onNotSent },
+        { signal, timeoutMs, playerName: player, delivers: !preview, onNotSent },
         readClaim,
       ),
     );
@@ -240,7 +298,7 @@ export class StorefrontClient {
    * if (preview.code === 'PREVIEW') say(`${preview.claims.length} item(s) waiting.`);
    * ```
    * @throws See {@link claim}; a preview never throws {@link ClaimOutcomeUnknownError}.
-   * @see [Delivering purchases in game](../docs/delivering-purchases.md)
+   * @see [Delivering purchases in game](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md)
    */
   async previewClaim(playerName: string, options?: Omit<ClaimOptions, 'preview'>): Promise<ClaimResult> {
     return this.claim(playerName, { ...options, preview: true });
@@ -256,7 +314,7 @@ export class StorefrontClient {
    * if (result.code === 'SUCCESS') for (const t of result.claims) give(t.player_name, t.product_id_string, t.quantity_to_grant);
    * ```
    * @throws See {@link claim}.
-   * @see [Migrating from the v3 claim to v4](../docs/migrating-v3-to-v4.md)
+   * @see [Migrating from the v3 claim to v4](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/migrating-v3-to-v4.md)
    */
   async claimLegacy(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
     return this.#legacy(ENDPOINTS.claimV3, playerName, options);
@@ -271,7 +329,7 @@ export class StorefrontClient {
    * const result = await client.claimStoreTransactions('Player123');
    * ```
    * @throws See {@link claim}.
-   * @see [Migrating from the v3 claim to v4](../docs/migrating-v3-to-v4.md)
+   * @see [Migrating from the v3 claim to v4](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/migrating-v3-to-v4.md)
    */
   async claimStoreTransactions(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
     return this.#legacy(ENDPOINTS.storeClaim, playerName, options);
@@ -295,11 +353,11 @@ export class StorefrontClient {
   async claimVoteReward(input: VoteRewardInput, options?: RequestOptions): Promise<VoteRewardResult> {
     const op: Operation = 'claimVoteReward';
     const fields = checkRequiredObject(input, ['player', 'reward', 'amount'], 'player, reward and amount', 'input', op);
-    const signal = this.#signalOf(options, op);
+    const call = callOf(options, op);
     const player = checkPlayerName(fields.player, 'input.player', op);
     const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
     const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
-    return this.#transport.send(ENDPOINTS.voteClaim, { player, reward, amount }, { signal, playerName: player, delivers: true }, readVoteReward);
+    return this.#transport.send(ENDPOINTS.voteClaim, { player, reward, amount }, { ...call, playerName: player, delivers: true }, readVoteReward);
   }
 
   /**
@@ -334,10 +392,10 @@ export class StorefrontClient {
    *   function or a bad option; `signal.reason` when aborted. Nothing else: failures of
    *   the claim (`report.error`, code `OUTCOME_UNKNOWN` or `ERROR`) and of the journal
    *   (`report.journalError`) are reported, not thrown.
-   * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
+   * @see [Delivering purchases in game: never losing an item](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#never-losing-an-item)
    */
   async deliver(playerName: string, grant: GrantFunction, options?: DeliverOptions): Promise<DeliveryReport> {
-    return this.#deliveries.deliver(playerName, grant, options);
+    return this.#shared.deliveries.deliver(this.#via(), playerName, grant, options);
   }
 
   /**
@@ -354,20 +412,20 @@ export class StorefrontClient {
    * @throws {@link InvalidInputError} for a `grant` that is not a function or a bad option.
    * @throws {@link JournalError} when the journal cannot be read at all (a failure later in
    *   the run is reported in `journalError`), and `signal.reason` when aborted.
-   * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
+   * @see [Delivering purchases in game: never losing an item](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#never-losing-an-item)
    */
   async resumeDeliveries(grant: GrantFunction, options?: ResumeOptions): Promise<ResumeReport> {
-    return this.#deliveries.resume(grant, options);
+    return this.#shared.deliveries.resume(this.#via(), grant, options);
   }
 
   /** A safe description of the client; never the key. */
   toString(): string {
-    return `StorefrontClient { baseUrl: ${this.#baseUrl} }`;
+    return `StorefrontClient { baseUrl: ${this.#shared.baseUrl} }`;
   }
 
   /** A safe serialization of the client (`{ baseUrl }`); never the key. */
   toJSON(): Required<Pick<StorefrontClientOptions, 'baseUrl'>> {
-    return { baseUrl: this.#baseUrl };
+    return { baseUrl: this.#shared.baseUrl };
   }
 
   /** @internal */
@@ -377,14 +435,15 @@ export class StorefrontClient {
 
   async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {
     const player = checkPlayerName(playerName, 'playerName', endpoint.operation);
-    const signal = this.#signalOf(options, endpoint.operation);
-    return this.#guarded(player, signal, (onNotSent) =>
-      this.#transport.send(endpoint, { playerName: player }, { signal, playerName: player, delivers: true, onNotSent }, readLegacyClaim),
+    const call = callOf(options, endpoint.operation);
+    return this.#guarded(player, call.signal, (onNotSent) =>
+      this.#transport.send(endpoint, { playerName: player }, { ...call, playerName: player, delivers: true, onNotSent }, readLegacyClaim),
     );
   }
 
-  #signalOf(options: RequestOptions | undefined, op: Operation): AbortSignal | undefined {
-    return checkSignal(checkOptionsObject(options, ['signal'], 'options', op).signal, op);
+  /** This client as the delivery engine's caller: its own claim and `onEvent`. */
+  #via(): RunVia {
+    return { claim: (player, claimOptions) => this.claim(player, claimOptions), onEvent: this.#settings.onEvent };
   }
 
   /**
@@ -396,8 +455,9 @@ export class StorefrontClient {
   async #guarded(player: string, signal: AbortSignal | undefined, run: (onNotSent: () => void) => Promise<ClaimResult>): Promise<ClaimResult> {
     // An aborted call rejects at once, even when the guard could answer without a request.
     signal?.throwIfAborted();
-    if (this.#guard === undefined) return run(() => {});
-    const decision = this.#guard.acquire(player);
+    const { guard } = this.#shared;
+    if (guard === undefined) return run(() => {});
+    const decision = guard.acquire(player);
     if (!decision.ok) {
       return { code: 'RATE_LIMIT', status: 'ERROR', message: RATE_LIMIT_MESSAGE, claims: [], retryAfterMs: decision.retryAfterMs, source: 'local' };
     }
@@ -412,4 +472,105 @@ export class StorefrontClient {
     if (result.code === 'INVALID_PLAYER') slot.release();
     return result;
   }
+}
+
+// ---------------------------------------------------------------------------
+// What a client is made of
+
+/** What a client and the clients derived from it share. */
+interface Shared {
+  readonly baseUrl: string;
+  readonly credentials: Credentials;
+  readonly guard: ClaimGuard | undefined;
+  readonly cache: CatalogCache<Catalog> | undefined;
+  readonly deliveries: DeliveryEngine;
+}
+
+/** How a client sends its calls: what `withOptions` may change. */
+interface Settings {
+  readonly timeoutMs: number;
+  readonly retry: number;
+  readonly maxResponseBytes: number;
+  readonly fetch: typeof globalThis.fetch | undefined;
+  /** The caller's own part of the User-Agent, before the SDK's. */
+  readonly userAgent: string | undefined;
+  readonly onEvent: ((event: StorefrontEvent) => void) | undefined;
+}
+
+const DEFAULT_SETTINGS: Settings = {
+  timeoutMs: 15_000,
+  retry: 2,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  fetch: undefined,
+  userAgent: undefined,
+  onEvent: undefined,
+};
+
+/**
+ * Set by `withOptions` for the one constructor call it makes (synchronously, so no other
+ * construction can see it): the derived client's parts instead of options.
+ */
+let deriving: { shared: Shared; settings: Settings } | undefined;
+
+/** The settings given in `opts`, checked, over `base` for those not given. */
+function checkSettings(opts: Partial<StorefrontClientOptions>, base: Settings, operation?: Operation): Settings {
+  const userAgent = opts.userAgent === undefined ? undefined : checkHeaderValue(opts.userAgent, 'options.userAgent');
+  return {
+    timeoutMs: opts.timeoutMs === undefined ? base.timeoutMs : checkTimeout(opts.timeoutMs, 'options.timeoutMs', operation),
+    retry: opts.retry === undefined ? base.retry : checkIntegerInRange(opts.retry, 0, MAX_RETRY, 'options.retry', operation),
+    maxResponseBytes:
+      opts.maxResponseBytes === undefined
+        ? base.maxResponseBytes
+        : checkIntegerInRange(opts.maxResponseBytes, 1_024, MAX_RESPONSE_BYTES_CEILING, 'options.maxResponseBytes', operation),
+    fetch: checkFunction<typeof globalThis.fetch>(opts.fetch, 'options.fetch') ?? base.fetch,
+    userAgent: userAgent ?? base.userAgent,
+    onEvent: checkFunction<NonNullable<StorefrontClientOptions['onEvent']>>(opts.onEvent, 'options.onEvent') ?? base.onEvent,
+  };
+}
+
+function transportOf(shared: Shared, settings: Settings): Transport {
+  const sdkAgent = `teamgames-sdk/${VERSION} ${runtimeAgent()}`;
+  return new Transport({
+    baseUrl: shared.baseUrl,
+    timeoutMs: settings.timeoutMs,
+    retry: settings.retry,
+    maxResponseBytes: settings.maxResponseBytes,
+    fetch: settings.fetch,
+    userAgent: settings.userAgent === undefined ? sdkAgent : `${settings.userAgent} ${sdkAgent}`,
+    onEvent: settings.onEvent,
+    credentials: shared.credentials,
+  });
+}
+
+/** `options.apiKey`, else `TEAMGAMES_API_KEY`; the error names whichever was read. */
+function resolveApiKey(option: unknown): string {
+  // v3 endpoints carry the raw key in a header: refuse here what fetch would refuse mid-claim.
+  if (option !== undefined) return checkHeaderValue(option, 'options.apiKey', MAX_API_KEY_LENGTH);
+  const fromEnv = readEnv(API_KEY_ENV);
+  if (fromEnv === undefined) {
+    fail('options.apiKey', `is required: pass { apiKey } (the raw key from the TeamGames dashboard) or set the ${API_KEY_ENV} environment variable`);
+  }
+  return checkHeaderValue(fromEnv, `${API_KEY_ENV} (environment variable)`, MAX_API_KEY_LENGTH);
+}
+
+/** `options.baseUrl`, else `TEAMGAMES_BASE_URL`, else production. */
+function resolveBaseUrl(option: unknown): string {
+  if (option !== undefined) return checkBaseUrl(option);
+  const fromEnv = readEnv(BASE_URL_ENV);
+  return fromEnv === undefined ? DEFAULT_BASE_URL : checkBaseUrl(fromEnv, `${BASE_URL_ENV} (environment variable)`);
+}
+
+const CALL_OPTIONS = ['signal', 'timeoutMs'] as const;
+
+/** The options every call takes, checked. */
+function checkCall(opts: Partial<RequestOptions>, op: Operation): Pick<SendContext, 'signal' | 'timeoutMs'> {
+  return {
+    signal: checkSignal(opts.signal, op),
+    timeoutMs: opts.timeoutMs === undefined ? undefined : checkTimeout(opts.timeoutMs, 'options.timeoutMs', op),
+  };
+}
+
+/** A call's `RequestOptions`, checked (no other option names allowed). */
+function callOf(options: RequestOptions | undefined, op: Operation): Pick<SendContext, 'signal' | 'timeoutMs'> {
+  return checkCall(checkOptionsObject(options, CALL_OPTIONS, 'options', op), op);
 }

@@ -35,7 +35,8 @@ export type Operation =
   | 'claimStoreTransactions'
   | 'claimVoteReward'
   | 'deliver'
-  | 'resumeDeliveries';
+  | 'resumeDeliveries'
+  | 'withOptions';
 
 /** Fields shared by the constructors of the errors that describe a request. */
 export interface RequestErrorDetails {
@@ -66,7 +67,7 @@ export interface RequestErrorDetails {
  *   else throw error;
  * }
  * ```
- * @see [Errors and retries](../docs/errors-and-retries.md)
+ * @see [Errors and retries](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/errors-and-retries.md)
  */
 export class StorefrontError extends Error {
   /** Stable, machine-readable identifier of the failure class. */
@@ -140,7 +141,7 @@ export class InvalidInputError extends StorefrontError {
  * The service did not accept the API key: HTTP 401, a catalog answer
  * `GAME_SERVER_NOT_FOUND`, a claim answer `SERVER_NOT_FOUND`, or the v3
  * "game server could not be found" text. Pass the raw key, not its Base64.
- * @see [Authentication](../docs/authentication.md)
+ * @see [Authentication](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/authentication.md)
  */
 export class AuthenticationError extends StorefrontError {
   /** @internal */
@@ -266,8 +267,8 @@ export type OutcomeUnknownReason = 'timeout' | 'network' | 'http' | 'aborted' | 
  *   }
  * }
  * ```
- * @see [Errors and retries: ClaimOutcomeUnknownError](../docs/errors-and-retries.md#claimoutcomeunknownerror)
- * @see [Delivering purchases in game: never losing an item](../docs/delivering-purchases.md#never-losing-an-item)
+ * @see [Errors and retries: ClaimOutcomeUnknownError](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/errors-and-retries.md#claimoutcomeunknownerror)
+ * @see [Delivering purchases in game: never losing an item](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#never-losing-an-item)
  */
 export class ClaimOutcomeUnknownError extends StorefrontError {
   /** What went wrong after the request was sent. */
@@ -313,7 +314,7 @@ export class ClaimOutcomeUnknownError extends StorefrontError {
  * const report = await client.deliver(player, grant);
  * if (report.journalError) log.error(`journal failing, deliveries paused: ${report.journalError.message}`);
  * ```
- * @see [Delivering purchases in game: when the journal fails](../docs/delivering-purchases.md#when-the-journal-fails)
+ * @see [Delivering purchases in game: when the journal fails](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#when-the-journal-fails)
  */
 export class JournalError extends StorefrontError {
   /** The journal file, for {@link FileJournal}; `undefined` for other journals. */
@@ -361,7 +362,7 @@ export interface StorefrontErrorByCode {
  * ```ts
  * if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) log.warn(`claim for ${error.playerName} lost (${error.reason})`);
  * ```
- * @see [Errors and retries](../docs/errors-and-retries.md)
+ * @see [Errors and retries](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/errors-and-retries.md)
  */
 export function isStorefrontError<C extends StorefrontErrorCode>(value: unknown, code: C): value is StorefrontErrorByCode[C];
 export function isStorefrontError(value: unknown): value is StorefrontError;

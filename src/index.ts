@@ -7,7 +7,7 @@
  *
  * @module teamgames-sdk
  */
-export { StorefrontClient, DEFAULT_BASE_URL } from './client.js';
+export { StorefrontClient, DEFAULT_BASE_URL, API_KEY_ENV, BASE_URL_ENV, type DerivedClientOptions } from './client.js';
 export { encodeApiKey, type AuthScheme } from './auth.js';
 export {
   StorefrontError,

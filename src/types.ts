@@ -12,16 +12,21 @@ import type { UnverifiedWindow } from './delivery/types.js';
 // Client options
 
 /**
- * Options of {@link StorefrontClient}. Only `apiKey` is required. Unknown option names
- * are rejected, so a typo fails loudly.
- * @see [Getting started](../docs/getting-started.md)
+ * Options of {@link StorefrontClient}, all optional: `apiKey` defaults to the
+ * `TEAMGAMES_API_KEY` environment variable and must come from one of the two. Unknown
+ * option names are rejected, so a typo fails loudly.
+ * @see [Getting started](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/getting-started.md)
  */
 export interface StorefrontClientOptions {
-  /** The raw API key of one game server, from the TeamGames dashboard. Never pre-encode it. */
-  apiKey: string;
   /**
-   * Base URL of the service. Default `https://api.teamgames.io`. Plain `http:` is only
-   * accepted for loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`), e.g. the mock.
+   * The raw API key of one game server, from the TeamGames dashboard. Never pre-encode it.
+   * Default: the `TEAMGAMES_API_KEY` environment variable; one of the two is required.
+   */
+  apiKey?: string;
+  /**
+   * Base URL of the service. Default: the `TEAMGAMES_BASE_URL` environment variable, else
+   * `https://api.teamgames.io`. Plain `http:` is only accepted for loopback hosts
+   * (`localhost`, `127.0.0.0/8`, `[::1]`), e.g. the mock.
    */
   baseUrl?: string;
   /** Timeout of each attempt, from sending it to the last byte of its answer, in milliseconds. Default `15000`. */

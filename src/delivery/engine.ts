@@ -37,18 +37,16 @@ import { FileJournal } from './file-journal.js';
 import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
 import { PlayerLocks } from './player-locks.js';
-import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type StepOutcome } from './report.js';
+import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunVia, type StepOutcome } from './report.js';
 import type { DeliveredItem, DeliveryMode, DeliveryReport, GrantFunction, ResumeReport, UnverifiedWindow } from './types.js';
 
 // One FileJournal per path in the process: a file journal refuses a second owner.
 const defaultJournals = new Map<string, FileJournal>();
 
-/** What the engine needs from the client. @internal */
+/** What the engine needs from the clients that share it. @internal */
 export interface DeliveryEngineConfig {
-  claim: (playerName: string, options: ClaimOptions) => Promise<ClaimResult>;
   now: () => number;
   journal: DeliveryJournal | undefined;
-  onEvent: ((event: StorefrontEvent) => void) | undefined;
 }
 
 /** What a preview found: the lines still pending, and the intents still journaled for them. */
@@ -57,8 +55,10 @@ type Reconciled =
   | { ok: false; outcome: StepOutcome };
 
 /**
- * The engine behind `deliver` and `resumeDeliveries`: one per client, serializing the
- * work per player so two calls for one player never grant the same line concurrently.
+ * The engine behind `deliver` and `resumeDeliveries`: one per client and the clients
+ * derived from it (`withOptions`), serializing the work per player so two calls for one
+ * player never grant the same line concurrently. Each call names the client it runs for
+ * (its claim and its `onEvent`).
  * @internal
  */
 export class DeliveryEngine {
@@ -84,20 +84,20 @@ export class DeliveryEngine {
     return this.#journal;
   }
 
-  async deliver(playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
+  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
     const grantFn = checkGrant(grant, 'deliver');
     return this.#locks.run(player, async () => {
-      const run = newRun('deliver');
+      const run = newRun('deliver', via);
       const report = await this.#acrossNodes(run, player, () => this.#deliver(run, player, grantFn, mode, control));
       return report ?? deliveryReport(run, journalOutcome(run), await this.#pendingCount(run, player));
     });
   }
 
-  async resume(grant: unknown, options: unknown): Promise<ResumeReport> {
+  async resume(via: RunVia, grant: unknown, options: unknown): Promise<ResumeReport> {
     const grantFn = checkGrant(grant, 'resumeDeliveries');
     const control = checkResumeOptions(options);
-    const run = newRun('resumeDeliveries');
+    const run = newRun('resumeDeliveries', via);
     let all: JournalEntry[];
     try {
       all = await this.journal.pending();
@@ -170,7 +170,7 @@ export class DeliveryEngine {
     if (!(await this.#write(run, player, (journal) => journal.append([mark])))) return journalOutcome(run);
     let result: ClaimResult;
     try {
-      result = await this.#claim(player, {}, control);
+      result = await this.#claim(run, player, {}, control);
     } catch (error) {
       if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) this.#reportUnverified(run, player, mark.recordedAt);
       await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
@@ -212,7 +212,7 @@ export class DeliveryEngine {
 
     let result: ClaimResult;
     try {
-      result = await this.#claim(player, { includeRawTransactions: true }, control);
+      result = await this.#claim(run, player, { includeRawTransactions: true }, control);
     } catch (error) {
       // The intents stay: the next run's preview tells what the lost claim did.
       return failed(error);
@@ -245,7 +245,7 @@ export class DeliveryEngine {
     const sentAt = this.#config.now();
     let preview: ClaimResult;
     try {
-      preview = await this.#claim(player, { preview: true, includeRawTransactions: true }, control);
+      preview = await this.#claim(run, player, { preview: true, includeRawTransactions: true }, control);
     } catch (error) {
       return { ok: false, outcome: failed(error) };
     }
@@ -333,19 +333,19 @@ export class DeliveryEngine {
       ? (error as JournalError)
       : new JournalError(`${run.operation}: the delivery journal failed (${String((error as Error | undefined)?.message ?? error).slice(0, 200)})`, { operation: run.operation, cause: error });
     run.journalError ??= journalError;
-    if (player !== undefined) this.#emit({ type: 'journalError', operation: run.operation, playerName: player, error: journalError });
+    if (player !== undefined) this.#emit(run, { type: 'journalError', operation: run.operation, playerName: player, error: journalError });
     return journalError;
   }
 
   #reportUnverified(run: Run, player: string, from: number): void {
     const window: UnverifiedWindow = { playerName: player, from, to: this.#config.now() };
     run.unverified.push(window);
-    this.#emit({ type: 'unverified', operation: run.operation, window });
+    this.#emit(run, { type: 'unverified', operation: run.operation, window });
   }
 
-  #emit(event: StorefrontEvent): void {
+  #emit(run: Run, event: StorefrontEvent): void {
     try {
-      this.#config.onEvent?.(event);
+      run.via.onEvent?.(event);
     } catch {
       // A listener's failure must not change the outcome of a delivery.
     }
@@ -372,10 +372,10 @@ export class DeliveryEngine {
   }
 
   /** A claim that waits out `RATE_LIMIT` (the local guard's or the service's) a few times. */
-  async #claim(player: string, options: ClaimOptions, control: Control): Promise<ClaimResult> {
+  async #claim(run: Run, player: string, options: ClaimOptions, control: Control): Promise<ClaimResult> {
     const claimOptions: ClaimOptions = control.signal === undefined ? options : { ...options, signal: control.signal };
     for (let waits = 0; ; waits++) {
-      const result = await this.#config.claim(player, claimOptions);
+      const result = await run.via.claim(player, claimOptions);
       if (result.code !== 'RATE_LIMIT' || waits >= control.maxWaits) return result;
       await pause(control, result.retryAfterMs);
     }

@@ -6,7 +6,8 @@
  * @internal
  */
 import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../errors.js';
-import { SUCCESS_MESSAGE, type ClaimResult, type Transaction } from '../wire/claim.js';
+import type { StorefrontEvent } from '../types.js';
+import { SUCCESS_MESSAGE, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
 import type { DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryReport, UnverifiedWindow } from './types.js';
 
 const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
@@ -15,8 +16,15 @@ export const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase 
 const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.';
 
 /** What one `deliver` or `resumeDeliveries` call gathers for its report. */
+/** The client a run works for: its claim (with its own options) and its `onEvent`. */
+export interface RunVia {
+  claim: (playerName: string, options: ClaimOptions) => Promise<ClaimResult>;
+  onEvent: ((event: StorefrontEvent) => void) | undefined;
+}
+
 export interface Run {
   operation: Operation;
+  via: RunVia;
   granted: DeliveredItem[];
   failed: DeliveryFailure[];
   unverified: UnverifiedWindow[];
@@ -61,8 +69,8 @@ export function mergedWindows(windows: readonly UnverifiedWindow[]): UnverifiedW
   return [...byPlayer.values()];
 }
 
-export function newRun(operation: Operation): Run {
-  return { operation, granted: [], failed: [], unverified: [] };
+export function newRun(operation: Operation, via: RunVia): Run {
+  return { operation, via, granted: [], failed: [], unverified: [] };
 }
 
 /** Pairs each claim with its raw row's invoice; undefined when they do not line up. */

@@ -30,6 +30,8 @@ export interface TransportConfig {
 /** What one call adds to its endpoint row. */
 export interface SendContext {
   signal: AbortSignal | undefined;
+  /** This call's timeout per attempt (the call's `timeoutMs`); absent: the client's. */
+  timeoutMs?: number | undefined;
   /** The player (or voter, or buyer) the call is for, reported by ClaimOutcomeUnknownError. */
   playerName: string;
   /** Whether a sent request without a usable answer leaves the outcome unknown. */
@@ -96,6 +98,7 @@ export class Transport {
       throwHttpErrors: endpoint.retryable,
     };
     if (ctx.signal) options.signal = ctx.signal;
+    if (ctx.timeoutMs !== undefined) options.timeout = ctx.timeoutMs;
 
     // "Sent" means fetch was called with a live signal: a failure before that (ky
     // building the Request, an abort in the same tick) cannot have reached the service.
@@ -178,7 +181,7 @@ export class Transport {
   #transportFailure(error: unknown, ctx: SendContext, context: FailureContext, dispatched: boolean): unknown {
     if (!dispatched) ctx.onNotSent?.();
     if (ctx.signal?.aborted) return toError(context, { kind: 'aborted', reason: ctx.signal.reason, sent: dispatched });
-    if (error instanceof KyTimeoutError) return toError(context, { kind: 'timeout', timeoutMs: this.#config.timeoutMs });
+    if (error instanceof KyTimeoutError) return toError(context, { kind: 'timeout', timeoutMs: ctx.timeoutMs ?? this.#config.timeoutMs });
     const code = networkCode(error);
     const sent = dispatched && !NOT_SENT_CODES.has(code);
     if (dispatched && !sent) ctx.onNotSent?.();

@@ -121,29 +121,29 @@ export function checkBoolean(value: unknown, argument: string, operation?: Opera
 }
 
 /** The base URL, normalized without a trailing slash. */
-export function checkBaseUrl(value: unknown): string {
-  const text = checkNonBlank(value, 'options.baseUrl');
+export function checkBaseUrl(value: unknown, argument = 'options.baseUrl'): string {
+  const text = checkNonBlank(value, argument);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     // Not echoed: a URL that does not parse may hold credentials, or be a key put in the wrong place.
-    fail('options.baseUrl', `must be an absolute http(s) URL, got ${describeSecret(text)} that is not one`);
+    fail(argument, `must be an absolute http(s) URL, got ${describeSecret(text)} that is not one`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    fail('options.baseUrl', `must use https: (or http: for a loopback host), got ${url.protocol}`);
+    fail(argument, `must use https: (or http: for a loopback host), got ${url.protocol}`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    fail('options.baseUrl', `plain http: is only allowed for loopback hosts (localhost, 127.0.0.1, [::1]); use https: for ${url.hostname}`);
+    fail(argument, `plain http: is only allowed for loopback hosts (localhost, 127.0.0.1, [::1]); use https: for ${url.hostname}`);
   }
-  if (url.username !== '' || url.password !== '') fail('options.baseUrl', 'must not contain credentials');
-  if (url.search !== '' || url.hash !== '') fail('options.baseUrl', 'must not have a query or a fragment');
+  if (url.username !== '' || url.password !== '') fail(argument, 'must not contain credentials');
+  if (url.search !== '' || url.hash !== '') fail(argument, 'must not have a query or a fragment');
   return url.href.replace(/\/+$/, '');
 }
 
-export function checkTimeout(value: unknown): number {
+export function checkTimeout(value: unknown, argument = 'options.timeoutMs', operation?: Operation): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
-    fail('options.timeoutMs', `must be a positive integer number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describeSecret(value)}`);
+    fail(argument, `must be a positive integer number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describeSecret(value)}`, operation);
   }
   return value;
 }

@@ -3,7 +3,7 @@
  * argument and the rule, before any request. Methods never throw synchronously; only
  * the constructor does.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, StorefrontClient, isStorefrontError } from '../../src/index.js';
 import { KEY } from '../support/fixtures.js';
 import { BASE, catalogBody, useMsw } from '../support/msw.js';
@@ -131,7 +131,11 @@ describe.each(claimMethods)('%s', (_, method, operation) => {
   });
 
   it('rejects an unknown per-call option', async () => {
-    await expectRejected((c) => method(c, 'Player123', { timeoutMs: 5 }), 'options.timeoutMs', UNKNOWN);
+    await expectRejected((c) => method(c, 'Player123', { timeout: 5 }), 'options.timeout', UNKNOWN);
+  });
+
+  it('rejects a per-call timeoutMs outside its rule', async () => {
+    await expectRejected((c) => method(c, 'Player123', { timeoutMs: 0 }), 'options.timeoutMs', /positive integer number of milliseconds/);
   });
 
   it('rejects a signal that is not an AbortSignal', async () => {
@@ -180,6 +184,12 @@ describe('claimVoteReward', () => {
 });
 
 describe('constructor', () => {
+  beforeEach(() => {
+    // Empty reads as unset; vitest restores the real values (unstubEnvs in the config).
+    vi.stubEnv('TEAMGAMES_API_KEY', '');
+    vi.stubEnv('TEAMGAMES_BASE_URL', '');
+  });
+
   /** The constructor is the one place that throws synchronously. */
   function constructionError(options: unknown): InvalidInputError {
     let error: unknown;
@@ -193,9 +203,10 @@ describe('constructor', () => {
   }
 
   it.each<[string, unknown, string, RegExp]>([
-    ['no options', undefined, 'options', /must be an object with at least apiKey/],
-    ['options null', null, 'options', /must be an object with at least apiKey/],
-    ['a missing apiKey', {}, 'options.apiKey', STRING],
+    // TEAMGAMES_API_KEY is unset for these (see beforeEach): the error names both ways in.
+    ['no options', undefined, 'options.apiKey', /is required: pass \{ apiKey \}.* or set the TEAMGAMES_API_KEY environment variable/],
+    ['options null', null, 'options', /must be an object, got null/],
+    ['a missing apiKey', {}, 'options.apiKey', /is required: .*TEAMGAMES_API_KEY/],
     ["apiKey ''", { apiKey: '' }, 'options.apiKey', BLANK],
     ["apiKey '  '", { apiKey: '  ' }, 'options.apiKey', BLANK],
     ['apiKey 42', { apiKey: 42 }, 'options.apiKey', STRING],

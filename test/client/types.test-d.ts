@@ -12,6 +12,8 @@ import {
   StorefrontError,
   isStorefrontError,
   type Catalog,
+  type DerivedClientOptions,
+  type StorefrontClientOptions,
   type CheckoutOutcome,
   type CheckoutResult,
   type ClaimCode,
@@ -186,6 +188,17 @@ describe('StorefrontClient', () => {
     // previewClaim sets preview itself.
     expectTypeOf<NonNullable<Parameters<StorefrontClient['previewClaim']>[1]>>().not.toHaveProperty('preview');
     expectTypeOf<NonNullable<Parameters<StorefrontClient['previewClaim']>[1]>>().toHaveProperty('includeRawTransactions');
+  });
+
+  it('takes no options (the key from TEAMGAMES_API_KEY), a per-call timeoutMs, and derives clients', () => {
+    expectTypeOf<ConstructorParameters<typeof StorefrontClient>>().toEqualTypeOf<[options?: StorefrontClientOptions]>();
+    expectTypeOf<NonNullable<Parameters<StorefrontClient['getCatalog']>[0]>>().toHaveProperty('timeoutMs').toEqualTypeOf<number | undefined>();
+    expectTypeOf<NonNullable<Parameters<StorefrontClient['claim']>[1]>>().toHaveProperty('timeoutMs').toEqualTypeOf<number | undefined>();
+    expectTypeOf<StorefrontClient['withOptions']>().returns.toEqualTypeOf<StorefrontClient>();
+    expectTypeOf<keyof DerivedClientOptions>().toEqualTypeOf<'timeoutMs' | 'retry' | 'maxResponseBytes' | 'fetch' | 'userAgent' | 'onEvent'>();
+    const client = new StorefrontClient();
+    // @ts-expect-error the key is shared by a derived client, not changed
+    client.withOptions({ apiKey: 'other' });
   });
 
   it('onEvent receives the event union', () => {

@@ -1,0 +1,45 @@
+/**
+ * What the client reads from the runtime it runs on: the name and version for the
+ * `User-Agent`, and the environment defaults of its options.
+ *
+ * @module
+ * @internal
+ */
+
+interface RuntimeGlobals {
+  Bun?: { version?: string };
+  Deno?: {
+    version?: { deno?: string };
+    permissions?: { querySync?: (descriptor: { name: 'env'; variable: string }) => { state: string } };
+  };
+  process?: { versions?: { node?: string }; env?: Record<string, string | undefined> };
+}
+
+const runtime = globalThis as RuntimeGlobals;
+
+/**
+ * The runtime for the `User-Agent`: `bun/1.2.3`, `deno/2.1.0` or `node/20.19.0` (Bun and
+ * Deno also report a Node version, which is not what they are), else `unknown-runtime`.
+ */
+export function runtimeAgent(): string {
+  if (runtime.Bun?.version) return `bun/${runtime.Bun.version}`;
+  if (runtime.Deno?.version?.deno) return `deno/${runtime.Deno.version.deno}`;
+  const node = runtime.process?.versions?.node;
+  return node ? `node/${node}` : 'unknown-runtime';
+}
+
+/**
+ * An environment variable, or `undefined` when it is unset, empty, or not readable: no
+ * `process` (a browser), or Deno without `--allow-env` for it (asked first, so reading a
+ * default never prompts).
+ */
+export function readEnv(name: string): string | undefined {
+  try {
+    const query = runtime.Deno?.permissions?.querySync;
+    if (query !== undefined && query({ name: 'env', variable: name }).state !== 'granted') return undefined;
+    const value = runtime.process?.env?.[name];
+    return value === undefined || value === '' ? undefined : value;
+  } catch {
+    return undefined;
+  }
+}
