@@ -3,7 +3,6 @@
  * Everything here is injectable (argv, env, output, the confirmation prompt), so the tests
  * run the real program against the mock without spawning a process.
  */
-import { parseArgs } from 'node:util';
 import {
   ClaimOutcomeUnknownError,
   InvalidInputError,
@@ -14,15 +13,20 @@ import {
   type Product,
   type StorefrontClientOptions,
 } from '../index.js';
+import { COMMON_EXIT, UsageError, parseCommandLine } from './command-line.js';
+import { ProgressLine, painter, type OutputStream, type TerminalEnv, type Tone } from './terminal.js';
 
-/** Exit codes of `teamgames`, documented in `--help` and the testing guide. */
+/**
+ * Exit codes of `teamgames`, documented in `--help` and the testing guide. 0, 1 and 2
+ * mean the same in `teamgames-mock`.
+ */
 export const EXIT = {
   /** The service answered; the outcome (even `NO_ITEMS` or `RATE_LIMIT`) is printed. */
-  OK: 0,
+  OK: COMMON_EXIT.OK,
   /** Any other failure: an unexpected HTTP status or response, a claim not confirmed. */
-  FAILURE: 1,
+  FAILURE: COMMON_EXIT.FAILURE,
   /** Bad command line or environment: unknown option, missing argument, no key, bad URL. */
-  USAGE: 2,
+  USAGE: COMMON_EXIT.USAGE,
   /** The service refused the API key. */
   AUTH: 3,
   /** The service could not be reached (connection refused, DNS, timeout). */
@@ -31,10 +35,14 @@ export const EXIT = {
   OUTCOME_UNKNOWN: 5,
 } as const;
 
-/** Where the program writes, and how it asks for confirmation. */
+/**
+ * Where the program writes, and how it asks for confirmation. A stream with `isTTY: true`
+ * is a terminal: outcomes are coloured there (unless `NO_COLOR` is set), and stderr shows
+ * a progress line while a read is retried.
+ */
 export interface TeamgamesIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  stdout: OutputStream;
+  stderr: OutputStream;
   /** True when a person can answer a prompt (stdin and stdout are terminals). */
   interactive: boolean;
   /** Asks a yes/no question; resolves true only for an explicit yes. */
@@ -42,7 +50,7 @@ export interface TeamgamesIo {
 }
 
 /** The environment variables the program reads. */
-export interface TeamgamesEnv {
+export interface TeamgamesEnv extends TerminalEnv {
   TEAMGAMES_API_KEY?: string | undefined;
   TEAMGAMES_BASE_URL?: string | undefined;
 }
@@ -50,6 +58,7 @@ export interface TeamgamesEnv {
 /** Extra client options for tests (a short timeout, a custom fetch). */
 export type ClientOverrides = Omit<StorefrontClientOptions, 'apiKey' | 'baseUrl'>;
 
+/** The text of `teamgames --help`. */
 export const USAGE = `Usage: teamgames <command> [options]
 
 Support commands for a TeamGames store: what is on sale, what a player is owed,
@@ -66,6 +75,7 @@ Commands:
 Options:
   --json              print the SDK's result as JSON (for scripts)
   --base-url <url>    service URL (default: $TEAMGAMES_BASE_URL, else https://api.teamgames.io)
+  --timeout <ms>      how long each attempt may take, in milliseconds (default 15000)
   -y, --yes           claim without asking
   -h, --help          show this help
   -v, --version       show the version
@@ -73,18 +83,21 @@ Options:
 Environment:
   TEAMGAMES_API_KEY   the raw API key of the game server (required)
   TEAMGAMES_BASE_URL  the service URL, e.g. http://127.0.0.1:4010 for the mock
+  NO_COLOR            set (non-empty): no colour on a terminal
+
+On a terminal, outcomes are coloured (green done, yellow worth a look, red failed)
+and a retried read shows a progress line on stderr.
 
 Exit codes:
   0  the service answered (the outcome is printed, even "no items")
   1  other failure (unexpected answer, claim not confirmed)
-  2  usage: bad arguments, no API key, invalid base URL
+  2  usage: unknown option, missing or bad argument, no API key, invalid base URL
+     (the same code as teamgames-mock's usage errors)
   3  the API key was refused
   4  the service could not be reached
   5  a claim or vote was sent but the answer was lost: the items may be delivered;
      run "teamgames preview <player> --raw" after 10 s before doing anything else
 `;
-
-class UsageError extends Error {}
 
 interface Parsed {
   command: string | undefined;
@@ -96,29 +109,25 @@ interface Parsed {
   version: boolean;
   category: string | undefined;
   baseUrl: string | undefined;
+  timeout: string | undefined;
 }
 
 function parse(argv: readonly string[]): Parsed {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        json: { type: 'boolean', default: false },
-        yes: { type: 'boolean', short: 'y', default: false },
-        raw: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', short: 'v', default: false },
-        category: { type: 'string' },
-        'base-url': { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.split('\n')[0] ?? 'bad arguments' : 'bad arguments');
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({
+    args: [...argv],
+    options: {
+      json: { type: 'boolean', default: false },
+      yes: { type: 'boolean', short: 'y', default: false },
+      raw: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', short: 'v', default: false },
+      category: { type: 'string' },
+      'base-url': { type: 'string' },
+      timeout: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
   return {
     command: positionals[0],
     args: positionals.slice(1),
@@ -129,6 +138,7 @@ function parse(argv: readonly string[]): Parsed {
     version: values.version,
     category: values.category,
     baseUrl: values['base-url'],
+    timeout: values.timeout,
   };
 }
 
@@ -188,8 +198,14 @@ function catalogTable(products: readonly Product[]): string {
   );
 }
 
-function claimText(player: string, result: ClaimResult, raw: boolean): string {
-  let text = `${result.code}: ${result.message}\n`;
+type Paint = (tone: Tone, text: string) => string;
+
+// Delivered (or about to be) reads green; every other answer of the service is an outcome
+// to act on, not a failure of the command: yellow.
+const toneOf = (code: ClaimResult['code']): Tone => (code === 'SUCCESS' || code === 'PREVIEW' ? 'good' : 'notice');
+
+function claimText(player: string, result: ClaimResult, raw: boolean, paint: Paint): string {
+  let text = `${paint(toneOf(result.code), result.code)}: ${result.message}\n`;
   if (result.code === 'RATE_LIMIT') text += `Try again in ${Math.ceil(result.retryAfterMs / 1000)} s.\n`;
   if (result.code === 'UNKNOWN') text += `Unrecognised answer from the service (code "${result.serverCode}"). Nothing was granted.\n`;
   if (result.claims.length > 0) {
@@ -199,13 +215,11 @@ function claimText(player: string, result: ClaimResult, raw: boolean): string {
       result.claims.map((t) => [t.product_id_string, t.product_name, String(t.quantity_to_grant), String(t.quantity_purchased), money(t.product_price)]),
     );
   }
-  if (raw && result.rawTransactions !== undefined) {
+  // An answer without rows (RATE_LIMIT, NO_ITEMS with nothing bought) gets no empty block.
+  if (raw && result.rawTransactions !== undefined && result.rawTransactions.length > 0) {
     const columns = ['invoice', 'productid', 'quantity', 'givequantity', 'paymentstatus', 'deliverystatus', 'created'];
     text += `\nPurchase rows:\n`;
-    text +=
-      result.rawTransactions.length === 0
-        ? '(none listed)\n'
-        : table(columns, result.rawTransactions.map((row) => columns.map((c) => (row[c] === undefined || row[c] === null ? '' : String(row[c])))));
+    text += table(columns, result.rawTransactions.map((row) => columns.map((c) => (row[c] === undefined || row[c] === null ? '' : String(row[c])))));
   }
   return text;
 }
@@ -225,6 +239,46 @@ function oneLine(error: unknown): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** The client's names for its arguments, as the user typed them on the command line. */
+function argumentName(argument: string, baseUrlFromFlag: boolean): string {
+  switch (argument) {
+    case 'options.apiKey':
+      return 'TEAMGAMES_API_KEY';
+    case 'options.baseUrl':
+      return baseUrlFromFlag ? '--base-url' : 'TEAMGAMES_BASE_URL';
+    case 'options.timeoutMs':
+      return '--timeout';
+    case 'options.categoryId':
+      return '--category';
+    case 'playerName':
+    case 'input.player':
+      return '<player>';
+    case 'input.reward':
+      return '<reward>';
+    case 'input.amount':
+      return '<amount>';
+    default:
+      return argument;
+  }
+}
+
+/**
+ * The error's message in the command's words: labelled with the command the user ran
+ * (`preview`, not the SDK's `claim`), arguments named as flags (`--base-url`, not
+ * `options.baseUrl`).
+ */
+function describeError(error: unknown, command: string | undefined, baseUrlFromFlag: boolean): string {
+  if (error instanceof InvalidInputError) {
+    const label = error.operation !== undefined && command !== undefined ? `${command}: ` : '';
+    return oneLine(`${label}invalid ${argumentName(error.argument, baseUrlFromFlag)}: ${error.rule}`);
+  }
+  const text = oneLine(error);
+  if (isStorefrontError(error) && error.operation !== undefined && command !== undefined && text.startsWith(`${error.operation}: `)) {
+    return `${command}: ${text.slice(error.operation.length + 2)}`;
+  }
+  return text;
+}
+
 // ----------------------------------------------------------------- the program
 
 /**
@@ -238,6 +292,10 @@ export async function runTeamgames(
   overrides: ClientOverrides = {},
 ): Promise<number> {
   let json = argv.includes('--json');
+  let command: string | undefined;
+  let baseUrlFromFlag = false;
+  const paintOut = painter(io.stdout, env);
+  const paintErr = painter(io.stderr, env);
   try {
     const p = parse(argv);
     json = p.json;
@@ -250,24 +308,49 @@ export async function runTeamgames(
       return EXIT.OK;
     }
     checkCommand(p);
+    command = p.command;
     const apiKey = env.TEAMGAMES_API_KEY ?? '';
     if (apiKey.trim() === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard)');
+    const timeoutMs = p.timeout === undefined ? undefined : positiveInt(p.timeout, '--timeout');
+    baseUrlFromFlag = p.baseUrl !== undefined;
     const baseUrl = p.baseUrl ?? (env.TEAMGAMES_BASE_URL?.trim() || undefined);
+    const progress = new ProgressLine(io.stderr, env);
+    const label = command;
+    const onEvent: ClientOverrides['onEvent'] = (event) => {
+      if (event.type === 'retry') progress.show(`teamgames: ${label}: ${event.reason}; trying again (attempt ${event.attempt + 1})…`);
+      overrides.onEvent?.(event);
+    };
     // A one-shot process: the local guard and the cache would never see a second call.
-    const client = new StorefrontClient({ ...overrides, apiKey: apiKey.trim(), ...(baseUrl === undefined ? {} : { baseUrl }), rateLimit: false, catalogCacheTtlMs: 0 });
+    const client = new StorefrontClient({
+      ...overrides,
+      apiKey: apiKey.trim(),
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(progress.enabled ? { onEvent } : {}),
+      rateLimit: false,
+      catalogCacheTtlMs: 0,
+    });
+    // The progress line goes before anything else is written, answer or error.
+    const settled = async <T>(call: Promise<T>): Promise<T> => {
+      try {
+        return await call;
+      } finally {
+        progress.clear();
+      }
+    };
     const [player = '', reward = '', amount = ''] = p.args;
     const print = (value: unknown, human: () => string) => io.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : human());
 
     switch (p.command) {
       case 'catalog': {
         const categoryId = p.category === undefined ? undefined : positiveInt(p.category, '--category');
-        const catalog = await client.getCatalog(categoryId === undefined ? {} : { categoryId });
+        const catalog = await settled(client.getCatalog(categoryId === undefined ? {} : { categoryId }));
         print(catalog, () => catalogTable(catalog.products));
         return EXIT.OK;
       }
       case 'preview': {
-        const result = await client.previewClaim(player, { includeRawTransactions: p.raw });
-        print(result, () => claimText(player, result, p.raw));
+        const result = await settled(client.previewClaim(player, { includeRawTransactions: p.raw }));
+        print(result, () => claimText(player, result, p.raw, paintOut));
         return EXIT.OK;
       }
       case 'claim': {
@@ -281,13 +364,13 @@ export async function runTeamgames(
             return EXIT.FAILURE;
           }
         }
-        const result = await client.claim(player);
-        print(result, () => claimText(player, result, false));
+        const result = await settled(client.claim(player));
+        print(result, () => claimText(player, result, false, paintOut));
         return EXIT.OK;
       }
       case 'vote': {
         const units = amount.toLowerCase() === 'all' ? 'all' : positiveInt(amount, '<amount>');
-        const result = await client.claimVoteReward({ player, reward, amount: units });
+        const result = await settled(client.claimVoteReward({ player, reward, amount: units }));
         print(result, () => {
           let text = '';
           for (const m of result.messages) text += `${m}\n`;
@@ -298,7 +381,7 @@ export async function runTeamgames(
               result.rewards.map((r) => [String(r.reward_id), r.reward_name, String(r.give_amount), String(r.vote_points), String(r.votes_month), r.total_points]),
             );
           }
-          if (result.insufficientPoints) text += 'Not enough vote points.\n';
+          if (result.insufficientPoints) text += `${paintOut('notice', 'Not enough vote points.')}\n`;
           return text === '' ? 'No answer rows.\n' : text;
         });
         return EXIT.OK;
@@ -307,11 +390,12 @@ export async function runTeamgames(
     throw new UsageError(`unknown command "${p.command}"`);
   } catch (error) {
     const code = exitCodeOf(error);
+    const message = describeError(error, command, baseUrlFromFlag);
     if (json) {
-      const payload = isStorefrontError(error) ? { error: error.code, message: oneLine(error) } : { error: code === EXIT.USAGE ? 'USAGE' : 'FAILURE', message: oneLine(error) };
+      const payload = isStorefrontError(error) ? { error: error.code, message } : { error: code === EXIT.USAGE ? 'USAGE' : 'FAILURE', message };
       io.stderr.write(`${JSON.stringify(payload)}\n`);
     } else {
-      io.stderr.write(`teamgames: ${oneLine(error)}${code === EXIT.USAGE && error instanceof UsageError ? ' (see teamgames --help)' : ''}\n`);
+      io.stderr.write(`${paintErr('bad', `teamgames: ${message}`)}${code === EXIT.USAGE ? ' (see teamgames --help)' : ''}\n`);
     }
     return code;
   }

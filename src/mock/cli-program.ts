@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { COMMON_EXIT, UsageError, parseCommandLine } from '../cli/command-line.js';
 import { exampleSeed } from './example-seed.js';
 import { createMockService } from './index.js';
-import { parseMockSeed, type MockSeed } from './seed.js';
+import { describeIssues } from './issues.js';
+import { mockSeedSchema } from './seed-schema.js';
+import type { MockSeed } from './seed.js';
 import type { MockServerHandle } from './server.js';
 
 /** The options of the `teamgames-mock` command. */
@@ -12,11 +14,24 @@ export interface CliOptions {
   /** Path of the seed file; `undefined` means the example seed. */
   seedFile: string | undefined;
   help: boolean;
+  /** Print the example seed as JSON and exit. */
+  printSeed: boolean;
 }
 
-/** A problem the CLI reports as one line before exiting with status 1. */
+/**
+ * A problem the CLI reports before exiting: a bad command line (exit 2, the usage code of
+ * both commands) or a failure (exit 1: a seed file it cannot use, a port in use).
+ */
 export class CliError extends Error {
   override name = 'CliError';
+  /** The process's exit code: 1 (failure) or 2 (usage). */
+  readonly exitCode: number;
+
+  /** An error that ends the command with `exitCode` (default 1, a failure). */
+  constructor(message: string, exitCode: number = COMMON_EXIT.FAILURE) {
+    super(message);
+    this.exitCode = exitCode;
+  }
 }
 
 /** Where the CLI writes. */
@@ -27,6 +42,7 @@ export interface CliIo {
 
 /** The text of `teamgames-mock --help`. */
 export const USAGE = `Usage: teamgames-mock [--port 4010] [--host 127.0.0.1] [--seed seed.json]
+       teamgames-mock --print-seed > seed.json
 
 Runs a local mock of the TeamGames storefront and vote API.
 
@@ -34,45 +50,53 @@ Options:
   --port <n>       TCP port to listen on (default 4010; 0 picks a free port)
   --host <host>    interface to bind (default 127.0.0.1)
   --seed <file>    JSON seed file (default: the built-in example store)
+  --print-seed     print the built-in example store as a seed file (JSON) and exit;
+                   edit it and pass it back with --seed
   -h, --help       show this help
+
+Exit codes:
+  0  stopped with Ctrl-C, or --help / --print-seed done
+  1  failure: the seed file cannot be read or is invalid, the port is in use
+  2  usage: unknown option, missing or bad option value (the same code as teamgames)
 `;
 
 /**
  * Parses the command line.
  *
- * @throws CliError for an unknown option or a bad port.
+ * @throws CliError (exit code 2) for an unknown option, a missing value or a bad port.
  */
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  let values;
   try {
-    ({ values } = parseArgs({
+    const { values } = parseCommandLine({
       args: [...argv],
       options: {
         port: { type: 'string', default: '4010' },
         host: { type: 'string', default: '127.0.0.1' },
         seed: { type: 'string' },
+        'print-seed': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
       allowPositionals: false,
-    }));
+    });
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65_535) {
+      throw new UsageError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+    }
+    if (values.host.trim() === '') {
+      throw new UsageError('--host must not be empty');
+    }
+    return { port, host: values.host, seedFile: values.seed, help: values.help, printSeed: values['print-seed'] };
   } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`);
+    if (error instanceof UsageError) throw new CliError(`${error.message} (see teamgames-mock --help)`, COMMON_EXIT.USAGE);
+    throw error;
   }
-  const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65_535) {
-    throw new CliError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
-  }
-  if (values.host.trim() === '') {
-    throw new CliError('--host must not be empty');
-  }
-  return { port, host: values.host, seedFile: values.seed, help: values.help };
 }
 
 /**
  * Reads and validates a seed file.
  *
- * @throws CliError naming the file and, for an invalid seed, the field.
+ * @throws CliError naming the file and, for an invalid seed, every bad field (one per line).
  */
 export async function loadSeedFile(path: string): Promise<MockSeed> {
   let text: string;
@@ -89,11 +113,12 @@ export async function loadSeedFile(path: string): Promise<MockSeed> {
   } catch (error) {
     throw new CliError(`seed file "${path}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  try {
-    return parseMockSeed(data);
-  } catch (error) {
-    throw new CliError(`seed file "${path}": ${error instanceof Error ? error.message : String(error)}`);
-  }
+  // Not parseMockSeed: it names the first problem only, and someone editing a file wants them all.
+  const result = mockSeedSchema.safeParse(data);
+  if (result.success) return result.data as MockSeed;
+  const problems = describeIssues('seed', result.error.issues);
+  if (problems.length <= 1) throw new CliError(`seed file "${path}": Invalid mock seed: ${problems[0] ?? 'seed: invalid'}`);
+  throw new CliError(`seed file "${path}": Invalid mock seed, ${problems.length} problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }
 
 /** The banner: base URL, each server's name and key, and how to point a plugin at it. */
@@ -118,8 +143,8 @@ export function banner(url: string, seed: MockSeed, seedFile: string | undefined
 }
 
 /**
- * Runs the command: prints help, or starts the server and prints the banner.
- * Resolves the exit code when it ends at once, or the running server.
+ * Runs the command: prints help or the example seed, or starts the server and prints the
+ * banner. Resolves the exit code when it ends at once, or the running server.
  */
 export async function runCli(
   argv: readonly string[],
@@ -129,7 +154,11 @@ export async function runCli(
     const options = parseCliArgs(argv);
     if (options.help) {
       io.stdout.write(USAGE);
-      return { exitCode: 0 };
+      return { exitCode: COMMON_EXIT.OK };
+    }
+    if (options.printSeed) {
+      io.stdout.write(`${JSON.stringify(exampleSeed, null, 2)}\n`);
+      return { exitCode: COMMON_EXIT.OK };
     }
     const seed = options.seedFile === undefined ? exampleSeed : await loadSeedFile(options.seedFile);
     const mock = createMockService({ seed });
@@ -146,7 +175,7 @@ export async function runCli(
   } catch (error) {
     if (error instanceof CliError) {
       io.stderr.write(`teamgames-mock: ${error.message}\n`);
-      return { exitCode: 1 };
+      return { exitCode: error.exitCode };
     }
     throw error;
   }

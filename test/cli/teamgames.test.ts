@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { encodeApiKey } from 'teamgames-sdk';
 import { createMockService, exampleSeed, type MockService } from 'teamgames-sdk/mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EXIT, runTeamgames, type ClientOverrides, type TeamgamesEnv } from '../../src/cli/program.js';
 import { T0, TEXT } from '../support/fixtures.js';
 
 const KEY = exampleSeed.servers[0]!.apiKey;
@@ -29,13 +29,22 @@ interface Run {
   asked: string[];
 }
 
-async function run(argv: string[], options: { env?: TeamgamesEnv; interactive?: boolean; answer?: boolean } = {}): Promise<Run> {
+interface RunOptions {
+  env?: TeamgamesEnv;
+  interactive?: boolean;
+  answer?: boolean;
+  /** Which streams are terminals (default: neither, as in a pipe). */
+  tty?: { stdout?: boolean; stderr?: boolean };
+  overrides?: ClientOverrides;
+}
+
+async function run(argv: string[], options: RunOptions = {}): Promise<Run> {
   const out = { stdout: '', stderr: '', asked: [] as string[] };
   const code = await runTeamgames(
     argv,
     {
-      stdout: { write: (t: string) => (out.stdout += t) },
-      stderr: { write: (t: string) => (out.stderr += t) },
+      stdout: { write: (t: string) => (out.stdout += t), isTTY: options.tty?.stdout ?? false },
+      stderr: { write: (t: string) => (out.stderr += t), isTTY: options.tty?.stderr ?? false },
       interactive: options.interactive ?? false,
       confirm: async (question) => {
         out.asked.push(question);
@@ -43,7 +52,7 @@ async function run(argv: string[], options: { env?: TeamgamesEnv; interactive?: 
       },
     },
     options.env ?? { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BASE_URL: url },
-    { retry: 0, timeoutMs: 2_000 },
+    { retry: 0, timeoutMs: 2_000, ...options.overrides },
   );
   return { code, ...out };
 }
@@ -185,12 +194,12 @@ describe('teamgames vote', () => {
 });
 
 describe('teamgames failures', () => {
-  it('a wrong key: exit 3, one line, never the key', async () => {
+  it('a wrong key: exit 3, one line labelled with the command, never the key', async () => {
     for (const argv of [['catalog'], ['preview', 'Player123'], ['claim', 'Player123', '--yes'], ['vote', 'Player123', '1', '1']]) {
       const r = await run(argv, { env: { TEAMGAMES_API_KEY: 'not-a-key-9z', TEAMGAMES_BASE_URL: url } });
       expect(r.code, argv.join(' ')).toBe(EXIT.AUTH);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toContain('the API key was refused');
+      expect(r.stderr).toMatch(new RegExp(`^teamgames: ${argv[0]}: the API key was refused`));
       expect(r.stderr).not.toContain('not-a-key-9z');
       expectNoSecret(r);
     }
@@ -203,12 +212,12 @@ describe('teamgames failures', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('an unreachable host: exit 4, one line', async () => {
+  it('an unreachable host: exit 4, one line labelled with the command the user ran', async () => {
     const port = await closedPort();
-    for (const argv of [['catalog'], ['claim', 'Player123', '--yes']]) {
+    for (const argv of [['catalog'], ['preview', 'Player123'], ['claim', 'Player123', '--yes'], ['vote', 'Player123', '1', '1']]) {
       const r = await run([...argv, '--base-url', `http://127.0.0.1:${port}`]);
       expect(r.code, argv.join(' ')).toBe(EXIT.NETWORK);
-      expect(r.stderr).toMatch(/^teamgames: \w+: could not reach 127\.0\.0\.1:\d+\/\S+ \(ECONNREFUSED\)\n$/);
+      expect(r.stderr).toMatch(new RegExp(`^teamgames: ${argv[0]}: could not reach 127\\.0\\.0\\.1:\\d+/\\S+ \\(ECONNREFUSED\\)\n$`));
       expectNoSecret(r);
     }
   });
@@ -219,10 +228,14 @@ describe('teamgames failures', () => {
     expect(r.stderr).toContain('TEAMGAMES_API_KEY is not set');
   });
 
-  it('a plain-http URL that is not loopback: exit 2', async () => {
-    const r = await run(['catalog', '--base-url', 'http://shop.example.com']);
-    expect(r.code).toBe(EXIT.USAGE);
-    expect(r.stderr).toMatch(/^teamgames: .*baseUrl.*\n$/);
+  it('a plain-http URL that is not loopback: exit 2, naming the flag or the variable it came from', async () => {
+    const flag = await run(['catalog', '--base-url', 'http://shop.example.com']);
+    expect(flag.code).toBe(EXIT.USAGE);
+    expect(flag.stderr).toMatch(/^teamgames: invalid --base-url: plain http: is only allowed for loopback hosts .* \(see teamgames --help\)\n$/);
+    const fromEnv = await run(['catalog'], { env: { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BASE_URL: 'http://shop.example.com' } });
+    expect(fromEnv.code).toBe(EXIT.USAGE);
+    expect(fromEnv.stderr).toMatch(/^teamgames: invalid TEAMGAMES_BASE_URL: plain http:/);
+    expect(flag.stderr + fromEnv.stderr).not.toContain('options.');
   });
 
   it.each([[[]], [['nope']], [['preview']], [['vote', 'a', 'b']], [['catalog', '--raw']], [['catalog', '--colour']], [['claim', 'a', 'b']]])(
@@ -237,7 +250,174 @@ describe('teamgames failures', () => {
   it('--help documents every command and exit code', async () => {
     const r = await run(['--help'], { env: {} });
     expect(r.code).toBe(EXIT.OK);
-    for (const word of ['catalog', 'preview', 'claim', 'vote', '--json', '--base-url', 'TEAMGAMES_API_KEY', 'Exit codes']) expect(r.stdout).toContain(word);
+    for (const word of ['catalog', 'preview', 'claim', 'vote', '--json', '--base-url', '--timeout <ms>', 'TEAMGAMES_API_KEY', 'NO_COLOR', 'Exit codes']) {
+      expect(r.stdout).toContain(word);
+    }
+    expect(r.stdout).toMatch(/^ {2}2 {2}usage: unknown option/m);
+  });
+});
+
+describe('teamgames command-line errors', () => {
+  it.each([
+    [['catalog', '--prot', '1'], 'unknown option --prot'],
+    [['catalog', '-x'], 'unknown option -x'],
+    [['catalog', '--category'], '--category needs a value'],
+    [['catalog', '--base-url', '--raw'], '--base-url needs a value'],
+    [['catalog', '--timeout'], '--timeout needs a value'],
+    [['preview', 'Player123', '--raw=yes'], '--raw takes no value'],
+  ])('%j: "%s", exit 2', async (argv, message) => {
+    const r = await run(argv);
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stderr).toBe(`teamgames: ${message} (see teamgames --help)\n`);
+  });
+
+  it('reports them as a JSON line with --json', async () => {
+    const r = await run(['catalog', '--json', '--prot']);
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(JSON.parse(r.stderr)).toEqual({ error: 'USAGE', message: 'unknown option --prot' });
+  });
+
+  it('names a bad argument as the user typed it, labelled with the command', async () => {
+    const longName = await run(['preview', 'P'.repeat(65)]);
+    expect(longName.code).toBe(EXIT.USAGE);
+    expect(longName.stderr).toBe('teamgames: preview: invalid <player>: must be at most 64 characters, got 65 (see teamgames --help)\n');
+    const badKey = await run(['catalog'], { env: { TEAMGAMES_API_KEY: 'demo\u2013key', TEAMGAMES_BASE_URL: url } });
+    expect(badKey.code).toBe(EXIT.USAGE);
+    expect(badKey.stderr).toMatch(/^teamgames: invalid TEAMGAMES_API_KEY: must fit in an HTTP header/);
+    expect(badKey.stderr).not.toContain('demo');
+    const blankReward = await run(['vote', 'Player123', ' ', '1']);
+    expect(blankReward.code).toBe(EXIT.USAGE);
+    expect(blankReward.stderr).toBe('teamgames: vote: invalid <reward>: must not be blank (see teamgames --help)\n');
+  });
+});
+
+describe('teamgames --timeout', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each(['0', 'abc', '1.5'])('refuses %j (exit 2)', async (value) => {
+    const r = await run(['catalog', '--timeout', value]);
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stderr).toBe(`teamgames: --timeout must be a positive integer, got "${value}" (see teamgames --help)\n`);
+  });
+
+  it("refuses a value above the client's ceiling, naming the flag", async () => {
+    const r = await run(['catalog', '--timeout', '2147483648']);
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stderr).toBe('teamgames: invalid --timeout: must be a positive integer number of milliseconds up to 2147483647, got 2147483648 (see teamgames --help)\n');
+  });
+
+  it('bounds each attempt (and wins over the default)', async () => {
+    vi.useFakeTimers();
+    // A service that never answers: only the timeout ends the call.
+    const silent: typeof fetch = (input, init) =>
+      new Promise((_resolve, reject) => {
+        const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+        signal?.addEventListener('abort', () => reject(signal.reason as Error));
+      });
+    const pending = run(['catalog', '--timeout', '25'], { overrides: { fetch: silent } });
+    await vi.advanceTimersByTimeAsync(1_000); // the run's default is 2000 ms: only --timeout ends it here
+    const r = await pending;
+    expect(r.code).toBe(EXIT.NETWORK);
+    expect(r.stderr).toMatch(/^teamgames: catalog: no answer from \S+ within 25 ms\n$/);
+  });
+});
+
+describe('teamgames output without rows', () => {
+  it('prints no empty "Purchase rows" block after a RATE_LIMIT or NO_ITEMS', async () => {
+    mock.addPurchase(KEY, { playerName: 'Player123', id: 101 });
+    await run(['claim', 'Player123', '--yes']);
+    const limited = await run(['preview', 'Player123', '--raw']);
+    expect(limited.stdout).toBe(`RATE_LIMIT: ${TEXT.rateLimitV4}\nTry again in 10 s.\n`);
+    const none = await run(['preview', 'Nobody', '--raw']);
+    expect(none.stdout).toBe(`NO_ITEMS: ${TEXT.noItems}\n`);
+  });
+});
+
+describe('teamgames on a terminal', () => {
+  const GREEN = '\u001b[32m';
+  const YELLOW = '\u001b[33m';
+  const RED = '\u001b[31m';
+  const END = '\u001b[39m';
+  const CLEAR = '\r\u001b[2K';
+  const env = (more: TeamgamesEnv): TeamgamesEnv => ({ TEAMGAMES_API_KEY: KEY, TEAMGAMES_BASE_URL: url, ...more });
+
+  /** Answers 503 (retry at once) to the first `times` requests, then passes through. */
+  function busyFirst(times: number): typeof fetch {
+    let calls = 0;
+    return (input, init) => (++calls <= times ? Promise.resolve(new Response('busy', { status: 503, headers: { 'retry-after': '0' } })) : fetch(input, init));
+  }
+
+  it('colours outcomes: green when delivered, yellow for the other answers', async () => {
+    mock.addPurchase(KEY, { playerName: 'Player123', id: 101 });
+    const tty = { stdout: true };
+    const preview = await run(['preview', 'Player123'], { tty });
+    expect(preview.stdout.startsWith(`${GREEN}PREVIEW${END}: `)).toBe(true);
+    mock.clock.advance(10_000); // past the preview's rate-limit window
+    const claimed = await run(['claim', 'Player123', '--yes'], { tty });
+    expect(claimed.stdout.startsWith(`${GREEN}SUCCESS${END}: `)).toBe(true);
+    const limited = await run(['claim', 'Player123', '--yes'], { tty });
+    expect(limited.stdout.startsWith(`${YELLOW}RATE_LIMIT${END}: `)).toBe(true);
+    const none = await run(['preview', 'Nobody'], { tty });
+    expect(none.stdout).toBe(`${YELLOW}NO_ITEMS${END}: ${TEXT.noItems}\n`);
+    mock.recordVote(KEY, 'Player123', 1);
+    const poor = await run(['vote', 'Player123', '2', '1'], { tty });
+    expect(poor.stdout).toContain(`${YELLOW}Not enough vote points.${END}\n`);
+  });
+
+  it('colours a failure red on stderr', async () => {
+    const r = await run(['catalog'], { tty: { stderr: true }, env: { TEAMGAMES_API_KEY: 'not-a-key-9z', TEAMGAMES_BASE_URL: url } });
+    expect(r.code).toBe(EXIT.AUTH);
+    expect(r.stderr.startsWith(`${RED}teamgames: catalog: the API key was refused`)).toBe(true);
+    expect(r.stderr.endsWith(`${END}\n`)).toBe(true);
+  });
+
+  it('uses no colour in a pipe, with NO_COLOR set, on a dumb terminal, or with --json', async () => {
+    // One player per run: a preview opens the player's 10 s rate-limit window.
+    const tty = { stdout: true, stderr: true };
+    const plain = [
+      await run(['preview', 'Nobody1']),
+      await run(['preview', 'Nobody2'], { tty, env: env({ NO_COLOR: '1' }) }),
+      await run(['preview', 'Nobody3'], { tty, env: env({ TERM: 'dumb' }) }),
+      await run(['catalog', '--prot'], { tty, env: env({ NO_COLOR: 'yes' }) }),
+    ];
+    for (const r of plain) {
+      expect(r.stdout + r.stderr).toMatch(/NO_ITEMS|unknown option/);
+      expect(r.stdout + r.stderr).not.toContain('\u001b[');
+    }
+    const json = await run(['preview', 'Nobody4', '--json'], { tty });
+    expect(JSON.parse(json.stdout)).toMatchObject({ code: 'NO_ITEMS' });
+    // An empty NO_COLOR does not count as set (https://no-color.org).
+    const empty = await run(['preview', 'Nobody5'], { tty, env: env({ NO_COLOR: '' }) });
+    expect(empty.stdout).toContain(`${YELLOW}NO_ITEMS${END}`);
+  });
+
+  it('shows a progress line on stderr while a read is retried, erased before the answer', async () => {
+    const r = await run(['catalog', '--category', '3'], { tty: { stderr: true }, overrides: { retry: 2, fetch: busyFirst(2) } });
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stdout).toContain('Shark pack');
+    expect(r.stderr).toBe(`${CLEAR}teamgames: catalog: HTTP 503; trying again (attempt 2)…${CLEAR}teamgames: catalog: HTTP 503; trying again (attempt 3)…${CLEAR}`);
+  });
+
+  it('erases the progress line before the error line', async () => {
+    const r = await run(['catalog'], { tty: { stderr: true }, env: env({ NO_COLOR: '1' }), overrides: { retry: 1, fetch: busyFirst(2) } });
+    expect(r.code).toBe(EXIT.FAILURE);
+    expect(r.stderr).toMatch(new RegExp(`^\\r\\u001b\\[2Kteamgames: catalog: HTTP 503; trying again \\(attempt 2\\)…\\r\\u001b\\[2Kteamgames: catalog: \\S+ answered HTTP 503`));
+  });
+
+  it('shows no progress line when stderr is not a terminal', async () => {
+    const events: string[] = [];
+    const r = await run(['catalog'], { overrides: { retry: 1, fetch: busyFirst(1), onEvent: (e) => events.push(e.type) } });
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stderr).toBe('');
+    expect(events).toContain('retry'); // the retry happened; it was just not drawn
+  });
+
+  it("keeps the caller's onEvent listener when drawing progress", async () => {
+    const events: string[] = [];
+    await run(['catalog'], { tty: { stderr: true }, overrides: { retry: 1, fetch: busyFirst(1), onEvent: (e) => events.push(e.type) } });
+    expect(events).toContain('retry');
   });
 });
 
@@ -251,5 +431,8 @@ describe('the teamgames bin', () => {
     const refused = await exec(tsx, ['src/cli/index.ts', 'claim', 'Player123'], { cwd: ROOT, env }).catch((e: { code: number; stderr: string }) => e);
     expect(refused).toMatchObject({ code: EXIT.USAGE });
     expect((refused as { stderr: string }).stderr).toContain('refusing to claim without confirmation');
-  }, 20_000);
+    // Pipes are not terminals: no colour, no progress line, and a readable unknown option.
+    const unknown = await exec(tsx, ['src/cli/index.ts', 'catalog', '--prot'], { cwd: ROOT, env }).catch((e: { code: number; stderr: string }) => e);
+    expect(unknown).toMatchObject({ code: EXIT.USAGE, stderr: 'teamgames: unknown option --prot (see teamgames --help)\n' });
+  }, 30_000);
 });

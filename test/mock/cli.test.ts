@@ -7,7 +7,7 @@ import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeApiKey } from '../../src/index.js';
 import { CliError, loadSeedFile, parseCliArgs, runCli } from '../../src/mock/cli-program.js';
-import { exampleSeed } from '../../src/mock/index.js';
+import { exampleSeed, parseMockSeed } from '../../src/mock/index.js';
 
 let dir = '';
 beforeAll(async () => {
@@ -30,18 +30,37 @@ function captureIo() {
 
 describe('teamgames-mock arguments', () => {
   it('defaults to 127.0.0.1:4010 and the example seed', () => {
-    expect(parseCliArgs([])).toEqual({ port: 4010, host: '127.0.0.1', seedFile: undefined, help: false });
+    expect(parseCliArgs([])).toEqual({ port: 4010, host: '127.0.0.1', seedFile: undefined, help: false, printSeed: false });
     expect(parseCliArgs(['--port', '0', '--host', '0.0.0.0', '--seed', 's.json'])).toEqual({
       port: 0,
       host: '0.0.0.0',
       seedFile: 's.json',
       help: false,
+      printSeed: false,
     });
     expect(parseCliArgs(['-h']).help).toBe(true);
+    expect(parseCliArgs(['--print-seed']).printSeed).toBe(true);
   });
 
-  it.each([[['--port', 'abc']], [['--port', '70000']], [['--prot', '1']], [['extra']]])('refuses %j', (argv) => {
-    expect(() => parseCliArgs(argv)).toThrow(CliError);
+  it.each([
+    [['--port', 'abc'], '--port must be an integer from 0 to 65535, got "abc"'],
+    [['--port', '70000'], '--port must be an integer from 0 to 65535, got "70000"'],
+    [['--host', ' '], '--host must not be empty'],
+    [['--prot', '1'], 'unknown option --prot'],
+    [['-x'], 'unknown option -x'],
+    [['--port'], '--port needs a value'],
+    [['--seed', '--port', '1'], '--seed needs a value'],
+    [['--print-seed=yes'], '--print-seed takes no value'],
+    [['extra'], 'unexpected argument "extra"'],
+  ])('refuses %j as a usage error (exit 2): "%s"', (argv, message) => {
+    let error: unknown;
+    try {
+      parseCliArgs(argv);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({ exitCode: 2, message: `${message} (see teamgames-mock --help)` });
   });
 });
 
@@ -66,8 +85,29 @@ describe('teamgames-mock seed file', () => {
     const file = join(dir, 'invalid.json');
     await writeFile(file, JSON.stringify({ servers: [{ apiKey: 'k', products: [{ id: 1, productId: 'a', name: 'A', price: 'free' }] }] }));
     await expect(loadSeedFile(file)).rejects.toThrow(
-      /seed file ".*invalid\.json": Invalid mock seed: seed\.servers\[0\]\.products\[0\]\.price: expected a number >= 0/,
+      /seed file ".*invalid\.json": Invalid mock seed: seed\.servers\[0\]\.products\[0\]\.price: expected a number >= 0$/,
     );
+  });
+
+  it('lists every problem of a seed, one per line', async () => {
+    const file = join(dir, 'several.json');
+    const products = [
+      { id: 1, productId: 'a', name: 'A', price: 'free' },
+      { id: 2, productId: 'b', name: 'B', price: 1, colour: 'red' },
+    ];
+    await writeFile(file, JSON.stringify({ servers: [{ apiKey: 'k', products, gateway: { minimumCharge: -5 } }] }));
+    const error = await loadSeedFile(file).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 1 });
+    const lines = (error as Error).message.split('\n');
+    expect(lines[0]).toMatch(/^seed file ".*several\.json": Invalid mock seed, 3 problems:$/);
+    expect(lines.slice(1).sort()).toEqual(
+      [
+        '  seed.servers[0].gateway.minimumCharge: expected a number >= 0',
+        '  seed.servers[0].products[0].price: expected a number >= 0',
+        '  seed.servers[0].products[1]: unknown key "colour"',
+      ].sort(),
+    );
+    expect((error as Error).message).not.toContain('more problem');
   });
 });
 
@@ -76,6 +116,27 @@ describe('runCli', () => {
     const { out, io } = captureIo();
     expect(await runCli(['--help'], io)).toEqual({ exitCode: 0 });
     expect(out.stdout).toMatch(/^Usage: teamgames-mock/);
+    expect(out.stdout).toContain('--print-seed');
+    expect(out.stdout).toMatch(/^Exit codes:\n {2}0 .*\n {2}1 {2}failure: .*\n {2}2 {2}usage: unknown option/m);
+  });
+
+  it('reports a bad command line as one line and exits 2 (the usage code, as in teamgames)', async () => {
+    const { out, io } = captureIo();
+    expect(await runCli(['--prot', '4010'], io)).toEqual({ exitCode: 2 });
+    expect(out.stderr).toBe('teamgames-mock: unknown option --prot (see teamgames-mock --help)\n');
+    expect(out.stdout).toBe('');
+  });
+
+  it('--print-seed prints the example store as JSON that --seed loads back', async () => {
+    const { out, io } = captureIo();
+    expect(await runCli(['--print-seed'], io)).toEqual({ exitCode: 0 });
+    expect(out.stderr).toBe('');
+    expect(out.stdout.endsWith('}\n')).toBe(true);
+    expect(out.stdout).toContain('\n  "servers": [\n'); // pretty, for editing
+    expect(parseMockSeed(JSON.parse(out.stdout))).toEqual(exampleSeed);
+    const file = join(dir, 'printed.json');
+    await writeFile(file, out.stdout);
+    expect(await loadSeedFile(file)).toEqual(exampleSeed);
   });
 
   it('reports a bad seed as one line and exits 1', async () => {
@@ -169,6 +230,18 @@ describe('teamgames-mock as a process', () => {
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(run.output().stdout).toMatch(/stopped/);
+  });
+
+  it('--print-seed writes the seed to stdout and exits 0', async () => {
+    const run = start(['--print-seed']);
+    expect(await run.exited).toBe(0);
+    expect(JSON.parse(run.output().stdout)).toEqual(exampleSeed);
+  });
+
+  it('exits 2 with one line for an unknown option', async () => {
+    const run = start(['--prot', '4010']);
+    expect(await run.exited).toBe(2);
+    expect(run.output().stderr).toBe('teamgames-mock: unknown option --prot (see teamgames-mock --help)\n');
   });
 
   it('exits 1 with one line for a bad seed file', async () => {
