@@ -21,7 +21,7 @@ export type AuthScheme = 'base64-authorization' | 'api-key-header';
  * ```ts
  * encodeApiKey('<API_KEY>'); // what `printf '%s' '<API_KEY>' | base64 -w0` prints
  * ```
- * @see [Authentication](../docs/authentication.md)
+ * @see [Authentication](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/authentication.md)
  */
 export function encodeApiKey(rawKey: string): string {
   return Buffer.from(rawKey, 'utf8').toString('base64');

@@ -53,7 +53,7 @@ export interface FileJournalOptions {
  * });
  * await client.resumeDeliveries(grant); // at startup: finish what a crash interrupted
  * ```
- * @see [Delivering purchases in game: the journals](../../docs/delivering-purchases.md#the-journals)
+ * @see [Delivering purchases in game: the journals](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#the-journals)
  */
 export class FileJournal implements DeliveryJournal {
   /** Absolute path of the journal file. */

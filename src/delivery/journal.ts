@@ -96,7 +96,7 @@ export interface JournalClaimMark {
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new PostgresJournal(pool) });
  * ```
- * @see [Delivering purchases in game: several game servers, one key](../../docs/delivering-purchases.md#several-game-servers-one-key)
+ * @see [Delivering purchases in game: several game servers, one key](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#several-game-servers-one-key)
  */
 export interface DeliveryJournal {
   /** Records entries durably (replacing entries with the same `deliveryId`). */

@@ -13,7 +13,7 @@ import type { DeliveryJournal, JournalEntry } from './journal.js';
  * ```ts
  * const client = new StorefrontClient({ apiKey: 'test-key', journal: new MemoryJournal() });
  * ```
- * @see [Delivering purchases in game: the journals](../../docs/delivering-purchases.md#the-journals)
+ * @see [Delivering purchases in game: the journals](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#the-journals)
  */
 export class MemoryJournal implements DeliveryJournal {
   readonly #entries = new Map<string, JournalEntry>();

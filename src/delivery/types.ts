@@ -11,7 +11,7 @@ import type { ClaimCode, Transaction } from '../wire/claim.js';
 /**
  * A purchase line handed to your grant function: the {@link Transaction} plus its
  * `deliveryId`.
- * @see [Delivering purchases in game: the dedupe check](../../docs/delivering-purchases.md#deliveryid-the-games-dedupe-check)
+ * @see [Delivering purchases in game: the dedupe check](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#deliveryid-the-games-dedupe-check)
  */
 export interface DeliveredItem extends Transaction {
   /**
@@ -69,7 +69,7 @@ export interface ResumeOptions {
 /**
  * Options of {@link StorefrontClient.deliver}.
  *
- * @see [Delivering purchases in game: which mode](../../docs/delivering-purchases.md#what-can-go-wrong-and-what-each-mode-guards-against)
+ * @see [Delivering purchases in game: which mode](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#what-can-go-wrong-and-what-each-mode-guards-against)
  */
 export interface DeliverOptions extends ResumeOptions {
   /**
@@ -107,7 +107,7 @@ export type DeliveryCode = 'SUCCESS' | 'PARTIAL' | Exclude<ClaimCode, 'SUCCESS' 
 /**
  * What {@link StorefrontClient.deliver} resolves to.
  *
- * @see [Delivering purchases in game: never losing an item](../../docs/delivering-purchases.md#never-losing-an-item)
+ * @see [Delivering purchases in game: never losing an item](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#never-losing-an-item)
  */
 export interface DeliveryReport {
   /** The overall outcome; see {@link DeliveryCode}. */

@@ -75,7 +75,7 @@ const LOCK_NAME = "CONCAT('teamgames:', LEFT(SHA2(CONCAT_WS(':', DATABASE(), ?, 
  * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new MySqlJournal(pool) });
  * await client.resumeDeliveries(grant); // at startup: finish what any node left
  * ```
- * @see [Delivering purchases in game: several game servers, one key](../../docs/delivering-purchases.md#several-game-servers-one-key)
+ * @see [Delivering purchases in game: several game servers, one key](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#several-game-servers-one-key)
  */
 export class MySqlJournal implements DeliveryJournal {
   /** This node's id on the intents it journals (see {@link DeliveryJournal.nodeId}). */
