@@ -3,9 +3,9 @@
  *
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { RequestOptions } from './options.js';
-import { WireProblem, compiled, onFirstUse, optional, parse, type Wire } from './parse.js';
+import { WireProblem, compiled, optional, parse, schemasOnFirstUse, type Wire } from './parse.js';
 
 /** A sale active now on a product. */
 export interface Sale {
@@ -69,34 +69,34 @@ export interface CatalogOptions extends RequestOptions {
 // The wire: tolerant schemas (unknown fields kept, optional fields absent or null).
 
 /** The catalog's schemas, built on the first catalog answer. @internal */
-export const catalogSchemas = onFirstUse(() => {
+export const catalogSchemas = schemasOnFirstUse(() => {
   /** A wire sale; {@link toSale} drops its `null`s. */
   const sale = z.looseObject({
     saleType: z.string(),
-    discountPercentage: z.number().nullish(),
-    discountAmount: z.number().nullish(),
+    discountPercentage: z.nullish(z.number()),
+    discountAmount: z.nullish(z.number()),
   });
 
   /** A wire product; {@link toProduct} fills the defaults. */
   const product = z.looseObject({
-    id: z.number().int(),
+    id: z.number().check(z.int()),
     productId: z.union([z.string(), z.number()]),
     name: z.string(),
     price: z.number(),
-    priceOriginal: z.number().nullish(),
-    priceWithSale: z.number().nullish(),
-    quantity: z.number().int().nullish(),
-    description: z.string().nullish(),
-    image: z.string().nullish(),
-    disabled: z.boolean().nullish(),
-    sales: z.array(sale).nullish(),
+    priceOriginal: z.nullish(z.number()),
+    priceWithSale: z.nullish(z.number()),
+    quantity: z.nullish(z.number().check(z.int())),
+    description: z.nullish(z.string()),
+    image: z.nullish(z.string()),
+    disabled: z.nullish(z.boolean()),
+    sales: z.nullish(z.array(sale)),
   });
 
   const catalogResponse = compiled(
     z.looseObject({
       message: z.string(),
       extendedMessage: optional(z.string()),
-      products: z.array(product).nullish(),
+      products: z.nullish(z.array(product)),
     }),
   );
 

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Operation } from '../errors.js';
 import { checkIntegerInRange, checkNonBlank, checkPlayerName, checkPositiveInteger, checkRequiredObject, describe, fail, MAX_QUANTITY } from '../internal/validate.js';
-import { WireProblem, compiled, onFirstUse, optional, parse, scalars } from './parse.js';
+import { WireProblem, compiled, optional, parse, scalars, schemasOnFirstUse } from './parse.js';
 
 /** One line of a cart. */
 export interface CartItem {
@@ -122,7 +122,7 @@ export interface CheckoutUnknown extends CheckoutWireFields {
  * - `UNKNOWN`: a `status` the SDK does not know; log `status` and `code`, never redirect.
  *
  * Every failure keeps the service's `code` when it sent one.
- * @see [Building a storefront](../../docs/building-a-storefront.md)
+ * @see [Building a storefront](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/building-a-storefront.md)
  */
 export type CheckoutResult =
   | CheckoutPaymentRequired
@@ -168,18 +168,18 @@ export function checkoutBody(input: CheckoutInput): { body: Record<string, strin
 }
 
 /** The checkout's schema, built on the first checkout answer. @internal */
-export const checkoutSchemas = onFirstUse(() => {
+export const checkoutSchemas = schemasOnFirstUse(() => {
   const { playerText } = scalars();
   return {
   /** A checkout answer: outcome indicators, all optional. */
   checkoutResponse: compiled(
     z.looseObject({
       status: optional(z.string()),
-      statusCode: optional(z.union([z.string(), z.number()]).transform(String)),
-      code: optional(z.union([z.string(), z.number()]).transform(String)),
+      statusCode: optional(z.pipe(z.union([z.string(), z.number()]), z.transform(String))),
+      code: optional(z.pipe(z.union([z.string(), z.number()]), z.transform(String))),
       isFree: optional(z.boolean()),
       redirect: optional(z.string()),
-      transactionId: optional(z.union([z.string(), z.number()]).transform(String)),
+      transactionId: optional(z.pipe(z.union([z.string(), z.number()]), z.transform(String))),
       message: optional(playerText),
       error: optional(playerText),
       productsAffected: optional(z.array(z.unknown())),

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { ValidationIssue } from '../errors.js';
 import type { RequestOptions } from './options.js';
-import { WireProblem, compiled, given, issuesOf, onFirstUse, optional, parse, scalars, type Wire } from './parse.js';
+import { WireProblem, compiled, given, issuesOf, optional, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
 
 
 /**
@@ -129,7 +129,7 @@ export interface ClaimUnknown extends ClaimResultBase {
  * - `PRODUCT_NOT_FOUND`: nothing delivered; escalate to the store owner.
  * - `INVALID_PLAYER`: the name was refused.
  * - `UNKNOWN`: log and escalate; never grant.
- * @see [Delivering purchases in game](../../docs/delivering-purchases.md)
+ * @see [Delivering purchases in game](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md)
  */
 export type ClaimResult =
   | ClaimSuccess
@@ -160,22 +160,22 @@ export const CLAIM_WINDOW_MS = 10_000;
 const V4_CODES = new Set(['SUCCESS', 'PREVIEW', 'NO_ITEMS', 'RATE_LIMIT', 'ALREADY_CLAIMED', 'PRODUCT_NOT_FOUND', 'INVALID_PLAYER']);
 
 /** The claim's schemas, built on the first claim answer. @internal */
-export const claimSchemas = onFirstUse(() => {
+export const claimSchemas = schemasOnFirstUse(() => {
   const { numberLike, intLike, playerText } = scalars();
 
   /** A purchase row, v4 or legacy v3; {@link toTransaction} fills every v4 field. */
   const transaction = compiled(
     z.looseObject({
       player_name: z.string(),
-      product_id: z.union([z.number(), z.string()]).nullish(),
-      product_id_string: z.union([z.string(), z.number()]).nullish(),
+      product_id: z.nullish(z.union([z.number(), z.string()])),
+      product_id_string: z.nullish(z.union([z.string(), z.number()])),
       product_name: z.string(),
       product_price: numberLike,
-      message: playerText.nullish(),
-      quantity_to_grant: intLike.nullish(),
-      quantity_purchased: intLike.nullish(),
-      product_amount: intLike.nullish(),
-      amount_purchased: intLike.nullish(),
+      message: z.nullish(playerText),
+      quantity_to_grant: z.nullish(intLike),
+      quantity_purchased: z.nullish(intLike),
+      product_amount: z.nullish(intLike),
+      amount_purchased: z.nullish(intLike),
     }),
   );
 

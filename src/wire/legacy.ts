@@ -4,9 +4,9 @@
  *
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE, parseTransactions, type ClaimResult } from './claim.js';
-import { WireProblem, compiled, given, onFirstUse, parse, scalars, type Wire } from './parse.js';
+import { WireProblem, compiled, given, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
 
 /** The input of {@link StorefrontClient.claimVoteReward}. */
 export interface VoteRewardInput {
@@ -66,7 +66,7 @@ export const TRANSACTION_KEYS = [
 export const VOTE_REWARD_KEYS = ['reward_id', 'reward_name', 'give_amount', 'vote_points', 'votes_month', 'total_points'] as const;
 
 /** The v3 schemas, built on the first v3 answer. @internal */
-export const legacySchemas = onFirstUse(() => {
+export const legacySchemas = schemasOnFirstUse(() => {
   const { intLike, playerText } = scalars();
   return {
     /** A v3 answer: the documented array, or the bare `{message}` object some deployments send. */
@@ -76,7 +76,7 @@ export const legacySchemas = onFirstUse(() => {
     /** A vote reward row; {@link toVoteReward} keeps `total_points` a string. */
     voteReward: compiled(
       z.looseObject({
-        message: playerText.nullish(),
+        message: z.nullish(playerText),
         total_points: z.union([z.string(), z.number()]),
         vote_points: intLike,
         votes_month: intLike,

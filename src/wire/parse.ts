@@ -6,7 +6,8 @@
  * @module
  * @internal
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import type { ValidationIssue } from '../errors.js';
 
 /**
@@ -31,12 +32,12 @@ export class WireProblem extends Error {
  * (a strict Content Security Policy), or the runtime refuses generated code, the schema
  * is returned as it is and parses as before.
  */
-export function compiled<T extends z.ZodType>(schema: T): T {
+export function compiled<T extends z.core.$ZodType>(schema: T): T {
   return z.config().jitless ? schema : z.compile(schema);
 }
 
 /** Absent and `null` both become `undefined` (for envelopes, parsed once per answer). */
-export const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+export const optional = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.nullish(schema), z.transform((v: z.output<T> | null | undefined) => v ?? undefined));
 
 /**
  * A value built on its first use and kept: the schemas are built when the first answer of
@@ -48,6 +49,25 @@ export function onFirstUse<T>(build: () => T): () => T {
   return () => (value ??= build());
 }
 
+/**
+ * zod's English messages, unless the program chose a locale of its own: what classic zod
+ * sets when its first schema is built, and `zod/mini` leaves to the program.
+ */
+function englishIssues(): void {
+  if (!z.config().localeError) z.config(en());
+}
+
+/**
+ * Schemas built on their first use ({@link onFirstUse}), with zod's English messages set
+ * first, so every issue reads as it does with classic zod.
+ */
+export function schemasOnFirstUse<T>(build: () => T): () => T {
+  return onFirstUse(() => {
+    englishIssues();
+    return build();
+  });
+}
+
 /** The longest text from the service the SDK hands on for a player to read. */
 export const MAX_PLAYER_TEXT = 256;
 
@@ -57,30 +77,30 @@ export function capText(text: string): string {
 }
 
 /** The scalars older endpoints are loose about, and the service's texts meant for players. */
-export const scalars = onFirstUse(() => ({
+export const scalars = schemasOnFirstUse(() => ({
   /** A text for players (`message`, `error`), capped to {@link MAX_PLAYER_TEXT} characters. */
-  playerText: z.string().transform(capText),
+  playerText: z.pipe(z.string(), z.transform(capText)),
 
   /** A JSON number, or a string holding one (v3 endpoints are loose about this). */
-  numberLike: z.union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string')]),
+  numberLike: z.union([z.number(), z.string().check(z.regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number or a numeric string'))]),
 
   /** An integer, or a string holding one. */
-  intLike: z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or an integer string')]),
+  intLike: z.union([z.number().check(z.int()), z.string().check(z.regex(/^\s*-?\d+\s*$/, 'expected an integer or an integer string'))]),
 }));
 
 /** What a schema yields. */
-export type Wire<T extends z.ZodType> = z.output<T>;
+export type Wire<T extends z.core.$ZodType> = z.output<T>;
 
 /** Absent and `null` both read as absent. */
 export const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
 /** zod's issues as the SDK's {@link ValidationIssue}s, under `prefix`. */
-export function issuesOf(error: z.ZodError, prefix: readonly PropertyKey[] = []): ValidationIssue[] {
+export function issuesOf(error: z.core.$ZodError, prefix: readonly PropertyKey[] = []): ValidationIssue[] {
   return error.issues.map((issue) => ({ path: [...prefix, ...issue.path], message: issue.message }));
 }
 
 /** Parses `body` with `schema`, or throws a {@link WireProblem} saying `what` is wrong. */
-export function parse<T extends z.ZodType>(schema: T, body: unknown, what: string, prefix: readonly PropertyKey[] = []): z.output<T> {
+export function parse<T extends z.ZodMiniType>(schema: T, body: unknown, what: string, prefix: readonly PropertyKey[] = []): z.output<T> {
   const result = schema.safeParse(body);
   if (!result.success) throw new WireProblem('invalid', what, issuesOf(result.error, prefix));
   return result.data;

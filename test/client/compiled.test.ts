@@ -95,11 +95,11 @@ describe('compiled response schemas', () => {
     const { legacySchemas } = await import('../../src/wire/legacy.js');
     const { catalogResponse } = catalogSchemas();
     const schemas = { catalogResponse, ...claimSchemas(), ...checkoutSchemas(), ...legacySchemas() };
-    const readers = Object.entries(schemas).filter(([, value]) => value instanceof z.ZodType);
+    const readers = Object.entries(schemas).filter(([, value]) => value instanceof z.core.$ZodType);
     expect(readers.map(([name]) => name).sort()).toEqual(['catalogResponse', 'checkoutResponse', 'claimV4Response', 'legacyResponse', 'messageRow', 'transaction', 'voteReward'].sort());
     // zod's `withParser`, behind `z.compile`, keeps the runtime parser it falls back to
     // in the clone's bag; `z.compile` returns the schema unchanged when it cannot compile.
-    for (const [name, schema] of readers) expect(typeof (schema as z.ZodType)._zod.bag.fallbackRun, name).toBe('function');
+    for (const [name, schema] of readers) expect(typeof (schema as z.core.$ZodType)._zod.bag.fallbackRun, name).toBe('function');
   });
 
   it('read valid and invalid answers exactly as zod without code generation does', async () => {

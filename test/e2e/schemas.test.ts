@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { encodeApiKey } from 'teamgames-sdk';
 import { catalogSchemas } from '../../src/wire/catalog.js';
 import { checkoutSchemas } from '../../src/wire/checkout.js';
@@ -14,7 +14,7 @@ const { checkoutResponse: checkoutResponseSchema } = checkoutSchemas();
 const { legacyResponse: legacyResponseSchema, messageRow: messageRowSchema, voteReward: voteRewardSchema } = legacySchemas();
 
 /** Asserts that `body` parses with `schema`, showing zod's issues when it does not. */
-function expectParses(schema: z.ZodType, body: unknown): void {
+function expectParses(schema: z.ZodMiniType, body: unknown): void {
   const result = schema.safeParse(body);
   expect(result.success, `${JSON.stringify(body)}\n${result.error?.message ?? ''}`).toBe(true);
 }
