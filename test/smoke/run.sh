@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # After `npm run build`: pack the package as npm would publish it, install the tarball
 # into an empty project, and load both entry points with import and require.
-# The main entry must work without msw installed; ./mock needs the optional peer msw;
-# ./postgres and ./mysql load without pg and mysql2 (they take the user's pool).
+# Without msw installed: the main entry, ./mock (mock.fetch, mock.listen) and the
+# teamgames-mock CLI work, and mock.handlers says how to install the optional peer msw;
+# with msw, mock.handlers are msw's handlers. ./postgres and ./mysql load without pg and
+# mysql2 (they take the user's pool). test/consumers/run.sh runs whole programs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
@@ -80,15 +82,36 @@ node -e "
   console.log('smoke: require teamgames-sdk/postgres and /mysql ok (without pg, mysql2)');
 "
 
+# The mock without msw: the module loads, mock.handlers names the one command that fixes
+# it, and the CLI answers.
+node --input-type=module -e "
+  const { createMockService, exampleSeed } = await import('teamgames-sdk/mock');
+  const mock = createMockService({ seed: exampleSeed });
+  let message = '';
+  try { mock.handlers; } catch (error) { message = error.message; }
+  if (!message.includes('npm i -D msw')) throw new Error('ESM: mock.handlers without msw: ' + (message || 'no error'));
+  console.log('smoke: import teamgames-sdk/mock ok (without msw; mock.handlers says: npm i -D msw)');
+"
+node -e "
+  const { createMockService, exampleSeed } = require('teamgames-sdk/mock');
+  if (typeof createMockService({ seed: exampleSeed }).fetch !== 'function') throw new Error('CJS: mock.fetch missing');
+  console.log('smoke: require teamgames-sdk/mock ok (without msw)');
+"
+help="$(npx --no-install teamgames-mock --help)"
+grep -q '^Usage: teamgames-mock' <<< "$help" || { echo "smoke: teamgames-mock --help without msw: $help" >&2; exit 1; }
+echo 'smoke: teamgames-mock --help ok (without msw)'
+
 msw_version="$(node -p "require('$root/node_modules/msw/package.json').version")"
 npm install --silent --no-audit --no-fund --prefer-offline "msw@$msw_version"
 node --input-type=module -e "
-  const { createMockService } = await import('teamgames-sdk/mock');
-  if (typeof createMockService !== 'function') throw new Error('ESM: createMockService missing');
-  console.log('smoke: import teamgames-sdk/mock ok');
+  const { createMockService, exampleSeed } = await import('teamgames-sdk/mock');
+  const { handlers } = createMockService({ seed: exampleSeed });
+  if (!Array.isArray(handlers) || handlers.length === 0) throw new Error('ESM: mock.handlers empty with msw');
+  console.log('smoke: import teamgames-sdk/mock ok, ' + handlers.length + ' msw handlers');
 "
 node -e "
-  const { createMockService } = require('teamgames-sdk/mock');
-  if (typeof createMockService !== 'function') throw new Error('CJS: createMockService missing');
-  console.log('smoke: require teamgames-sdk/mock ok');
+  const { createMockService, exampleSeed } = require('teamgames-sdk/mock');
+  const { handlers } = createMockService({ seed: exampleSeed });
+  if (!Array.isArray(handlers) || handlers.length === 0) throw new Error('CJS: mock.handlers empty with msw');
+  console.log('smoke: require teamgames-sdk/mock ok, ' + handlers.length + ' msw handlers');
 "
