@@ -1,16 +1,15 @@
 /**
- * Testing a plugin's `/claim` command with the mock, in process: msw intercepts the
- * client's requests and the mock answers them from its state. No network, no key, no
- * sleeping: the client and the mock share one clock.
+ * Testing a plugin's `/claim` command with the mock, in process: the client's `fetch` is
+ * `mock.fetch`, so the mock answers its requests from its state. No network, no port, no
+ * msw, no key, no sleeping: the client and the mock share one clock.
  *
  * Run it: `npx vitest run examples/claim-command.test.ts` (part of `npm test`).
- * In your project: `npm install --save-dev vitest msw`, then copy this file.
+ * In your project: `npm install --save-dev vitest`, then copy this file.
  */
 // #region setup
-import { setupServer } from 'msw/node';
 import { StorefrontClient } from 'teamgames-sdk';
 import { createMockService, type MockSeed } from 'teamgames-sdk/mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { handleClaimCommand, reconcileLostClaim, type Game } from './claim-command.js';
 
 const KEY = 'test-key'; // only valid against the mock
@@ -27,16 +26,13 @@ const seed: MockSeed = {
 };
 
 const mock = createMockService({ seed, now: Date.parse('2026-01-01T00:00:00Z') });
-const msw = setupServer(...mock.handlers);
-beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => msw.resetHandlers());
-afterAll(() => msw.close());
 
 // A fresh client per test (its claim guard is per instance), on the mock's clock.
 let client: StorefrontClient;
 beforeEach(() => {
   mock.reset();
-  client = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', now: mock.clock.now });
+  // `fetch: mock.fetch`: the mock answers in process. `now`: the client's 10 s guard reads the mock's clock.
+  client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now });
 });
 
 /** A game that records what the handler did. */
@@ -93,18 +89,10 @@ describe('/claim', () => {
   it('never claims twice when the answer is lost; a preview tells what is left', async () => {
     mock.addPurchase(KEY, { playerName: 'Player123', id: 1 });
     // The service handles the claim, then the connection drops before the answer arrives.
-    const lossy = new StorefrontClient({
-      apiKey: KEY,
-      baseUrl: 'https://api.teamgames.io',
-      now: mock.clock.now,
-      fetch: async (input, init) => {
-        await fetch(input, init);
-        throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } });
-      },
-    });
+    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
     const { game, given, staff } = fakeGame();
 
-    expect(await handleClaimCommand(lossy, game, 'Player123')).toBe('ERROR');
+    expect(await handleClaimCommand(client, game, 'Player123')).toBe('ERROR');
     expect(given).toEqual([]);
     expect(staff[0]).toContain('outcome unknown');
 

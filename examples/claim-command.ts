@@ -113,10 +113,7 @@ export async function reconcileLostClaim(client: StorefrontClient, player: strin
 
 // A console "game" so the example runs on its own.
 async function main(): Promise<void> {
-  const apiKey = process.env['TEAMGAMES_API_KEY'];
-  if (!apiKey) throw new Error('Set TEAMGAMES_API_KEY (the raw key) and, for the mock, TEAMGAMES_BASE_URL.');
-  const baseUrl = process.env['TEAMGAMES_BASE_URL'];
-  const client = new StorefrontClient({ apiKey, ...(baseUrl ? { baseUrl } : {}) });
+  const client = new StorefrontClient(); // TEAMGAMES_API_KEY (required) and TEAMGAMES_BASE_URL
   const game: Game = {
     give: (player, productId, amount) => console.log(`[game] give ${player} ${productId} x${amount}`),
     tell: (player, text) => console.log(`[chat] to ${player}: ${text}`),

@@ -158,16 +158,13 @@ function sandboxTime(baseUrl: string): { now: () => number; sleep: SleepFunction
 
 // A console "game" so the example runs on its own. Its inventory is full once.
 async function main(): Promise<void> {
-  const apiKey = process.env['TEAMGAMES_API_KEY'];
-  if (!apiKey) throw new Error('Set TEAMGAMES_API_KEY (the raw key) and, for the mock, TEAMGAMES_BASE_URL.');
-  const baseUrl = process.env['TEAMGAMES_BASE_URL'];
+  const baseUrl = process.env['TEAMGAMES_BASE_URL']; // the sandbox's admin routes live there too
   const sandbox = process.env['TEAMGAMES_SANDBOX'] === '1';
   if (sandbox && !baseUrl) throw new Error('TEAMGAMES_SANDBOX=1 needs TEAMGAMES_BASE_URL pointing at the mock.');
   const time = sandbox && baseUrl ? sandboxTime(baseUrl) : undefined;
 
   const dir = mkdtempSync(join(tmpdir(), 'teamgames-deliver-'));
   const journal = new FileJournal(join(dir, 'teamgames-journal.jsonl'));
-  const client = new StorefrontClient({ apiKey, journal, ...(baseUrl ? { baseUrl } : {}), ...(time ? { now: time.now } : {}) });
 
   const applied = new Set<string>(); // in a real game: a table, written with the inventory
   let inventoryFull = true;
@@ -188,6 +185,9 @@ async function main(): Promise<void> {
   const player = process.argv[2] ?? 'Player123';
 
   try {
+    // The key and the service: TEAMGAMES_API_KEY (required) and TEAMGAMES_BASE_URL.
+    const client = new StorefrontClient({ journal, ...(time ? { now: time.now } : {}) });
+
     // #region startup
     // At startup, before accepting commands: finish what a crash left in the journal.
     const resumed = await client.resumeDeliveries(grantWith(game), time ? { sleep: time.sleep } : {});

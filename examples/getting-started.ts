@@ -12,11 +12,9 @@
  */
 import { StorefrontClient } from 'teamgames-sdk';
 
-const apiKey = process.env['TEAMGAMES_API_KEY'];
-if (!apiKey) throw new Error('Set TEAMGAMES_API_KEY to the raw API key of your game server.');
-const baseUrl = process.env['TEAMGAMES_BASE_URL']; // unset: https://api.teamgames.io
-
-const client = new StorefrontClient({ apiKey, ...(baseUrl ? { baseUrl } : {}) });
+// The raw key from TEAMGAMES_API_KEY (an InvalidInputError naming it when unset), the
+// service from TEAMGAMES_BASE_URL (unset: https://api.teamgames.io).
+const client = new StorefrontClient();
 
 const { products } = await client.getCatalog();
 for (const p of products) {

@@ -53,10 +53,7 @@ export function priceLabel(p: Product): string {
 }
 
 async function main(): Promise<void> {
-  const apiKey = process.env['TEAMGAMES_API_KEY'];
-  if (!apiKey) throw new Error('Set TEAMGAMES_API_KEY (the raw key) and, for the mock, TEAMGAMES_BASE_URL.');
-  const baseUrl = process.env['TEAMGAMES_BASE_URL'];
-  const client = new StorefrontClient({ apiKey, ...(baseUrl ? { baseUrl } : {}) });
+  const client = new StorefrontClient(); // TEAMGAMES_API_KEY (required) and TEAMGAMES_BASE_URL
 
   // #region catalog
   const { products } = await client.getCatalog();

@@ -12,10 +12,7 @@
  */
 import { ClaimOutcomeUnknownError, StorefrontClient, isStorefrontError } from 'teamgames-sdk';
 
-const apiKey = process.env['TEAMGAMES_API_KEY'];
-if (!apiKey) throw new Error('Set TEAMGAMES_API_KEY (the raw key) and, for the mock, TEAMGAMES_BASE_URL.');
-const baseUrl = process.env['TEAMGAMES_BASE_URL'];
-const client = new StorefrontClient({ apiKey, ...(baseUrl ? { baseUrl } : {}) });
+const client = new StorefrontClient(); // TEAMGAMES_API_KEY (required) and TEAMGAMES_BASE_URL
 
 const give = (player: string, itemId: number, amount: number) => console.log(`[game] give ${player} item ${itemId} x${amount}`);
 const tell = (player: string, text: string) => console.log(`[chat] to ${player}: ${text}`);

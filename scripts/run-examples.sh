@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every program in examples/ against the mock over real HTTP, the way a user runs
-# them: TEAMGAMES_API_KEY and TEAMGAMES_BASE_URL in the environment, one process each.
+# them: TEAMGAMES_API_KEY and TEAMGAMES_BASE_URL in the environment (the examples pass no
+# key or URL: `new StorefrontClient()` reads both), one process each.
 # Fails when an example exits non-zero or writes anything to stderr. Then runs the
 # web shop's browser test (needs /usr/bin/chromium or $CHROMIUM).
 # examples/*.test.ts are vitest files: `npm test` runs them.
@@ -76,7 +77,7 @@ fi
 
 printf '\n::: support CLI against the sandbox\n'
 admin reset; grant Player123 101 1
-run cli-catalog "$TSX" src/cli/index.ts catalog --category 1
+run cli-catalog "$TSX" src/cli/index.ts catalog --category 1 --timeout 5000
 run cli-preview "$TSX" src/cli/index.ts preview Player123 --raw
 run cli-claim "$TSX" src/cli/index.ts claim Player123 --yes
 

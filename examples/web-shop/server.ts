@@ -7,6 +7,8 @@
  * - The cart lives in a cookie (product id and quantity per line).
  * - Checkout shows every outcome in plain words and sends the player to the payment page.
  * - `/return` (where the player lands back) previews the claim: what waits in game.
+ * - Page renders get a short timeout (`client.withOptions`): a page never hangs for the
+ *   client's default 15 s per attempt.
  *
  * Run it against the mock:
  *
@@ -127,12 +129,18 @@ function productCard(p: Product): string {
 /** Creates the shop's HTTP server (not listening yet). */
 export function createShop(options: ShopOptions): Server {
   const { client } = options;
+  // #region pages
+  // What a page shows is read through a derived client: 3 s per attempt and one retry,
+  // so a slow service costs a page at most about 6 s instead of 46 s. It shares the
+  // catalog cache and the claim guard with `client`, which the checkout still uses.
+  const forPages = client.withOptions({ timeoutMs: 3_000, retry: 1 });
+  // #endregion pages
   const shopName = options.shopName ?? 'Game Store';
   const categories = options.categories ?? [];
 
   async function sections(): Promise<Array<{ name: string; products: readonly Product[] }>> {
     // One cached catalog request per category (the client caches each for 60 s).
-    const [all, ...byCategory] = await Promise.all([client.getCatalog(), ...categories.map((c) => client.getCatalog({ categoryId: c.id }))]);
+    const [all, ...byCategory] = await Promise.all([forPages.getCatalog(), ...categories.map((c) => forPages.getCatalog({ categoryId: c.id }))]);
     const seen = new Set<number>();
     const result = categories.map((c, i) => {
       const products = byCategory[i]?.products ?? [];
@@ -194,7 +202,7 @@ export function createShop(options: ShopOptions): Server {
           const names = result.productsAffected
             .map((p) => (typeof p === 'object' && p !== null ? ((p as { name?: unknown }).name ?? `item #${String((p as { id?: unknown }).id)}`) : ''))
             .filter((n) => n !== '');
-          options.client.clearCatalogCache();
+          client.clearCatalogCache(); // the cache forPages reads too
           return send(409, 'warn', 'Some items are not available', `${names.length > 0 ? `${names.join(', ')}: ` : ''}no longer available or not enough in stock. Please change your cart and try again.`);
         }
         case 'COUPON_REJECTED':
@@ -228,7 +236,7 @@ export function createShop(options: ShopOptions): Server {
     // the service's one-claim-per-10-s window for this player, hence the "few seconds".
     let result: ClaimResult;
     try {
-      result = await client.previewClaim(player);
+      result = await forPages.previewClaim(player);
     } catch (error) {
       console.error(`web-shop: preview failed: ${isStorefrontError(error) ? error.message : String(error)}`);
       return messagePage(shopName, 'bad', 'The store is unavailable', 'We could not check your purchases. Your payment is safe; try again in a few minutes.');
@@ -292,11 +300,8 @@ export function parseCategories(text: string): ShopCategory[] {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const apiKey = process.env['TEAMGAMES_API_KEY'];
-  if (!apiKey) throw new Error('Set TEAMGAMES_API_KEY (the raw key) and, for the mock, TEAMGAMES_BASE_URL.');
-  const baseUrl = process.env['TEAMGAMES_BASE_URL'];
   const shop = createShop({
-    client: new StorefrontClient({ apiKey, ...(baseUrl ? { baseUrl } : {}) }),
+    client: new StorefrontClient(), // TEAMGAMES_API_KEY (required) and TEAMGAMES_BASE_URL
     shopName: process.env['SHOP_NAME'] ?? 'Demo RSPS Store',
     categories: parseCategories(process.env['SHOP_CATEGORIES'] ?? '1:Weapons,2:Ranks,3:Supplies'),
   });
