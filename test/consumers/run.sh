@@ -2,9 +2,11 @@
 # After `npm run build`: consumer projects built from the packed tarball. Each kind is a
 # fresh temp project that installs the tarball (without msw, but for ts-bundler) and runs
 # a small program using the main entry and teamgames-sdk/mock:
-#   ts-node16    TypeScript, module node16 (ESM): tsc type-checks and compiles, node runs
+#   ts-node16    TypeScript, module node16 (ESM), skipLibCheck false, no msw: tsc type-checks
+#                our declarations too and compiles, node runs
 #   ts-bundler   TypeScript, moduleResolution bundler, module esnext; skipLibCheck false, msw
-#   ts-commonjs  TypeScript, module commonjs (node10 resolution, typesVersions), compiled to require()
+#   ts-commonjs  TypeScript, module commonjs (node10 resolution, typesVersions), skipLibCheck
+#                false, no msw, compiled to require()
 #   cjs          plain CommonJS (.cjs, require)
 #   esm          plain ESM (.mjs, import)
 #   bun, deno    the runtimes from the npm registry (bun@1, deno@2): the TS program as is,
@@ -60,9 +62,10 @@ limited() {
 
 typescript() {
   local kind="$1" extra=()
-  # ts-bundler is the strict one: skipLibCheck false, so our .d.ts files are type-checked
-  # too. It is a web project with vitest and msw (lib dom, which msw's types need);
-  # mock.d.ts names msw's HttpHandler, an error for strict projects without msw.
+  # Every TS kind type-checks our .d.ts files (skipLibCheck false). ts-bundler is a web
+  # project with vitest and msw (lib dom, which msw's types need): mock.handlers typed with
+  # msw's HttpHandler; the others have no msw, where the import msw is ignored
+  # (scripts/optional-peer-types.ts) and mock.handlers is any[].
   [ "$kind" != ts-bundler ] || extra=("msw@$(node -p "require('$root/node_modules/msw/package.json').version")")
   project "$kind" "$types_node" "${extra[@]}"
   cp "$here/program.ts" .
