@@ -2,9 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../cli/command-line.js';
 import { exampleSeed } from './example-seed.js';
 import { createMockService } from './index.js';
-import { describeIssues } from './issues.js';
-import { mockSeedSchema } from './seed-schema.js';
-import type { MockSeed } from './seed.js';
+import { parseMockSeed, type MockSeed } from './seed.js';
 import type { MockServerHandle } from './server.js';
 
 /** The options of the `teamgames-mock` command. */
@@ -113,12 +111,11 @@ export async function loadSeedFile(path: string): Promise<MockSeed> {
   } catch (error) {
     throw new CliError(`seed file "${path}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // Not parseMockSeed: it names the first problem only, and someone editing a file wants them all.
-  const result = mockSeedSchema.safeParse(data);
-  if (result.success) return result.data as MockSeed;
-  const problems = describeIssues('seed', result.error.issues);
-  if (problems.length <= 1) throw new CliError(`seed file "${path}": Invalid mock seed: ${problems[0] ?? 'seed: invalid'}`);
-  throw new CliError(`seed file "${path}": Invalid mock seed, ${problems.length} problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  try {
+    return parseMockSeed(data);
+  } catch (error) {
+    throw new CliError(`seed file "${path}": ${(error as Error).message}`);
+  }
 }
 
 /** The banner: base URL, each server's name and key, and how to point a plugin at it. */

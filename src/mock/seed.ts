@@ -141,21 +141,22 @@ export interface MockSeedReward {
 export type MockProductPatch = Partial<Omit<MockSeedProduct, 'id'>>;
 
 /**
- * Validates a seed and returns it typed; the error message names the first bad field.
+ * Validates a seed and returns it typed; the error message names every bad field.
  *
  * @example
  * ```ts
  * const seed = parseMockSeed(JSON.parse(await readFile('seed.json', 'utf8')));
  * ```
  * @throws Error `Invalid mock seed: seed.servers[0].products[2].price: expected a number >= 0`
- *   (further problems are counted at the end).
+ *   for one problem; for several, `Invalid mock seed, 3 problems:` and one per line.
  */
 export function parseMockSeed(input: unknown): MockSeed {
   const result = mockSeedSchema.safeParse(input);
   if (result.success) {
     return result.data as MockSeed;
   }
-  const [first, ...rest] = describeIssues('seed', result.error.issues);
-  const more = rest.length === 0 ? '' : ` (and ${rest.length} more ${rest.length === 1 ? 'problem' : 'problems'})`;
-  throw new Error(`Invalid mock seed: ${first ?? 'seed: invalid'}${more}`);
+  // Every problem, one per line: someone editing a seed wants them all at once.
+  const problems = describeIssues('seed', result.error.issues);
+  if (problems.length <= 1) throw new Error(`Invalid mock seed: ${problems[0] ?? 'seed: invalid'}`);
+  throw new Error(`Invalid mock seed, ${problems.length} problems:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
 }

@@ -57,7 +57,10 @@ describe('seed validation', () => {
   });
 
   it('counts further problems', () => {
-    expect(() => parseMockSeed(withServer({ name: 1, products: 'none' }))).toThrow(/\(and 1 more problem\)$/);
+    // Every problem, one per line (not "and 1 more problem").
+    expect(() => parseMockSeed(withServer({ name: 1, products: 'none' }))).toThrow(
+      /^Invalid mock seed, 2 problems:\n  seed\.servers\[0\]\.name: .+\n  seed\.servers\[0\]\.products: .+$/,
+    );
   });
 
   it('createMockService refuses a bad seed', () => {
