@@ -102,8 +102,12 @@ runtime() {
     deno) run=("$bin" run -A) ;;
   esac
   echo "consumers: $name $("$bin" --version | head -n 1)"
-  # Deno's type check of `node:` imports reads @types/node from node_modules.
-  project "$name" "$types_node"
+  # Deno's type check of `node:` imports reads @types/node from node_modules. Deno's project
+  # has msw installed: importing the mock must not load it (its module-level
+  # BroadcastChannel kept Deno alive for ever), only reading mock.handlers may.
+  local extra=()
+  [ "$name" != deno ] || extra=("msw@$(node -p "require('$root/node_modules/msw/package.json').version")")
+  project "$name" "$types_node" "${extra[@]}"
   cp "$here/program.ts" "$here/quickstart.ts" "$here/import-mock.mjs" .
 
   if [ "$name" = deno ]; then
