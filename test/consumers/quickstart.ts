@@ -17,8 +17,8 @@ const bought = await fetch(`${baseUrl}/__mock/purchases`, {
 });
 if (!bought.ok) throw new Error(`quick start: the mock refused the purchase: HTTP ${bought.status}`);
 
-// The README's quick start, pointed at the mock with `baseUrl`.
-const client = new StorefrontClient({ apiKey, baseUrl });
+// The README's quick start as written: the key and the mock's URL from the environment.
+const client = new StorefrontClient();
 
 const { products } = await client.getCatalog();
 console.log(products.map((p) => `${p.name}: ${p.priceWithSale}`));
