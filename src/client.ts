@@ -96,7 +96,7 @@ const MAX_RESPONSE_BYTES_CEILING = 256 * 1024 * 1024;
  * ```ts
  * import { StorefrontClient } from 'teamgames-sdk';
  *
- * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY! });
+ * const client = new StorefrontClient(); // the raw key from TEAMGAMES_API_KEY, or { apiKey }
  * const result = await client.claim('Player123');
  * if (result.code === 'SUCCESS') {
  *   for (const item of result.claims) grant(item.player_name, item.product_id_string, item.quantity_to_grant);
@@ -165,7 +165,7 @@ export class StorefrontClient {
    *
    * @example
    * ```ts
-   * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY! });
+   * const client = new StorefrontClient();
    * // a web page cannot wait 15 s, nor retry; the game's /claim uses the same guard:
    * const forPages = client.withOptions({ timeoutMs: 2_000, retry: 0 });
    * ```
@@ -219,7 +219,7 @@ export class StorefrontClient {
     return frozen;
   }
 
-  /** Forgets every cached catalog answer of this client. */
+  /** Forgets every cached catalog answer of this client (and of the clients sharing its cache: see {@link withOptions}). */
   clearCatalogCache(): void {
     this.#shared.cache?.clear();
   }

@@ -47,10 +47,8 @@ export interface FileJournalOptions {
  * ```ts
  * import { FileJournal, StorefrontClient } from 'teamgames-sdk';
  *
- * const client = new StorefrontClient({
- *   apiKey: process.env.TEAMGAMES_API_KEY!,
- *   journal: new FileJournal('/var/lib/my-game/teamgames-journal.jsonl'),
- * });
+ * // The key from TEAMGAMES_API_KEY.
+ * const client = new StorefrontClient({ journal: new FileJournal('/var/lib/my-game/teamgames-journal.jsonl') });
  * await client.resumeDeliveries(grant); // at startup: finish what a crash interrupted
  * ```
  * @see [Delivering purchases in game: the journals](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#the-journals)

@@ -94,7 +94,7 @@ export interface JournalClaimMark {
  * import { PostgresJournal } from 'teamgames-sdk/postgres';
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new PostgresJournal(pool) });
+ * const client = new StorefrontClient({ journal: new PostgresJournal(pool) }); // the key from TEAMGAMES_API_KEY
  * ```
  * @see [Delivering purchases in game: several game servers, one key](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#several-game-servers-one-key)
  */

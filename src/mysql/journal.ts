@@ -72,7 +72,7 @@ const LOCK_NAME = "CONCAT('teamgames:', LEFT(SHA2(CONCAT_WS(':', DATABASE(), ?, 
  * import { MySqlJournal } from 'teamgames-sdk/mysql';
  *
  * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, connectionLimit: 20 });
- * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new MySqlJournal(pool) });
+ * const client = new StorefrontClient({ journal: new MySqlJournal(pool) }); // the key from TEAMGAMES_API_KEY
  * await client.resumeDeliveries(grant); // at startup: finish what any node left
  * ```
  * @see [Delivering purchases in game: several game servers, one key](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#several-game-servers-one-key)

@@ -72,7 +72,7 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * import { PostgresJournal } from 'teamgames-sdk/postgres';
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
- * const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY!, journal: new PostgresJournal(pool) });
+ * const client = new StorefrontClient({ journal: new PostgresJournal(pool) }); // the key from TEAMGAMES_API_KEY
  * await client.resumeDeliveries(grant); // at startup: finish what any node left
  * ```
  * @see [Delivering purchases in game: several game servers, one key](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#several-game-servers-one-key)
