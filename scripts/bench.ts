@@ -340,23 +340,20 @@ interface Size {
   gzipped: number;
 }
 
+/** How every size here is bundled: the way bridges ship (esbuild, minified, ESM for Node), in memory. */
+const BUNDLED = { bundle: true, minify: true, format: 'esm', platform: 'node', write: false } as const;
+
 /**
  * What `import 'teamgames-sdk'` loads, minified and gzipped: dist/index.js and what it
- * imports statically. Code behind a dynamic import() (the delivery engine, the file
- * journal's implementation, the v3 readers, the checkout's cart checks and reader, the
- * event hooks) loads on first use and is measured apart, without what the entry already
- * loaded.
+ * imports statically. Code behind a dynamic import() (today the file journal's store)
+ * loads on first use and is measured apart, without what the entry already loaded.
  */
 async function bundleSize(withDependencies: boolean): Promise<Size & { pullsMock: boolean; lazy: (Size & { files: string[] }) | undefined }> {
   const external = withDependencies ? [] : ['ky', 'zod'];
   const lazyFiles = new Set<string>();
   const result = await build({
+    ...BUNDLED,
     entryPoints: ['dist/index.js'],
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    write: false,
     metafile: true,
     external,
     plugins: [
@@ -383,12 +380,8 @@ async function bundleSize(withDependencies: boolean): Promise<Size & { pullsMock
 /** The lazily loaded chunks together, without the modules the entry already loaded. */
 async function lazySize(files: string[], loaded: Set<string>, external: string[]): Promise<Size & { files: string[] }> {
   const result = await build({
+    ...BUNDLED,
     entryPoints: files,
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    write: false,
     outdir: 'lazy',
     splitting: true,
     external,
@@ -424,17 +417,13 @@ async function quickStartSize(): Promise<Size & { byPackage: Record<string, numb
   const result = await build({
     stdin: {
       contents: `import { StorefrontClient } from ${JSON.stringify(resolvePath('dist/index.js'))};
-const client = new StorefrontClient({ apiKey: process.env.TEAMGAMES_API_KEY });
+const client = new StorefrontClient();
 const { products } = await client.getCatalog();
 console.log(products.length, (await client.claim('Player123')).code);`,
       resolveDir: process.cwd(),
       loader: 'js',
     },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    write: false,
+    ...BUNDLED,
     metafile: true,
   });
   const code = result.outputFiles[0]!.contents;

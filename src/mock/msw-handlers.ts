@@ -40,9 +40,7 @@ export function toMswHandlers(routes: readonly MockRoute[]): HttpHandler[] {
   return routes.map((route) => {
     const method = route.method === 'GET' ? http.get : route.method === 'POST' ? http.post : http.delete;
     return method('*' + route.path, async ({ request }) => {
-      const match = route.pattern.exec(new URL(request.url).pathname);
-      if (match === null) return undefined;
-      const answer = await route.answer({ request, params: { ...match.groups } });
+      const answer = await route.answer(request);
       return answer === DROPPED ? HttpResponse.error() : answer;
     });
   });

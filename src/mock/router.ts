@@ -54,9 +54,11 @@ export interface MockRoute {
   method: 'GET' | 'POST' | 'DELETE';
   /** The path as written, e.g. `/__mock/pay/:transactionId`. */
   path: string;
-  /** Matches the whole pathname; named groups are the path's parameters. */
-  pattern: RegExp;
-  answer: (info: RouteInfo) => Promise<MockAnswer>;
+  /**
+   * The route's answer to `request`, or `undefined` (before reading anything of it) when
+   * the method or the whole pathname does not match.
+   */
+  answer: (request: Request) => Promise<MockAnswer> | undefined;
 }
 
 /** Answers a request from the routes, or `undefined` when no route matches it. */
@@ -74,12 +76,9 @@ export function notFound(request: Request): Response {
  */
 export function createRouter(routes: readonly MockRoute[]): MockRouter {
   return async (request) => {
-    const { pathname } = new URL(request.url);
     for (const candidate of routes) {
-      if (candidate.method !== request.method) continue;
-      const match = candidate.pattern.exec(pathname);
-      if (match === null) continue;
-      return candidate.answer({ request, params: { ...match.groups } });
+      const answer = candidate.answer(request);
+      if (answer !== undefined) return answer;
     }
     return undefined;
   };
@@ -161,15 +160,17 @@ export interface RouteInfo {
 }
 
 function route(method: MockRoute['method'], path: string, answer: (info: RouteInfo) => Promise<MockAnswer>): MockRoute {
+  // Exact: `:name` is one segment, a named group.
   const pattern = new RegExp(`^${path.replace(/:([^/]+)/g, '(?<$1>[^/]+)')}$`);
   return {
     method,
     path,
-    pattern,
-    answer: (info) => {
+    answer: (request) => {
+      const match = request.method === method ? pattern.exec(new URL(request.url).pathname) : null;
+      if (match === null) return undefined;
       const params: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(info.params)) params[name] = value === undefined ? undefined : safeDecode(value);
-      return answer({ request: info.request, params });
+      for (const [name, value] of Object.entries(match.groups ?? {})) params[name] = safeDecode(value);
+      return answer({ request, params });
     },
   };
 }

@@ -145,19 +145,37 @@ describe('withOptions', () => {
     expect(seen).toHaveLength(2);
   });
 
-  it('shares the journal and the per-player order: deliveries through both grant each line once', async () => {
+  it('shares the journal and the per-player order: a derived client\'s delivery waits for the first, and each line is granted once', async () => {
     const mock = createMockService({ seed: storeSeed, now: T0 });
     mock.addPurchase(KEY, { playerName: 'Player1', id: 1, quantity: 2 });
     const journal = new MemoryJournal();
-    const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now, journal });
+    const requests: string[] = [];
+    const fetch: typeof globalThis.fetch = (input, init) => (requests.push(new URL(String(input)).pathname), mock.fetch(input, init));
+    const client = new StorefrontClient({ apiKey: KEY, fetch, now: mock.clock.now, journal });
     const derived = client.withOptions({ timeoutMs: 5_000 });
-    const granted: string[] = [];
-    const grant = (item: { deliveryId: string }) => void granted.push(item.deliveryId);
     const sleep = async (ms: number) => {
       mock.clock.advance(ms);
     };
-    const [a, b] = await Promise.all([client.deliver('Player1', grant, { sleep }), derived.deliver('Player1', grant, { sleep })]);
-    expect([a.code, b.code].sort()).toEqual(['ALREADY_CLAIMED', 'SUCCESS']);
+    const granted: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inGrant = new Promise<void>((resolve) => (entered = resolve));
+
+    const first = client.deliver('Player1', async (item) => {
+      granted.push(item.deliveryId);
+      entered();
+      await held; // the first delivery is mid-grant
+    }, { sleep });
+    await inGrant;
+    const sentByFirst = requests.length;
+    const second = derived.deliver('Player1', (item) => void granted.push(item.deliveryId), { sleep });
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    // Its own engine would have previewed by now; the shared one keeps it behind the first.
+    expect(requests).toHaveLength(sentByFirst);
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect([a.code, b.code]).toEqual(['SUCCESS', 'ALREADY_CLAIMED']);
     expect(granted).toHaveLength(1);
     expect(await journal.pending()).toEqual([]);
   });
