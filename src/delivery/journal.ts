@@ -50,6 +50,12 @@ export interface JournalLine {
    * this moment, which no preview showed: the start of the {@link UnverifiedWindow}.
    */
   previewedAt?: number;
+  /**
+   * Intended lines: set (in the same append as the claimed lines that replace it) once a
+   * claim's lines are journaled, so the intent is settled even if the process dies before
+   * it is acknowledged. A settled intent is acknowledged, never reconciled.
+   */
+  settled?: boolean;
 }
 
 /**
@@ -119,6 +125,37 @@ export interface DeliveryJournal {
    * journal object, unique across the nodes sharing the journal.
    */
   readonly nodeId?: string;
+}
+
+const TRANSACTION_STRINGS = ['player_name', 'product_id_string', 'product_name'] as const;
+const TRANSACTION_NUMBERS = ['product_id', 'product_price', 'quantity_to_grant', 'quantity_purchased', 'product_amount', 'amount_purchased'] as const;
+const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming']);
+
+/**
+ * What is wrong with a record read back from a journal, or `undefined` when it is a
+ * {@link JournalEntry}. Every journal validates what it reads like an answer from the
+ * network: a record of the wrong shape is damage, never an item to grant.
+ * @internal
+ */
+export function entryProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `not an object (${describe(value)})`;
+  const e = value as Record<string, unknown>;
+  if (typeof e['deliveryId'] !== 'string' || e['deliveryId'] === '') return 'deliveryId is not a non-empty string';
+  if (typeof e['playerName'] !== 'string' || e['playerName'] === '') return 'playerName is not a non-empty string';
+  if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended' or 'claiming' (${describe(e['state'])})`;
+  if (typeof e['recordedAt'] !== 'number' || !Number.isFinite(e['recordedAt'])) return 'recordedAt is not a number';
+  if (e['state'] === 'claiming') return undefined;
+  const item = e['item'];
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return `item is not an object (${describe(item)})`;
+  const t = item as Record<string, unknown>;
+  for (const key of TRANSACTION_STRINGS) if (typeof t[key] !== 'string') return `item.${key} is not a string`;
+  for (const key of TRANSACTION_NUMBERS) if (typeof t[key] !== 'number' || !Number.isFinite(t[key])) return `item.${key} is not a number`;
+  if (t['message'] !== undefined && typeof t['message'] !== 'string') return 'item.message is not a string';
+  if (e['invoice'] !== undefined && typeof e['invoice'] !== 'string') return 'invoice is not a string';
+  if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
+  if (e['previewedAt'] !== undefined && (typeof e['previewedAt'] !== 'number' || !Number.isFinite(e['previewedAt']))) return 'previewedAt is not a number';
+  if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
+  return undefined;
 }
 
 /** The file the default journal writes, relative to the working directory at first use. */
