@@ -46,6 +46,8 @@ export interface RequestErrorDetails {
   endpoint: string;
   /** The host called, e.g. `api.teamgames.io` (with its port when not the default). */
   host?: string;
+  /** The path of the base URL before the endpoint path, e.g. `/teamgames` for `https://example.com/teamgames/`; absent or empty when there is none. */
+  basePath?: string;
   /** How many attempts were sent (reads are retried; everything else is sent once). */
   attempts?: number;
   /** HTTP status, when a response arrived. */
@@ -98,9 +100,9 @@ export class StorefrontError extends Error {
   }
 }
 
-/** `host/path` when the host is known: which service (or proxy) is at fault. */
+/** `host/prefix/path` when the host is known: the URL called, which service (or proxy) is at fault. */
 function where(details: RequestErrorDetails): string {
-  return `${details.host ?? ''}${details.endpoint}`;
+  return `${details.host ?? ''}${details.basePath ?? ''}${details.endpoint}`;
 }
 
 /** `, after 3 attempts` when a call was tried more than once. */

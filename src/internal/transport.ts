@@ -55,10 +55,14 @@ export class Transport {
   readonly #baseHeaders: Readonly<Record<string, string>>;
   readonly #headers = new Map<Endpoint, Record<string, string>>();
   readonly #host: string;
+  readonly #basePath: string;
 
   constructor(config: TransportConfig) {
     this.#config = config;
-    this.#host = new URL(config.baseUrl).host;
+    const base = new URL(config.baseUrl);
+    this.#host = base.host;
+    // A base URL with a path (https://example.com/teamgames) is called under it: errors name it too.
+    this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#readRetry = {
       limit: config.retry,
       methods: ['post'],
@@ -160,6 +164,7 @@ export class Transport {
       operation: endpoint.operation,
       endpoint: `/${endpoint.path}`,
       host: this.#host,
+      basePath: this.#basePath,
       attempts,
       ...(endpoint.rejectedStatus === undefined ? {} : { rejectedStatus: endpoint.rejectedStatus }),
       delivers: ctx.delivers,

@@ -19,10 +19,15 @@ const FORBIDDEN_IN_NAMES = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 // setTimeout's ceiling; ky refuses larger timeouts with a RangeError.
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
-
+/**
+ * Whether plain `http:` may go to `hostname` (as the URL parser spells it): a literal
+ * loopback address (127.0.0.0/8, `[::1]`) or `localhost` itself. A name under
+ * `.localhost` is not: the system resolver looks it up like any other name (DNS, or
+ * whatever `/etc/hosts` says), so it may not be this machine.
+ */
 function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith('.localhost');
+  // The URL parser has already turned `127.1`, `0x7f.0.0.1` and `[0:0:0:0:0:0:0:1]` into these forms.
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 /**
@@ -134,7 +139,8 @@ export function checkBaseUrl(value: unknown, argument = 'options.baseUrl'): stri
     fail(argument, `must use https: (or http: for a loopback host), got ${url.protocol}`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    fail(argument, `plain http: is only allowed for loopback hosts (localhost, 127.0.0.1, [::1]); use https: for ${url.hostname}`);
+    const why = url.hostname.endsWith('.localhost') ? ` (${url.hostname} is a name looked up by the resolver, not a loopback address)` : '';
+    fail(argument, `plain http: is only allowed for loopback hosts (localhost, 127.0.0.1, [::1])${why}; use https: for ${url.hostname}`);
   }
   if (url.username !== '' || url.password !== '') fail(argument, 'must not contain credentials');
   if (url.search !== '' || url.hash !== '') fail(argument, 'must not have a query or a fragment');

@@ -411,3 +411,41 @@ describe('regressions (bugs found by this suite, now fixed)', () => {
     expect(await guarded.claim('Player123')).toMatchObject({ code: 'NO_ITEMS' });
   });
 });
+
+describe('the URL an error names', () => {
+  // A base URL with a path (a gateway that serves the API under a prefix) is called
+  // under it; the message names that URL, not the host with the prefix dropped.
+  it('keeps the base URL\'s path prefix: an HTTP status', async () => {
+    const requested: string[] = [];
+    const fetch = async (input: RequestInfo | URL) => {
+      requested.push(String(input instanceof Request ? input.url : input));
+      return new Response('Bad Gateway', { status: 502 });
+    };
+    const error = expectInstance(await failureOf(catalogOp.call(client({ baseUrl: 'https://example.com/teamgames/', fetch, retry: 0 }))), HttpError);
+
+    expect(requested).toEqual(['https://example.com/teamgames/api/v2/client/global/products']);
+    expect(error.message).toBe('getCatalog: example.com/teamgames/api/v2/client/global/products answered HTTP 502');
+    expect(error.host).toBe('example.com');
+    expect(error.endpoint).toBe('/api/v2/client/global/products');
+  });
+
+  it('keeps it when the service cannot be reached, and for a claim sent without an answer', async () => {
+    const closed = await servers.closedPort();
+    const refused = expectInstance(await failureOf(catalogOp.call(client({ baseUrl: `${closed}/teamgames`, retry: 0 }))), NetworkError);
+    expect(refused.message).toContain(`could not reach ${new URL(closed).host}/teamgames/api/v2/client/global/products (ECONNREFUSED)`);
+
+    const server = await servers.start((_, res) => {
+      res.writeHead(503);
+      res.end('down');
+    });
+    const unknown = expectInstance(await failureOf(claimOp.call(client({ baseUrl: `${server.url}/a/b/` }))), ClaimOutcomeUnknownError);
+    expect(server.requests[0]?.path).toBe('/a/b/api/v4/store/transaction/update');
+    expect(unknown.message).toMatch(new RegExp(`^claim: ${new URL(server.url).host}/a/b/api/v4/store/transaction/update answered HTTP 503;`));
+  });
+
+  it('names no prefix when the base URL has none', async () => {
+    const fetch = async () => new Response('Bad Gateway', { status: 502 });
+    const error = expectInstance(await failureOf(catalogOp.call(client({ baseUrl: 'https://example.com', fetch, retry: 0 }))), HttpError);
+    expect(error.message).toBe('getCatalog: example.com/api/v2/client/global/products answered HTTP 502');
+  });
+});

@@ -267,3 +267,35 @@ describe('regressions', () => {
     await expectRejected((c) => c.checkout({ username: 'Player123', items: sparse }), 'input.items[0]', /must be an object/);
   });
 });
+
+describe('plain http: only to a literal loopback address or localhost', () => {
+  function refusal(baseUrl: string): InvalidInputError {
+    try {
+      new StorefrontClient({ apiKey: KEY, baseUrl });
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidInputError);
+      return error as InvalidInputError;
+    }
+    throw new Error(`expected ${baseUrl} to be refused`);
+  }
+
+  // The resolver looks up a name under .localhost like any other (DNS, /etc/hosts): it
+  // may not be this machine, and the key would travel in clear.
+  it.each(['http://foo.localhost:8080', 'http://a.b.localhost', 'http://localhost.:4010', 'http://127.0.0.1.nip.io'])('refuses %s, naming the argument and the rule', (baseUrl) => {
+    const error = refusal(baseUrl);
+    expect(error.argument).toBe('options.baseUrl');
+    expect(error.rule).toMatch(/^plain http: is only allowed for loopback hosts \(localhost, 127\.0\.0\.1, \[::1\]\)/);
+    expect(error.message).toContain(`StorefrontClient: invalid options.baseUrl: plain http: is only allowed for loopback hosts`);
+    expect(error.rule).toContain(`use https: for ${new URL(baseUrl).hostname}`);
+  });
+
+  it('says why a .localhost name is not loopback', () => {
+    expect(refusal('http://foo.localhost:8080').rule).toBe(
+      'plain http: is only allowed for loopback hosts (localhost, 127.0.0.1, [::1]) (foo.localhost is a name looked up by the resolver, not a loopback address); use https: for foo.localhost',
+    );
+  });
+
+  it.each(['http://localhost:4010', 'http://127.0.0.1', 'http://127.255.0.9:80', 'http://127.1:4010', 'http://[::1]', 'http://[0:0:0:0:0:0:0:1]:4010', 'https://foo.localhost'])('accepts %s', (baseUrl) => {
+    expect(() => new StorefrontClient({ apiKey: KEY, baseUrl })).not.toThrow();
+  });
+});
