@@ -10,7 +10,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { JournalError } from '../errors.js';
 import { FileLock, fsCalls, syncDirectory, writeAll } from './file-lock.js';
-import type { JournalEntry } from './journal.js';
+import { describe } from '../internal/validate.js';
+import { entryProblem, type JournalEntry } from './journal.js';
 
 type Line = { op: 'put'; entry: JournalEntry } | { op: 'ack'; ids: string[] };
 
@@ -137,7 +138,13 @@ export class FileStore {
     }
   }
 
-  /** The records of the file, and how many of its bytes are good (the rest is a torn line). */
+  /**
+   * The records of the file, and how many of its bytes are good. Only a last line without
+   * its newline can be a torn write: when it is not even JSON it is dropped (the rest is
+   * cut off by the caller); a complete record that lost only its newline is kept. Every
+   * other line must be a valid record: anything else is damage, and fails loudly with
+   * nothing changed.
+   */
   #parse(data: Buffer): { entries: Map<string, JournalEntry>; count: number; good: number; missingNewline: boolean } {
     const entries = new Map<string, JournalEntry>();
     let count = 0;
@@ -145,19 +152,22 @@ export class FileStore {
     for (let number = 1; start < data.length; number++) {
       const newline = data.indexOf(0x0a, start);
       const end = newline === -1 ? data.length : newline;
-      const raw = data.toString('utf8', start, end);
-      const line = raw.trim() === '' ? null : parseLine(raw);
-      if (line === undefined) {
-        // A crash mid-write can only tear the last line: drop it. Anything else is damage.
-        if (data.toString('utf8', end).trim() === '') return { entries, count, good: start, missingNewline: false };
-        throw new JournalError(`FileJournal: ${this.#path} line ${number} is not a journal record; the journal is damaged (fix or move the file; nothing was changed)`, { path: this.#path });
-      }
-      if (line !== null) {
-        apply(entries, line);
+      const read = readLine(data.subarray(start, end));
+      if (read.blank) {
+        if (newline === -1) return { entries, count, good: start, missingNewline: false };
+      } else if (read.problem !== undefined) {
+        // A crash mid-write can only tear the last line, which then is not JSON at all.
+        if (newline === -1 && !read.json) return { entries, count, good: start, missingNewline: false };
+        throw new JournalError(
+          `FileJournal: ${this.#path} line ${number} is not a journal record (${read.problem}); the journal is damaged (fix or move the file; nothing was changed)`,
+          { path: this.#path },
+        );
+      } else {
+        apply(entries, read.line);
         count += 1;
+        // A last line without its newline: a complete record is kept (the newline is added).
+        if (newline === -1) return { entries, count, good: data.length, missingNewline: true };
       }
-      // A last line without its newline: a complete record is kept (the newline is added).
-      if (newline === -1) return { entries, count, good: line === null ? start : data.length, missingNewline: line !== null };
       start = newline + 1;
     }
     return { entries, count, good: data.length, missingNewline: false };
@@ -237,18 +247,45 @@ async function removeCompactionLeftovers(path: string): Promise<void> {
   }
 }
 
-function parseLine(raw: string): Line | undefined {
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One line of the file: blank, a valid record, or what is wrong with it (and whether it is JSON). */
+type Read = { blank: true } | { blank: false; line: Line; problem?: undefined } | { blank: false; problem: string; json: boolean };
+
+/** Reads one line (without its newline), validating it like an answer from the network. */
+function readLine(bytes: Uint8Array): Read {
+  let raw: string;
+  try {
+    raw = utf8.decode(bytes);
+  } catch {
+    return { blank: false, problem: 'not UTF-8 text', json: false };
+  }
+  if (raw.trim() === '') return { blank: true };
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch {
-    return undefined;
+    return { blank: false, problem: 'not JSON', json: false };
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const line = value as Partial<Line> & { entry?: Partial<JournalEntry>; ids?: unknown };
-  if (line.op === 'put' && typeof line.entry?.deliveryId === 'string' && typeof line.entry.playerName === 'string') return line as Line;
-  if (line.op === 'ack' && Array.isArray(line.ids) && line.ids.every((id) => typeof id === 'string')) return line as Line;
-  return undefined;
+  const problem = lineProblem(value);
+  return problem === undefined ? { blank: false, line: value as Line } : { blank: false, problem, json: true };
+}
+
+/** What is wrong with a line's JSON, or `undefined` when it is a {@link Line}. */
+function lineProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `not an object (${describe(value)})`;
+  const line = value as Record<string, unknown>;
+  if (line['op'] === 'put') {
+    const problem = entryProblem(line['entry']);
+    return problem === undefined ? undefined : `entry: ${problem}`;
+  }
+  if (line['op'] === 'ack') {
+    const ids = line['ids'];
+    if (!Array.isArray(ids)) return `ids is not an array (${describe(ids)})`;
+    const bad = ids.findIndex((id) => typeof id !== 'string');
+    return bad === -1 ? undefined : `ids[${bad}] is not a string (${describe(ids[bad])})`;
+  }
+  return `op is not 'put' or 'ack' (${describe(line['op'])})`;
 }
 
 function apply(entries: Map<string, JournalEntry>, line: Line): void {

@@ -190,6 +190,72 @@ describe('FileJournal when a write fails', () => {
   });
 });
 
+describe('FileJournal reading its file back', () => {
+  const put = (id: string) => `${JSON.stringify({ op: 'put', entry: journalLine(id) })}\n`;
+  const ack = (...acked: string[]) => `${JSON.stringify({ op: 'ack', ids: acked })}\n`;
+
+  /** Opens a journal on `text` and expects damage at `line`, with the file left as it was. */
+  async function damaged(text: string, line: number, problem: RegExp): Promise<void> {
+    const path = file();
+    writeFileSync(path, text);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toMatch(new RegExp(`line ${line} is not a journal record \\(.*\\); the journal is damaged`));
+    expect((error as Error).message).toMatch(problem);
+    expect(readFileSync(path, 'utf8')).toBe(text); // nothing changed: not even the last line cut off
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  }
+
+  // #21 point 4: only a last line without its newline is a torn write.
+  it.each([
+    ['not JSON', 'not json\n', /not JSON/],
+    ['JSON cut short, but with its newline', `${put('b').slice(0, 40)}\n`, /not JSON/],
+    ['a JSON string', '"hello"\n', /not an object/],
+    ['an unknown op', `${JSON.stringify({ op: 'del', ids: ['a'] })}\n`, /op is not 'put' or 'ack'/],
+    ['NUL bytes (a block the disk never wrote)', `${'\0'.repeat(30)}\n`, /not JSON/],
+  ])('a complete last line that is %s is damage, not a torn write', async (_name, last, problem) => {
+    await damaged(put('a') + last, 2, problem);
+  });
+
+  it('a complete last line of bytes that are not UTF-8 is damage', async () => {
+    const path = file();
+    const text = Buffer.concat([Buffer.from(put('a')), Buffer.from('{"op":"ack","ids":["'), Buffer.from([0xff, 0xfe]), Buffer.from('"]}\n')]);
+    writeFileSync(path, text);
+    await expect(journal(path).pending()).rejects.toThrow(/line 2 is not a journal record \(not UTF-8 text\)/);
+    expect(readFileSync(path).equals(text)).toBe(true);
+  });
+
+  // #21 point 6: records of the wrong shape are damage, never items to grant.
+  const { item: _item, ...noItem } = journalLine('x');
+  it.each<[string, unknown, RegExp]>([
+    ['an entry that is a string', { op: 'put', entry: 'garbage' }, /entry: not an object \("garbage"\)/],
+    ['an entry that is an array', { op: 'put', entry: ['g', 'a'] }, /entry: not an object/],
+    ['no entry at all', { op: 'put' }, /entry: not an object \(undefined\)/],
+    ['an unknown state', { op: 'put', entry: { ...journalLine('x'), state: 'granted' } }, /state is not 'claimed', 'intended' or 'claiming' \("granted"\)/],
+    ['a line without its item', { op: 'put', entry: noItem }, /item is not an object/],
+    ['an item with a missing field', { op: 'put', entry: { ...journalLine('x'), item: { ...journalLine('x').item, quantity_to_grant: undefined } } }, /item.quantity_to_grant is not a number/],
+    ['an item that is a string', { op: 'put', entry: { ...journalLine('x'), item: 'garbage' } }, /item is not an object/],
+    ['no deliveryId', { op: 'put', entry: { ...journalLine('x'), deliveryId: 7 } }, /deliveryId/],
+    ['an acknowledgement of a number', { op: 'ack', ids: ['a', 7] }, /ids\[1\] is not a string \(7\)/],
+    ['an acknowledgement without ids', { op: 'ack', ids: 'a' }, /ids is not an array/],
+  ])('%s is damage: in the middle, as the last line, and as the last line without its newline', async (_name, record, problem) => {
+    const text = JSON.stringify(record);
+    await damaged(put('a') + `${text}\n` + put('b'), 2, problem);
+    await damaged(put('a') + `${text}\n`, 2, problem);
+    // Valid JSON is no torn write: a tear leaves a prefix, never a whole JSON value.
+    await damaged(put('a') + text, 2, problem);
+  });
+
+  it('a torn last line (no newline, not JSON) is dropped and cut off; blank lines are skipped', async () => {
+    const path = file();
+    writeFileSync(path, `${put('a')}\n${put('b')}${ack('a')}${put('c').slice(0, 50)}`);
+    expect(await ids(journal(path))).toEqual(['b']);
+    expect(readFileSync(path, 'utf8')).toBe(`${put('a')}\n${put('b')}${ack('a')}`);
+  });
+});
+
 describe('FileJournal compaction', () => {
   /** Appends and acknowledges `count` entries, one at a time: two lines each. */
   async function churn(j: FileJournal, from: number, count: number): Promise<void> {
