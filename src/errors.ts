@@ -21,7 +21,8 @@ export type StorefrontErrorCode =
   | 'NETWORK_ERROR'
   | 'CLAIM_OUTCOME_UNKNOWN'
   | 'RESPONSE_TOO_LARGE'
-  | 'JOURNAL_FAILED';
+  | 'JOURNAL_FAILED'
+  | 'NOT_RECONCILED';
 
 /**
  * The SDK operation an error or event belongs to: the name of the client method
@@ -331,6 +332,34 @@ export class JournalError extends StorefrontError {
   }
 }
 
+/**
+ * A player's entries that {@link StorefrontClient.resumeDeliveries} could not reconcile
+ * because the service answered the preview with an outcome rather than the list
+ * (`RATE_LIMIT` after the allowed waits, `PRODUCT_NOT_FOUND`, `INVALID_PLAYER`, a code this
+ * SDK does not know). Found in {@link ResumeReport.errors}; the entries stay in the
+ * journal and the next run (or the player's next `deliver`) tries again.
+ *
+ * @example
+ * ```ts
+ * const { errors } = await client.resumeDeliveries(grant);
+ * for (const { playerName, error } of errors) log.warn(`${playerName}: ${error.message}`);
+ * ```
+ */
+export class NotReconciledError extends StorefrontError {
+  /** The player, exact name. */
+  readonly playerName: string;
+  /** The preview's outcome code, e.g. `RATE_LIMIT`. */
+  readonly claimCode: string;
+
+  /** @internal */
+  constructor(operation: Operation, playerName: string, claimCode: string) {
+    super('NOT_RECONCILED', `${operation}: player ${JSON.stringify(playerName)} was not reconciled: the preview answered ${claimCode}; the entries stay in the journal for the next run`, { operation });
+    this.name = 'NotReconciledError';
+    this.playerName = playerName;
+    this.claimCode = claimCode;
+  }
+}
+
 /** The error class of each {@link StorefrontErrorCode}, for {@link isStorefrontError}. */
 export interface StorefrontErrorByCode {
   /** {@link InvalidInputError} */
@@ -353,6 +382,8 @@ export interface StorefrontErrorByCode {
   RESPONSE_TOO_LARGE: ResponseTooLargeError;
   /** {@link JournalError} */
   JOURNAL_FAILED: JournalError;
+  /** {@link NotReconciledError} */
+  NOT_RECONCILED: NotReconciledError;
 }
 
 /**

@@ -20,6 +20,7 @@ export {
   NetworkError,
   ClaimOutcomeUnknownError,
   JournalError,
+  NotReconciledError,
   ResponseTooLargeError,
   isStorefrontError,
   type StorefrontErrorCode,
@@ -77,6 +78,7 @@ export type {
   SleepFunction,
   UnverifiedWindow,
 } from './delivery/types.js';
+export { GrantTimeoutError } from './delivery/types.js';
 export { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalClaimMark } from './delivery/journal.js';
 export { MemoryJournal } from './delivery/memory-journal.js';
 export { FileJournal, type FileJournalOptions } from './delivery/file-journal.js';

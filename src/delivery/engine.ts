@@ -29,25 +29,55 @@
  */
 import { resolve } from 'node:path';
 import { ENDPOINTS } from '../endpoints.js';
-import { JournalError, isStorefrontError } from '../errors.js';
+import { JournalError, isStorefrontError, NotReconciledError, type StorefrontError } from '../errors.js';
 import { unusableAnswer } from '../internal/to-error.js';
 import type { StorefrontEvent } from '../types.js';
 import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
 import { FileJournal } from './file-journal.js';
-import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
+import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
-import { PlayerLocks } from './player-locks.js';
+import { abortable, PlayerLocks } from './player-locks.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunVia, type StepOutcome } from './report.js';
-import type { DeliveredItem, DeliveryMode, DeliveryReport, GrantFunction, ResumeReport, UnverifiedWindow } from './types.js';
+import { GrantTimeoutError, type DeliveredItem, type DeliveryMode, type DeliveryReport, type GrantFunction, type ResumeReport, type UnverifiedWindow } from './types.js';
+import { fail } from '../internal/validate.js';
 
 // One FileJournal per path in the process: a file journal refuses a second owner.
 const defaultJournals = new Map<string, FileJournal>();
 
 /** What the engine needs from the clients that share it. @internal */
 export interface DeliveryEngineConfig {
+  /** Epoch ms, for the timestamps written to the journal and reported. */
   now: () => number;
+  /** A monotonic clock for intervals (default: `now` when injected, `performance.now()` otherwise). */
+  monotonic?: () => number;
   journal: DeliveryJournal | undefined;
 }
+
+/**
+ * What every client on one journal shares, whichever engine it came from: two clients on
+ * one journal must not interleave for a player, nor forget each other's unwritten lines.
+ */
+interface Shared {
+  /** The per-player order. */
+  locks: PlayerLocks;
+  /** Claimed lines (and settled intents) the journal failed to record: granted from here, written again on the next call. */
+  unjournaled: Map<string, JournalEntry>;
+  /** Windows reported per player, known for the life of the process (the player's texts say staff are checking). */
+  windows: Map<string, UnverifiedWindow>;
+  /** Lines whose grant outlived `grantTimeoutMs` and still runs: never granted a second time meanwhile. */
+  granting: Set<string>;
+}
+
+const shared = new WeakMap<DeliveryJournal, Shared>();
+
+function sharedOf(journal: DeliveryJournal): Shared {
+  let state = shared.get(journal);
+  if (state === undefined) shared.set(journal, (state = { locks: new PlayerLocks(), unjournaled: new Map(), windows: new Map(), granting: new Set() }));
+  return state;
+}
+
+/** Returned by a cross-node lock's work that found its call aborted before it started. */
+const NOT_STARTED = Symbol('not started');
 
 /** What a preview found: the lines still pending, and the intents still journaled for them. */
 type Reconciled =
@@ -63,14 +93,18 @@ type Reconciled =
  */
 export class DeliveryEngine {
   readonly #config: DeliveryEngineConfig;
-  readonly #locks = new PlayerLocks();
-  /** Claimed lines the journal failed to record: granted from here, written again on the next call. */
-  readonly #unjournaled = new Map<string, JournalLine>();
+  readonly #monotonic: () => number;
   #journal: DeliveryJournal | undefined;
 
   constructor(config: DeliveryEngineConfig) {
     this.#config = config;
+    this.#monotonic = config.monotonic ?? (config.now === Date.now ? () => performance.now() : config.now);
     this.#journal = config.journal;
+  }
+
+  /** What every user of this engine's journal shares. */
+  get #shared(): Shared {
+    return sharedOf(this.journal);
   }
 
   /** The journal; the default file journal is opened on first use, never at construction. */
@@ -87,10 +121,12 @@ export class DeliveryEngine {
   async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
     const grantFn = checkGrant(grant, 'deliver');
-    return this.#locks.run(player, async () => {
+    const { locks } = this.#shared;
+    refuseReentry(locks, player, 'deliver');
+    return locks.run(player, control.signal, async () => {
       const run = newRun('deliver', via);
-      const report = await this.#acrossNodes(run, player, () => this.#deliver(run, player, grantFn, mode, control));
-      return report ?? deliveryReport(run, journalOutcome(run), await this.#pendingCount(run, player));
+      const locked = await this.#acrossNodes(run, player, control, () => this.#deliver(run, player, grantFn, mode, control));
+      return locked.ok ? locked.value : this.#report(run, player, journalOutcome(run), await this.#pendingCount(run, player));
     });
   }
 
@@ -100,67 +136,83 @@ export class DeliveryEngine {
     const run = newRun('resumeDeliveries', via);
     let all: JournalEntry[];
     try {
-      all = await this.journal.pending();
+      all = checked(await this.journal.pending());
     } catch (error) {
       // Nothing can be resumed from a journal that cannot be read: say so at startup.
       throw this.#journalFailed(run, undefined, error);
     }
-    const players = new Set([...all, ...this.#unjournaled.values()].map((e) => e.playerName));
+    const { locks, unjournaled } = this.#shared;
+    const players = new Set([...all, ...unjournaled.values()].map((e) => e.playerName));
     const errors: ResumeReport['errors'] = [];
     for (const player of players) {
-      await this.#locks.run(player, () =>
-        this.#acrossNodes(run, player, async () => {
-          const entries = await this.#settle(run, player, grantFn);
-          if (entries === undefined || !entries.some((e) => e.state === 'intended')) return;
+      refuseReentry(locks, player, 'resumeDeliveries');
+      const left = await locks.run(player, control.signal, async () => {
+        const locked = await this.#acrossNodes(run, player, control, async (): Promise<StorefrontError | undefined> => {
+          const settled = await this.#settle(run, player, grantFn, control);
+          if (!settled.ok) return settled.error;
+          if (!settled.entries.some(isOpenIntent)) return undefined;
           const reconciled = await this.#reconcile(run, player, grantFn, control);
-          if (!reconciled.ok && reconciled.outcome.error !== undefined) errors.push({ playerName: player, error: reconciled.outcome.error });
-        }),
-      );
+          if (reconciled.ok) return undefined;
+          return reconciled.outcome.error ?? new NotReconciledError(run.operation, player, reconciled.outcome.code);
+        });
+        // The player's lock could not be had: nothing was done for them.
+        return locked.ok ? locked.value : locked.error;
+      });
+      if (left !== undefined) errors.push({ playerName: player, error: left });
     }
     const pending = await this.#pendingCount(run, undefined);
     return { granted: run.granted, failed: run.failed, pending, errors, unverified: mergedWindows(run.unverified), ...(run.journalError ? { journalError: run.journalError } : {}) };
   }
 
   async #deliver(run: Run, player: string, grant: GrantFunction, mode: DeliveryMode, control: Control): Promise<DeliveryReport> {
-    const entries = await this.#settle(run, player, grant);
+    const settled = await this.#settle(run, player, grant, control);
     let outcome: StepOutcome;
-    if (entries === undefined || run.journalError !== undefined) {
+    if (!settled.ok || run.journalError !== undefined) {
       // The journal cannot record a claim now: claim nothing (what was already claimed is granted above).
       outcome = journalOutcome(run);
-    } else if (mode === 'exactlyOnce' || entries.some((e) => e.state === 'intended')) {
+    } else if (mode === 'exactlyOnce' || settled.entries.some(isOpenIntent)) {
       outcome = await this.#exactlyOnce(run, player, grant, control);
     } else {
       outcome = await this.#fast(run, player, grant, control);
     }
-    return deliveryReport(run, outcome, await this.#pendingCount(run, player));
+    return this.#report(run, player, outcome, await this.#pendingCount(run, player));
+  }
+
+  /** The run's report; the player's texts say staff are checking while a window is known. */
+  #report(run: Run, player: string, outcome: StepOutcome, pending: number): DeliveryReport {
+    return deliveryReport(run, outcome, pending, this.#shared.windows.has(player));
   }
 
   /**
    * Finishes what earlier calls left for this player: lines kept in memory are written
-   * again, claim marks left by a crash or a lost answer are reported, claimed lines are
-   * granted. Returns the player's journal entries, or undefined when the journal cannot
-   * be read.
+   * again, claim marks left by a crash or a lost answer are reported, settled intents are
+   * dropped, claimed lines are granted. Returns the player's journal entries, or the
+   * journal's error when it cannot be read.
    */
-  async #settle(run: Run, player: string, grant: GrantFunction): Promise<JournalEntry[] | undefined> {
-    const remembered = [...this.#unjournaled.values()].filter((e) => e.playerName === player);
+  async #settle(run: Run, player: string, grant: GrantFunction, control: Control): Promise<{ ok: true; entries: JournalEntry[] } | { ok: false; error: JournalError }> {
+    const { unjournaled } = this.#shared;
+    const remembered = [...unjournaled.values()].filter((e) => e.playerName === player);
     if (remembered.length > 0 && (await this.#write(run, player, (journal) => journal.append(remembered)))) {
-      for (const line of remembered) this.#unjournaled.delete(line.deliveryId);
+      for (const entry of remembered) unjournaled.delete(entry.deliveryId);
     }
     let entries: JournalEntry[];
     try {
-      entries = await this.journal.pending(player);
+      entries = checked(await this.journal.pending(player));
     } catch (error) {
-      this.#journalFailed(run, player, error);
-      await this.#grantAll(run, remembered, grant);
-      return undefined;
+      const journalError = this.#journalFailed(run, player, error);
+      await this.#grantAll(run, remembered.filter(isClaimed), grant, control);
+      return { ok: false, error: journalError };
     }
     const marks = entries.filter((e): e is JournalClaimMark => e.state === 'claiming');
     const orphans = marks.filter((mark) => !entries.some((e) => e.deliveryId.startsWith(`${mark.deliveryId}:`)));
     if (orphans.length > 0) this.#reportUnverified(run, player, Math.min(...orphans.map((m) => m.recordedAt)));
-    if (marks.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(marks.map((m) => m.deliveryId)));
-    const claimed = entries.filter((e): e is JournalLine => e.state === 'claimed');
-    await this.#grantAll(run, [...claimed, ...[...this.#unjournaled.values()].filter((e) => e.playerName === player && !claimed.some((c) => c.deliveryId === e.deliveryId))], grant);
-    return entries;
+    // Intents a claim settled (its lines were journaled in the same append): nothing to reconcile.
+    const done = [...marks, ...entries.filter((e) => e.state === 'intended' && e.settled === true)];
+    if (done.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(done.map((e) => e.deliveryId)));
+    const claimed = entries.filter(isClaimed);
+    const inMemory = [...unjournaled.values()].filter((e) => e.playerName === player && isClaimed(e) && !claimed.some((c) => c.deliveryId === e.deliveryId));
+    await this.#grantAll(run, [...claimed, ...(inMemory as JournalLine[])], grant, control);
+    return { ok: true, entries };
   }
 
   /** Fast mode: mark → claim → journal the lines → drop the mark → grant → acknowledge. */
@@ -181,11 +233,13 @@ export class DeliveryEngine {
       return outcomeOf(result);
     }
     const lines = result.claims.map((item, index) => this.#line(`${mark.deliveryId}:${index}`, player, 'claimed', item));
+    // One append, all or nothing: a mark with any line of its claim had all of them journaled.
     const journaled = await this.#record(run, player, lines);
     if (journaled) await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
-    await this.#grantAll(run, lines, grant);
+    await this.#grantAll(run, lines, grant, control);
     // Lines the journal could not take but the game granted leave nothing to verify.
-    if (!journaled && lines.every((line) => !this.#unjournaled.has(line.deliveryId))) {
+    const { unjournaled } = this.#shared;
+    if (!journaled && lines.every((line) => !unjournaled.has(line.deliveryId))) {
       await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
     }
     return { code: 'SUCCESS', message: result.message };
@@ -206,8 +260,9 @@ export class DeliveryEngine {
       .map(([invoice, item]) => ({ ...this.#line(`invoice:${invoice}`, player, 'intended', item, invoice), previewedAt: reconciled.sentAt, ...(node === undefined ? {} : { node }) }));
     if (!(await this.#write(run, player, (journal) => journal.append(intents)))) return journalOutcome(run);
     // The service opened the window when the preview arrived, which is before its answer
-    // was back here: timing from the answer never claims too early.
-    const wait = CLAIM_WINDOW_MS - (this.#config.now() - reconciled.answeredAt);
+    // was back here: timing from the answer never claims too early. Measured on the
+    // monotonic clock, and never longer than the window, whatever the wall clock does.
+    const wait = Math.min(CLAIM_WINDOW_MS, CLAIM_WINDOW_MS - (this.#monotonic() - reconciled.answeredAt));
     if (wait > 0) await pause(control, wait);
 
     let result: ClaimResult;
@@ -225,14 +280,17 @@ export class DeliveryEngine {
     if (result.code !== 'SUCCESS') return outcomeOf(result);
 
     const claimed = this.#claimedLines(player, result);
-    // Intents this claim did not deliver went to another claimer. Dropped before the
-    // claimed lines are written: a crash in between leaves the claimed lines as intents,
-    // which the next preview then finds delivered and grants.
+    // The claimed lines replace the intents in one append, all or nothing: an intent of the
+    // same invoice is overwritten in place, the others (the answer had no usable invoices,
+    // or another claimer took them) are written again as settled. A crash before the
+    // append leaves every intent open, so the next preview finds them delivered and grants
+    // them (reporting the window); a crash after it leaves the lines to grant and the
+    // settled intents to drop. Never one without the other.
     const ids = new Set(claimed.map((e) => e.deliveryId));
-    const gone = intents.filter((e) => !ids.has(e.deliveryId)).map((e) => e.deliveryId);
-    if (gone.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(gone));
-    await this.#record(run, player, claimed);
-    await this.#grantAll(run, claimed, grant);
+    const gone = intents.filter((e) => !ids.has(e.deliveryId));
+    const recorded = await this.#record(run, player, [...claimed, ...gone.map((e) => ({ ...e, settled: true }))]);
+    if (recorded && gone.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(gone.map((e) => e.deliveryId)));
+    await this.#grantAll(run, claimed, grant, control);
     return { code: 'SUCCESS', message: result.message };
   }
 
@@ -249,7 +307,7 @@ export class DeliveryEngine {
     } catch (error) {
       return { ok: false, outcome: failed(error) };
     }
-    const answeredAt = this.#config.now();
+    const answeredAt = this.#monotonic();
     let pending = new Map<string, Transaction>();
     const delivered: JournalLine[] = [];
     if (preview.code === 'PREVIEW') {
@@ -270,7 +328,7 @@ export class DeliveryEngine {
 
     let intents: JournalLine[];
     try {
-      intents = (await this.journal.pending(player)).filter((e): e is JournalLine => e.state === 'intended');
+      intents = checked(await this.journal.pending(player)).filter(isOpenIntent);
     } catch (error) {
       this.#journalFailed(run, player, error);
       intents = [];
@@ -280,40 +338,79 @@ export class DeliveryEngine {
     if (lost.length > 0) {
       // Reported before the intents, which carry the window's start, leave the journal.
       this.#reportUnverified(run, player, Math.min(...lost.map((e) => e.previewedAt ?? e.recordedAt)));
-      delivered.push(...lost.map(({ previewedAt: _, ...e }) => ({ ...e, state: 'claimed' as const, recordedAt: this.#config.now() })));
+      delivered.push(...lost.map(({ previewedAt: _, settled: __, ...e }) => ({ ...e, state: 'claimed' as const, recordedAt: this.#config.now() })));
     }
     if (delivered.length > 0) {
       await this.#record(run, player, delivered);
-      await this.#grantAll(run, delivered, grant);
+      await this.#grantAll(run, delivered, grant, control);
     }
     const kept = intents.filter((e) => !covered.has(e.deliveryId) && !lost.includes(e));
     return { ok: true, pending, intents: kept, sentAt, answeredAt, outcome: preview.code === 'SUCCESS' ? { code: 'SUCCESS', message: preview.message } : outcomeOf(preview) };
   }
 
-  /** Grants each line, acknowledging it right after; a throwing grant leaves its line pending. */
-  async #grantAll(run: Run, lines: readonly JournalLine[], grant: GrantFunction): Promise<void> {
+  /**
+   * Grants each line, acknowledging it right after; a throwing grant leaves its line
+   * pending, and so does one that outlives `grantTimeoutMs` (acknowledged if it still
+   * succeeds; never granted again while it runs).
+   */
+  async #grantAll(run: Run, lines: readonly JournalLine[], grant: GrantFunction, control: Control): Promise<void> {
+    const { unjournaled, granting } = this.#shared;
     for (const line of lines) {
+      if (granting.has(line.deliveryId)) continue;
       const item: DeliveredItem = { ...line.item, deliveryId: line.deliveryId };
-      try {
-        await grant(item);
-      } catch (error) {
-        run.failed.push({ item, error });
+      const error = await this.#grantWithin(run, item, grant, control.grantTimeoutMs);
+      if (error !== undefined) {
+        run.failed.push({ item, error: error.thrown });
         continue;
       }
       run.granted.push(item);
-      this.#unjournaled.delete(line.deliveryId);
+      unjournaled.delete(line.deliveryId);
       await this.#write(run, line.playerName, (journal) => journal.acknowledge([line.deliveryId]));
     }
   }
 
+  /** One grant, bounded: what it threw, its timeout, or `undefined` once it returned. */
+  async #grantWithin(run: Run, item: DeliveredItem, grant: GrantFunction, ms: number): Promise<{ thrown: unknown } | undefined> {
+    let attempt: Promise<unknown>;
+    try {
+      attempt = Promise.resolve(grant(item));
+    } catch (thrown) {
+      return { thrown };
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+    try {
+      if ((await Promise.race([attempt, late])) !== 'late') return undefined;
+    } catch (thrown) {
+      return { thrown };
+    } finally {
+      clearTimeout(timer);
+    }
+    // Still running: the player's other calls go on, and this line waits for it.
+    const { granting, unjournaled } = this.#shared;
+    const journal = this.journal;
+    granting.add(item.deliveryId);
+    attempt.then(
+      async () => {
+        granting.delete(item.deliveryId);
+        unjournaled.delete(item.deliveryId);
+        await journal.acknowledge([item.deliveryId]).catch(() => undefined); // else granted again later: the game's dedupe check
+      },
+      () => granting.delete(item.deliveryId),
+    );
+    return { thrown: new GrantTimeoutError(run.operation, item.deliveryId, ms) };
+  }
+
   /**
-   * Journals claimed lines. When the journal fails they are kept in memory (granted from
-   * there, written again on the next call) and the failure is reported: once the service
-   * delivered them, a failed write must not drop them.
+   * Journals claimed lines (and the intents they settle). When the journal fails they are
+   * kept in memory (the lines granted from there, everything written again on the next
+   * call) and the failure is reported: once the service delivered them, a failed write
+   * must not drop them.
    */
-  async #record(run: Run, player: string, lines: readonly JournalLine[]): Promise<boolean> {
-    if (await this.#write(run, player, (journal) => journal.append(lines))) return true;
-    for (const line of lines) this.#unjournaled.set(line.deliveryId, line);
+  async #record(run: Run, player: string, entries: readonly JournalEntry[]): Promise<boolean> {
+    if (await this.#write(run, player, (journal) => journal.append(entries))) return true;
+    const { unjournaled } = this.#shared;
+    for (const entry of entries) unjournaled.set(entry.deliveryId, entry);
     return false;
   }
 
@@ -340,6 +437,8 @@ export class DeliveryEngine {
   #reportUnverified(run: Run, player: string, from: number): void {
     const window: UnverifiedWindow = { playerName: player, from, to: this.#config.now() };
     run.unverified.push(window);
+    const { windows } = this.#shared;
+    windows.set(player, mergedWindows([...(windows.has(player) ? [windows.get(player) as UnverifiedWindow] : []), window])[0] as UnverifiedWindow);
     this.#emit(run, { type: 'unverified', operation: run.operation, window });
   }
 
@@ -352,9 +451,9 @@ export class DeliveryEngine {
   }
 
   async #pendingCount(run: Run, player: string | undefined): Promise<number> {
-    const inMemory = [...this.#unjournaled.values()].filter((e) => player === undefined || e.playerName === player).length;
+    const inMemory = [...this.#shared.unjournaled.values()].filter((e) => isClaimed(e) && (player === undefined || e.playerName === player)).length;
     try {
-      return (await this.journal.pending(player)).length + inMemory;
+      return (await this.journal.pending(player)).filter((e) => !(e.state === 'intended' && e.settled === true)).length + inMemory;
     } catch (error) {
       this.#journalFailed(run, player, error);
       return inMemory;
@@ -377,7 +476,8 @@ export class DeliveryEngine {
     for (let waits = 0; ; waits++) {
       const result = await run.via.claim(player, claimOptions);
       if (result.code !== 'RATE_LIMIT' || waits >= control.maxWaits) return result;
-      await pause(control, result.retryAfterMs);
+      // Never longer than the service's window (plus a margin), whatever a clock or a proxy says.
+      await pause(control, Math.min(Math.max(0, result.retryAfterMs), CLAIM_WINDOW_MS + 1_000));
     }
   }
 
@@ -387,22 +487,61 @@ export class DeliveryEngine {
 
   /**
    * Runs `work` under the journal's cross-node lock on the player, when it has one. A lock
-   * that cannot be had is reported on the run (`undefined` returned): nothing was done.
+   * that cannot be had is reported on the run and returned: nothing was done. Waiting for
+   * the lock is abortable; once the work has started, it settles on its own.
    */
-  async #acrossNodes<T>(run: Run, player: string, work: () => Promise<T>): Promise<T | undefined> {
+  async #acrossNodes<T>(run: Run, player: string, control: Control, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: JournalError }> {
     const journal = this.journal;
-    if (journal.withPlayerLock === undefined) return work();
+    if (journal.withPlayerLock === undefined) return { ok: true, value: await work() };
+    const signal = control.signal;
     let started = false;
-    try {
-      return await journal.withPlayerLock(player, () => {
-        started = true;
-        return work();
-      });
-    } catch (error) {
-      if (started) throw error;
-      this.#journalFailed(run, player, error);
-      return undefined;
-    }
+    const locked = journal.withPlayerLock<T | typeof NOT_STARTED>(player, () => {
+      if (signal?.aborted) return Promise.resolve(NOT_STARTED);
+      started = true;
+      return work();
+    });
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!started) reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      locked.then(
+        (value) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (value !== NOT_STARTED) resolve({ ok: true, value: value as T });
+        },
+        (error: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (started) reject(error);
+          else if (!signal?.aborted) resolve({ ok: false, error: this.#journalFailed(run, player, error) });
+        },
+      );
+    });
   }
+}
 
+/** A grant calling `deliver` for its own player would wait for itself forever: refused. */
+function refuseReentry(locks: PlayerLocks, player: string, operation: 'deliver' | 'resumeDeliveries'): void {
+  if (locks.holds(player)) {
+    fail('playerName', `must not be the player of a delivery this call runs inside (a grant or onEvent calling ${operation} for ${JSON.stringify(player)} would wait for itself forever); grant the item and return`, operation);
+  }
+}
+
+/** Every record a journal returns is validated like an answer from the network. */
+function checked(entries: JournalEntry[]): JournalEntry[] {
+  if (!Array.isArray(entries)) throw new Error(`pending() did not return an array (${typeof entries})`);
+  for (const entry of entries) {
+    const problem = entryProblem(entry);
+    if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
+  }
+  return entries;
+}
+
+function isClaimed(entry: JournalEntry): entry is JournalLine {
+  return entry.state === 'claimed';
+}
+
+/** An intent still to reconcile (not settled by a claim whose lines were journaled). */
+function isOpenIntent(entry: JournalEntry): entry is JournalLine {
+  return entry.state === 'intended' && entry.settled !== true;
 }

@@ -11,8 +11,11 @@ import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepF
 const DEFAULT_RATE_LIMIT_WAITS = 3;
 const MAX_RATE_LIMIT_WAITS = 100;
 // Derived from the interfaces: a new option cannot be left out of the allow-lists.
-const RESUME_OPTIONS = Object.keys({ signal: true, sleep: true, maxRateLimitWaits: true } satisfies Record<keyof ResumeOptions, true>);
-const DELIVER_OPTIONS = Object.keys({ signal: true, sleep: true, maxRateLimitWaits: true, mode: true } satisfies Record<keyof DeliverOptions, true>);
+const RESUME_KEYS = { signal: true, sleep: true, maxRateLimitWaits: true, grantTimeoutMs: true } satisfies Record<keyof ResumeOptions, true>;
+const RESUME_OPTIONS = Object.keys(RESUME_KEYS);
+const DELIVER_OPTIONS = Object.keys({ ...RESUME_KEYS, mode: true } satisfies Record<keyof DeliverOptions, true>);
+const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
+const MAX_GRANT_TIMEOUT_MS = 24 * 3_600_000;
 const MODES: readonly DeliveryMode[] = ['exactlyOnce', 'fast'];
 
 /** How a call waits and gives up. */
@@ -20,6 +23,7 @@ export interface Control {
   signal: AbortSignal | undefined;
   sleep: SleepFunction;
   maxWaits: number;
+  grantTimeoutMs: number;
 }
 
 type RawOptions = { [K in keyof DeliverOptions]?: unknown };
@@ -57,7 +61,8 @@ function controlOf(opts: RawOptions, op: Operation): Control {
   const signal = checkSignal(opts.signal, op);
   if (opts.sleep !== undefined && typeof opts.sleep !== 'function') fail('options.sleep', `must be a function (ms) => Promise<void>, got ${describe(opts.sleep)}`, op);
   const maxWaits = opts.maxRateLimitWaits === undefined ? DEFAULT_RATE_LIMIT_WAITS : checkIntegerInRange(opts.maxRateLimitWaits, 0, MAX_RATE_LIMIT_WAITS, 'options.maxRateLimitWaits', op);
-  return { signal, sleep: (opts.sleep as SleepFunction | undefined) ?? ((ms) => realSleep(ms, signal)), maxWaits };
+  const grantTimeoutMs = opts.grantTimeoutMs === undefined ? DEFAULT_GRANT_TIMEOUT_MS : checkIntegerInRange(opts.grantTimeoutMs, 1, MAX_GRANT_TIMEOUT_MS, 'options.grantTimeoutMs', op);
+  return { signal, sleep: (opts.sleep as SleepFunction | undefined) ?? ((ms) => realSleep(ms, signal)), maxWaits, grantTimeoutMs };
 }
 
 function realSleep(ms: number, signal?: AbortSignal): Promise<void> {

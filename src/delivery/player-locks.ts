@@ -1,28 +1,91 @@
 /**
- * The in-process lock per player: calls for one player run one after the other, in the
- * order they came, so two calls never grant the same line at once. Journals shared by
- * several processes add their own lock across nodes (`withPlayerLock`).
+ * The lock per player that every user of one journal shares: calls for one player run one
+ * after the other, in the order they came, so two calls never grant the same line at
+ * once, whichever client (or derived client) made them. Journals shared by several
+ * processes add their own lock across nodes (`withPlayerLock`).
  *
  * @module
  * @internal
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** A turn taken: `held` until its work settles. */
+interface Turn {
+  locks: PlayerLocks;
+  player: string;
+  held: boolean;
+}
+
+// The turns the current async context runs inside: a grant that calls deliver for its own
+// player would wait for itself forever, so it is refused instead.
+const inside = new AsyncLocalStorage<readonly Turn[]>();
 
 /** One queue per player; a player's entry is dropped once its queue is empty. */
 export class PlayerLocks {
   readonly #tails = new Map<string, Promise<void>>();
 
-  /** Runs `work` once every earlier call for `player` has finished. */
-  async run<T>(player: string, work: () => Promise<T>): Promise<T> {
+  /** How many players have a call running or queued (for tests and metrics). */
+  get size(): number {
+    return this.#tails.size;
+  }
+
+  /** True when the calling code runs inside a turn of `player` (a grant, an `onEvent`). */
+  holds(player: string): boolean {
+    return (inside.getStore() ?? []).some((turn) => turn.held && turn.locks === this && turn.player === player);
+  }
+
+  /**
+   * Runs `work` once every earlier call for `player` has finished. A call still waiting
+   * when `signal` aborts rejects at once with `signal.reason` and leaves the queue as if it
+   * had never joined it.
+   */
+  async run<T>(player: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    signal?.throwIfAborted();
     const previous = this.#tails.get(player) ?? Promise.resolve();
     let release!: () => void;
-    const mine = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
-    this.#tails.set(player, mine);
-    await previous;
-    try {
-      return await work();
-    } finally {
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => done);
+    this.#tails.set(player, tail);
+    const leave = () => {
       release();
-      if (this.#tails.get(player) === mine) this.#tails.delete(player);
+      if (this.#tails.get(player) === tail) this.#tails.delete(player);
+    };
+    try {
+      await abortable(previous, signal);
+    } catch (error) {
+      // Not our turn yet: the queue moves on once the call before us is done.
+      void previous.then(leave);
+      throw error;
+    }
+    const turn: Turn = { locks: this, player, held: true };
+    try {
+      return await inside.run([...(inside.getStore() ?? []), turn], work);
+    } finally {
+      turn.held = false;
+      leave();
     }
   }
+}
+
+/**
+ * Waits for `promise`, or rejects with `signal.reason` as soon as `signal` aborts; the
+ * listener is removed either way, so a long-lived signal keeps nothing per call.
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

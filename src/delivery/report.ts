@@ -39,12 +39,17 @@ export interface StepOutcome {
   error?: StorefrontError;
 }
 
-/** The report of one `deliver` call. */
-export function deliveryReport(run: Run, outcome: StepOutcome, pending: number): DeliveryReport {
+/**
+ * The report of one `deliver` call. `windowKnown`: a window of this player was reported
+ * earlier and not handled yet, so the texts say staff are checking all the same.
+ */
+export function deliveryReport(run: Run, outcome: StepOutcome, pending: number, windowKnown = false): DeliveryReport {
   const code: DeliveryCode = run.failed.length > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
   let message = code === 'PARTIAL' ? PARTIAL_MESSAGE : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
   // Never "already claimed" (or "safe, try again") when a lost claim may have taken something unseen.
-  if (run.unverified.length > 0) message = code === 'PARTIAL' ? `${PARTIAL_MESSAGE} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
+  if (run.unverified.length > 0 || windowKnown) {
+    message = code === 'PARTIAL' ? `${PARTIAL_MESSAGE} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
+  }
   const error = outcome.error ?? run.error;
   const unverified = mergedWindows(run.unverified)[0];
   return {

@@ -64,6 +64,14 @@ export interface ResumeOptions {
    * `retryAfterMs`. Default `3`; `0` reports `RATE_LIMIT` at once.
    */
   maxRateLimitWaits?: number;
+  /**
+   * How long one call of your grant function may take, in ms, before the delivery moves
+   * on: the item is reported in `failed` with a {@link GrantTimeoutError} and stays
+   * pending, and the player's other calls are no longer blocked by it. The grant is not
+   * cancelled: if it later resolves, the item is acknowledged then; while it runs, no
+   * other call grants that item again. Default `60000`.
+   */
+  grantTimeoutMs?: number;
 }
 
 /**
@@ -83,6 +91,33 @@ export interface DeliverOptions extends ResumeOptions {
    * exactly-once way, whatever the mode.
    */
   mode?: DeliveryMode;
+}
+
+/**
+ * The error of a grant that did not settle within {@link ResumeOptions.grantTimeoutMs}
+ * (found in {@link DeliveryFailure.error}). The item stays pending; if the grant still
+ * resolves, the item is acknowledged then, otherwise a later call grants it again.
+ *
+ * @example
+ * ```ts
+ * for (const { item, error } of report.failed) {
+ *   if (error instanceof GrantTimeoutError) log.warn(`grant of ${item.deliveryId} is stuck`);
+ * }
+ * ```
+ */
+export class GrantTimeoutError extends Error {
+  /** The item's `deliveryId`. */
+  readonly deliveryId: string;
+  /** The limit that elapsed, in ms. */
+  readonly timeoutMs: number;
+
+  /** @internal */
+  constructor(operation: string, deliveryId: string, timeoutMs: number) {
+    super(`${operation}: the grant of ${deliveryId} did not settle within ${timeoutMs} ms; the item stays pending (acknowledged if the grant still succeeds, granted again later otherwise)`);
+    this.name = 'GrantTimeoutError';
+    this.deliveryId = deliveryId;
+    this.timeoutMs = timeoutMs;
+  }
 }
 
 /** A grant that threw; the item stays in the journal and will be granted again. */
@@ -160,7 +195,11 @@ export interface UnverifiedWindow {
 export interface ResumeError {
   /** The player, exact name. */
   playerName: string;
-  /** Why the preview failed; the intents stay in the journal for the next run. */
+  /**
+   * Why the player was left unreconciled (the preview failed or was refused, the journal
+   * or the player's lock could not be had); the entries stay in the journal for the next
+   * run.
+   */
   error: StorefrontError;
 }
 
@@ -172,7 +211,7 @@ export interface ResumeReport {
   failed: DeliveryFailure[];
   /** Journal entries still pending after the run, all players. */
   pending: number;
-  /** Players whose intents could not be reconciled because the preview failed. */
+  /** Every player whose entries could not be settled or reconciled in this run, and why. */
   errors: ResumeError[];
   /** One window per player whose lost claim was reconciled in this run; see {@link DeliveryReport.unverified}. */
   unverified: UnverifiedWindow[];
