@@ -30,12 +30,18 @@ export interface FileJournalOptions {
 }
 
 /**
- * A {@link DeliveryJournal} in one file of JSON lines: `{"op":"put","entry":…}` records an
- * entry, `{"op":"ack","ids":[…]}` acknowledges entries. A call resolves once every byte
- * of its line is written and flushed (`fdatasync`). A write that fails (a full disk)
- * rejects with {@link JournalError}, changes nothing and is cut off the file, so the
- * journal stays usable. A crash can only tear the last line, which the next start ignores
- * and cuts off. Any other unreadable line is damage and fails loudly.
+ * A {@link DeliveryJournal} in one file of JSON lines, one line per call:
+ * `{"op":"put","entries":[…]}` records the entries of one append (`{"op":"put","entry":…}`
+ * when it holds one, as 0.1.0 wrote every entry), `{"op":"ack","ids":[…]}` acknowledges
+ * entries. A call resolves once every byte of its line is written and flushed
+ * (`fdatasync`). An append of several entries is all-or-nothing: after a crash or a power
+ * cut the file holds all of them or none. A write that fails (a full disk) rejects with
+ * {@link JournalError}, changes nothing and is cut off the file, so the journal stays
+ * usable. A crash can only tear the last line: a last line without its newline that is
+ * not JSON is dropped and cut off by the next start. Every other line is validated like
+ * an answer from the network; a line that is not a valid record is damage, and the
+ * journal fails loudly (a {@link JournalError} naming the file, the line and the problem)
+ * with nothing changed.
  *
  * One process per file: on first use the journal takes the lock file `<path>.lock`
  * (holding its pid and host) and rejects with {@link JournalError} while another process,

@@ -13,7 +13,13 @@ import { FileLock, fsCalls, syncDirectory, writeAll } from './file-lock.js';
 import { describe } from '../internal/validate.js';
 import { entryProblem, type JournalEntry } from './journal.js';
 
-type Line = { op: 'put'; entry: JournalEntry } | { op: 'ack'; ids: string[] };
+/**
+ * One line of the file. `put` with `entry` records one entry (the only form 0.1.0 wrote;
+ * still written for a one-entry append and by compaction), `put` with `entries` records
+ * the entries of one append of several, `ack` acknowledges entries. One append is one
+ * line, so a crash keeps all of it or none of it: a prefix of a line is not JSON.
+ */
+type Line = { op: 'put'; entry: JournalEntry } | { op: 'put'; entries: JournalEntry[] } | { op: 'ack'; ids: string[] };
 
 /**
  * One journal file: its pending entries in memory, every change appended and flushed.
@@ -39,10 +45,14 @@ export class FileStore {
     this.#fsync = fsync;
   }
 
-  /** Records entries (the caller's copies, kept as they are) and flushes them. */
+  /**
+   * Records entries (the caller's copies, kept as they are) and flushes them, as one line:
+   * all of them or, after a crash, none.
+   */
   append(entries: readonly JournalEntry[]): Promise<void> {
     return this.#exclusive(async () => {
-      await this.#write(entries.map((entry) => ({ op: 'put', entry }) satisfies Line), 'nothing was recorded');
+      const [only] = entries;
+      await this.#write(entries.length === 1 && only !== undefined ? { op: 'put', entry: only } : { op: 'put', entries: [...entries] }, 'nothing was recorded');
       for (const entry of entries) this.#entries.set(entry.deliveryId, entry);
     });
   }
@@ -61,7 +71,7 @@ export class FileStore {
   /** Records that entries are done with, flushes, and compacts the file when it grew. */
   acknowledge(ids: string[]): Promise<void> {
     return this.#exclusive(async () => {
-      await this.#write([{ op: 'ack', ids }], 'nothing was acknowledged');
+      await this.#write({ op: 'ack', ids }, 'nothing was acknowledged');
       for (const id of ids) this.#entries.delete(id);
       await this.#maybeCompact();
     });
@@ -174,12 +184,13 @@ export class FileStore {
   }
 
   /**
-   * Appends lines and flushes them. On failure nothing changes: the file is cut back to
+   * Appends one line and flushes it. On failure nothing changes: the file is cut back to
    * its last good size, so the next write does not glue onto a torn line.
    */
-  async #write(lines: readonly Line[], unchanged: string): Promise<void> {
+  async #write(line: Line, unchanged: string): Promise<void> {
     const file = this.#file as FileHandle;
-    const data = Buffer.from(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    // JSON.stringify escapes every newline in the strings: the line's only one is its last byte.
+    const data = Buffer.from(`${JSON.stringify(line)}\n`);
     try {
       await writeAll(file, data);
       if (this.#fsync) await file.datasync();
@@ -188,7 +199,7 @@ export class FileStore {
       throw new JournalError(`FileJournal: could not write ${this.#path}: ${(error as Error).message}; ${unchanged}`, { path: this.#path, cause: error });
     }
     this.#size += data.length;
-    this.#lines += lines.length;
+    this.#lines += 1;
   }
 
   async #rollBack(file: FileHandle): Promise<void> {
@@ -203,7 +214,8 @@ export class FileStore {
   }
 
   /**
-   * Rewrites the file with only the pending entries: to a unique temporary file, synced,
+   * Rewrites the file with only the pending entries, one line each (readable by 0.1.0 too):
+   * to a unique temporary file, synced,
    * renamed over the journal, the directory synced. The temporary file's handle becomes
    * the journal's. If any step before the rename fails the old file stays in use (its
    * writes were durable) and the next acknowledgement tries again.
@@ -275,6 +287,16 @@ function readLine(bytes: Uint8Array): Read {
 function lineProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return `not an object (${describe(value)})`;
   const line = value as Record<string, unknown>;
+  if (line['op'] === 'put' && 'entries' in line) {
+    const entries = line['entries'];
+    if ('entry' in line) return 'both entry and entries';
+    if (!Array.isArray(entries)) return `entries is not an array (${describe(entries)})`;
+    for (const [i, entry] of entries.entries()) {
+      const problem = entryProblem(entry);
+      if (problem !== undefined) return `entries[${i}]: ${problem}`;
+    }
+    return undefined;
+  }
   if (line['op'] === 'put') {
     const problem = entryProblem(line['entry']);
     return problem === undefined ? undefined : `entry: ${problem}`;
@@ -289,6 +311,7 @@ function lineProblem(value: unknown): string | undefined {
 }
 
 function apply(entries: Map<string, JournalEntry>, line: Line): void {
-  if (line.op === 'put') entries.set(line.entry.deliveryId, line.entry);
-  else for (const id of line.ids) entries.delete(id);
+  if (line.op === 'ack') for (const id of line.ids) entries.delete(id);
+  else if ('entries' in line) for (const entry of line.entries) entries.set(entry.deliveryId, entry);
+  else entries.set(line.entry.deliveryId, line.entry);
 }

@@ -248,6 +248,63 @@ describe('FileJournal reading its file back', () => {
     await damaged(put('a') + text, 2, problem);
   });
 
+  // #21 point 3: a power cut keeps any prefix of an unsynced write, a line boundary too.
+  it('an append of several entries is one line: every prefix of its bytes on disk loads with all of its entries or none', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.append([journalLine('a')]);
+    const before = readFileSync(path);
+    await j.append([journalLine('b'), journalLine('c', 'Bob'), { ...journalLine('d'), state: 'intended', previewedAt: 5 }]);
+    await j.close();
+    const written = readFileSync(path).subarray(before.length);
+
+    const cuts = new Set([0, written.length]);
+    for (let i = 0; i < written.length; i++) {
+      if (written[i] === 0x0a) [i - 1, i, i + 1].forEach((cut) => cuts.add(cut));
+      if (i % 97 === 0) cuts.add(i);
+    }
+    for (const cut of cuts) {
+      const disk = file();
+      writeFileSync(disk, Buffer.concat([before, written.subarray(0, cut)]));
+      const loaded = await reload(disk);
+      expect(loaded, `power cut after ${cut} of ${written.length} bytes`).toEqual(cut >= written.length - 1 ? ['a', 'b', 'c', 'd'] : ['a']);
+      // The torn line is cut off: the file ends on a whole line.
+      expect(readFileSync(disk).equals(cut >= written.length - 1 ? Buffer.concat([before, written]) : before)).toBe(true);
+    }
+    expect(written.indexOf(0x0a)).toBe(written.length - 1); // one line, its newline last
+  });
+
+  it('a torn batch as the last line (no newline) loads with none of its entries, and the next append starts on a clean line', async () => {
+    const path = file();
+    const batch = JSON.stringify({ op: 'put', entries: [journalLine('b'), journalLine('c')] });
+    writeFileSync(path, `${put('a')}${batch.slice(0, batch.indexOf('"deliveryId":"c"'))}`);
+    const j = journal(path);
+    expect(await ids(j)).toEqual(['a']);
+    await j.append([journalLine('e'), journalLine('f')]);
+    await j.close();
+    expect(await reload(path)).toEqual(['a', 'e', 'f']);
+  });
+
+  it('opens a file written by 0.1.0 (one put line per entry, ack lines) unchanged', async () => {
+    const path = file();
+    // As 0.1.0 wrote an append of [a, b], then [c], then acknowledged a.
+    const old = `${put('a')}${put('b')}${put('c')}${ack('a')}`;
+    writeFileSync(path, old);
+    const j = journal(path);
+    expect(await j.pending()).toEqual([journalLine('b'), journalLine('c')]);
+    expect(readFileSync(path, 'utf8')).toBe(old);
+    await j.append([journalLine('d'), journalLine('e')]);
+    await j.close();
+    expect(await reload(path)).toEqual(['b', 'c', 'd', 'e']);
+  });
+
+  it('a batch holding one record of the wrong shape is damage, naming the record', async () => {
+    const batch = JSON.stringify({ op: 'put', entries: [journalLine('b'), { ...journalLine('c'), state: 'lost' }] });
+    await damaged(`${put('a')}${batch}\n${put('d')}`, 2, /entries\[1\]: state is not/);
+    await damaged(`${put('a')}${JSON.stringify({ op: 'put', entries: 'b' })}\n`, 2, /entries is not an array/);
+    await damaged(`${put('a')}${JSON.stringify({ op: 'put', entry: journalLine('b'), entries: [journalLine('c')] })}\n`, 2, /both entry and entries/);
+  });
+
   it('a torn last line (no newline, not JSON) is dropped and cut off; blank lines are skipped', async () => {
     const path = file();
     writeFileSync(path, `${put('a')}\n${put('b')}${ack('a')}${put('c').slice(0, 50)}`);
