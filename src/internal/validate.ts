@@ -2,19 +2,13 @@
  * Argument checks run before any request. Each failure names the argument and the rule.
  */
 import { InvalidInputError, type Operation } from '../errors.js';
+import { playerNameProblem } from './player-name.js';
 
 /** Ceiling of `quantity` in a cart line. */
 export const MAX_QUANTITY = 1_000_000;
 
-/** The longest player name the service accepts. */
-export const MAX_PLAYER_NAME_LENGTH = 64;
-
 /** The longest API key the client takes; real keys are far shorter. */
 export const MAX_API_KEY_LENGTH = 512;
-
-// C0 and C1 controls, and the bidi embeddings, overrides and isolates (U+202A–U+202E,
-// U+2066–U+2069) that make a name display as another: the service refuses them.
-const FORBIDDEN_IN_NAMES = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
 // setTimeout's ceiling; ky refuses larger timeouts with a RangeError.
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -56,14 +50,14 @@ export function checkNonBlank(value: unknown, argument: string, operation?: Oper
 }
 
 /**
- * A player name as the service accepts it: non-blank, at most 64 characters, no control
- * or bidi-override characters. A name the service would refuse (`INVALID_PLAYER`) never
+ * A player name as the service accepts it, by the rule the mock applies too
+ * ({@link playerNameProblem}). A name the service would refuse (`INVALID_PLAYER`) never
  * goes out.
  */
 export function checkPlayerName(value: unknown, argument: string, operation?: Operation): string {
   const name = checkNonBlank(value, argument, operation);
-  if (name.length > MAX_PLAYER_NAME_LENGTH) fail(argument, `must be at most ${MAX_PLAYER_NAME_LENGTH} characters, got ${name.length}`, operation);
-  if (FORBIDDEN_IN_NAMES.test(name)) fail(argument, 'must not contain control or bidi-override characters', operation);
+  const problem = playerNameProblem(name);
+  if (problem !== undefined) fail(argument, problem, operation);
   return name;
 }
 

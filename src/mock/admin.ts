@@ -10,7 +10,7 @@ import { productPatchSchema, productSchema } from './seed-schema.js';
 import { checkoutRecord, newPurchaseRow, serverFor, type MockState } from './state.js';
 import type { AddPurchaseInput, MockStateSnapshot, PurchaseRow, VoteRecord } from './types.js';
 
-const BAD_NAME = 'playerName must be non-blank, at most 64 characters, no control characters.';
+const BAD_NAME = 'playerName must be non-blank, at most 64 characters, no control or bidi-override characters.';
 
 /**
  * Adds a paid, undelivered row for the catalog product `id`, as if the player had bought

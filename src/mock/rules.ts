@@ -6,6 +6,7 @@
  * names the entry of "Interpretations" in docs/testing-with-the-mock.md, where the choice
  * and its evidence are written down.
  */
+import { playerNameProblem } from '../internal/player-name.js';
 import type { MockSeedProduct, MockSeedSale } from './seed.js';
 import type { PurchaseRow } from './types.js';
 
@@ -13,7 +14,7 @@ import type { PurchaseRow } from './types.js';
 export const CLAIM_WINDOW_MS = 10_000;
 
 /** Longest valid player name, in characters (code points). */
-export const MAX_PLAYER_NAME_LENGTH = 64;
+export { MAX_PLAYER_NAME_LENGTH } from '../internal/player-name.js';
 
 /**
  * The most units one cart line (and one product over all its lines) may ask for: the bound
@@ -42,16 +43,13 @@ export function roundCents(amount: number): number {
 export const money = (amount: number): string => amount.toFixed(2);
 
 /**
- * Player names (I-13): non-blank, at most 64 characters, no control characters. Spaces,
- * underscores and 17-digit Steam ids are all fine; letter case is kept.
+ * Player names (I-13): non-blank, at most 64 characters (code points), no control or
+ * bidi-override characters, no lone surrogate. Spaces, underscores and 17-digit Steam ids
+ * are all fine; letter case is kept. The rule is the SDK's own (one module for both), so a
+ * name the mock takes a purchase for is one the SDK claims for.
  */
 export function isValidPlayerName(name: unknown): name is string {
-  return (
-    typeof name === 'string' &&
-    name.trim() !== '' &&
-    [...name].length <= MAX_PLAYER_NAME_LENGTH &&
-    !/\p{Cc}/u.test(name)
-  );
+  return typeof name === 'string' && playerNameProblem(name) === undefined;
 }
 
 /**

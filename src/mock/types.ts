@@ -148,7 +148,7 @@ export interface MockStateSnapshot {
 
 /** What `addPurchase` needs: a player, a catalog product id and how many units were bought. */
 export interface AddPurchaseInput {
-  /** Player name (same rules as a claim: non-blank, at most 64 characters, no control characters). */
+  /** Player name (same rules as a claim: non-blank, at most 64 characters, no control or bidi-override characters). */
   playerName: string;
   /** Catalog product id (as in a cart item). */
   id: number;

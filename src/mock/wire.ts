@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { HeaderReader } from './auth.js';
 import { JAVA_INT_MAX, MAX_CART_QUANTITY } from './rules.js';
 import { describeIssues } from './issues.js';
+import { playerNameProblem } from '../internal/player-name.js';
 
 /**
  * A request as the store sees it: headers and the body text, nothing transport-specific.
@@ -91,7 +92,11 @@ export const catalogBodySchema = z.strictObject({ categoryId: positiveInt.option
 
 /** Checkout body; `cartItems` is the JSON text of the array, decoded by {@link cartItemsSchema}. */
 export const checkoutBodySchema = z.strictObject({
-  username: z.string().refine((s) => s.trim() !== '', { error: 'expected a non-blank string' }),
+  // [interpretation I-13] The buyer is the player who claims: a name no claim would accept is refused here.
+  username: z.string().superRefine((name, ctx) => {
+    const problem = playerNameProblem(name);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `expected a valid player name (${problem})` });
+  }),
   cartItems: z.string(),
   // [interpretation I-1] The real field name is undocumented; change it here.
   coupon: z.string().optional(),

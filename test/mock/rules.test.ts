@@ -75,11 +75,15 @@ describe('rule helpers', () => {
     expect(toTransaction(row, 'v3', '')).toEqual({ ...legacy, message: '' });
   });
 
-  it('player names: non-blank, at most 64 code points, no control characters', () => {
+  it('player names: non-blank, at most 64 code points, no control or bidi-override characters', () => {
     expect(isValidPlayerName('😀'.repeat(64))).toBe(true);
     expect(isValidPlayerName('😀'.repeat(65))).toBe(false);
     expect(isValidPlayerName('tab\there')).toBe(false);
     expect(isValidPlayerName('\u007f')).toBe(false);
+    expect(isValidPlayerName('evil\u202egnp.exe')).toBe(false);
+    expect(isValidPlayerName('\u2066Admin\u2069')).toBe(false);
+    expect(isValidPlayerName('Player\ud835')).toBe(false);
+    expect(isValidPlayerName('Player\u200eName')).toBe(true);
   });
 
   it('priceWithSale takes the best active sale and never goes below 0', () => {
