@@ -476,8 +476,8 @@ export class DeliveryEngine {
     for (let waits = 0; ; waits++) {
       const result = await run.via.claim(player, claimOptions);
       if (result.code !== 'RATE_LIMIT' || waits >= control.maxWaits) return result;
-      // Never longer than the service's window (plus a margin), whatever a clock or a proxy says.
-      await pause(control, Math.min(Math.max(0, result.retryAfterMs), CLAIM_WINDOW_MS + 1_000));
+      // Never longer than the service's window, whatever a clock or a proxy says.
+      await pause(control, Math.min(Math.max(0, result.retryAfterMs), CLAIM_WINDOW_MS));
     }
   }
 
