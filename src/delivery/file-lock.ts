@@ -6,7 +6,7 @@
  * @internal
  */
 import { randomBytes } from 'node:crypto';
-import { statSync, unlinkSync } from 'node:fs';
+import { constants, statSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
 import { link, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -18,6 +18,71 @@ import { JournalError } from '../errors.js';
  * @internal
  */
 export const fsCalls = { open, rename, link, unlink, readdir };
+
+/** The largest journal file read: a larger one is refused, never read into memory. */
+export const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
+/** The largest lock file read: a holder is about 80 bytes. */
+const MAX_LOCK_BYTES = 4096;
+
+/**
+ * Flags that never block on opening a FIFO (or a device waiting for a carrier): what is
+ * opened is checked to be a regular file before it is read.
+ */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/** What a file is when it is not a regular file, for error messages; `undefined` for a regular file. */
+export function notRegular(stats: Stats | BigIntStats): string | undefined {
+  if (stats.isFile()) return undefined;
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * Opens the journal file for reading and appending (creating it when missing), refusing
+ * anything but a regular file: it is checked before opening (opening a device can block
+ * or act) and again on the open handle (it may have been swapped in between).
+ * `name` is the path the journal was given, for messages.
+ */
+export async function openJournalFile(path: string, name: string): Promise<FileHandle> {
+  const refuse = (what: string) =>
+    new JournalError(`FileJournal: ${name}${path === name ? '' : ` (${path})`} is ${what}, not a regular file; a journal is a regular file: give FileJournal the path of one (nothing was read or changed)`, { path: name });
+  const before = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined; // created below
+    throw error;
+  });
+  const early = before === undefined ? undefined : notRegular(before);
+  if (early !== undefined) throw refuse(early);
+  const file = await fsCalls.open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NONBLOCK, 0o666);
+  try {
+    const what = notRegular(await file.stat());
+    if (what !== undefined) throw refuse(what);
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    throw error;
+  }
+  return file;
+}
+
+/**
+ * Reads a file from its start, at most `max` bytes: `undefined` when it holds more.
+ * Bounded whatever the file claims its size is (a file of /proc says 0).
+ */
+export async function readAtMost(file: FileHandle, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, max + 1 - total));
+    const { bytesRead } = await file.read(chunk, 0, chunk.length, total);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > max) return undefined;
+  }
+}
 
 /** What a lock file holds. */
 interface Holder {
@@ -206,15 +271,21 @@ async function create(journal: string, path: string): Promise<{ dev: bigint; ino
 async function read(journal: string, path: string): Promise<Found | undefined> {
   let file: FileHandle;
   try {
-    file = await fsCalls.open(path, 'r');
+    file = await fsCalls.open(path, constants.O_RDONLY | NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new JournalError(`FileJournal: could not read the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
   }
   try {
-    const { dev, ino } = await file.stat({ bigint: true });
-    const text = await file.readFile('utf8');
-    return { holder: parseHolder(text), text, dev, ino };
+    const stats = await file.stat({ bigint: true });
+    const what = notRegular(stats);
+    if (what !== undefined) {
+      throw new JournalError(`FileJournal: the lock file ${path} of ${journal} is ${what}, not a lock file; remove it (nothing was read)`, { path: journal });
+    }
+    // A holder is tiny: a larger file is not a lock of this SDK, and is never read whole.
+    const data = await readAtMost(file, MAX_LOCK_BYTES);
+    const text = data === undefined ? '' : data.toString('utf8');
+    return { holder: data === undefined ? undefined : parseHolder(text), text, dev: stats.dev, ino: stats.ino };
   } finally {
     await file.close().catch(() => undefined);
   }

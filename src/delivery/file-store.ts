@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { JournalError } from '../errors.js';
-import { FileLock, fsCalls, syncDirectory, writeAll } from './file-lock.js';
+import { FileLock, MAX_JOURNAL_BYTES, fsCalls, openJournalFile, readAtMost, syncDirectory, writeAll } from './file-lock.js';
 import { describe } from '../internal/validate.js';
 import { entryProblem, type JournalEntry } from './journal.js';
 
@@ -128,9 +128,17 @@ export class FileStore {
   }
 
   async #read(): Promise<void> {
-    const file = await fsCalls.open(this.#path, 'a+');
+    const file = await openJournalFile(this.#path, this.#path);
     try {
-      const data = await file.readFile();
+      // Bounded: a journal is compacted long before this size; a larger file is refused.
+      const { size } = await file.stat();
+      const data = size > MAX_JOURNAL_BYTES ? undefined : await readAtMost(file, MAX_JOURNAL_BYTES);
+      if (data === undefined) {
+        throw new JournalError(
+          `FileJournal: ${this.#path} is larger than ${MAX_JOURNAL_BYTES / 1024 / 1024} MiB: not a journal this SDK wrote, or a damaged one (fix or move the file; nothing was read or changed)`,
+          { path: this.#path },
+        );
+      }
       const { entries, count, good, missingNewline } = this.#parse(data);
       // A torn last line is cut off, and a complete last record gets its newline, so the
       // next write starts on a clean line.

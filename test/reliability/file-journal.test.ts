@@ -2,8 +2,8 @@
  * FileJournal against real failure: short writes, a full disk at every step, a skipped
  * flush, a failed compaction, and other processes (real ones, SIGKILLed) on the same file.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
@@ -310,6 +310,85 @@ describe('FileJournal reading its file back', () => {
     writeFileSync(path, `${put('a')}\n${put('b')}${ack('a')}${put('c').slice(0, 50)}`);
     expect(await ids(journal(path))).toEqual(['b']);
     expect(readFileSync(path, 'utf8')).toBe(`${put('a')}\n${put('b')}${ack('a')}`);
+  });
+});
+
+// #21 point 11: a FIFO hung the load, a device was read forever into memory.
+describe('FileJournal on what is not a regular file', () => {
+  const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
+  const put = (id: string) => `${JSON.stringify({ op: 'put', entry: journalLine(id) })}\n`;
+
+  async function refused(path: string, what: RegExp): Promise<JournalError> {
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toMatch(what);
+    expect(existsSync(`${path}.lock`)).toBe(false); // the lock was released
+    return error as JournalError;
+  }
+
+  it('refuses a FIFO at once, without opening it for reading', { timeout: 5_000 }, async () => {
+    const path = file();
+    mkfifo(path);
+    await refused(path, /is a FIFO, not a regular file/);
+    expect(lstatSync(path).isFIFO()).toBe(true);
+  });
+
+  it.each(['/dev/zero', '/dev/full', '/dev/null'])('refuses a symlink to %s, naming the device behind it', { timeout: 5_000 }, async (device) => {
+    const path = file();
+    symlinkSync(device, path);
+    await refused(path, /is a character device, not a regular file/);
+  });
+
+  it('refuses a directory', async () => {
+    const path = file();
+    mkdirSync(path);
+    await refused(path, /is a directory, not a regular file/);
+  });
+
+  it('refuses a FIFO swapped in between the check and the open (checked again on the handle)', { timeout: 5_000 }, async () => {
+    const path = file();
+    writeFileSync(path, put('a'));
+    const realOpen = fsCalls.open;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, flags, mode) => {
+      if (target === path) {
+        unlinkSync(path);
+        mkfifo(path);
+      }
+      return realOpen(target, flags, mode);
+    });
+    await refused(path, /is a FIFO, not a regular file/);
+  });
+
+  it('refuses a journal larger than 256 MiB without reading it, and leaves it as it is', async () => {
+    const path = file();
+    writeFileSync(path, put('a'));
+    truncateSync(path, 256 * 1024 * 1024 + 1); // sparse: NUL bytes that 0.1.0 read whole, then cut off as a torn line
+    const read = vi.spyOn(handles as unknown as { read: () => Promise<unknown> }, 'read');
+    await refused(path, /is larger than 256 MiB/);
+    expect(read).not.toHaveBeenCalled();
+    expect(statSync(path).size).toBe(256 * 1024 * 1024 + 1);
+  });
+
+  it.each<[string, (lock: string) => void, RegExp]>([
+    ['a FIFO', (lock) => mkfifo(lock), /the lock file .*\.lock of .* is a FIFO, not a lock file/],
+    ['a symlink to /dev/zero', (lock) => symlinkSync('/dev/zero', lock), /the lock file .*\.lock of .* is a character device/],
+    ['a directory', (lock) => mkdirSync(lock), /the lock file .*\.lock of .* is a directory/],
+  ])('refuses a lock file that is %s, at once', { timeout: 5_000 }, async (_name, plant, message) => {
+    const path = file();
+    plant(`${path}.lock`);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toMatch(message);
+    expect(existsSync(path)).toBe(false); // the journal was not even opened
+  });
+
+  it('reads at most 4 KiB of a lock file: a huge one does not name its holder', async () => {
+    const path = file();
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), since: '' }));
+    truncateSync(`${path}.lock`, 64 * 1024 * 1024);
+    await expect(journal(path).pending()).rejects.toThrow(/does not name its holder/);
   });
 });
 
