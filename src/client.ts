@@ -12,6 +12,7 @@ import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, Resu
 import { checkJournal } from './delivery/journal.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
+import { monotonicNow } from './internal/clock.js';
 import { deepFreeze } from './internal/freeze.js';
 import { readEnv, runtimeAgent } from './internal/runtime.js';
 import { Transport, type SendContext } from './internal/transport.js';
@@ -142,15 +143,19 @@ export class StorefrontClient {
     const baseUrl = resolveBaseUrl(opts.baseUrl);
     const ttl = opts.catalogCacheTtlMs === undefined ? 60_000 : checkIntegerInRange(opts.catalogCacheTtlMs, 0, Number.MAX_SAFE_INTEGER, 'options.catalogCacheTtlMs');
     const rateLimit = checkBoolean(opts.rateLimit, 'options.rateLimit') ?? true;
-    const now = checkFunction<() => number>(opts.now, 'options.now') ?? Date.now;
+    const injected = checkFunction<() => number>(opts.now, 'options.now');
+    // Intervals (the guard's window, the cache's lifetime) on a monotonic clock unless a
+    // test injected one; the journal's timestamps are dates, on the wall clock.
+    const interval = injected ?? monotonicNow;
+    const now = injected ?? Date.now;
     const journal = checkJournal(opts.journal);
 
     this.#settings = checkSettings(opts, DEFAULT_SETTINGS);
     this.#shared = {
       baseUrl,
       credentials: new Credentials(apiKey),
-      guard: rateLimit ? new ClaimGuard(now, CLAIM_WINDOW_MS) : undefined,
-      cache: ttl > 0 ? new CatalogCache(now, ttl) : undefined,
+      guard: rateLimit ? new ClaimGuard(interval, CLAIM_WINDOW_MS) : undefined,
+      cache: ttl > 0 ? new CatalogCache(interval, ttl) : undefined,
       deliveries: new DeliveryEngine({ now, journal }),
     };
     this.#transport = transportOf(this.#shared, this.#settings);

@@ -49,7 +49,13 @@ export interface StorefrontClientOptions {
   catalogCacheTtlMs?: number;
   /** The local per-player claim guard (10 s). Default `true`. */
   rateLimit?: boolean;
-  /** The clock of the claim guard and the catalog cache. Default `Date.now`. */
+  /**
+   * A clock for tests, in milliseconds: the claim guard's window and the catalog cache's
+   * lifetime are measured on it, and the journal's timestamps read it. Default: intervals
+   * on a monotonic clock (`performance.now()`), which a wall clock set back or forward
+   * does not move, and timestamps from `Date.now`. Whatever this clock does, the guard
+   * never answers a `retryAfterMs` above 10 s and a cached catalog never outlives its TTL.
+   */
   now?: () => number;
   /** A custom `fetch`. Default: `globalThis.fetch`, looked up at each request (so msw and test doubles work). */
   fetch?: typeof globalThis.fetch;

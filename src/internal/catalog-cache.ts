@@ -1,6 +1,11 @@
-/** The per-client catalog cache: one entry per category key, each with its own expiry. */
+/**
+ * The per-client catalog cache: one entry per category key, each with its own lifetime,
+ * measured on `now` (a monotonic clock unless a test injected one). An entry whose age
+ * reads negative (an injected clock set back) is as good as expired: a cache never lives
+ * longer than its TTL, whatever the clock does.
+ */
 export class CatalogCache<T> {
-  readonly #entries = new Map<string, { expiresAt: number; value: T }>();
+  readonly #entries = new Map<string, { storedAt: number; value: T }>();
 
   constructor(
     private readonly now: () => number,
@@ -10,7 +15,8 @@ export class CatalogCache<T> {
   get(key: string): T | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    if (this.now() >= entry.expiresAt) {
+    const age = this.now() - entry.storedAt;
+    if (!(age >= 0 && age < this.ttlMs)) {
       this.#entries.delete(key);
       return undefined;
     }
@@ -18,7 +24,7 @@ export class CatalogCache<T> {
   }
 
   set(key: string, value: T): void {
-    this.#entries.set(key, { expiresAt: this.now() + this.ttlMs, value });
+    this.#entries.set(key, { storedAt: this.now(), value });
   }
 
   clear(): void {

@@ -2,6 +2,10 @@
  * The local per-player claim guard: mirrors the service's rule of one claim per player
  * per 10 s so a spammed `/claim` never reaches the service, and two concurrent claims
  * for one player never both go out (the second sees the first's timestamp at once).
+ *
+ * Times are read from `now`, a monotonic clock unless a test injected one. Whatever that
+ * clock does, no window lasts longer than `windowMs` from the moment it is looked at: a
+ * start that reads in the future (an injected clock set back) is moved to now.
  */
 
 /**
@@ -31,6 +35,11 @@ export class ClaimGuard {
   acquire(player: string): GuardDecision {
     const now = this.now();
     const previous = this.#sentAt.get(player);
+    if (previous !== undefined && now < previous) {
+      // The clock went back: the window ends one window from now at the latest.
+      this.#sentAt.set(player, now);
+      return { ok: false, retryAfterMs: this.windowMs };
+    }
     if (previous !== undefined && now - previous < this.windowMs) {
       return { ok: false, retryAfterMs: this.windowMs - (now - previous) };
     }
@@ -49,6 +58,9 @@ export class ClaimGuard {
   }
 
   #sweep(now: number): void {
-    for (const [player, at] of this.#sentAt) if (now - at >= this.windowMs) this.#sentAt.delete(player);
+    for (const [player, at] of this.#sentAt) {
+      if (now - at >= this.windowMs) this.#sentAt.delete(player);
+      else if (at > now) this.#sentAt.set(player, now);
+    }
   }
 }
