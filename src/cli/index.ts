@@ -3,7 +3,12 @@
  * The `teamgames` support command (package `bin`). See `teamgames --help`.
  */
 import { createInterface } from 'node:readline/promises';
+import { surviveWriteErrors } from './output.js';
 import { runTeamgames } from './program.js';
+
+// A closed stdout must not kill the process after a claim: the program hears of it and
+// writes the answer to stderr (exit 6).
+surviveWriteErrors(process.stdout, process.stderr);
 
 async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });

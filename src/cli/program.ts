@@ -14,7 +14,8 @@ import {
   type StorefrontClientOptions,
 } from '../index.js';
 import { COMMON_EXIT, UsageError, parseCommandLine } from './command-line.js';
-import { ProgressLine, painter, type OutputStream, type TerminalEnv, type Tone } from './terminal.js';
+import { writeFailure, writeText, type OutputStream } from './output.js';
+import { ProgressLine, painter, type TerminalEnv, type Tone } from './terminal.js';
 
 /**
  * Exit codes of `teamgames`, documented in `--help` and the testing guide. 0, 1 and 2
@@ -33,12 +34,18 @@ export const EXIT = {
   NETWORK: 4,
   /** A claim or vote was sent but its answer was lost: the items may be delivered. */
   OUTCOME_UNKNOWN: 5,
+  /**
+   * The answer could not be written to stdout (its reader closed it, a full disk) and was
+   * written to stderr instead; what it reports happened (a claim's items are delivered).
+   */
+  OUTPUT_FAILED: 6,
 } as const;
 
 /**
  * Where the program writes, and how it asks for confirmation. A stream with `isTTY: true`
  * is a terminal: outcomes are coloured there (unless `NO_COLOR` is set), and stderr shows
- * a progress line while a read is retried.
+ * a progress line while a read is retried. Each `write` calls its callback, as Node's
+ * streams do: that is how the program learns that stdout failed.
  */
 export interface TeamgamesIo {
   stdout: OutputStream;
@@ -97,6 +104,9 @@ Exit codes:
   4  the service could not be reached
   5  a claim or vote was sent but the answer was lost: the items may be delivered;
      run "teamgames preview <player> --raw" after 10 s before doing anything else
+  6  the answer could not be written to stdout (a closed pipe, a full disk): it was
+     written to stderr instead, after one line saying so; a claim or vote in it did
+     take effect (grant what it lists)
 `;
 
 interface Parsed {
@@ -282,6 +292,26 @@ function describeError(error: unknown, command: string | undefined, baseUrlFromF
 // ----------------------------------------------------------------- the program
 
 /**
+ * Writes the answer to stdout and resolves the exit code. When stdout fails (its reader
+ * closed it, the disk is full) the service has already answered, a claim has already
+ * marked the items delivered: the answer is not lost with stdout. One line on stderr says
+ * what failed, then the answer follows there (with `--json`, a JSON error line, then the
+ * result on one line).
+ */
+async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint): Promise<number> {
+  const failure = await writeText(io.stdout, json ? `${JSON.stringify(value, null, 2)}\n` : human(paintOut));
+  if (failure === undefined) return EXIT.OK;
+  const message = `${label}could not write to stdout (${writeFailure(failure)}); the answer follows on stderr`;
+  await writeText(
+    io.stderr,
+    json
+      ? `${JSON.stringify({ error: 'OUTPUT_FAILED', message })}\n${JSON.stringify(value)}\n`
+      : `${paintErr('bad', `teamgames: ${message}`)}\n${human(paintErr)}`,
+  );
+  return EXIT.OUTPUT_FAILED;
+}
+
+/**
  * Runs `teamgames` with `argv` (without the node and script paths) and resolves the exit
  * code. Never throws: every failure is one line on stderr.
  */
@@ -299,14 +329,8 @@ export async function runTeamgames(
   try {
     const p = parse(argv);
     json = p.json;
-    if (p.help) {
-      io.stdout.write(USAGE);
-      return EXIT.OK;
-    }
-    if (p.version) {
-      io.stdout.write(`teamgames ${VERSION}\n`);
-      return EXIT.OK;
-    }
+    if (p.help) return await answer(io, '', false, USAGE, () => USAGE, paintOut, paintErr);
+    if (p.version) return await answer(io, '', false, VERSION, () => `teamgames ${VERSION}\n`, paintOut, paintErr);
     checkCommand(p);
     command = p.command;
     const apiKey = env.TEAMGAMES_API_KEY ?? '';
@@ -339,19 +363,17 @@ export async function runTeamgames(
       }
     };
     const [player = '', reward = '', amount = ''] = p.args;
-    const print = (value: unknown, human: () => string) => io.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : human());
+    const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr);
 
     switch (p.command) {
       case 'catalog': {
         const categoryId = p.category === undefined ? undefined : positiveInt(p.category, '--category');
         const catalog = await settled(client.getCatalog(categoryId === undefined ? {} : { categoryId }));
-        print(catalog, () => catalogTable(catalog.products));
-        return EXIT.OK;
+        return await print(catalog, () => catalogTable(catalog.products));
       }
       case 'preview': {
         const result = await settled(client.previewClaim(player, { includeRawTransactions: p.raw }));
-        print(result, () => claimText(player, result, p.raw, paintOut));
-        return EXIT.OK;
+        return await print(result, (paint) => claimText(player, result, p.raw, paint));
       }
       case 'claim': {
         if (!p.yes) {
@@ -365,13 +387,12 @@ export async function runTeamgames(
           }
         }
         const result = await settled(client.claim(player));
-        print(result, () => claimText(player, result, false, paintOut));
-        return EXIT.OK;
+        return await print(result, (paint) => claimText(player, result, false, paint));
       }
       case 'vote': {
         const units = amount.toLowerCase() === 'all' ? 'all' : positiveInt(amount, '<amount>');
         const result = await settled(client.claimVoteReward({ player, reward, amount: units }));
-        print(result, () => {
+        return await print(result, (paint) => {
           let text = '';
           for (const m of result.messages) text += `${m}\n`;
           for (const r of result.rewards) if (r.message !== undefined && r.message !== '') text += `${r.message}\n`;
@@ -381,10 +402,9 @@ export async function runTeamgames(
               result.rewards.map((r) => [String(r.reward_id), r.reward_name, String(r.give_amount), String(r.vote_points), String(r.votes_month), r.total_points]),
             );
           }
-          if (result.insufficientPoints) text += `${paintOut('notice', 'Not enough vote points.')}\n`;
+          if (result.insufficientPoints) text += `${paint('notice', 'Not enough vote points.')}\n`;
           return text === '' ? 'No answer rows.\n' : text;
         });
-        return EXIT.OK;
       }
     }
     throw new UsageError(`unknown command "${p.command}"`);

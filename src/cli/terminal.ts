@@ -6,12 +6,7 @@
  * @module
  */
 import { styleText } from 'node:util';
-
-/** A stream the program writes to; `isTTY` is true when it is a terminal (as on `process.stdout`). */
-export interface OutputStream {
-  write(text: string): unknown;
-  isTTY?: boolean | undefined;
-}
+import type { OutputStream } from './output.js';
 
 /** The environment variables that switch the terminal features off. */
 export interface TerminalEnv {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../cli/command-line.js';
+import { writeFailure, writeText, type OutputStream } from '../cli/output.js';
 import { exampleSeed } from './example-seed.js';
 import { createMockService } from './index.js';
 import { parseMockSeed, type MockSeed } from './seed.js';
@@ -32,10 +33,10 @@ export class CliError extends Error {
   }
 }
 
-/** Where the CLI writes. */
+/** Where the CLI writes; each `write` calls its callback, as Node's streams do. */
 export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  stdout: OutputStream;
+  stderr: OutputStream;
 }
 
 /** The text of `teamgames-mock --help`. */
@@ -56,6 +57,9 @@ Exit codes:
   0  stopped with Ctrl-C, or --help / --print-seed done
   1  failure: the seed file cannot be read or is invalid, the port is in use
   2  usage: unknown option, missing or bad option value (the same code as teamgames)
+
+If stdout cannot be written (a closed pipe, a full disk): --help and --print-seed
+exit 1 with one line on stderr; the banner goes to stderr and the mock keeps serving.
 `;
 
 /**
@@ -149,12 +153,9 @@ export async function runCli(
 ): Promise<{ exitCode: number } | { server: MockServerHandle }> {
   try {
     const options = parseCliArgs(argv);
-    if (options.help) {
-      io.stdout.write(USAGE);
-      return { exitCode: COMMON_EXIT.OK };
-    }
-    if (options.printSeed) {
-      io.stdout.write(`${JSON.stringify(exampleSeed, null, 2)}\n`);
+    if (options.help || options.printSeed) {
+      const failure = await writeText(io.stdout, options.help ? USAGE : `${JSON.stringify(exampleSeed, null, 2)}\n`);
+      if (failure !== undefined) throw new CliError(`could not write to stdout (${writeFailure(failure)})`);
       return { exitCode: COMMON_EXIT.OK };
     }
     const seed = options.seedFile === undefined ? exampleSeed : await loadSeedFile(options.seedFile);
@@ -167,7 +168,12 @@ export async function runCli(
       const reason = code === 'EADDRINUSE' ? 'the port is already in use' : code ?? String(error);
       throw new CliError(`cannot listen on ${options.host}:${options.port}: ${reason}`);
     }
-    io.stdout.write(banner(server.url, seed, options.seedFile));
+    const text = banner(server.url, seed, options.seedFile);
+    const failure = await writeText(io.stdout, text);
+    // The server is up: without the banner nobody would know its URL and keys.
+    if (failure !== undefined) {
+      await writeText(io.stderr, `teamgames-mock: could not write to stdout (${writeFailure(failure)}); the banner follows on stderr\n${text}`);
+    }
     return { server };
   } catch (error) {
     if (error instanceof CliError) {

@@ -4,7 +4,11 @@
  *
  * @module
  */
+import { surviveWriteErrors } from '../cli/output.js';
 import { runCli } from './cli-program.js';
+
+// A closed stdout is reported by runCli in one line, never as an unhandled 'error' event.
+surviveWriteErrors(process.stdout, process.stderr);
 
 async function main(): Promise<void> {
   const result = await runCli(process.argv.slice(2), process);

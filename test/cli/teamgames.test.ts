@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { encodeApiKey } from 'teamgames-sdk';
 import { createMockService, exampleSeed, type MockService } from 'teamgames-sdk/mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { OutputStream } from '../../src/cli/output.js';
 import { EXIT, runTeamgames, type ClientOverrides, type TeamgamesEnv } from '../../src/cli/program.js';
 import { T0, TEXT } from '../support/fixtures.js';
 
@@ -36,6 +37,20 @@ interface RunOptions {
   /** Which streams are terminals (default: neither, as in a pipe). */
   tty?: { stdout?: boolean; stderr?: boolean };
   overrides?: ClientOverrides;
+  /** stdout fails every write with this system code (`EPIPE`: its reader closed it). */
+  stdoutFails?: string;
+}
+
+/** A test double of a Node stream: keeps what is written, or fails every write with `fails`, through the callback. */
+function stream(keep: (text: string) => void, isTTY = false, fails?: string): OutputStream {
+  return {
+    isTTY,
+    write(text, done) {
+      if (fails === undefined) keep(text);
+      done?.(fails === undefined ? null : Object.assign(new Error(`write ${fails}`), { code: fails }));
+      return fails === undefined;
+    },
+  };
 }
 
 async function run(argv: string[], options: RunOptions = {}): Promise<Run> {
@@ -43,8 +58,8 @@ async function run(argv: string[], options: RunOptions = {}): Promise<Run> {
   const code = await runTeamgames(
     argv,
     {
-      stdout: { write: (t: string) => (out.stdout += t), isTTY: options.tty?.stdout ?? false },
-      stderr: { write: (t: string) => (out.stderr += t), isTTY: options.tty?.stderr ?? false },
+      stdout: stream((t) => (out.stdout += t), options.tty?.stdout, options.stdoutFails),
+      stderr: stream((t) => (out.stderr += t), options.tty?.stderr),
       interactive: options.interactive ?? false,
       confirm: async (question) => {
         out.asked.push(question);
@@ -257,6 +272,55 @@ describe('teamgames failures', () => {
   });
 });
 
+describe('teamgames with stdout closed (piped into a reader that exited)', () => {
+  const FAILED = 'teamgames: claim: could not write to stdout (EPIPE); the answer follows on stderr\n';
+
+  it('a claim that went through: exit 6, one line saying so, then the items to grant on stderr', async () => {
+    mock.addPurchase(KEY, { playerName: 'Player123', id: 301, quantity: 1 });
+    const r = await run(['claim', 'Player123', '--yes'], { stdoutFails: 'EPIPE' });
+    expect(r.code).toBe(EXIT.OUTPUT_FAILED);
+    expect(r.stderr.startsWith(`${FAILED}SUCCESS: ${TEXT.success}\n`)).toBe(true);
+    expect(r.stderr).toMatch(/Delivered to Player123 \(grant these in game now\):\n.*\n.*\n995\s+Coins \(10M\)\s+10000000\s+1/);
+    expect(mock.purchases(KEY, 'Player123')[0]!.deliverystatus).toBe('Delivered');
+  });
+
+  it('with --json: a JSON error line, then the result as one JSON line', async () => {
+    mock.addPurchase(KEY, { playerName: 'Player123', id: 101 });
+    const r = await run(['claim', 'Player123', '--yes', '--json'], { stdoutFails: 'EPIPE' });
+    expect(r.code).toBe(EXIT.OUTPUT_FAILED);
+    const [error, result, rest] = r.stderr.split('\n');
+    expect(JSON.parse(error!)).toEqual({ error: 'OUTPUT_FAILED', message: FAILED.slice('teamgames: '.length, -1) });
+    expect(JSON.parse(result!)).toMatchObject({ code: 'SUCCESS', claims: [{ product_id_string: '4151', quantity_to_grant: 1 }] });
+    expect(rest).toBe('');
+  });
+
+  it('every command reports it the same way, with the code the full disk gave', async () => {
+    mock.recordVote(KEY, 'Player123', 5);
+    for (const argv of [['catalog'], ['preview', 'Player123'], ['vote', 'Player123', '1', '1']]) {
+      const r = await run(argv, { stdoutFails: 'ENOSPC' });
+      expect(r.code, argv[0]).toBe(EXIT.OUTPUT_FAILED);
+      expect(r.stderr.split('\n')[0]).toBe(`teamgames: ${argv[0]}: could not write to stdout (ENOSPC); the answer follows on stderr`);
+      expect(r.stderr.split('\n').length).toBeGreaterThan(2);
+    }
+  });
+
+  it('colours the failure line red when stderr is a terminal, and the answer for stderr', async () => {
+    mock.addPurchase(KEY, { playerName: 'Player123', id: 101 });
+    const r = await run(['claim', 'Player123', '--yes'], { stdoutFails: 'EPIPE', tty: { stderr: true }, env: { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BASE_URL: url } });
+    expect(r.code).toBe(EXIT.OUTPUT_FAILED);
+    expect(r.stderr).toContain('\u001b[31mteamgames: claim: could not write to stdout (EPIPE)');
+    expect(r.stderr).toContain('\u001b[32mSUCCESS\u001b[39m');
+  });
+
+  it('--help names exit code 6', async () => {
+    const r = await run(['--help'], { env: {} });
+    expect(r.stdout).toMatch(/^ {2}6 {2}the answer could not be written to stdout \(a closed pipe, a full disk\)/m);
+    const closed = await run(['--help'], { env: {}, stdoutFails: 'EPIPE' });
+    expect(closed.code).toBe(EXIT.OUTPUT_FAILED);
+    expect(closed.stderr).toMatch(/^teamgames: could not write to stdout \(EPIPE\); the answer follows on stderr\nUsage: teamgames/);
+  });
+});
+
 describe('teamgames command-line errors', () => {
   it.each([
     [['catalog', '--prot', '1'], 'unknown option --prot'],
@@ -434,5 +498,22 @@ describe('the teamgames bin', () => {
     // Pipes are not terminals: no colour, no progress line, and a readable unknown option.
     const unknown = await exec(tsx, ['src/cli/index.ts', 'catalog', '--prot'], { cwd: ROOT, env }).catch((e: { code: number; stderr: string }) => e);
     expect(unknown).toMatchObject({ code: EXIT.USAGE, stderr: 'teamgames: unknown option --prot (see teamgames --help)\n' });
+  }, 30_000);
+
+  it('claims with --yes into a closed pipe: exit 6, no stack, the items to grant on stderr', async () => {
+    mock.addPurchase(KEY, { playerName: 'Player123', id: 301, quantity: 1 });
+    const env = { ...process.env, TEAMGAMES_API_KEY: KEY, TEAMGAMES_BASE_URL: url };
+    const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/cli/index.ts', 'claim', 'Player123', '--yes'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The read end closes at once, long before the claim's answer: as after `| head -c0`.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+
+    expect(stderr).not.toMatch(/Unhandled|\n\s+at /);
+    expect(stderr).toMatch(/^teamgames: claim: could not write to stdout \(EPIPE\); the answer follows on stderr\nSUCCESS: /);
+    expect(stderr).toMatch(/995\s+Coins \(10M\)\s+10000000\s+1/);
+    expect(code).toBe(EXIT.OUTPUT_FAILED);
+    expect(mock.purchases(KEY, 'Player123')[0]!.deliverystatus).toBe('Delivered');
   }, 30_000);
 });

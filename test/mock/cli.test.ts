@@ -17,15 +17,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function captureIo() {
+/** Test doubles of Node's streams (the callback is called, as Node does); `stdoutFails` fails every stdout write with that code. */
+function captureIo(stdoutFails?: string) {
   const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: { write: (text: string) => (out.stdout += text) },
-      stderr: { write: (text: string) => (out.stderr += text) },
+  const stream = (key: 'stdout' | 'stderr', fails?: string) => ({
+    write(text: string, done?: (error?: Error | null) => void) {
+      if (fails === undefined) out[key] += text;
+      done?.(fails === undefined ? null : Object.assign(new Error(`write ${fails}`), { code: fails }));
+      return fails === undefined;
     },
-  };
+  });
+  return { out, io: { stdout: stream('stdout', stdoutFails), stderr: stream('stderr') } };
 }
 
 describe('teamgames-mock arguments', () => {
@@ -139,6 +141,28 @@ describe('runCli', () => {
     expect(await loadSeedFile(file)).toEqual(exampleSeed);
   });
 
+  it('--help and --print-seed with stdout closed: one line on stderr, exit 1', async () => {
+    for (const argv of [['--help'], ['--print-seed']]) {
+      const { out, io } = captureIo('EPIPE');
+      expect(await runCli(argv, io)).toEqual({ exitCode: 1 });
+      expect(out.stderr).toBe('teamgames-mock: could not write to stdout (EPIPE)\n');
+    }
+  });
+
+  it('serving with stdout closed: the banner (URL and keys) goes to stderr after one line, and it keeps serving', async () => {
+    const { out, io } = captureIo('EPIPE');
+    const result = await runCli(['--port', '0'], io);
+    if (!('server' in result)) throw new Error('expected a running server');
+    try {
+      const { url } = result.server;
+      expect(out.stderr).toMatch(/^teamgames-mock: could not write to stdout \(EPIPE\); the banner follows on stderr\nTeamGames mock listening on /);
+      expect(out.stderr).toContain(`TEAMGAMES_BASE_URL=${url} TEAMGAMES_API_KEY=demo-key-3f9c2a`);
+      expect((await fetch(`${url}/__mock/state`)).status).toBe(200);
+    } finally {
+      await result.server.close();
+    }
+  });
+
   it('reports a bad seed as one line and exits 1', async () => {
     const { out, io } = captureIo();
     expect(await runCli(['--seed', join(dir, 'nope.json')], io)).toEqual({ exitCode: 1 });
@@ -201,8 +225,10 @@ describe('teamgames-mock as a process', () => {
     cli = join(outDir, 'cli.js');
   }, 60_000);
 
-  function start(argv: string[]) {
+  /** Runs the bin; with `closeStdout`, its stdout is a pipe whose reader is gone (as after `| head -c0`). */
+  function start(argv: string[], closeStdout = false) {
     const child = spawn(process.execPath, [cli, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (closeStdout) child.stdout.destroy();
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -236,6 +262,28 @@ describe('teamgames-mock as a process', () => {
     const run = start(['--print-seed']);
     expect(await run.exited).toBe(0);
     expect(JSON.parse(run.output().stdout)).toEqual(exampleSeed);
+  });
+
+  it('with stdout closed: --print-seed exits 1 with one line, no stack', async () => {
+    const run = start(['--print-seed'], true);
+    expect(await run.exited).toBe(1);
+    expect(run.output().stderr).toBe('teamgames-mock: could not write to stdout (EPIPE)\n');
+  });
+
+  it('with stdout closed: serves, the banner on stderr, and exits 0 on SIGINT', async () => {
+    const run = start(['--port', '0'], true);
+    const url = await new Promise<string>((resolve, reject) => {
+      run.child.stderr.on('data', () => {
+        const match = /listening on (http:\/\/\S+)/.exec(run.output().stderr);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      run.exited.then((code) => reject(new Error(`exited early with ${code}: ${run.output().stderr}`)), reject);
+    });
+    expect(run.output().stderr).toMatch(/^teamgames-mock: could not write to stdout \(EPIPE\); the banner follows on stderr\n/);
+    expect((await fetch(`${url}/__mock/state`)).status).toBe(200);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.output().stderr).not.toMatch(/\n\s+at |Unhandled/);
   });
 
   it('exits 2 with one line for an unknown option', async () => {
