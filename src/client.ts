@@ -453,7 +453,8 @@ export class StorefrontClient {
 
   /**
    * Runs a claim under the local guard; refused calls resolve RATE_LIMIT without a request.
-   * The slot is given back when the request was never sent, and when the service refused
+   * The player's window is shut while the claim is in flight and runs 10 s from when it
+   * settled. The slot is given back when the request was never sent, and when the service refused
    * the call before considering the player (a refused key, `INVALID_PLAYER`): the service
    * opened no window then, so neither does the guard.
    */
@@ -466,15 +467,19 @@ export class StorefrontClient {
     if (!decision.ok) {
       return { code: 'RATE_LIMIT', status: 'ERROR', message: RATE_LIMIT_MESSAGE, claims: [], retryAfterMs: decision.retryAfterMs, source: 'local' };
     }
+    // Otherwise the window starts when the call settles, never at the send: the service
+    // times its window from the request's arrival, which lies somewhere in between.
     const { slot } = decision;
     let result: ClaimResult;
     try {
       result = await run(() => slot.release());
     } catch (error) {
       if (error instanceof AuthenticationError) slot.release();
+      else slot.settle();
       throw error;
     }
     if (result.code === 'INVALID_PLAYER') slot.release();
+    else slot.settle();
     return result;
   }
 }

@@ -1,30 +1,46 @@
 /**
  * The local per-player claim guard: mirrors the service's rule of one claim per player
  * per 10 s so a spammed `/claim` never reaches the service, and two concurrent claims
- * for one player never both go out (the second sees the first's timestamp at once).
+ * for one player never both go out (the second sees the first's slot at once).
+ *
+ * The service times its window from when a request *arrives*; the guard cannot see that
+ * moment, only that it lies between sending and the answer. So a player's window is held
+ * shut while the claim is in flight and then timed from when the call settled (the
+ * answer came back, or the call failed): a retry at the guard's edge arrives at the
+ * service at least 10 s after the service's window opened, whatever the latency of
+ * either request. (Timed from the send, a retry at the edge is refused by the service
+ * whenever the first request took longer to arrive than the retry.)
  *
  * Times are read from `now`, a monotonic clock unless a test injected one. Whatever that
- * clock does, no window lasts longer than `windowMs` from the moment it is looked at: a
- * start that reads in the future (an injected clock set back) is moved to now.
+ * clock does, no `retryAfterMs` exceeds `windowMs`: a start that reads in the future (an
+ * injected clock set back) is moved to now.
  */
 
 /**
- * A granted slot; `release` undoes it when the service opened no window: the request was
- * never sent, or the service refused it before considering the player (a refused key,
- * `INVALID_PLAYER`). Releasing twice changes nothing more.
+ * A granted slot. `settle` starts the player's window when the call is over and the
+ * service may have opened its own; `release` undoes the slot when the service opened no
+ * window: the request was never sent, or the service refused it before considering the
+ * player (a refused key, `INVALID_PLAYER`). Once either was called, both do nothing more.
  */
 export interface ClaimSlot {
+  settle(): void;
   release(): void;
 }
 
 export type GuardDecision = { ok: true; slot: ClaimSlot } | { ok: false; retryAfterMs: number };
+
+/** A player's window: from `at` on, or shut with no end yet while its claim is in flight. */
+interface Window {
+  at: number;
+  inFlight: boolean;
+}
 
 // Expired entries are swept when the map grows past this, keeping memory bounded by
 // the number of players claiming within one window.
 const SWEEP_AT = 1_024;
 
 export class ClaimGuard {
-  readonly #sentAt = new Map<string, number>();
+  readonly #windows = new Map<string, Window>();
 
   constructor(
     private readonly now: () => number,
@@ -34,33 +50,42 @@ export class ClaimGuard {
   /** Takes the player's slot now, or says how long is left. Synchronous by design. */
   acquire(player: string): GuardDecision {
     const now = this.now();
-    const previous = this.#sentAt.get(player);
-    if (previous !== undefined && now < previous) {
-      // The clock went back: the window ends one window from now at the latest.
-      this.#sentAt.set(player, now);
-      return { ok: false, retryAfterMs: this.windowMs };
+    const previous = this.#windows.get(player);
+    if (previous !== undefined) {
+      const left = this.#left(previous, now);
+      if (left > 0) return { ok: false, retryAfterMs: left };
     }
-    if (previous !== undefined && now - previous < this.windowMs) {
-      return { ok: false, retryAfterMs: this.windowMs - (now - previous) };
-    }
-    if (this.#sentAt.size >= SWEEP_AT) this.#sweep(now);
-    this.#sentAt.set(player, now);
+    if (this.#windows.size >= SWEEP_AT) this.#sweep(now);
+    const window: Window = { at: now, inFlight: true };
+    this.#windows.set(player, window);
+    const mine = (): boolean => window.inFlight && this.#windows.get(player) === window;
     return {
       ok: true,
       slot: {
+        settle: () => {
+          if (!mine()) return;
+          window.at = this.now();
+          window.inFlight = false;
+        },
         release: () => {
-          if (this.#sentAt.get(player) !== now) return;
-          if (previous === undefined) this.#sentAt.delete(player);
-          else this.#sentAt.set(player, previous);
+          if (!mine()) return;
+          window.inFlight = false;
+          if (previous === undefined) this.#windows.delete(player);
+          else this.#windows.set(player, previous);
         },
       },
     };
   }
 
+  /** Milliseconds left in a window at `now` (0: over); never more than one window. */
+  #left(window: Window, now: number): number {
+    if (window.inFlight) return this.windowMs;
+    // The clock went back: the window ends one window from now at the latest.
+    if (now < window.at) window.at = now;
+    return Math.max(0, this.windowMs - (now - window.at));
+  }
+
   #sweep(now: number): void {
-    for (const [player, at] of this.#sentAt) {
-      if (now - at >= this.windowMs) this.#sentAt.delete(player);
-      else if (at > now) this.#sentAt.set(player, now);
-    }
+    for (const [player, window] of this.#windows) if (this.#left(window, now) === 0) this.#windows.delete(player);
   }
 }
