@@ -43,11 +43,15 @@ export interface FileJournalOptions {
  * journal fails loudly (a {@link JournalError} naming the file, the line and the problem)
  * with nothing changed.
  *
- * One process per file: on first use the journal takes the lock file `<path>.lock`
- * (holding its pid and host) and rejects with {@link JournalError} while another process,
- * or another `FileJournal` of this process, holds it. The lock of a process that died
- * (killed, crashed) is taken over; {@link FileJournal.close} and the process's exit
- * release it. Give each API key its own file (invoice numbers are per game server).
+ * One process per file, and one file is one journal whatever its name: on first use the
+ * journal resolves the file's real path (every symbolic link followed, also a link to a
+ * file not created yet), takes the lock file `<real path>.lock` (holding its pid and host)
+ * and rejects with {@link JournalError} while another process, or another `FileJournal`
+ * of this process, holds it under any name. A file with more than one name (a hard link)
+ * is refused, as is anything but a regular file (a FIFO, a device, a directory) and a file
+ * over 256 MiB. The lock of a process that died (killed, crashed) is taken over;
+ * {@link FileJournal.close} and the process's exit release it. Give each API key its own
+ * file (invoice numbers are per game server).
  *
  * @example
  * ```ts
@@ -60,7 +64,7 @@ export interface FileJournalOptions {
  * @see [Delivering purchases in game: the journals](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#the-journals)
  */
 export class FileJournal implements DeliveryJournal {
-  /** Absolute path of the journal file. */
+  /** Absolute path of the journal file, as given (`..` resolved by name, links not followed). */
   readonly path: string;
   readonly #compactAfter: number;
   readonly #fsync: boolean;

@@ -7,9 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, statSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
-import { link, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { JournalError } from '../errors.js';
 
 /**
@@ -41,6 +41,25 @@ export function notRegular(stats: Stats | BigIntStats): string | undefined {
   return 'not a regular file';
 }
 
+function notAJournal(path: string, name: string, what: string): JournalError {
+  const shown = path === name ? name : `${name} (${path})`;
+  return new JournalError(`FileJournal: ${shown} is ${what}, not a regular file; a journal is a regular file: give FileJournal the path of one (nothing was read or changed)`, { path: name });
+}
+
+/**
+ * Refuses a journal path (its real path) that exists and is not a regular file; checked
+ * before the lock is taken beside it (not in /dev for a link to /dev/zero) and before it
+ * is opened (opening a device can block or act).
+ */
+export async function checkRegular(path: string, name: string): Promise<void> {
+  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined; // created on first use
+    throw error;
+  });
+  const what = found === undefined ? undefined : notRegular(found);
+  if (what !== undefined) throw notAJournal(path, name, what);
+}
+
 /**
  * Opens the journal file for reading and appending (creating it when missing), refusing
  * anything but a regular file: it is checked before opening (opening a device can block
@@ -48,18 +67,11 @@ export function notRegular(stats: Stats | BigIntStats): string | undefined {
  * `name` is the path the journal was given, for messages.
  */
 export async function openJournalFile(path: string, name: string): Promise<FileHandle> {
-  const refuse = (what: string) =>
-    new JournalError(`FileJournal: ${name}${path === name ? '' : ` (${path})`} is ${what}, not a regular file; a journal is a regular file: give FileJournal the path of one (nothing was read or changed)`, { path: name });
-  const before = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined; // created below
-    throw error;
-  });
-  const early = before === undefined ? undefined : notRegular(before);
-  if (early !== undefined) throw refuse(early);
+  await checkRegular(path, name);
   const file = await fsCalls.open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NONBLOCK, 0o666);
   try {
     const what = notRegular(await file.stat());
-    if (what !== undefined) throw refuse(what);
+    if (what !== undefined) throw notAJournal(path, name, what);
   } catch (error) {
     await file.close().catch(() => undefined);
     throw error;
@@ -107,28 +119,88 @@ const REGISTRY = Symbol.for('teamgames-sdk.FileJournal.locks');
  * or it would take its own process's lock for a stale one.
  */
 interface Registry {
+  /** By real path (see {@link realFile}): how to release it at exit. */
   held: Map<string, () => void>;
   onExit: () => void;
+  /** By real path: the path the holding FileJournal was given, for messages. */
+  names?: Map<string, string>;
 }
 
-function registry(): Registry {
+function registry(): Registry & { names: Map<string, string> } {
   const global = globalThis as { [REGISTRY]?: Registry };
   if (global[REGISTRY] === undefined) {
     const held = new Map<string, () => void>();
     global[REGISTRY] = { held, onExit: () => held.forEach((release) => release()) };
   }
-  return global[REGISTRY];
+  global[REGISTRY].names ??= new Map();
+  return global[REGISTRY] as Registry & { names: Map<string, string> };
 }
 
-function hold(journal: string, releaseSync: () => void): void {
-  const { held, onExit } = registry();
+function hold(journal: string, name: string, releaseSync: () => void): void {
+  const { held, names, onExit } = registry();
   if (held.size === 0) process.on('exit', onExit);
   held.set(journal, releaseSync);
+  names.set(journal, name);
 }
 
 function unhold(journal: string): void {
-  const { held, onExit } = registry();
+  const { held, names, onExit } = registry();
+  names.delete(journal);
   if (held.delete(journal) && held.size === 0) process.off('exit', onExit);
+}
+
+/**
+ * The real path of a journal file: symbolic links (of the file and of its directories)
+ * resolved, so that every name of one file gives one path, one lock and one entry in this
+ * process's registry. The file may not exist yet (it is created on first use): its
+ * directory is resolved and a dangling link followed to the file it will create.
+ */
+export async function realFile(path: string): Promise<string> {
+  let current = path;
+  for (let links = 0; links <= 40; links++) {
+    try {
+      return await realpath(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const real = join(await realpath(dirname(current)), basename(current));
+    let target: string;
+    try {
+      target = await readlink(real);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'EINVAL') return real; // missing, or not a link
+      throw error;
+    }
+    current = resolve(dirname(real), target);
+  }
+  throw Object.assign(new Error(`too many levels of symbolic links resolving ${path}`), { code: 'ELOOP' });
+}
+
+/**
+ * Refuses an open journal file that is also another name's: a hard link to a file that
+ * another FileJournal of this process holds (named), or to any other name (another
+ * process could hold it under that name's lock, and the two would compact over each
+ * other). `journal` is the real path, `name` the path the journal was given.
+ */
+export async function checkOneName(file: FileHandle, journal: string, name: string): Promise<void> {
+  const own = await file.stat({ bigint: true });
+  for (const [other, otherName] of registry().names) {
+    if (other === journal) continue;
+    const found = await stat(other, { bigint: true }).catch(() => undefined);
+    if (found !== undefined && found.dev === own.dev && found.ino === own.ino) {
+      throw new JournalError(
+        `FileJournal: ${name} is the same file as ${otherName} (a hard link), which another FileJournal of this process holds; close that one first, or use one FileJournal per file`,
+        { path: name },
+      );
+    }
+  }
+  if (own.nlink > 1n) {
+    throw new JournalError(
+      `FileJournal: ${name} has ${own.nlink} names (hard links): another process could hold the same file under another name, and the two would overwrite each other's records. Give the journal one name (remove the other links: find / -samefile ${name}); nothing was read or changed`,
+      { path: name },
+    );
+  }
 }
 
 /**
@@ -140,48 +212,57 @@ function unhold(journal: string): void {
 export class FileLock {
   /** The lock file. */
   readonly path: string;
-  readonly #journal: string;
+  /** The journal file it locks, its real path ({@link realFile}). */
+  readonly journal: string;
   readonly #dev: bigint;
   readonly #ino: bigint;
 
   private constructor(journal: string, path: string, dev: bigint, ino: bigint) {
-    this.#journal = journal;
+    this.journal = journal;
     this.path = path;
     this.#dev = dev;
     this.#ino = ino;
   }
 
-  /** Takes the lock of `journal` (an absolute path) or throws {@link JournalError}. */
-  static async acquire(journal: string): Promise<FileLock> {
+  /**
+   * Takes the lock of `journal` (its real path, {@link realFile}: the lock is
+   * `<real path>.lock`, whatever name each process gave) or throws {@link JournalError}.
+   * `name` is the path the journal was given, for messages.
+   */
+  static async acquire(journal: string, name: string): Promise<FileLock> {
     const path = `${journal}.lock`;
-    if (registry().held.has(journal)) {
-      throw busy(journal, path, { pid: process.pid, host: hostname(), since: '' }, 'close the other FileJournal of this process on that file first, or use one FileJournal per file');
+    const shown = name === journal ? name : `${name} (the file ${journal})`;
+    const { held, names } = registry();
+    if (held.has(journal)) {
+      const other = names.get(journal) ?? journal;
+      const as = other === name ? '' : `, which another FileJournal of this process holds as ${other}`;
+      throw busy(`${shown}${as}`, name, path, { pid: process.pid, host: hostname(), since: '' }, 'close the other FileJournal of this process on that file first, or use one FileJournal per file');
     }
-    hold(journal, () => {});
+    hold(journal, name, () => {});
     try {
       // A few rounds: each either takes the lock, fails, or removes a stale lock that another
       // process may have replaced meanwhile.
       for (let round = 0; round < 5; round++) {
-        const created = await create(journal, path);
+        const created = await create(name, path);
         if (created !== undefined) {
           const lock = new FileLock(journal, path, created.dev, created.ino);
-          hold(journal, () => lock.#releaseSync());
+          hold(journal, name, () => lock.#releaseSync());
           return lock;
         }
-        const found = await read(journal, path);
+        const found = await read(name, path);
         if (found === undefined) continue; // removed meanwhile
         if (found.holder === undefined) {
           throw new JournalError(
-            `FileJournal: ${journal} is locked by ${path}, which does not name its holder. Run one process per journal file, or remove ${path} if no process uses the journal.`,
-            { path: journal },
+            `FileJournal: ${shown} is locked by ${path}, which does not name its holder. Run one process per journal file, or remove ${path} if no process uses the journal.`,
+            { path: name },
           );
         }
         if (!isStale(found.holder)) {
-          throw busy(journal, path, found.holder, `run one process per journal file, or remove ${path} if process ${found.holder.pid} is gone`);
+          throw busy(shown, name, path, found.holder, `run one process per journal file, or remove ${path} if process ${found.holder.pid} is gone`);
         }
-        await removeStale(journal, path, found);
+        await removeStale(name, path, found);
       }
-      throw new JournalError(`FileJournal: could not take the lock ${path} of ${journal}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: journal });
+      throw new JournalError(`FileJournal: could not take the lock ${path} of ${shown}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: name });
     } catch (error) {
       unhold(journal);
       throw error;
@@ -196,7 +277,7 @@ export class FileLock {
     } catch {
       // Already gone: nothing to release.
     } finally {
-      unhold(this.#journal);
+      unhold(this.journal);
     }
   }
 
@@ -211,11 +292,11 @@ export class FileLock {
   }
 }
 
-function busy(journal: string, path: string, holder: Holder, todo: string): JournalError {
+function busy(shown: string, name: string, path: string, holder: Holder, todo: string): JournalError {
   const since = holder.since === '' ? '' : ` since ${holder.since}`;
   return new JournalError(
-    `FileJournal: ${journal} is in use by process ${holder.pid} on host ${holder.host}${since} (lock file ${path}); ${todo}.`,
-    { path: journal },
+    `FileJournal: ${shown} is in use by process ${holder.pid} on host ${holder.host}${since} (lock file ${path}); ${todo}.`,
+    { path: name },
   );
 }
 

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { JournalError } from '../errors.js';
-import { FileLock, MAX_JOURNAL_BYTES, fsCalls, openJournalFile, readAtMost, syncDirectory, writeAll } from './file-lock.js';
+import { FileLock, MAX_JOURNAL_BYTES, checkOneName, checkRegular, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './file-lock.js';
 import { describe } from '../internal/validate.js';
 import { entryProblem, type JournalEntry } from './journal.js';
 
@@ -110,26 +110,48 @@ export class FileStore {
     return result;
   }
 
-  /** Takes the lock (unless held already), then reads the file. */
+  /**
+   * Takes the lock (unless held already), then reads the file. The file is identified by
+   * what it is: its real path (every symbolic link resolved) is what is locked, opened,
+   * compacted and renamed over, so two names of one file meet one lock, in this process
+   * as in another; a hard link is refused once open.
+   */
   async #load(): Promise<void> {
     const locked = this.#lock === undefined;
-    this.#lock ??= await FileLock.acquire(this.#path);
+    if (this.#lock === undefined) {
+      let real: string;
+      try {
+        real = await realFile(this.#path);
+        await checkRegular(real, this.#path);
+      } catch (error) {
+        if (error instanceof JournalError) throw error;
+        throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
+      }
+      this.#lock = await FileLock.acquire(real, this.#path);
+    }
+    const lock = this.#lock;
     try {
-      await this.#read();
+      await this.#read(lock.journal);
     } catch (error) {
       if (locked) {
-        await this.#lock.release();
+        await lock.release();
         this.#lock = undefined;
       }
       if (error instanceof JournalError) throw error;
       throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
     }
-    if (locked) await removeCompactionLeftovers(this.#path);
+    if (locked) await removeCompactionLeftovers(lock.journal);
   }
 
-  async #read(): Promise<void> {
-    const file = await openJournalFile(this.#path, this.#path);
+  /** The real path of the file: known once the lock is held. */
+  get #real(): string {
+    return (this.#lock as FileLock).journal;
+  }
+
+  async #read(real: string): Promise<void> {
+    const file = await openJournalFile(real, this.#path);
     try {
+      await checkOneName(file, real, this.#path);
       // Bounded: a journal is compacted long before this size; a larger file is refused.
       const { size } = await file.stat();
       const data = size > MAX_JOURNAL_BYTES ? undefined : await readAtMost(file, MAX_JOURNAL_BYTES);
@@ -145,7 +167,7 @@ export class FileStore {
       if (good < data.length) await file.truncate(good);
       if (missingNewline) await writeAll(file, Buffer.from('\n'));
       if (good < data.length || missingNewline) await file.sync();
-      if (data.length === 0) await syncDirectory(dirname(this.#path));
+      if (data.length === 0) await syncDirectory(dirname(real));
       this.#entries = entries;
       this.#lines = count;
       this.#size = good + (missingNewline ? 1 : 0);
@@ -230,20 +252,21 @@ export class FileStore {
    */
   async #maybeCompact(): Promise<void> {
     if (this.#lines <= this.#compactAfter || this.#lines <= 2 * this.#entries.size) return;
-    const temp = `${this.#path}.${process.pid}.${randomBytes(6).toString('hex')}.compact`;
+    const real = this.#real;
+    const temp = `${real}.${process.pid}.${randomBytes(6).toString('hex')}.compact`;
     const data = Buffer.from([...this.#entries.values()].map((entry) => `${JSON.stringify({ op: 'put', entry } satisfies Line)}\n`).join(''));
     let out: FileHandle | undefined;
     try {
       out = await fsCalls.open(temp, 'ax');
       await writeAll(out, data);
       await out.sync();
-      await fsCalls.rename(temp, this.#path);
+      await fsCalls.rename(temp, real);
     } catch {
       await out?.close().catch(() => undefined);
       await fsCalls.unlink(temp).catch(() => undefined);
       return;
     }
-    await syncDirectory(dirname(this.#path));
+    await syncDirectory(dirname(real));
     const old = this.#file;
     this.#file = out;
     this.#size = data.length;

@@ -3,7 +3,7 @@
  * flush, a failed compaction, and other processes (real ones, SIGKILLed) on the same file.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
@@ -15,7 +15,8 @@ import { fsCalls } from '../../src/delivery/file-lock.js';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
 import { journalLine } from '../support/journal.js';
 
-const root = mkdtempSync(join(tmpdir(), 'teamgames-file-journal-'));
+// Its real path: the journal locks a file's real path (macOS's tmpdir is behind a symlink).
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'teamgames-file-journal-')));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 /** A journal path in a directory of its own, so tests can list what lies beside it. */
@@ -338,7 +339,8 @@ describe('FileJournal on what is not a regular file', () => {
   it.each(['/dev/zero', '/dev/full', '/dev/null'])('refuses a symlink to %s, naming the device behind it', { timeout: 5_000 }, async (device) => {
     const path = file();
     symlinkSync(device, path);
-    await refused(path, /is a character device, not a regular file/);
+    await refused(path, new RegExp(`\\(${device}\\) is a character device, not a regular file`));
+    expect(existsSync(`${device}.lock`)).toBe(false); // no lock taken beside the device
   });
 
   it('refuses a directory', async () => {
@@ -608,6 +610,105 @@ describe('FileJournal lock', () => {
   });
 });
 
+// #21 point 2: a second name of a held file was not refused, and compaction erased its lines.
+describe('FileJournal: one file, one journal, whatever its name', () => {
+  const lockOf = (path: string) => `${path}.lock`;
+
+  /** Expects `second` refused while `first` holds the file, naming both. */
+  async function refusedBeside(first: FileJournal, second: FileJournal, named: RegExp = /./): Promise<void> {
+    await first.append([journalLine('a'), journalLine('b')]);
+    const error = await second.append([journalLine('other')]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(second.path);
+    expect((error as Error).message).toContain(second.path);
+    expect((error as Error).message).toContain(first.path);
+    expect((error as Error).message).toMatch(named);
+    expect(await ids(first)).toEqual(['a', 'b']);
+  }
+
+  it('refuses a symbolic link to a file another FileJournal of this process holds, and locks the real file', async () => {
+    const path = file();
+    const link = join(dirname(path), 'link.jsonl');
+    symlinkSync(path, link);
+    const first = journal(path, { compactAfter: 2 });
+    const second = journal(link);
+    await refusedBeside(first, second, /another FileJournal of this process holds as/);
+    await first.acknowledge(['a']); // compacts: a refused second name cannot lose its lines
+    await first.close();
+    expect(await ids(second)).toEqual(['b']); // free once the first is closed
+    expect(existsSync(lockOf(path))).toBe(true); // the lock of the real file
+    expect(existsSync(lockOf(link))).toBe(false);
+    await expect(journal(path).pending()).rejects.toThrow(/in use by process/);
+  });
+
+  it('refuses a path through a symbolic link to the directory', async () => {
+    const path = file();
+    const dirLink = join(root, `dir-link-${n}`);
+    symlinkSync(dirname(path), dirLink);
+    await refusedBeside(journal(path), journal(join(dirLink, 'journal.jsonl')));
+  });
+
+  it('refuses a dir/sub/../ path to the same file', async () => {
+    const path = file();
+    mkdirSync(join(dirname(path), 'sub'));
+    await refusedBeside(journal(path), journal(join(dirname(path), 'sub', '..', 'journal.jsonl')));
+  });
+
+  it('follows a link to a file not created yet: it creates the file the link names, and locks that', async () => {
+    const path = file();
+    const link = join(dirname(path), 'link.jsonl');
+    symlinkSync('journal.jsonl', link); // relative, dangling
+    const first = journal(link);
+    await first.append([journalLine('a')]);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(existsSync(path)).toBe(true);
+    expect(existsSync(lockOf(path))).toBe(true);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(new RegExp(`holds as ${link.replace(/[.\\]/g, '\\$&')}`));
+  });
+
+  it('refuses a hard link to a file another FileJournal of this process holds, naming both', async () => {
+    const path = file();
+    const first = journal(path);
+    await first.pending();
+    const other = join(dirname(path), 'hard.jsonl');
+    linkSync(path, other);
+    await refusedBeside(first, journal(other), /is the same file as .* \(a hard link\)/);
+    expect(existsSync(lockOf(other))).toBe(false); // its lock was released
+  });
+
+  it('refuses a file with another name (a hard link) even when nothing holds it, and changes nothing', async () => {
+    const path = file();
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entry: journalLine('a') })}\n{"op":"put","ent`);
+    linkSync(path, join(dirname(path), 'hard.jsonl'));
+    const before = readFileSync(path);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toMatch(/has 2 names \(hard links\)/);
+    expect(readFileSync(path).equals(before)).toBe(true); // the torn line was not even cut off
+    expect(existsSync(lockOf(path))).toBe(false);
+  });
+
+  it('compacts the real file through a symbolic link: the link stays a link, nothing is left beside it', async () => {
+    const path = file();
+    const linkDir = join(root, `elsewhere-${n}`);
+    mkdirSync(linkDir);
+    const link = join(linkDir, 'journal.jsonl');
+    symlinkSync(path, link);
+    const j = journal(link, { compactAfter: 4 });
+    await j.append([journalLine('keep')]);
+    for (let i = 0; i < 4; i++) {
+      await j.append([journalLine(`tmp-${i}`)]);
+      await j.acknowledge([`tmp-${i}`]);
+    }
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean).length).toBeLessThan(5); // compacted
+    expect(readdirSync(linkDir)).toEqual(['journal.jsonl']);
+    await j.close();
+    expect(await reload(path)).toEqual(['keep']);
+  });
+});
+
 describe('FileJournal and another process', () => {
   const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const moduleUrl = new URL('../../src/delivery/file-journal.ts', import.meta.url).href;
@@ -649,6 +750,37 @@ describe('FileJournal and another process', () => {
     expect(existsSync(`${path}.lock`)).toBe(true); // a killed process cannot clean up
     expect(await ids(j)).toEqual(['from-child']); // the same journal, on its next call
     expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).pid).toBe(process.pid);
+  });
+
+  it('is refused through a symbolic link while another process holds the real file, and takes over once it is SIGKILLed', { timeout: 30_000 }, async () => {
+    const path = file();
+    const link = join(root, `link-${n}.jsonl`);
+    symlinkSync(path, link);
+    const child = await holder(path);
+    const j = journal(link);
+    const error = await j.pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(link);
+    expect((error as Error).message).toContain(`${link} (the file ${path}) is in use by process ${child.pid} on host ${hostname()}`);
+    expect((error as Error).message).toContain(`lock file ${path}.lock`);
+    expect(existsSync(`${link}.lock`)).toBe(false);
+
+    child.kill('SIGKILL');
+    await exited(child);
+    expect(await ids(j)).toEqual(['from-child']);
+  });
+
+  it('is refused through a hard link while another process holds the file under its other name', { timeout: 30_000 }, async () => {
+    const path = file();
+    const child = await holder(path);
+    const other = join(dirname(path), 'hard.jsonl');
+    linkSync(path, other);
+    const error = await journal(other).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toMatch(/has 2 names \(hard links\)/);
+    child.stdin?.end();
+    await exited(child);
+    expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify({ op: 'put', entry: journalLine('from-child') })}\n`);
   });
 
   it('is released when the holding process exits without closing the journal', { timeout: 30_000 }, async () => {
