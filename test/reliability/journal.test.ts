@@ -26,6 +26,7 @@ describe('FileJournal before its first use', () => {
     expect((await listed).map((e) => e.deliveryId)).toEqual(['a']);
     await acked;
     expect(await after).toEqual([]);
+    await journal.close(); // else its file handle is closed by the garbage collector (DEP0137)
   });
 
   it('copies entries when append is called, not when the write happens', async () => {
@@ -35,6 +36,7 @@ describe('FileJournal before its first use', () => {
     e.playerName = 'Mallory';
     await appended;
     expect((await journal.pending()).map((p) => p.playerName)).toEqual(['Ann']);
+    await journal.close();
   });
 
   it('close() before any use touches no file', async () => {
