@@ -7,6 +7,7 @@ import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { AuthenticationError, type Operation } from './errors.js';
 import { DeliveryEngine } from './delivery/engine.js';
+import { startDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop.js';
 import type { RunVia } from './delivery/report.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
 import { checkJournal } from './delivery/journal.js';
@@ -421,6 +422,43 @@ export class StorefrontClient {
    */
   async resumeDeliveries(grant: GrantFunction, options?: ResumeOptions): Promise<ResumeReport> {
     return this.#shared.deliveries.resume(this.#via(), grant, options);
+  }
+
+  /**
+   * Starts automatic delivery: purchases reach online players without a `/claim`,
+   * exactly once. Tell the loop who is online (`join` / `leave` from the game's events);
+   * it previews each online player about every `pollIntervalMs` (spread with jitter),
+   * and a preview that lists items becomes an exactly-once delivery (the intents
+   * journaled, the claim sent when the service's 10 s window allows, the items given).
+   * Every call it makes comes out of one budget, `maxCallsPerSecond`; when the budget
+   * cannot cover every player at the interval, the interval stretches evenly (see
+   * `stats().intervalMs`), joins and `/claim` first. `give` is never called for a player
+   * the loop holds as offline: what a player who left was owed stays in the journal and
+   * is given on their next join, here or on another node sharing the journal.
+   *
+   * Deliveries, unverified windows and the loop's errors are reported through `onEvent`
+   * (`delivery`, `unverified`, `loopError`). Network trouble backs off exponentially with
+   * jitter; a refused key pauses the loop (`stats().paused`) and retries now and then.
+   *
+   * @example
+   * ```ts
+   * const loop = client.startDeliveryLoop({
+   *   give: async (item) => {
+   *     if (await game.hasDelivery(item.deliveryId)) return; // repeated after a crash
+   *     await game.give(item.player_name, item.product_id_string, item.quantity_to_grant, item.deliveryId);
+   *   },
+   * });
+   * game.on('join', (player) => loop.join(player));
+   * game.on('quit', (player) => loop.leave(player));
+   * game.onCommand('claim', async (player) => game.tell(player, (await loop.claim(player)).message));
+   * process.once('SIGTERM', () => void loop.stop());
+   * ```
+   * @throws {@link InvalidInputError} for a missing `give`, or an option out of range
+   *   (`pollIntervalMs` at least 10000, `maxCallsPerSecond` 1 to 1000).
+   * @see [Delivering purchases in game: automatic delivery](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#automatic-delivery)
+   */
+  startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
+    return startDeliveryLoop({ engine: this.#shared.deliveries, via: () => this.#via() }, options);
   }
 
   /** A safe description of the client; never the key. */

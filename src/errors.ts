@@ -37,6 +37,7 @@ export type Operation =
   | 'claimVoteReward'
   | 'deliver'
   | 'resumeDeliveries'
+  | 'startDeliveryLoop'
   | 'withOptions';
 
 /** Fields shared by the constructors of the errors that describe a request. */

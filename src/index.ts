@@ -79,6 +79,7 @@ export type {
   UnverifiedWindow,
 } from './delivery/types.js';
 export { GrantTimeoutError } from './delivery/types.js';
+export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats } from './delivery/loop.js';
 export { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalClaimMark } from './delivery/journal.js';
 export { MemoryJournal } from './delivery/memory-journal.js';
 export { FileJournal, type FileJournalOptions } from './delivery/file-journal.js';

@@ -6,7 +6,7 @@
  */
 import type { JournalError, Operation } from './errors.js';
 import type { DeliveryJournal } from './delivery/journal.js';
-import type { UnverifiedWindow } from './delivery/types.js';
+import type { DeliveryReport, UnverifiedWindow } from './delivery/types.js';
 
 // ---------------------------------------------------------------------------
 // Client options
@@ -136,4 +136,24 @@ export type StorefrontEvent =
       playerName: string;
       /** The failure; its `cause` holds the journal's own error. */
       error: JournalError;
+    }
+  | {
+      /** The delivery loop granted items to a player (or some grants failed and stay pending). */
+      type: 'delivery';
+      /** `startDeliveryLoop`. */
+      operation: Operation;
+      /** The player. */
+      playerName: string;
+      /** The run's report, as `deliver` returns it. */
+      report: DeliveryReport;
+    }
+  | {
+      /** A run of the delivery loop failed (network, service, journal, a refused key); the loop backs off and goes on. */
+      type: 'loopError';
+      /** `startDeliveryLoop`. */
+      operation: Operation;
+      /** The player whose run failed. */
+      playerName: string;
+      /** What failed. */
+      error: unknown;
     };

@@ -202,7 +202,7 @@ describe('StorefrontClient', () => {
   });
 
   it('onEvent receives the event union', () => {
-    expectTypeOf<StorefrontEvent['type']>().toEqualTypeOf<'request' | 'response' | 'retry' | 'unverified' | 'journalError'>();
+    expectTypeOf<StorefrontEvent['type']>().toEqualTypeOf<'request' | 'response' | 'retry' | 'unverified' | 'journalError' | 'delivery' | 'loopError'>();
     expectTypeOf<Extract<StorefrontEvent, { type: 'request' }>['headers']>().toEqualTypeOf<Record<string, string>>();
   });
 });

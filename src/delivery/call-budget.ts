@@ -1,0 +1,119 @@
+/**
+ * The delivery loop's budget of calls: at most `perSecond` calls in any one-second
+ * window (a sliding window over the last `perSecond` calls, not a bucket that could let
+ * twice as many through across a second's edge), urgent callers served first.
+ *
+ * @module
+ * @internal
+ */
+
+/** The clock and timers the loop runs on (the platform's, or a simulation's). */
+export interface LoopTimers {
+  /** Monotonic milliseconds. */
+  now(): number;
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The platform's: `performance.now()` and real timers (a running loop keeps the process alive until `stop()`). */
+export const platformTimers: LoopTimers = {
+  now: () => performance.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+interface Waiter {
+  urgent: boolean;
+  resolve: () => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+/** A sliding-window budget of calls shared by everything the loop sends. */
+export class CallBudget {
+  readonly perSecond: number;
+  readonly #timers: LoopTimers;
+  /** When each of the last `perSecond` calls went out, oldest first (a ring). */
+  readonly #sent: number[];
+  #next = 0;
+  readonly #urgent: Waiter[] = [];
+  readonly #routine: Waiter[] = [];
+  #timer: unknown;
+  /** The most calls seen in one second (for stats). */
+  maxInOneSecond = 0;
+
+  constructor(perSecond: number, timers: LoopTimers) {
+    this.perSecond = perSecond;
+    this.#timers = timers;
+    this.#sent = new Array<number>(perSecond).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  /** How many callers wait for a call (for the scheduler: a full queue waits). */
+  get waiting(): number {
+    return this.#urgent.length + this.#routine.length;
+  }
+
+  /** Resolves when a call may go out now (it is counted then); rejects with `signal.reason` on abort. */
+  take(urgent: boolean, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.waiting === 0 && this.#free()) {
+      this.#count();
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { urgent, resolve, reject, signal, onAbort: () => this.#drop(waiter, signal?.reason) };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      (urgent ? this.#urgent : this.#routine).push(waiter);
+      this.#wake();
+    });
+  }
+
+  /** Rejects every waiting caller (the loop stops). */
+  rejectAll(reason: unknown): void {
+    for (const waiter of [...this.#urgent, ...this.#routine]) this.#drop(waiter, reason);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** True when one more call would keep the window at `perSecond` calls or fewer. */
+  #free(): boolean {
+    return this.#timers.now() - (this.#sent[this.#next] as number) >= 1_000;
+  }
+
+  #count(): void {
+    const now = this.#timers.now();
+    this.#sent[this.#next] = now;
+    this.#next = (this.#next + 1) % this.perSecond;
+    // The calls of the last second, for the figure the simulation prints.
+    let inWindow = 0;
+    for (const at of this.#sent) if (now - at < 1_000) inWindow += 1;
+    if (inWindow > this.maxInOneSecond) this.maxInOneSecond = inWindow;
+  }
+
+  #drop(waiter: Waiter, reason: unknown): void {
+    const queue = waiter.urgent ? this.#urgent : this.#routine;
+    const index = queue.indexOf(waiter);
+    if (index === -1) return;
+    queue.splice(index, 1);
+    waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.reject(reason);
+  }
+
+  /** Lets waiters through while the window allows, then sleeps until the oldest call leaves it. */
+  #wake(): void {
+    if (this.#timer !== undefined) return;
+    while (this.waiting > 0 && this.#free()) {
+      const waiter = (this.#urgent.length > 0 ? this.#urgent : this.#routine).shift() as Waiter;
+      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      this.#count();
+      waiter.resolve();
+    }
+    if (this.waiting === 0) return;
+    const wait = Math.max(1, 1_000 - (this.#timers.now() - (this.#sent[this.#next] as number)));
+    this.#timer = this.#timers.setTimeout(() => {
+      this.#timer = undefined;
+      this.#wake();
+    }, wait);
+  }
+}
