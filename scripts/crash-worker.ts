@@ -34,14 +34,17 @@
  *
  * @module
  */
-import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, readSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type mysql from 'mysql2/promise';
 import type pg from 'pg';
 import { FileJournal, StorefrontClient, isStorefrontError, type DeliveredItem, type DeliveryJournal, type DeliveryMode, type StorefrontEvent } from '../src/index.js';
 import { seededRandom } from '../src/mock/random.js';
+import type { ScenarioConfig } from './crash/scenario.js';
+import { ArmedKill, claimAnswers, hookJournalWrites, tearAppend } from './crash/worker/sabotage.js';
 
 /** What the orchestrator passes to a worker (argv[2], JSON). */
-export interface WorkerConfig {
+export interface WorkerConfig extends ScenarioConfig {
   /** Base URL of the mock (loopback). */
   url: string;
   apiKey: string;
@@ -521,22 +524,83 @@ function describeReport(report: { code?: string; granted: DeliveredItem[]; faile
     .join(' ');
 }
 
+/** Exits with the refusal code when the journal cannot be opened (locked by another process, or damaged: the message says which). */
+function refuseOnLock(error: unknown): void {
+  if (isStorefrontError(error, 'JOURNAL_FAILED')) {
+    log(`refused: ${error.message}`);
+    process.stdout.write(`refused ${error.message.replace(/\n/g, ' ')}\n`);
+    process.exit(3);
+  }
+}
+
+/**
+ * `two-clients` (#21 point 2 as well): the journal the worker holds, opened again under a
+ * second name (a symlink, a hard link), must be refused. Logged as `two-names refused` or
+ * `two-names ACCEPTED` (the orchestrator counts both).
+ */
+async function openUnderSecondName(path: string): Promise<void> {
+  const kind = random() < 0.5 ? 'symlink' : 'hardlink';
+  const other = `${dirname(path)}/alias-${process.pid}-${basename(path)}`;
+  (kind === 'symlink' ? symlinkSync : linkSync)(path, other);
+  const second = new FileJournal(other);
+  try {
+    await second.pending();
+    log(`two-names ACCEPTED: a second FileJournal on a ${kind} to the journal this process holds was not refused`);
+    await second.close();
+  } catch (error) {
+    if (!isStorefrontError(error, 'JOURNAL_FAILED')) throw error;
+    log(`two-names refused (${kind}): ${error.message.split('\n')[0]}`);
+  } finally {
+    unlinkSync(other);
+  }
+}
+
+/**
+ * Second names a killed worker's probe left (a hard link makes the journal a file of
+ * several names, which the journal refuses): removed before the journal opens.
+ */
+function removeAliases(path: string): void {
+  if (config.journal !== 'file') return;
+  for (const name of readdirSync(dirname(path))) {
+    if (name.startsWith('alias-') && name.endsWith(basename(path))) unlinkSync(`${dirname(path)}/${name}`);
+  }
+}
+
+/** Arms the scenario's sabotage (see scripts/crash/worker/sabotage.ts); the client's fetch when it has one. */
+function sabotage(): typeof fetch | undefined {
+  if (config.scenario === 'torn-append' && config.tear !== undefined) {
+    hookJournalWrites(config.journalPath, tearAppend(config.journalPath, config.tear), log);
+  } else if (config.scenario === 'no-raw-rows') {
+    const kill = new ArmedKill(random);
+    hookJournalWrites(config.journalPath, kill.decide, log);
+    return claimAnswers({ strip: config.stripRaw ?? 0.5, dieAfter: config.dieAfterClaim ?? 0.4, random, kill, log });
+  }
+  return undefined;
+}
+
 async function main(): Promise<void> {
-  log(`start mode=${config.mode} journal=${config.journal} node=${config.node} drain=${config.drain} lanes=${config.lanes}`);
-  let journal: DeliveryJournal;
+  const scenario = config.drain ? 'plain' : config.scenario;
+  log(`start mode=${config.mode} journal=${config.journal} node=${config.node} drain=${config.drain} lanes=${config.lanes} scenario=${scenario}${config.defaultJournal === true ? ' (default journal)' : ''}`);
+  let journal: DeliveryJournal | undefined;
   let grantFn: (item: DeliveredItem) => Promise<void>;
-  if (config.journal === 'file') {
+  const onDefault = scenario === 'two-clients' && config.defaultJournal === true;
+  removeAliases(config.journalPath);
+  // Before the journal opens its file: the hooks wrap the handles it opens.
+  const fetchFn = scenario === 'plain' || config.journal !== 'file' ? undefined : sabotage();
+  if (config.journal === 'file' && onDefault) {
+    // The default journal is ./.teamgames-journal.jsonl: the orchestrator names the journal so.
+    if (basename(config.journalPath) !== '.teamgames-journal.jsonl') die(`the default journal needs journalPath .../.teamgames-journal.jsonl, got ${config.journalPath}`);
+    process.chdir(dirname(config.journalPath));
+    loadInventory(); // a lone worker: nobody else grants; the lock is taken by the first resume
+    grantFn = grant;
+  } else if (config.journal === 'file') {
     const fileJournal = new FileJournal(config.journalPath);
     journal = fileJournal;
     // The journal's first use takes its lock: refused when another process holds it.
     try {
       await fileJournal.pending();
     } catch (error) {
-      if (isStorefrontError(error, 'JOURNAL_FAILED')) {
-        log(`refused: ${error.message}`);
-        process.stdout.write(`refused ${error.message.replace(/\n/g, ' ')}\n`);
-        process.exit(3);
-      }
+      refuseOnLock(error);
       throw error;
     }
     // Only the lock holder reads the inventory: no other process grants while we hold it.
@@ -559,34 +623,51 @@ async function main(): Promise<void> {
   const clock = await admin<{ now: number }>('POST', '/__mock/clock/advance', { ms: 0 });
   offset = clock.now - Date.now();
   if (config.journal !== 'file') resync(clock.now);
-  log(`ready (${config.journal === 'file' ? `inventory ${seen.size} ids` : `node ${config.node}, nodeId ${journal.nodeId ?? '-'}`})`);
+  log(`ready (${config.journal === 'file' ? `inventory ${seen.size} ids` : `node ${config.node}, nodeId ${journal?.nodeId ?? '-'}`})`);
   process.stdout.write('ready\n');
 
-  const client = new StorefrontClient({ apiKey: config.apiKey, baseUrl: config.url, journal, now, onEvent, retry: 0 });
+  const newClient = (): StorefrontClient =>
+    new StorefrontClient({ apiKey: config.apiKey, baseUrl: config.url, ...(journal === undefined ? {} : { journal }), ...(fetchFn === undefined ? {} : { fetch: fetchFn }), now, onEvent, retry: 0 });
+  // two-clients: two clients on one journal, delivering for the same players at once.
+  const clients = scenario === 'two-clients' ? [newClient(), newClient()] : [newClient()];
+  const clientAt = (i: number): StorefrontClient => clients[i % clients.length] as StorefrontClient;
 
   const resume = async (): Promise<void> => {
     if (config.journal !== 'file') await syncClock();
-    const report = await client.resumeDeliveries(grantFn, { sleep });
-    log(
-      `resume granted=${report.granted.length} failed=${report.failed.length} pending=${report.pending} errors=${report.errors.length}` +
-        ` unverified=${JSON.stringify(report.unverified)}${report.journalError === undefined ? '' : ` journalError=${JSON.stringify(report.journalError.message)}`}`,
-    );
+    let reports;
+    try {
+      reports = await Promise.all(clients.map((c) => c.resumeDeliveries(grantFn, { sleep })));
+    } catch (error) {
+      if (onDefault) refuseOnLock(error); // the default journal's lock is taken here
+      throw error;
+    }
+    for (const report of reports) {
+      log(
+        `resume granted=${report.granted.length} failed=${report.failed.length} pending=${report.pending} errors=${report.errors.length}` +
+          ` unverified=${JSON.stringify(report.unverified)}${report.journalError === undefined ? '' : ` journalError=${JSON.stringify(report.journalError.message)}`}`,
+      );
+    }
   };
   /** One deliver; true when it granted, failed or left something pending. */
-  const deliver = async (player: string): Promise<boolean> => {
-    const report = await client.deliver(player, grantFn, { mode: config.mode, sleep });
-    log(`deliver ${JSON.stringify(player)} ${describeReport(report)}${report.unverified === undefined ? '' : ` unverified=${JSON.stringify(report.unverified)}`}`);
+  const deliver = async (player: string, via = 0): Promise<boolean> => {
+    const report = await clientAt(via).deliver(player, grantFn, { mode: config.mode, sleep });
+    log(`deliver ${JSON.stringify(player)}${clients.length > 1 ? ` c${via % clients.length}` : ''} ${describeReport(report)}${report.unverified === undefined ? '' : ` unverified=${JSON.stringify(report.unverified)}`}`);
     return report.granted.length > 0 || report.failed.length > 0 || report.pending > 0;
   };
 
   await resume();
+  if (scenario === 'two-clients' && config.journal === 'file') await openUnderSecondName(config.journalPath);
 
   if (!config.drain) {
-    const lane = async (): Promise<never> => {
+    const lane = async (_: unknown, index: number): Promise<never> => {
       for (;;) {
+        const player = await pickPlayer();
+        // two-clients: half of the time both clients deliver for this player at once.
+        const both = clients.length > 1 && random() < 0.5;
+        const busy = both ? (await Promise.all([deliver(player, 0), deliver(player, 1)])).some(Boolean) : await deliver(player, index);
         // A player with nothing to deliver costs a preview (or a claim): pause a little
         // then, as a bridge would between commands, rather than spin.
-        if (!(await deliver(await pickPlayer()))) await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(random() * 14)));
+        if (!busy) await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(random() * 14)));
       }
     };
     await Promise.all(Array.from({ length: config.lanes }, lane));
@@ -596,7 +677,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= 20; round++) {
     if (round > 1) await resume();
     for (const player of config.players) await deliver(player);
-    const left = await journal.pending();
+    const left = await (journal as DeliveryJournal).pending();
     const rows = await undelivered();
     log(`drain round ${round}: journal=${left.length} undelivered=${rows.length}`);
     if (left.length === 0 && rows.length === 0) {
@@ -609,7 +690,7 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   }
-  die(`the drain did not converge: journal ${JSON.stringify(await journal.pending())}, undelivered ${JSON.stringify(await undelivered())}`);
+  die(`the drain did not converge: journal ${JSON.stringify(await (journal as DeliveryJournal).pending())}, undelivered ${JSON.stringify(await undelivered())}`);
 }
 
 main().catch((error: unknown) => die(`main: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));

@@ -26,6 +26,16 @@
  *   unverified window was ever reported; unverified = the windows the worker logged
  *   (durably, from onEvent).
  *
+ * Scenarios (#21 points 1–5; scripts/crash/scenario.ts): `--scenario mix` (the default for
+ * the FileJournal campaigns) gives each worker run one of `plain`, `two-clients` (two
+ * clients on one journal in one worker, delivering for the same players at once; and the
+ * journal opened under a second name must be refused), `torn-append` (the worker writes
+ * part of an append of several entries and SIGKILLs itself) and `no-raw-rows` (claim
+ * answers without rawTransactions, the worker SIGKILLed between a claim and the
+ * journaling of its lines); `--scenario <name>` plays one in every run and names it in the
+ * result line (`crash <mode> scenario=<name>: …`). Database nodes play `plain`. A worker
+ * that kills itself prints `selfkill <why>` first: it counts as a kill.
+ *
  * With `--processes 2 --shared`, two workers run at once on ONE journal file: whichever
  * holds the journal's lock delivers, the other must be refused (JournalError) and retries
  * a little later; kills hit the holder (and, 10% of the time, whoever is alive).
@@ -88,6 +98,7 @@ import { build } from 'esbuild';
 import type { DeliveryMode } from '../src/index.js';
 import { seededRandom } from '../src/mock/faults.js';
 import type { InventoryLine, PurchaseRowLite, UnverifiedLine, WorkerConfig } from './crash-worker.js';
+import { SCENARIOS, killDelayFor, scenarioFor, type Scenario, type ScenarioChoice } from './crash/scenario.js';
 import { NotInstalledError, useDatabase, type DatabaseServer } from './test-databases.js';
 
 // ---------------------------------------------------------------- options
@@ -95,7 +106,7 @@ import { NotInstalledError, useDatabase, type DatabaseServer } from './test-data
 const USAGE =
   'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false]\n' +
   '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
-  '                        [--players 20] [--lanes 2] [--keep]';
+  '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]';
 
 function usage(problem: string): never {
   process.stderr.write(`crash: ${problem}\n${USAGE}\n`);
@@ -116,6 +127,7 @@ try {
       journal: { type: 'string', default: 'file' },
       players: { type: 'string', default: '20' },
       lanes: { type: 'string', default: '2' },
+      scenario: { type: 'string' },
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -152,6 +164,11 @@ const JOURNAL = options.journal as 'file' | 'postgres' | 'mysql';
 const CLUSTER = JOURNAL !== 'file';
 if (NODES > 1 && !CLUSTER) usage('--nodes above 1 needs a database journal: --journal postgres or --journal mysql (one FileJournal file serves one process)');
 if (CLUSTER && (SHARED || PROCESSES !== 1)) usage('--processes 2 --shared is the FileJournal campaign; with a database journal use --nodes');
+const scenarioNames: readonly string[] = ['mix', ...SCENARIOS];
+if (options.scenario !== undefined && !scenarioNames.includes(options.scenario)) usage(`--scenario must be one of ${scenarioNames.join(', ')}, got "${options.scenario}"`);
+if (CLUSTER && options.scenario !== undefined && options.scenario !== 'plain') usage('--scenario is for the FileJournal campaigns; database nodes play plain');
+/** The scenario of each worker run (scripts/crash/scenario.ts): one, or `mix` (the default) picking one per run. */
+const SCENARIO = (options.scenario ?? (CLUSTER ? 'plain' : 'mix')) as ScenarioChoice;
 const MODES: DeliveryMode[] =
   options.mode === 'all' ? ['exactlyOnce', 'fast'] : options.mode === 'exactlyOnce' || options.mode === 'fast' ? [options.mode] : usage(`--mode must be exactlyOnce, fast or all, got "${options.mode}"`);
 
@@ -472,7 +489,8 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   const seedPath = join(dir, 'seed.json');
   writeFileSync(seedPath, JSON.stringify({ servers: [{ apiKey: API_KEY, name: 'Crash campaign store', products: PRODUCTS }] }));
   const paths = {
-    journalPath: join(dir, 'journal.jsonl'),
+    // The default journal's name: a two-clients run may use the default journal (cwd = dir).
+    journalPath: join(dir, '.teamgames-journal.jsonl'),
     inventoryPath: join(dir, 'inventory.jsonl'),
     unverifiedPath: join(dir, 'unverified.jsonl'),
     logPath: join(dir, 'worker.log'),
@@ -543,8 +561,14 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
     return child;
   };
   for (let i = 0; i < (CLUSTER ? NODES : PROCESSES); i++) spare();
+  const scenarioRandom = seededRandom(base ^ 0x5ce7);
+  const scenarioOf = new WeakMap<Child, Scenario>();
+  const scenarioRuns = new Map<Scenario, number>();
   const spawnWorker = (drain: boolean, node = 0): Child => {
+    const scenario = drain ? { scenario: 'plain' as const } : scenarioFor(SCENARIO, scenarioRandom, !SHARED);
+    if (!drain) scenarioRuns.set(scenario.scenario, (scenarioRuns.get(scenario.scenario) ?? 0) + 1);
     const cfg: WorkerConfig = {
+      ...scenario,
       url,
       apiKey: API_KEY,
       mode,
@@ -577,7 +601,8 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
     // The next spare starts once this worker is up: two node startups at once on two
     // cores would slow this worker's restart, the moment under test.
     if (!drain) void waitForLine(child, (l) => l === 'ready' || l.startsWith('refused '), 60_000).then(() => !stopping && spare(), () => !stopping && spare());
-    child.label = `${mode} worker r${run}${CLUSTER ? ` (node ${node})` : ''}`;
+    child.label = `${mode} worker r${run}${CLUSTER ? ` (node ${node})` : ''}${scenario.scenario === 'plain' ? '' : ` (${scenario.scenario})`}`;
+    scenarioOf.set(child, scenario.scenario);
     child.spawnedAt = performance.now();
     child.proc.stdin?.write(`${JSON.stringify(cfg)}\n`);
     run += 1;
@@ -595,12 +620,18 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
   let kills = 0;
   let refused = 0;
   let unexpected = 0;
+  let selfKills = 0;
   const endings = new WeakMap<Child, Promise<'killed' | 'refused' | 'other'>>();
   const ended = (w: Child): Promise<'killed' | 'refused' | 'other'> => {
     let ending = endings.get(w);
     if (ending === undefined) {
       ending = w.closed.then(({ code, signal }) => {
         if (w.killedByUs && signal === 'SIGKILL') return 'killed';
+        // A scenario's worker that killed itself at its moment (scripts/crash/worker/sabotage.ts).
+        if (signal === 'SIGKILL' && w.lines.some((l) => l.startsWith('selfkill '))) {
+          selfKills += 1;
+          return 'killed';
+        }
         if (code === 3) return 'refused';
         unexpected += 1;
         problem(`${w.label} exited by itself (code ${code}, signal ${signal}): ${w.stderr.trim().slice(-3000) || '(no stderr)'}`);
@@ -803,7 +834,7 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
         void started(w);
         await Promise.race([pause(between(killRandom, [0, 100])), w.closed]);
       } else {
-        const delay = between(killRandom, KILL_DELAY_MS);
+        const delay = between(killRandom, killDelayFor(scenarioOf.get(w) ?? 'plain', KILL_DELAY_MS));
         if ((await started(w)) === 'ready') await Promise.race([pause(delay), w.closed]);
       }
       kill(w);
@@ -1035,6 +1066,15 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
         `lock timeouts (${LOCK_TIMEOUT_MS} ms) ${lockTimeouts}, pool exhausted ${noConnection}; node clocks lagged the mock's by ${lags.length === 0 ? 0 : Math.max(...lags)} ms at most (window slack ${WINDOW_SLACK_MS} ms)\n`,
     );
   }
+  if (!CLUSTER) {
+    const runs = SCENARIOS.map((s) => `${s} ${scenarioRuns.get(s) ?? 0}`).join(', ');
+    const accepted = count(/ two-names ACCEPTED/g);
+    process.stderr.write(
+      `crash ${mode}${tag}: scenario runs: ${runs}; self-kills ${selfKills} (torn appends ${count(/ selfkill torn-append/g)}, after a claim answer ${count(/ selfkill no-raw-rows/g)}), ` +
+        `claim answers stripped of rawTransactions ${count(/ no-raw-rows: stripped/g)}, journal opened under a second name: refused ${count(/ two-names refused/g)}, accepted ${accepted}\n`,
+    );
+    if (accepted > 0) problem(`${accepted} times a second FileJournal on a symlink or hard link to the journal this process held was not refused (#21 point 2)`);
+  }
   for (const note of notes) process.stderr.write(`crash ${mode}: NOTE ${note}\n`);
   if (lossDetails.length > 0) process.stderr.write(`crash ${mode}: losses by player: ${lossDetails.slice(0, 8).join('; ')}${lossDetails.length > 8 ? `; … ${lossDetails.length - 8} more` : ''}\n`);
   return { mode, kills, purchases, paid: paidTotal, granted: grantedTotal, lost, silent, duplicated, unverified: windows.length, refused, problems, seconds };
@@ -1045,7 +1085,7 @@ async function campaign(mode: DeliveryMode, bundles: { worker: string; mock: str
 async function main(): Promise<number> {
   const startedAt = performance.now();
   process.stderr.write(
-    `crash: kills=${KILLS} modes=${MODES.join(',')} seed=${SEED} purchases-during-runs=${DURING_RUNS} processes=${PROCESSES}${SHARED ? ' shared' : ''}${CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : ''} players=${PLAYERS} lanes=${LANES}${options.keep ? ` dir=${root}` : ''}\n`,
+    `crash: kills=${KILLS} modes=${MODES.join(',')} scenario=${SCENARIO} seed=${SEED} purchases-during-runs=${DURING_RUNS} processes=${PROCESSES}${SHARED ? ' shared' : ''}${CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : ''} players=${PLAYERS} lanes=${LANES}${options.keep ? ` dir=${root}` : ''}\n`,
   );
   let server: DatabaseServer | undefined;
   let adminDb: AdminDb | undefined;
@@ -1087,7 +1127,8 @@ async function main(): Promise<number> {
   }
   let failed = false;
   for (const r of results) {
-    const head = CLUSTER ? `crash ${r.mode} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.mode} processes=2 shared: refused=${r.refused} ` : `crash ${r.mode}: `;
+    const scenario = SCENARIO === 'mix' || CLUSTER ? '' : ` scenario=${SCENARIO}`;
+    const head = CLUSTER ? `crash ${r.mode} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.mode}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.mode}${scenario}: `;
     console.log(`${head}kills=${r.kills} purchases=${r.purchases} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} silent=${r.silent} duplicated=${r.duplicated} unverified=${r.unverified}`);
     const reasons = [...r.problems];
     if (r.mode === 'exactlyOnce' && !DURING_RUNS && r.lost > 0) reasons.push(`exactly-once lost ${r.lost} units with no purchase made during a run`);
