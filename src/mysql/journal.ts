@@ -55,8 +55,14 @@ const LOCK_NAME = "CONCAT('teamgames:', LEFT(SHA2(CONCAT_WS(':', DATABASE(), ?, 
  *   for the work and released after (`RELEASE_LOCK`); when the node dies, its connection
  *   closes and the server releases the lock. The journal calls of the work run on that
  *   connection, so a pool is never starved by its own locks, and a lock whose connection
- *   was lost fails the next write instead of continuing unlocked. Size the pool
- *   (`connectionLimit`) for the players delivered at once, plus one.
+ *   was lost fails the next write instead of continuing unlocked.
+ * - The locks hold at most `maxLockConnections` of the pool's connections at once, by
+ *   default the pool's size (`connectionLimit`) less one, counted over every journal
+ *   given the pool: a grant that opens its transaction on the same pool always finds a
+ *   connection (the locks taking them all would deadlock: each lock waiting for its
+ *   grant, each grant for a connection). A player past the limit waits its turn within
+ *   `lockTimeoutMs`. Size the pool for the players delivered at once, plus one, plus
+ *   what the game runs on it.
  * - The tables (the journal's and the dedupe table of {@link recordDelivery}) are created
  *   on first use if they do not exist ({@link mysqlSchema} prints their DDL).
  *
@@ -82,18 +88,25 @@ export class MySqlJournal implements DeliveryJournal {
   readonly nodeId: string;
   /** The journal's table, as given. */
   readonly table: string;
+  /**
+   * How many connections of the pool the players' locks may hold at once: the
+   * `maxLockConnections` option, or the pool's size less one (see {@link SqlJournalOptions.maxLockConnections}).
+   */
+  readonly maxLockConnections: number;
   readonly #core: SqlJournalCore<MySqlQueryable, MySqlPoolConnection, MySqlPool>;
 
   /**
    * Connects nothing yet: the tables are created (if needed) on first use.
    *
    * @throws InvalidInputError when `pool` is not a pool (no `query` and `getConnection`),
-   *   or an option is unknown or invalid.
+   *   or an option is unknown or invalid, or `maxLockConnections` exceeds the pool's
+   *   size, or the pool has one connection and `maxLockConnections` is not given.
    */
   constructor(pool: MySqlPool, options: MySqlJournalOptions = {}) {
-    this.#core = new SqlJournalCore<MySqlQueryable, MySqlPoolConnection, MySqlPool>(NAME, pool, options, { kind: 'a mysql2/promise Pool', connect: 'getConnection' }, createTables);
+    this.#core = new SqlJournalCore<MySqlQueryable, MySqlPoolConnection, MySqlPool>(NAME, pool, options, { kind: 'a mysql2/promise Pool', connect: 'getConnection', sizeOption: 'connectionLimit', size: poolSize }, createTables);
     this.nodeId = this.#core.options.nodeId;
     this.table = this.#core.table;
+    this.maxLockConnections = this.#core.lockConnections;
   }
 
   /**
@@ -148,7 +161,8 @@ export class MySqlJournal implements DeliveryJournal {
    * a connection checked out for it, released after `work` (or by the server, when this
    * node dies and the connection closes).
    *
-   * @throws JournalError when no connection or no lock could be had within
+   * @throws JournalError when no turn among the pool's lock connections
+   *   (`maxLockConnections`), no connection or no lock could be had within
    *   `lockTimeoutMs`, or the database failed; `work` has not run then.
    */
   async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
@@ -166,6 +180,7 @@ export class MySqlJournal implements DeliveryJournal {
       lock.detach();
       // A connection whose GET_LOCK failed is closed: whatever it holds goes with it.
       connection.destroy();
+      lock.free();
       if (got === 0 || got === '0') throw lock.busy();
       throw journalFailure(NAME, `take ${who}; nothing was done`, got instanceof Error ? got : new Error(`GET_LOCK returned ${String(got)}`));
     }
@@ -189,6 +204,17 @@ export class MySqlJournal implements DeliveryJournal {
   async createTables(): Promise<void> {
     await this.#core.createTables();
   }
+}
+
+/**
+ * A `mysql2` pool's size: its `connectionLimit` (default 10; 0 is unbounded), on the
+ * promise pool's inner pool or on a callback pool; `undefined` for another pool.
+ */
+function poolSize(pool: object): number | undefined {
+  type Sized = { config?: { connectionLimit?: unknown } };
+  const limit = ((pool as { pool?: Sized }).pool ?? (pool as Sized)).config?.connectionLimit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) return undefined;
+  return limit === 0 ? Infinity : limit;
 }
 
 /** The tables' DDL, run once by the journal's first query. */

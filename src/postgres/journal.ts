@@ -58,8 +58,13 @@ const LOCK_NOT_AVAILABLE = '55P03';
  *   its own, held for the work and released after; when the node dies, its connection
  *   closes and the server releases the lock. The journal calls of the work run on that
  *   connection, so a pool is never starved by its own locks, and a lock whose connection
- *   was lost fails the next write instead of continuing unlocked. Size the pool for the
- *   players delivered at once, plus one.
+ *   was lost fails the next write instead of continuing unlocked.
+ * - The locks hold at most `maxLockConnections` of the pool's connections at once, by
+ *   default the pool's size (`max`) less one, counted over every journal given the pool:
+ *   a grant that opens its transaction on the same pool always finds a connection (the
+ *   locks taking them all would deadlock: each lock waiting for its grant, each grant for
+ *   a connection). A player past the limit waits its turn within `lockTimeoutMs`. Size
+ *   the pool for the players delivered at once, plus one, plus what the game runs on it.
  * - The tables (the journal's and the dedupe table of {@link recordDelivery}) are created
  *   on first use if they do not exist ({@link postgresSchema} prints their DDL).
  *
@@ -82,18 +87,25 @@ export class PostgresJournal implements DeliveryJournal {
   readonly nodeId: string;
   /** The journal's table, as given. */
   readonly table: string;
+  /**
+   * How many connections of the pool the players' locks may hold at once: the
+   * `maxLockConnections` option, or the pool's size less one (see {@link SqlJournalOptions.maxLockConnections}).
+   */
+  readonly maxLockConnections: number;
   readonly #core: SqlJournalCore<PgQueryable, PgPoolClient, PgPool>;
 
   /**
    * Connects nothing yet: the tables are created (if needed) on first use.
    *
    * @throws InvalidInputError when `pool` is not a pool (no `query` and `connect`), or an
-   *   option is unknown or invalid.
+   *   option is unknown or invalid, or `maxLockConnections` exceeds the pool's size, or
+   *   the pool has one connection and `maxLockConnections` is not given.
    */
   constructor(pool: PgPool, options: PostgresJournalOptions = {}) {
-    this.#core = new SqlJournalCore<PgQueryable, PgPoolClient, PgPool>(NAME, pool, options, { kind: 'a pg Pool', connect: 'connect' }, createTables);
+    this.#core = new SqlJournalCore<PgQueryable, PgPoolClient, PgPool>(NAME, pool, options, { kind: 'a pg Pool', connect: 'connect', sizeOption: 'max', size: poolSize }, createTables);
     this.nodeId = this.#core.options.nodeId;
     this.table = this.#core.table;
+    this.maxLockConnections = this.#core.lockConnections;
   }
 
   /**
@@ -141,7 +153,8 @@ export class PostgresJournal implements DeliveryJournal {
    * `pg_advisory_lock` on a connection checked out for it, released after `work` (or by
    * the server, when this node dies and the connection closes).
    *
-   * @throws JournalError when no connection or no lock could be had within
+   * @throws JournalError when no turn among the pool's lock connections
+   *   (`maxLockConnections`), no connection or no lock could be had within
    *   `lockTimeoutMs`, or the database failed; `work` has not run then.
    */
   async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
@@ -160,6 +173,7 @@ export class PostgresJournal implements DeliveryJournal {
       // A connection left in an unknown state (a half-set timeout, maybe the lock) is closed, which releases all.
       lock.detach();
       client.release(true);
+      lock.free();
       if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) throw lock.busy(error);
       throw journalFailure(NAME, `take ${who}${locked ? '' : '; nothing was done'}`, error);
     }
@@ -183,6 +197,12 @@ export class PostgresJournal implements DeliveryJournal {
   async createTables(): Promise<void> {
     await this.#core.createTables();
   }
+}
+
+/** A `pg` `Pool`'s size: `pool.options.max`, which `pg-pool` sets (default 10); `undefined` for another pool. */
+function poolSize(pool: object): number | undefined {
+  const max = (pool as { options?: { max?: unknown } }).options?.max;
+  return typeof max === 'number' && Number.isInteger(max) && max > 0 ? max : undefined;
 }
 
 /** The tables' DDL, run once by the journal's first query. */

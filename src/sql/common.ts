@@ -25,12 +25,31 @@ export interface SqlJournalOptions {
    */
   grantedTable?: string;
   /**
-   * How long `withPlayerLock` waits for the player's lock (and for a
-   * free connection of the pool) before it rejects with a `JournalError`, in ms. Another
-   * node holds the lock for a whole `deliver`, which in exactly-once mode waits out the
-   * service's 10 s claim window. Default `60000`.
+   * How long `withPlayerLock` waits for the player's lock, all waits counted (for a turn
+   * under {@link SqlJournalOptions.maxLockConnections}, for a free connection of the pool,
+   * for the lock itself), before it rejects with a `JournalError`, in ms; nothing was done
+   * then. Another node holds the lock for a whole `deliver`, which in exactly-once mode
+   * waits out the service's 10 s claim window. Default `60000`.
    */
   lockTimeoutMs?: number;
+  /**
+   * How many connections of the pool the players' locks may hold at once. Each player's
+   * lock holds one connection of the pool for the whole `deliver` (the journal's calls
+   * under the lock run on it); a player over the limit waits for a lock to be released
+   * (within `lockTimeoutMs`). The limit counts every journal object given the same pool.
+   *
+   * Default: one less than the pool's size (a `pg` `Pool`'s `max`, a `mysql2` pool's
+   * `connectionLimit`; both default to 10), so that a grant that opens its transaction on
+   * the same pool always finds a connection: when the locks could take them all, every
+   * lock would wait for its grant and every grant for a connection, forever. 9 when the
+   * pool's size cannot be read (a pool of your own making): pass the limit then. A pool
+   * of one connection is refused unless this option is given.
+   *
+   * Set it to the pool's size only when nothing the deliveries run (your grants) takes a
+   * connection of this pool, e.g. a pool given to the journal alone. It cannot exceed the
+   * pool's size.
+   */
+  maxLockConnections?: number;
   /**
    * This node's id, written on the intents it journals. Unique among the nodes sharing the
    * table. Default `<hostname>:<pid>:<random>`, new for each journal object.
@@ -45,7 +64,7 @@ export interface SqlJournalOptions {
 }
 
 // Derived from the interface, so a new option cannot be left out of the allow-list.
-const OPTION_KEYS = { table: true, grantedTable: true, lockTimeoutMs: true, nodeId: true, createTables: true } satisfies Record<keyof SqlJournalOptions, true>;
+const OPTION_KEYS = { table: true, grantedTable: true, lockTimeoutMs: true, maxLockConnections: true, nodeId: true, createTables: true } satisfies Record<keyof SqlJournalOptions, true>;
 export const SQL_JOURNAL_OPTIONS = Object.keys(OPTION_KEYS) as ReadonlyArray<keyof SqlJournalOptions>;
 
 export const DEFAULT_TABLE = 'teamgames_deliveries';
@@ -53,6 +72,9 @@ export const DEFAULT_GRANTED_TABLE = 'teamgames_granted';
 const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
 const MAX_LOCK_TIMEOUT_MS = 24 * 3_600_000;
 const MAX_NODE_ID_LENGTH = 200;
+/** The lock connections when the pool's size cannot be read: one less than `pg`'s and `mysql2`'s default size. */
+export const DEFAULT_LOCK_CONNECTIONS = 9;
+const MAX_LOCK_CONNECTIONS = 100_000;
 
 /** A table name split into its optional schema and its name, both checked identifiers. */
 export interface TableName {
@@ -64,19 +86,22 @@ export interface CheckedOptions {
   table: TableName;
   grantedTable: TableName;
   lockTimeoutMs: number;
+  /** As given; the journal derives the default from the pool's size. */
+  maxLockConnections: number | undefined;
   nodeId: string;
   createTables: boolean;
 }
 
 /** Checks a journal's options (unknown names and bad values fail with InvalidInputError). */
 export function checkSqlJournalOptions(options: SqlJournalOptions | undefined): CheckedOptions {
-  const { table, grantedTable, lockTimeoutMs, nodeId, createTables } = checkOptionsObject(options, SQL_JOURNAL_OPTIONS, 'options');
+  const { table, grantedTable, lockTimeoutMs, maxLockConnections, nodeId, createTables } = checkOptionsObject(options, SQL_JOURNAL_OPTIONS, 'options');
   const id = nodeId === undefined ? defaultNodeId() : checkNonBlank(nodeId, 'options.nodeId');
   if (id.length > MAX_NODE_ID_LENGTH) fail('options.nodeId', `must be at most ${MAX_NODE_ID_LENGTH} characters, got ${id.length}`);
   return {
     table: checkTableName(table ?? DEFAULT_TABLE, 'options.table'),
     grantedTable: checkTableName(grantedTable ?? DEFAULT_GRANTED_TABLE, 'options.grantedTable'),
     lockTimeoutMs: lockTimeoutMs === undefined ? DEFAULT_LOCK_TIMEOUT_MS : checkIntegerInRange(lockTimeoutMs, 1, MAX_LOCK_TIMEOUT_MS, 'options.lockTimeoutMs'),
+    maxLockConnections: maxLockConnections === undefined ? undefined : checkIntegerInRange(maxLockConnections, 1, MAX_LOCK_CONNECTIONS, 'options.maxLockConnections'),
     nodeId: id,
     createTables: checkBoolean(createTables, 'options.createTables') ?? true,
   };
@@ -171,6 +196,60 @@ export function connectWithin<C>(connect: () => Promise<C>, ms: number, giveBack
       },
     );
   });
+}
+
+/**
+ * The lock connections of one pool: how many are held, and the players waiting for a
+ * turn, first come first served. Every journal given the same pool shares one, so two
+ * journals (two tables, two clients) cannot take more of its connections together than
+ * either allows.
+ */
+export class LockSlots {
+  #held = 0;
+  readonly #waiting: Array<{ limit: number; take: () => void }> = [];
+
+  /**
+   * Takes a turn when fewer than `limit` are held; else waits for one (a turn given back
+   * goes to the first waiter it lets in), up to `ms`, then rejects with `timedOut()`,
+   * leaving nothing behind.
+   */
+  take(limit: number, ms: number, timedOut: () => Error): Promise<void> {
+    if (this.#held < limit) {
+      this.#held += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        limit,
+        take: () => {
+          clearTimeout(timer);
+          this.#held += 1;
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        reject(timedOut());
+      }, ms);
+      this.#waiting.push(waiter);
+    });
+  }
+
+  /** Gives a turn back: the first waiter it lets in takes it. */
+  give(): void {
+    this.#held -= 1;
+    const next = this.#waiting.findIndex((w) => this.#held < w.limit);
+    if (next !== -1) this.#waiting.splice(next, 1)[0]?.take();
+  }
+}
+
+const slotsByPool = new WeakMap<object, LockSlots>();
+
+/** The lock connections of `pool`, shared by every journal given it. */
+export function lockSlots(pool: object): LockSlots {
+  let slots = slotsByPool.get(pool);
+  if (slots === undefined) slotsByPool.set(pool, (slots = new LockSlots()));
+  return slots;
 }
 
 /** The connection holding a player's lock, with what happened to it. */

@@ -11,7 +11,7 @@
 import type { JournalEntry } from '../delivery/journal.js';
 import { JournalError } from '../errors.js';
 import { checkNonBlank, describe, fail } from '../internal/validate.js';
-import { checkSqlJournalOptions, connectWithin, journalFailure, latestById, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type SqlJournalOptions, type TableName } from './common.js';
+import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
 
 /** A pool connection that reports its failures while checked out. */
 export interface FailingConnection {
@@ -27,6 +27,10 @@ export interface PoolShape {
   kind: string;
   /** The pool's method that checks a connection out, besides `query`. */
   connect: string;
+  /** The option that sizes the pool, for messages: `max`, `connectionLimit`. */
+  sizeOption: string;
+  /** The pool's size: `Infinity` when unbounded, `undefined` when it cannot be read. */
+  size(pool: object): number | undefined;
 }
 
 /** A connection checked out for a player's lock, before and while the lock is held. */
@@ -41,6 +45,8 @@ export interface PlayerLock<C> {
   remainingMs(): number;
   /** Stops listening for the connection's failures (before it goes back or is closed). */
   detach(): void;
+  /** Gives the lock's turn among the pool's lock connections back, once the connection went back or was closed. */
+  free(): void;
   /** The error of a lock another node held past `lockTimeoutMs`. */
   busy(cause?: unknown): JournalError;
 }
@@ -59,16 +65,22 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
   readonly pool: P;
   /** The scopes of the locks held by `withPlayerLock`. */
   readonly scopes = new LockScopes<C>();
+  /** How many of the pool's connections the locks may hold at once (`maxLockConnections`, or the pool's size less one). */
+  readonly lockConnections: number;
+  readonly #slots: LockSlots;
   readonly #name: string;
   readonly #create: (db: Q, table: TableName, grantedTable: TableName) => Promise<void>;
   #tables: Promise<void> | undefined;
 
   /**
-   * Checks the pool (it must have `query` and `shape.connect`), then the options.
+   * Checks the pool (it must have `query` and `shape.connect`), then the options, and
+   * derives how many of the pool's connections the locks may hold.
    *
    * @param name the journal's class, first in its messages.
    * @param create the engine's DDL, run once (again after a failure) on first use.
-   * @throws InvalidInputError when `pool` is not a pool, or an option is unknown or invalid.
+   * @throws InvalidInputError when `pool` is not a pool, or an option is unknown or
+   *   invalid, or `maxLockConnections` exceeds the pool's size, or the pool has a single
+   *   connection and `maxLockConnections` is not given.
    */
   constructor(name: string, pool: P, options: SqlJournalOptions | undefined, shape: PoolShape, create: (db: Q, table: TableName, grantedTable: TableName) => Promise<void>) {
     const p = pool as Record<string, unknown> | null;
@@ -80,6 +92,8 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
     this.#create = create;
     this.options = checkSqlJournalOptions(options);
     this.table = tableText(this.options.table);
+    this.lockConnections = lockConnections(pool as object, this.options.maxLockConnections, shape);
+    this.#slots = lockSlots(pool as object);
   }
 
   /** Records the entries, one row per `deliveryId`, after `refuse` (which may throw) saw them. */
@@ -131,21 +145,37 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
    */
   async checkOut(playerName: string, connect: (pool: P) => Promise<C>, giveBack: (late: C) => void): Promise<PlayerLock<C>> {
     checkNonBlank(playerName, 'playerName');
-    const started = Date.now();
+    // Monotonic: a wall clock stepped back must not stretch the wait.
+    const started = performance.now();
     const name = this.#name;
     const { lockTimeoutMs } = this.options;
+    const limit = this.lockConnections;
     const who = `the lock on player ${JSON.stringify(playerName)}`;
+    const remainingMs = () => Math.max(1, lockTimeoutMs - (performance.now() - started));
+    // A turn among the pool's lock connections first: the locks never take the pool's last
+    // connection, which the work's grants may need (else each lock waits for its grant, and
+    // each grant for a connection, forever).
+    await this.#slots.take(
+      limit,
+      lockTimeoutMs,
+      () =>
+        new JournalError(
+          `${name}: players' locks already hold ${limit} connections of the pool, the most they may (maxLockConnections: ${limit}), and none was released within ${lockTimeoutMs} ms to take ${who}; nothing was done. More players are delivered at once than the pool allows: give the pool more connections.`,
+        ),
+    );
     let connection: C;
     try {
       connection = await connectWithin(
         () => connect(this.pool),
-        lockTimeoutMs,
+        remainingMs(),
         giveBack,
         () => new JournalError(`${name}: no connection of the pool was free within ${lockTimeoutMs} ms to take ${who}; nothing was done. Give the pool more connections than players delivered at once.`),
       );
     } catch (error) {
+      this.#slots.give();
       throw journalFailure(name, `connect to take ${who}; nothing was done`, error);
     }
+    let freed = false;
     const scope: LockScope<C> = { connection, lost: undefined, closed: false };
     const onError = (error: Error) => (scope.lost ??= error);
     connection.on('error', onError);
@@ -153,8 +183,13 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
       scope,
       connection,
       who,
-      remainingMs: () => Math.max(1, lockTimeoutMs - (Date.now() - started)),
+      remainingMs,
       detach: () => connection.removeListener('error', onError),
+      free: () => {
+        if (freed) return;
+        freed = true;
+        this.#slots.give();
+      },
       busy: (cause?: unknown) => new JournalError(`${name}: ${who} was not free within ${lockTimeoutMs} ms (another node is delivering for this player); nothing was done`, { cause }),
     };
   }
@@ -181,7 +216,11 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
         }
       }
       lock.detach();
-      close(connection, failed, failure);
+      try {
+        close(connection, failed, failure);
+      } finally {
+        lock.free();
+      }
     }
   }
 
@@ -192,4 +231,26 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
       throw journalFailure(this.#name, `create the tables ${tableText(table)} and ${tableText(grantedTable)}`, error);
     }));
   }
+}
+
+/**
+ * How many of the pool's connections the locks may hold: `maxLockConnections` (at most the
+ * pool's size), else the pool's size less one, else {@link DEFAULT_LOCK_CONNECTIONS}.
+ */
+function lockConnections(pool: object, given: number | undefined, shape: PoolShape): number {
+  const size = shape.size(pool);
+  const known = size !== undefined && size !== Infinity;
+  if (given !== undefined) {
+    if (known && given > size) fail('options.maxLockConnections', `must be at most the pool's size (${shape.sizeOption}: ${size}), got ${given}`);
+    return given;
+  }
+  if (size === undefined) return DEFAULT_LOCK_CONNECTIONS;
+  if (size === Infinity) return Infinity;
+  if (size < 2) {
+    fail(
+      'pool',
+      `has ${size} connection (${shape.sizeOption}: ${size}): a player's lock holds a connection of the pool for the whole delivery, and a grant that opens its transaction on the same pool would wait for it forever. Give the pool at least 2 connections (the players delivered at once plus one), or pass options.maxLockConnections: 1 if nothing the deliveries run uses this pool`,
+    );
+  }
+  return size - 1;
 }

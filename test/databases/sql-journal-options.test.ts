@@ -2,7 +2,9 @@
  * What the database journals check before touching a database (no server needed): the
  * pool, the options, the table names, the exported DDL, the dedupe helper's arguments.
  */
-import { describe, expect, it } from 'vitest';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from 'teamgames-sdk';
 import { MySqlJournal, mysqlSchema, recordDelivery as mysqlRecord, type MySqlPool } from 'teamgames-sdk/mysql';
 import { PostgresJournal, postgresSchema, recordDelivery as pgRecord, type PgPool } from 'teamgames-sdk/postgres';
@@ -34,7 +36,7 @@ describe.each(journals)('$name', ({ make, pool }) => {
   });
 
   it.each([
-    [{ tabel: 'x' }, /invalid options.tabel: unknown option; known: table, grantedTable, lockTimeoutMs, nodeId, createTables/],
+    [{ tabel: 'x' }, /invalid options.tabel: unknown option; known: table, grantedTable, lockTimeoutMs, maxLockConnections, nodeId, createTables/],
     [{ Table: 'x' }, /did you mean table\?/],
     [{ table: 'Deliveries' }, /invalid options.table: must be a table name/],
     [{ table: 'a.b.c' }, /invalid options.table/],
@@ -43,6 +45,8 @@ describe.each(journals)('$name', ({ make, pool }) => {
     [{ grantedTable: '1st' }, /invalid options.grantedTable/],
     [{ lockTimeoutMs: 0 }, /invalid options.lockTimeoutMs: must be an integer from 1 to/],
     [{ lockTimeoutMs: 1.5 }, /invalid options.lockTimeoutMs/],
+    [{ maxLockConnections: 0 }, /invalid options.maxLockConnections: must be an integer from 1 to/],
+    [{ maxLockConnections: 2.5 }, /invalid options.maxLockConnections/],
     [{ nodeId: ' ' }, /invalid options.nodeId: must not be blank/],
     [{ nodeId: 'n'.repeat(201) }, /invalid options.nodeId: must be at most 200 characters/],
     [{ createTables: 'no' }, /invalid options.createTables: must be a boolean/],
@@ -55,6 +59,54 @@ describe.each(journals)('$name', ({ make, pool }) => {
     await expect(make().withPlayerLock(' ', async () => undefined)).rejects.toThrow(/invalid playerName: must not be blank/);
   });
 });
+
+describe("the locks' share of the pool", () => {
+  // Pools of the real drivers, never connected: their size is all the journal reads here.
+  const pools: Array<{ end(): Promise<void> }> = [];
+  const kinds = [
+    { name: 'PostgresJournal', option: 'max', journal: (size: number | undefined, options?: object) => new PostgresJournal(track(new pg.Pool(size === undefined ? {} : { max: size })), options) },
+    { name: 'MySqlJournal', option: 'connectionLimit', journal: (size: number | undefined, options?: object) => new MySqlJournal(track(mysql.createPool(size === undefined ? {} : { connectionLimit: size })), options) },
+  ];
+  function track<T extends { end(): Promise<void> }>(pool: T): T {
+    pools.push(pool);
+    return pool;
+  }
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
+  });
+
+  describe.each(kinds)('$name', ({ journal, option }) => {
+    it("is one less than the pool's size, read from the driver's pool (default size 10)", () => {
+      expect(lockConnections(journal(20))).toBe(19);
+      expect(lockConnections(journal(2))).toBe(1);
+      expect(lockConnections(journal(undefined))).toBe(9);
+    });
+
+    it('is maxLockConnections when given, up to the pool size', () => {
+      expect(lockConnections(journal(20, { maxLockConnections: 20 }))).toBe(20);
+      expect(lockConnections(journal(20, { maxLockConnections: 3 }))).toBe(3);
+      expect(() => journal(4, { maxLockConnections: 5 })).toThrow(InvalidInputError);
+      expect(() => journal(4, { maxLockConnections: 5 })).toThrow(new RegExp(`invalid options.maxLockConnections: must be at most the pool's size \\(${option}: 4\\), got 5`));
+    });
+
+    it('refuses a pool of one connection unless maxLockConnections says the locks may have it', () => {
+      expect(() => journal(1)).toThrow(InvalidInputError);
+      expect(() => journal(1)).toThrow(new RegExp(`invalid pool: has 1 connection \\(${option}: 1\\).*at least 2 connections.*options.maxLockConnections: 1`));
+      expect(lockConnections(journal(1, { maxLockConnections: 1 }))).toBe(1);
+    });
+  });
+
+  it('is 9 for a pool whose size cannot be read, unbounded for a mysql2 pool without a limit', () => {
+    expect(lockConnections(new PostgresJournal(pgPool))).toBe(9);
+    expect(lockConnections(new MySqlJournal(mysqlPool))).toBe(9);
+    expect(lockConnections(new MySqlJournal(track(mysql.createPool({ connectionLimit: 0 }))))).toBe(Infinity);
+  });
+});
+
+/** The journal's limit, as withPlayerLock enforces it. */
+function lockConnections(journal: PostgresJournal | MySqlJournal): number {
+  return journal.maxLockConnections;
+}
 
 describe('the exported DDL', () => {
   it('PostgreSQL: both tables, idempotent statements, the names given', () => {

@@ -65,7 +65,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
 
     it('createTables() races safely, and on existing tables changes nothing', async () => {
       const names = tables();
-      await Promise.all(Array.from({ length: 6 }, () => kit.journal(kit.pool(1), names).createTables()));
+      await Promise.all(Array.from({ length: 6 }, () => kit.journal(kit.pool(2), names).createTables()));
       const first = kit.journal(kit.pool(), names);
       await first.append([journalLine('kept')]);
       const later = kit.journal(kit.pool(), names);
@@ -120,8 +120,8 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
 
     it('is held on one connection, which also carries the journal calls of the work', async () => {
       const names = tables();
-      // One connection in the pool: the work's journal calls could not get another.
-      const journal = kit.journal(kit.pool(1), names);
+      // One connection in the pool, all of it for the locks: the work's journal calls could not get another.
+      const journal = kit.journal(kit.pool(1), { ...names, maxLockConnections: 1 });
       const seen = await journal.withPlayerLock('Ann', async () => {
         await journal.append([journalLine('a')]);
         return journal.pending('Ann');
@@ -158,22 +158,62 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       expect(await b.withPlayerLock('Ann', async () => 'now')).toBe('now');
     });
 
-    it('times out waiting for a connection of an exhausted pool', async () => {
+    it('times out waiting for a connection of a pool the game exhausted', async () => {
       const names = tables();
-      const pool = kit.pool(1);
+      const pool = kit.pool(2);
       const journal = kit.journal(pool, { ...names, lockTimeoutMs: 200 });
-      const inside = gate();
-      const leave = gate();
-      const holder = journal.withPlayerLock('Ann', async () => {
-        inside.open();
-        await leave.promise;
-      });
-      await inside.promise;
-      const error = await journal.withPlayerLock('Bob', async () => undefined).catch((e: unknown) => e);
-      expect((error as Error).message).toMatch(/no connection of the pool was free within 200 ms/);
-      leave.open();
-      await holder;
+      await journal.createTables();
+      // The game holds both connections: the lock has its turn but no connection.
+      const games = [await kit.begin(pool), await kit.begin(pool)];
+      let ran = false;
+      const error = await journal
+        .withPlayerLock('Bob', async () => {
+          ran = true;
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(JournalError);
+      expect((error as Error).message).toMatch(/no connection of the pool was free within 200 ms to take the lock on player "Bob"; nothing was done/);
+      expect(ran).toBe(false);
+      await Promise.all(games.map((game) => game.rollback()));
       expect(await journal.withPlayerLock('Bob', async () => 'ok')).toBe('ok');
+    });
+
+    it("never takes the pool's last connection: a lock past maxLockConnections waits its turn (within lockTimeoutMs), and the grant's transaction finds a connection meanwhile", async () => {
+      const names = tables();
+      const pool = kit.pool(3);
+      // Two journal objects on one pool (two clients, two tables) share its lock connections.
+      const journal = kit.journal(pool, { ...names, lockTimeoutMs: 300 });
+      const other = kit.journal(pool, { ...tables(), lockTimeoutMs: 300 });
+      await Promise.all([journal.createTables(), other.createTables()]);
+      const inside = [gate(), gate()];
+      const leave = gate();
+      const holders = [journal, other].map((j, i) =>
+        j.withPlayerLock(`P${i}`, async () => {
+          inside[i]!.open();
+          await leave.promise;
+        }),
+      );
+      await Promise.all(inside.map((g) => g.promise));
+      // Two locks hold two of three connections: the third is the game's.
+      const game = await kit.begin(pool);
+      await game.rollback();
+      let ran = false;
+      const started = performance.now();
+      const error = await journal
+        .withPlayerLock('P2', async () => {
+          ran = true;
+        })
+        .catch((e: unknown) => e);
+      const waited = performance.now() - started;
+      expect(error).toBeInstanceOf(JournalError);
+      expect((error as Error).message).toMatch(/players' locks already hold 2 connections of the pool, the most they may \(maxLockConnections: 2\), and none was released within 300 ms to take the lock on player "P2"; nothing was done/);
+      expect(ran).toBe(false);
+      expect(waited).toBeGreaterThanOrEqual(250);
+      // A turn given back goes to the next waiter.
+      const next = journal.withPlayerLock('P2', async () => 'in');
+      leave.open();
+      await Promise.all(holders);
+      expect(await next).toBe('in');
     });
 
     it('is released when the node holding it is killed (SIGKILL): the other node takes it then, not before', async () => {

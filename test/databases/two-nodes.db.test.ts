@@ -21,7 +21,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
   it.skipIf(kit.url === undefined).each([7, 8, 9])('two nodes on one table deliver for the same players at once: nothing lost, nothing applied twice (faults seed %i)', async (seed) => {
     const names = { table: uniqueName('journal'), grantedTable: uniqueName('granted') };
     const applied = uniqueName('applied');
-    await kit.journal(kit.pool(1), names).createTables();
+    await kit.journal(kit.pool(2), names).createTables();
     await kit.query(`CREATE TABLE ${applied} (delivery_id VARCHAR(255) NOT NULL, player VARCHAR(64) NOT NULL, product VARCHAR(64) NOT NULL, units INTEGER NOT NULL)`);
 
     let repeats = 0;
