@@ -235,8 +235,8 @@ export class FileLock {
     const { held, names } = registry();
     if (held.has(journal)) {
       const other = names.get(journal) ?? journal;
-      const as = other === name ? '' : `, which another FileJournal of this process holds as ${other}`;
-      throw busy(`${shown}${as}`, name, path, { pid: process.pid, host: hostname(), since: '' }, 'close the other FileJournal of this process on that file first, or use one FileJournal per file');
+      const named = other === name ? shown : `${name} (the file ${journal}, which another FileJournal of this process holds as ${other})`;
+      throw busy(named, name, path, { pid: process.pid, host: hostname(), since: '' }, 'close the other FileJournal of this process on that file first, or use one FileJournal per file');
     }
     hold(journal, name, () => {});
     try {
