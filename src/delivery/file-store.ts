@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { JournalError } from '../errors.js';
-import { FileLock, MAX_JOURNAL_BYTES, checkOneName, checkRegular, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './file-lock.js';
 import { describe } from '../internal/validate.js';
+import { FileLock, MAX_JOURNAL_BYTES, checkOneName, checkRegular, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './file-lock.js';
 import { entryProblem, type JournalEntry } from './journal.js';
 
 /**

@@ -306,6 +306,55 @@ describe('FileJournal reading its file back', () => {
     await damaged(`${put('a')}${JSON.stringify({ op: 'put', entry: journalLine('b'), entries: [journalLine('c')] })}\n`, 2, /both entry and entries/);
   });
 
+  /** The handles `sync` was called on, as what they are, in call order. */
+  function syncs(): Array<{ dir: boolean; ino: number; size: number }> {
+    const seen: Array<{ dir: boolean; ino: number; size: number }> = [];
+    const realSync = handles.sync;
+    vi.spyOn(handles, 'sync').mockImplementation(async function (this: FileHandle) {
+      const stats = await this.stat();
+      seen.push({ dir: stats.isDirectory(), ino: stats.ino, size: stats.size });
+      return realSync.call(this);
+    });
+    return seen;
+  }
+
+  // #27: a cut that is not synced can come back after a power cut, glued to the next line.
+  it('cuts a torn last line durably: the file is synced after the cut, before any write', async () => {
+    const path = file();
+    writeFileSync(path, `${put('a')}${put('b').slice(0, 30)}`);
+    const seen = syncs();
+    const truncate = vi.spyOn(handles, 'truncate');
+    const j = journal(path);
+    expect(await ids(j)).toEqual(['a']);
+    expect(truncate).toHaveBeenCalledWith(put('a').length);
+    expect(seen.filter((s) => s.ino === statSync(path).ino)).toEqual([{ dir: false, ino: statSync(path).ino, size: put('a').length }]);
+  });
+
+  it('adds the lost newline of a complete last record durably', async () => {
+    const path = file();
+    writeFileSync(path, put('a').trimEnd());
+    const seen = syncs();
+    expect(await ids(journal(path))).toEqual(['a']);
+    expect(seen.filter((s) => s.ino === statSync(path).ino)).toEqual([{ dir: false, ino: statSync(path).ino, size: put('a').length }]);
+  });
+
+  // #27: a new file's name is durable only once its directory is synced.
+  it('syncs the directory of a journal it creates, and nothing for a file already there', async () => {
+    const path = file();
+    const seen = syncs();
+    await journal(path).pending();
+    expect(existsSync(path)).toBe(true);
+    // The lock file's own sync and its directory's, then the new journal's directory.
+    expect(seen.at(-1)).toMatchObject({ dir: true, ino: statSync(dirname(path)).ino });
+    expect(seen.filter((s) => s.dir)).toHaveLength(2);
+
+    const other = file();
+    writeFileSync(other, put('a'));
+    const before = seen.length;
+    await journal(other).pending();
+    expect(seen.slice(before).filter((s) => s.dir)).toHaveLength(1); // the lock's only
+  });
+
   it('a torn last line (no newline, not JSON) is dropped and cut off; blank lines are skipped', async () => {
     const path = file();
     writeFileSync(path, `${put('a')}\n${put('b')}${ack('a')}${put('c').slice(0, 50)}`);
