@@ -80,7 +80,17 @@ export type {
 } from './delivery/types.js';
 export { GrantTimeoutError } from './delivery/types.js';
 export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats } from './delivery/loop.js';
-export { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalClaimMark } from './delivery/journal.js';
+export {
+  DEFAULT_JOURNAL_PATH,
+  type DeliveryJournal,
+  type JournalEntry,
+  type JournalLine,
+  type JournalClaimMark,
+  type JournalWindow,
+  type WindowCause,
+  type WindowResolution,
+} from './delivery/journal.js';
+export { inspectJournal, resolveWindow, type JournalInspection, type PendingDelivery, type ResolveWindowInput } from './delivery/staff.js';
 export { MemoryJournal } from './delivery/memory-journal.js';
 export { FileJournal, type FileJournalOptions } from './delivery/file-journal.js';
 export { VERSION } from './version.js';

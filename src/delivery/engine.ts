@@ -34,7 +34,7 @@ import { unusableAnswer } from '../internal/to-error.js';
 import type { StorefrontEvent } from '../types.js';
 import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
 import { FileJournal } from './file-journal.js';
-import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine } from './journal.js';
+import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from './journal.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
 import { abortable, PlayerLocks } from './player-locks.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunVia, type StepOutcome } from './report.js';
@@ -62,8 +62,6 @@ interface Shared {
   locks: PlayerLocks;
   /** Claimed lines (and settled intents) the journal failed to record: granted from here, written again on the next call. */
   unjournaled: Map<string, JournalEntry>;
-  /** Windows reported per player, known for the life of the process (the player's texts say staff are checking). */
-  windows: Map<string, UnverifiedWindow>;
   /** Lines whose grant outlived `grantTimeoutMs` and still runs: never granted a second time meanwhile. */
   granting: Set<string>;
 }
@@ -72,7 +70,7 @@ const shared = new WeakMap<DeliveryJournal, Shared>();
 
 function sharedOf(journal: DeliveryJournal): Shared {
   let state = shared.get(journal);
-  if (state === undefined) shared.set(journal, (state = { locks: new PlayerLocks(), unjournaled: new Map(), windows: new Map(), granting: new Set() }));
+  if (state === undefined) shared.set(journal, (state = { locks: new PlayerLocks(), unjournaled: new Map(), granting: new Set() }));
   return state;
 }
 
@@ -142,7 +140,7 @@ export class DeliveryEngine {
       throw this.#journalFailed(run, undefined, error);
     }
     const { locks, unjournaled } = this.#shared;
-    const players = new Set([...all, ...unjournaled.values()].map((e) => e.playerName));
+    const players = new Set([...all, ...unjournaled.values()].filter(isWork).map((e) => e.playerName));
     const errors: ResumeReport['errors'] = [];
     for (const player of players) {
       refuseReentry(locks, player, 'resumeDeliveries');
@@ -180,7 +178,8 @@ export class DeliveryEngine {
 
   /** The run's report; the player's texts say staff are checking while a window is known. */
   #report(run: Run, player: string, outcome: StepOutcome, pending: number): DeliveryReport {
-    return deliveryReport(run, outcome, pending, this.#shared.windows.has(player));
+    const open = [...this.#shared.unjournaled.values()].some((e) => e.playerName === player && e.state === 'unverified');
+    return deliveryReport(run, outcome, pending, run.windowOpen === true || open);
   }
 
   /**
@@ -205,7 +204,9 @@ export class DeliveryEngine {
     }
     const marks = entries.filter((e): e is JournalClaimMark => e.state === 'claiming');
     const orphans = marks.filter((mark) => !entries.some((e) => e.deliveryId.startsWith(`${mark.deliveryId}:`)));
-    if (orphans.length > 0) this.#reportUnverified(run, player, Math.min(...orphans.map((m) => m.recordedAt)));
+    if (orphans.length > 0) await this.#reportUnverified(run, player, Math.min(...orphans.map((m) => m.recordedAt)), 'claimMark');
+    // A window staff have not resolved yet: the player's texts say staff are checking.
+    if (entries.some((e) => e.state === 'unverified')) run.windowOpen = true;
     // Intents a claim settled (its lines were journaled in the same append): nothing to reconcile.
     const done = [...marks, ...entries.filter((e) => e.state === 'intended' && e.settled === true)];
     if (done.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(done.map((e) => e.deliveryId)));
@@ -224,7 +225,7 @@ export class DeliveryEngine {
     try {
       result = await this.#claim(run, player, {}, control);
     } catch (error) {
-      if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) this.#reportUnverified(run, player, mark.recordedAt);
+      if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await this.#reportUnverified(run, player, mark.recordedAt, 'claimMark');
       await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return failed(error);
     }
@@ -337,7 +338,7 @@ export class DeliveryEngine {
     const lost = intents.filter((e) => !covered.has(e.deliveryId) && (e.invoice === undefined || !pending.has(e.invoice)));
     if (lost.length > 0) {
       // Reported before the intents, which carry the window's start, leave the journal.
-      this.#reportUnverified(run, player, Math.min(...lost.map((e) => e.previewedAt ?? e.recordedAt)));
+      await this.#reportUnverified(run, player, Math.min(...lost.map((e) => e.previewedAt ?? e.recordedAt)), 'lostClaim');
       delivered.push(...lost.map(({ previewedAt: _, settled: __, ...e }) => ({ ...e, state: 'claimed' as const, recordedAt: this.#config.now() })));
     }
     if (delivered.length > 0) {
@@ -361,12 +362,22 @@ export class DeliveryEngine {
       const error = await this.#grantWithin(run, item, grant, control.grantTimeoutMs);
       if (error !== undefined) {
         run.failed.push({ item, error: error.thrown });
+        if (!(error.thrown instanceof GrantTimeoutError)) await this.#noteFailure(run, line, error.thrown);
         continue;
       }
       run.granted.push(item);
       unjournaled.delete(line.deliveryId);
       await this.#write(run, line.playerName, (journal) => journal.acknowledge([line.deliveryId]));
     }
+  }
+
+  /** Keeps the grant's failure on the line, for staff (`teamgames journal pending`). */
+  async #noteFailure(run: Run, line: JournalLine, thrown: unknown): Promise<void> {
+    const message = String((thrown as Error | undefined)?.message ?? thrown).slice(0, 300);
+    const updated: JournalLine = { ...line, lastError: { message, at: this.#config.now(), attempts: (line.lastError?.attempts ?? 0) + 1 } };
+    const { unjournaled } = this.#shared;
+    if (unjournaled.has(line.deliveryId)) unjournaled.set(line.deliveryId, updated);
+    else await this.#write(run, line.playerName, (journal) => journal.append([updated]));
   }
 
   /** One grant, bounded: what it threw, its timeout, or `undefined` once it returned. */
@@ -434,11 +445,19 @@ export class DeliveryEngine {
     return journalError;
   }
 
-  #reportUnverified(run: Run, player: string, from: number): void {
-    const window: UnverifiedWindow = { playerName: player, from, to: this.#config.now() };
+  /**
+   * Writes the window to the journal (kept until staff resolve it), then reports it. A
+   * window the journal could not take is kept in memory and written on the next call; it
+   * is reported all the same.
+   */
+  async #reportUnverified(run: Run, player: string, from: number, cause: WindowCause): Promise<void> {
+    const to = this.#config.now();
+    const node = this.journal.nodeId;
+    const record: JournalWindow = { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'unverified', from, to, cause, recordedAt: to, ...(node === undefined ? {} : { node }) };
+    await this.#record(run, player, [record]);
+    run.windowOpen = true;
+    const window: UnverifiedWindow = { playerName: player, from, to };
     run.unverified.push(window);
-    const { windows } = this.#shared;
-    windows.set(player, mergedWindows([...(windows.has(player) ? [windows.get(player) as UnverifiedWindow] : []), window])[0] as UnverifiedWindow);
     this.#emit(run, { type: 'unverified', operation: run.operation, window });
   }
 
@@ -453,7 +472,7 @@ export class DeliveryEngine {
   async #pendingCount(run: Run, player: string | undefined): Promise<number> {
     const inMemory = [...this.#shared.unjournaled.values()].filter((e) => isClaimed(e) && (player === undefined || e.playerName === player)).length;
     try {
-      return (await this.journal.pending(player)).filter((e) => !(e.state === 'intended' && e.settled === true)).length + inMemory;
+      return (await this.journal.pending(player)).filter(isWork).length + inMemory;
     } catch (error) {
       this.#journalFailed(run, player, error);
       return inMemory;
@@ -535,6 +554,11 @@ function checked(entries: JournalEntry[]): JournalEntry[] {
     if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
   }
   return entries;
+}
+
+/** An entry that is work still to do (not a window kept for staff, not a settled intent). */
+function isWork(entry: JournalEntry): boolean {
+  return entry.state === 'claimed' || entry.state === 'claiming' || isOpenIntent(entry);
 }
 
 function isClaimed(entry: JournalEntry): entry is JournalLine {

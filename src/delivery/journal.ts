@@ -9,10 +9,55 @@ import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../wire/claim.js';
 
 /**
- * One record of the journal: a purchase line ({@link JournalLine}) or the mark of a claim
- * about to be sent ({@link JournalClaimMark}). Journals store them as they are (JSON).
+ * One record of the journal: a purchase line ({@link JournalLine}), the mark of a claim
+ * about to be sent ({@link JournalClaimMark}) or an unverified window kept for staff
+ * ({@link JournalWindow}). Journals store them as they are (JSON).
  */
-export type JournalEntry = JournalLine | JournalClaimMark;
+export type JournalEntry = JournalLine | JournalClaimMark | JournalWindow;
+
+/** How an {@link UnverifiedWindow} arose. */
+export type WindowCause =
+  /** An exactly-once claim whose answer was lost took purchases no preview had shown. */
+  | 'lostClaim'
+  /** A `fast` claim whose answer was lost, or a crash before its lines were journaled. */
+  | 'claimMark';
+
+/**
+ * An {@link UnverifiedWindow} as the journal keeps it: written before the window is
+ * reported, kept until staff resolve it (then kept as `resolved`, with who, when and
+ * why: an audit trail, never deleted by the SDK), never dropped by compaction. While a
+ * window of a player is open, the player's texts say staff are checking.
+ */
+export interface JournalWindow {
+  /** `window:<uuid>`: the id staff pass to {@link resolveWindow}. */
+  deliveryId: string;
+  /** The player, exact name. */
+  playerName: string;
+  /** `unverified` (open) or `resolved`. */
+  state: 'unverified' | 'resolved';
+  /** Start of the window, epoch ms (see {@link UnverifiedWindow.from}). */
+  from: number;
+  /** End of the window, epoch ms. */
+  to: number;
+  /** How it arose. */
+  cause: WindowCause;
+  /** When it was found and written, epoch ms. */
+  recordedAt: number;
+  /** The node that found it, in a journal shared by several nodes. */
+  node?: string;
+  /** Set once resolved. */
+  resolution?: WindowResolution;
+}
+
+/** Who closed a window, when, and what they found. */
+export interface WindowResolution {
+  /** Who handled it (a staff name, a Discord id). */
+  by: string;
+  /** When, epoch ms. */
+  at: number;
+  /** What was found and done (e.g. "granted 1 × VIP rank by hand, invoice 1043"). */
+  note: string;
+}
 
 /**
  * One purchase line in the journal.
@@ -50,6 +95,8 @@ export interface JournalLine {
    * this moment, which no preview showed: the start of the {@link UnverifiedWindow}.
    */
   previewedAt?: number;
+  /** Claimed lines whose grant failed: the last failure, for staff (`teamgames journal pending`). */
+  lastError?: { message: string; at: number; attempts: number };
   /**
    * Intended lines: set (in the same append as the claimed lines that replace it) once a
    * claim's lines are journaled, so the intent is settled even if the process dies before
@@ -129,7 +176,8 @@ export interface DeliveryJournal {
 
 const TRANSACTION_STRINGS = ['player_name', 'product_id_string', 'product_name'] as const;
 const TRANSACTION_NUMBERS = ['product_id', 'product_price', 'quantity_to_grant', 'quantity_purchased', 'product_amount', 'amount_purchased'] as const;
-const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming']);
+const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved']);
+const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark']);
 
 /**
  * What is wrong with a record read back from a journal, or `undefined` when it is a
@@ -142,9 +190,10 @@ export function entryProblem(value: unknown): string | undefined {
   const e = value as Record<string, unknown>;
   if (typeof e['deliveryId'] !== 'string' || e['deliveryId'] === '') return 'deliveryId is not a non-empty string';
   if (typeof e['playerName'] !== 'string' || e['playerName'] === '') return 'playerName is not a non-empty string';
-  if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended' or 'claiming' (${describe(e['state'])})`;
+  if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (${describe(e['state'])})`;
   if (typeof e['recordedAt'] !== 'number' || !Number.isFinite(e['recordedAt'])) return 'recordedAt is not a number';
   if (e['state'] === 'claiming') return undefined;
+  if (e['state'] === 'unverified' || e['state'] === 'resolved') return windowProblem(e);
   const item = e['item'];
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return `item is not an object (${describe(item)})`;
   const t = item as Record<string, unknown>;
@@ -155,6 +204,18 @@ export function entryProblem(value: unknown): string | undefined {
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   if (e['previewedAt'] !== undefined && (typeof e['previewedAt'] !== 'number' || !Number.isFinite(e['previewedAt']))) return 'previewedAt is not a number';
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
+  const lastError = e['lastError'] as Record<string, unknown> | undefined;
+  if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || typeof lastError['at'] !== 'number' || typeof lastError['attempts'] !== 'number')) return 'lastError is not { message, at, attempts }';
+  return undefined;
+}
+
+function windowProblem(e: Record<string, unknown>): string | undefined {
+  if (typeof e['from'] !== 'number' || !Number.isFinite(e['from'])) return 'from is not a number';
+  if (typeof e['to'] !== 'number' || !Number.isFinite(e['to'])) return 'to is not a number';
+  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim' or 'claimMark' (${describe(e['cause'])})`;
+  if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
+  const r = e['resolution'] as Record<string, unknown> | undefined;
+  if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || typeof r['at'] !== 'number' || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
   return undefined;
 }
 

@@ -29,6 +29,8 @@ export interface Run {
   failed: DeliveryFailure[];
   unverified: UnverifiedWindow[];
   journalError?: JournalError;
+  /** Set when a window of the player is open (found now or kept in the journal). */
+  windowOpen?: boolean;
   /** Set when something unexpected happened after a claim succeeded (the lines were kept). */
   error?: StorefrontError;
 }

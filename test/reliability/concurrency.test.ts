@@ -65,6 +65,7 @@ describe('1,000 concurrent deliver calls over 100 players, against the mock over
 
     expect(fired).toBeGreaterThan(20);
     expect(compare(paidUnits(mock.purchases(KEY)), game.applied)).toMatchObject({ lost: 0, duplicated: 0 });
-    expect(journal.size).toBe(0);
+    // The windows of the lost answers are kept for staff; nothing else is left.
+    expect((await journal.pending()).filter((e) => e.state !== 'unverified')).toEqual([]);
   }, 30_000);
 });
