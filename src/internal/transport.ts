@@ -7,12 +7,13 @@
  * @module
  * @internal
  */
-import ky, { HTTPError, TimeoutError as KyTimeoutError, type KyInstance, type Options } from 'ky';
+import ky, { HTTPError, TimeoutError as KyTimeoutError, type KyInstance, type Options, type RetryOptions } from 'ky';
 import type { Credentials } from '../auth.js';
 import type { Endpoint } from '../endpoints.js';
 import type { StorefrontEvent } from '../types.js';
 import { WireProblem } from '../wire/parse.js';
 import { eventReporter } from './events.js';
+import { linkSignals, untilAborted } from './signals.js';
 import { networkCode, toError, type Failure, type FailureContext } from './to-error.js';
 
 export interface TransportConfig {
@@ -51,7 +52,7 @@ const BACKOFF_LIMIT_MS = 10_000;
 export class Transport {
   readonly #ky: KyInstance;
   readonly #config: TransportConfig;
-  readonly #readRetry: NonNullable<Options['retry']>;
+  readonly #readRetry: RetryOptions;
   readonly #baseHeaders: Readonly<Record<string, string>>;
   readonly #headers = new Map<Endpoint, Record<string, string>>();
   readonly #host: string;
@@ -95,13 +96,19 @@ export class Transport {
     // ky's Request carries neither body nor headers: the fetch wrapper below sends both.
     // ky builds a Request per call and clones it per attempt; without a body there is no
     // stream to tee and nothing to copy, which is most of ky's cost over a bare fetch.
+    // The caller's signal is never given to ky: ky would join it to its own per-call
+    // controller with AbortSignal.any, which on Node 20 leaves a record on the caller's
+    // signal per call (a bridge's shutdown signal, passed to every call for months, grew
+    // by one per request). It is joined by hand to each attempt's fetch below, the
+    // listener removed when the attempt is over; an abort between attempts (ky's backoff)
+    // rejects at once through `untilAborted`, and stops ky's retries.
+    const caller = ctx.signal;
     const options: Options = {
       method: 'post',
-      retry: endpoint.retryable ? this.#readRetry : 0,
+      retry: endpoint.retryable ? (caller === undefined ? this.#readRetry : { ...this.#readRetry, shouldRetry: stopWhenAborted(caller) }) : 0,
       // Only reads need ky to throw on a status (that is how its retry sees 5xx).
       throwHttpErrors: endpoint.retryable,
     };
-    if (ctx.signal) options.signal = ctx.signal;
     if (ctx.timeoutMs !== undefined) options.timeout = ctx.timeoutMs;
 
     // "Sent" means fetch was called with a live signal: a failure before that (ky
@@ -120,23 +127,31 @@ export class Transport {
     let text = '';
     const customFetch = this.#config.fetch;
     options.fetch = async (input) => {
-      const { signal, url } = input as Request;
-      signal.throwIfAborted();
+      // ky's signal for this attempt: its timeout aborts it.
+      const { signal: attempt, url } = input as Request;
+      attempt.throwIfAborted();
+      caller?.throwIfAborted();
       dispatched = true;
       attempts += 1;
-      // fetch is looked up per request, never captured: msw and test doubles patch
-      // globalThis.fetch. It gets a URL and init rather than ky's Request, which it would
-      // copy again; `redirect: 'manual'` stops the raw X-API-Key (which fetch does not
-      // strip, unlike Authorization) and the claim itself from following a redirect.
-      const response = await (customFetch ?? globalThis.fetch)(url, { method: 'POST', headers, body, redirect: 'manual', signal });
-      onHeaders?.(response);
-      text = await readBounded(response, this.#config.maxResponseBytes);
-      return response;
+      const linked = caller === undefined ? undefined : linkSignals(attempt, caller);
+      try {
+        // fetch is looked up per request, never captured: msw and test doubles patch
+        // globalThis.fetch. It gets a URL and init rather than ky's Request, which it would
+        // copy again; `redirect: 'manual'` stops the raw X-API-Key (which fetch does not
+        // strip, unlike Authorization) and the claim itself from following a redirect.
+        const signal = linked?.signal ?? attempt;
+        const response = await (customFetch ?? globalThis.fetch)(url, { method: 'POST', headers, body, redirect: 'manual', signal });
+        onHeaders?.(response);
+        text = await readBounded(response, this.#config.maxResponseBytes);
+        return response;
+      } finally {
+        linked?.dispose();
+      }
     };
 
     let response: Response;
     try {
-      response = await this.#ky(endpoint.path, options);
+      response = await untilAborted(this.#ky(endpoint.path, options), caller);
     } catch (error) {
       if (error instanceof TooLarge) throw toError(this.#context(endpoint, ctx, attempts), { kind: 'tooLarge', limitBytes: error.limitBytes });
       if (!(error instanceof HTTPError)) throw this.#transportFailure(error, ctx, this.#context(endpoint, ctx, attempts), dispatched);
@@ -203,6 +218,14 @@ function readFailure(error: unknown, status: number, text: string): Failure {
   if (error instanceof WireProblem && error.kind === 'auth') return { kind: 'auth', status, text, what: error.what };
   if (error instanceof WireProblem) return { kind: 'protocol', status, text, what: error.what, issues: error.issues };
   return { kind: 'protocol', status, text, what: `the answer could not be read (${error instanceof Error ? error.name : typeof error})`, issues: [] };
+}
+
+/**
+ * ky's `shouldRetry` for a call with a signal of the caller's: no retry once it aborted
+ * (the call has already rejected with its reason), nor for an answer over the size bound.
+ */
+function stopWhenAborted(signal: AbortSignal): NonNullable<RetryOptions['shouldRetry']> {
+  return ({ error }) => (signal.aborted || error instanceof TooLarge ? false : undefined);
 }
 
 /** Thrown inside ky's fetch when an answer outgrows the bound; mapped to a typed error. */
