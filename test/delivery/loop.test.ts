@@ -115,6 +115,25 @@ describe('budget', () => {
 });
 
 describe('/claim', () => {
+  it('goes ahead of the routine polls queued for the budget', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, maxCallsPerSecond: 2, pollIntervalMs: 10_000 });
+    for (let i = 0; i < 100; i++) loop.join(`P${i}`);
+    // 100 joins at 2 calls/s: the first previews take 50 s; then the polls keep the budget busy.
+    await vi.advanceTimersByTimeAsync(120_000);
+    mock.addPurchase(KEY, { playerName: 'P7', id: 1, quantity: 1 });
+    // The claim goes out at the edge of P7's window (its last call + 10 s), or now.
+    const lastCall = Math.max(...calls.filter((c) => c.player === 'P7').map((c) => c.at));
+    const due = Math.max(Date.now(), lastCall + 10_000);
+    const report = loop.claim('P7');
+    await vi.advanceTimersByTimeAsync(due - Date.now() + 1_000);
+    expect((await report).code).toBe('SUCCESS');
+    // Ahead of every routine preview queued for the budget: within a second of its due time.
+    expect(given.at(-1)?.at).toBeLessThanOrEqual(due + 1_000);
+    await loop.stop();
+  });
+
+
   it('is one call and no wait when the last preview is a window old, still exactly once', async () => {
     const { mock, client, calls, given, give } = setup();
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
