@@ -1,0 +1,227 @@
+/**
+ * The end of one mode's crash campaign: the drain (one worker, no kills, no faults, until
+ * the journal is empty and the mock lists nothing paid and undelivered), then the counting,
+ * from the mock's purchase rows (ground truth) and the game's inventory: per player,
+ * lost = max(0, paid − granted), duplicated = max(0, granted − paid) (plus any deliveryId
+ * applied twice), silent = lost units of players for whom no unverified window was ever
+ * reported, and the lost units must fit in the rows delivered inside the player's windows.
+ *
+ * @module
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { DeliveryMode } from '../../src/index.js';
+import type { Campaign } from './campaign.js';
+import { kill, pause, waitForLine } from './children.js';
+import type { ClusterFigures } from './cluster.js';
+import { API_KEY, CLUSTER, LOCK_TIMEOUT_MS, NODES, WINDOW_SLACK_MS } from './options.js';
+import { SCENARIOS } from './scenario.js';
+import { journalWindowsPath, type InventoryLine, type PurchaseRowLite, type UnverifiedLine } from './worker/config.js';
+
+/** One mode's figures: the result line. */
+export interface Result {
+  mode: DeliveryMode;
+  kills: number;
+  purchases: number;
+  paid: number;
+  granted: number;
+  lost: number;
+  silent: number;
+  duplicated: number;
+  unverified: number;
+  refused: number;
+  problems: string[];
+  seconds: number;
+}
+
+/** What the drain and the files tell. */
+interface Evidence {
+  rows: PurchaseRowLite[];
+  inventory: InventoryLine[];
+  /** The windows reported through onEvent (the `unverified=` figure). */
+  windows: UnverifiedLine[];
+  /** The windows the journal holds after the drain (durable before they are reported). */
+  journalWindows: UnverifiedLine[];
+  workerLog: string;
+  dropsFired: number;
+  drainRun: number;
+  coldStart: number | undefined;
+}
+
+const readLines = <T>(path: string): T[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
+
+/** The drain, then the mock's rows; the mock stops. */
+async function drain(c: Campaign): Promise<Pick<Evidence, 'rows' | 'dropsFired' | 'drainRun' | 'coldStart'>> {
+  const faults = await c.admin<Array<{ fired: number }>>('GET', '/__mock/faults');
+  const dropsFired = faults.reduce((sum, f) => sum + f.fired, 0);
+  await c.admin('POST', '/__mock/faults/clear');
+  const drainRun = c.workers.run;
+  const drainer = c.workers.spawn(true); // no spare left: a cold start, timed below
+  const coldStart = await c.workers.started(drainer).then(() => c.workers.startupMs.pop());
+  const drained = await waitForLine(drainer, (l) => l.startsWith('drained ') || l.startsWith('refused '), 600_000);
+  const drainExit = await drainer.closed;
+  if (drained === undefined || !drained.startsWith('drained ') || drainExit.code !== 0) {
+    c.problem(`the drain failed (exit ${drainExit.code}, ${drained ?? 'no line'}): ${drainer.stderr.trim().slice(-3000)}`);
+  }
+  const rows = await c.admin<PurchaseRowLite[]>('GET', `/__mock/purchases?apiKey=${API_KEY}`);
+  const mock = c.mock;
+  if (mock !== undefined) {
+    mock.proc.kill('SIGTERM');
+    await Promise.race([mock.closed, pause(5_000)]);
+    kill(mock);
+  }
+  return { rows, dropsFired, drainRun, coldStart };
+}
+
+/** The inventory, the windows and the logs; database nodes: the dedupe table agrees with the inventory, the journal table is empty. */
+async function evidence(c: Campaign): Promise<Pick<Evidence, 'inventory' | 'windows' | 'journalWindows' | 'workerLog'>> {
+  const { db } = c;
+  const nodeFiles = CLUSTER ? Array.from({ length: NODES }, (_, node) => c.nodePaths(node)) : [c.paths];
+  const inventory = db === undefined ? readLines<InventoryLine>(c.paths.inventoryPath) : await db.admin.inventory(db.tables);
+  const windows = nodeFiles.flatMap((f) => readLines<UnverifiedLine>(f.unverifiedPath));
+  // The journal's own window records, as the drain found them (worker/config.ts).
+  const journalWindows = nodeFiles.flatMap((f) => (existsSync(journalWindowsPath(f.unverifiedPath)) ? readLines<UnverifiedLine>(journalWindowsPath(f.unverifiedPath)) : []));
+  const workerLog = nodeFiles.map((f) => (existsSync(f.logPath) ? readFileSync(f.logPath, 'utf8') : '')).join('');
+  if (db !== undefined) {
+    // The dedupe table and the inventory are written in one transaction: the same ids.
+    const recorded = new Set(await db.admin.grantedIds(db.tables));
+    const applied = new Set(inventory.map((l) => l.deliveryId));
+    const recordedOnly = [...recorded].filter((id) => !applied.has(id));
+    const appliedOnly = [...applied].filter((id) => !recorded.has(id));
+    if (recordedOnly.length > 0) c.problem(`${recordedOnly.length} deliveryIds recorded by recordDelivery without their inventory row (committed apart?): ${recordedOnly.slice(0, 5).join(', ')}`);
+    if (appliedOnly.length > 0) c.problem(`${appliedOnly.length} inventory rows without their recordDelivery record: ${appliedOnly.slice(0, 5).join(', ')}`);
+    const left = await db.admin.journalRows(db.tables);
+    if (left > 0) c.problem(`${left} rows left in the journal table after the drain`);
+  }
+  return { inventory, windows, journalWindows, workerLog };
+}
+
+/** Units paid per player, from the mock's rows. */
+function paidUnits(c: Campaign, rows: readonly PurchaseRowLite[]): { paid: Map<string, number>; total: number } {
+  const paid = new Map<string, number>();
+  let total = 0;
+  let undelivered = 0;
+  for (const row of rows) {
+    if (row.paymentstatus !== 'Paid') continue;
+    paid.set(row.username, (paid.get(row.username) ?? 0) + row.givequantity);
+    total += row.givequantity;
+    if (row.deliverystatus !== 'Delivered') undelivered += 1;
+  }
+  if (undelivered > 0) c.problem(`${undelivered} paid rows still undelivered on the mock after the drain`);
+  return { paid, total };
+}
+
+/** Units granted per player, from the inventory; a deliveryId applied twice is a duplicate, an invoice id must match its row. */
+function grantedUnits(c: Campaign, rows: readonly PurchaseRowLite[], inventory: readonly InventoryLine[]): { granted: Map<string, number>; total: number; twice: number } {
+  const granted = new Map<string, number>();
+  const ids = new Map<string, InventoryLine>();
+  let total = 0;
+  let twice = 0;
+  for (const line of inventory) {
+    const first = ids.get(line.deliveryId);
+    if (first !== undefined) {
+      twice += line.units; // the game's dedupe failed: applied twice
+      c.problem(`deliveryId ${line.deliveryId} applied twice (runs ${first.run} and ${line.run}${line.node === undefined ? '' : `, nodes ${first.node} and ${line.node}`})`);
+      continue;
+    }
+    ids.set(line.deliveryId, line);
+    granted.set(line.player, (granted.get(line.player) ?? 0) + line.units);
+    total += line.units;
+  }
+  // Exactly-once ids name the invoice: each must be a delivered row of that player and size.
+  const byInvoice = new Map(rows.map((r) => [String(r.invoice), r]));
+  for (const line of ids.values()) {
+    if (!line.deliveryId.startsWith('invoice:')) continue;
+    const row = byInvoice.get(line.deliveryId.slice('invoice:'.length));
+    if (row === undefined || row.username !== line.player || row.givequantity !== line.units || row.deliverystatus !== 'Delivered') {
+      c.problem(`granted ${line.deliveryId} (${line.player}, ${line.units} units) does not match the mock's row ${JSON.stringify(row)}`);
+    }
+  }
+  return { granted, total, twice };
+}
+
+/** Lost, silent, duplicated and uncovered units, per player then summed. */
+function losses(c: Campaign, e: Evidence, paid: Map<string, number>, granted: Map<string, number>, twice: number) {
+  const windowsOf = new Map<string, UnverifiedLine[]>();
+  // A window counts when reported (onEvent) or durable in the journal (a kill may fall between the two).
+  for (const w of [...e.windows, ...e.journalWindows]) windowsOf.set(w.playerName, [...(windowsOf.get(w.playerName) ?? []), w]);
+  let lost = 0;
+  let silent = 0;
+  let duplicated = twice;
+  let uncovered = 0;
+  const details: string[] = [];
+  for (const player of new Set([...paid.keys(), ...granted.keys()])) {
+    const p = paid.get(player) ?? 0;
+    const g = granted.get(player) ?? 0;
+    if (g > p) duplicated += g - p;
+    if (p <= g) continue;
+    lost += p - g;
+    const own = windowsOf.get(player) ?? [];
+    if (own.length === 0) silent += p - g;
+    // Stricter: the lost units must fit in the rows delivered inside the player's windows.
+    const coverable = e.rows
+      .filter((r) => r.username === player && r.paymentstatus === 'Paid' && r.delivered !== null)
+      .filter((r) => {
+        const at = Date.parse(r.delivered as string);
+        return own.some((w) => at >= w.from - 1_000 && at <= w.to + WINDOW_SLACK_MS);
+      })
+      .reduce((sum, r) => sum + r.givequantity, 0);
+    const outside = Math.max(0, p - g - coverable);
+    uncovered += outside;
+    details.push(`${player}: paid ${p} granted ${g} lost ${p - g} windows ${own.length}${outside > 0 ? ` OUTSIDE-WINDOWS ${outside}` : ''}`);
+  }
+  if (uncovered > 0) c.problem(`${uncovered} lost units lie outside every unverified window of their player: ${details.filter((d) => d.includes('OUTSIDE')).join('; ')}`);
+  if (silent > 0) c.problem(`silent losses: ${details.filter((d) => d.includes('windows 0')).join('; ')}`);
+  return { lost, silent, duplicated, uncovered, details };
+}
+
+/** The details on stderr: timing, faults fired, regrants, the nodes' figures, the scenarios, losses by player. */
+function tell(c: Campaign, e: Evidence, uncovered: number, details: readonly string[], cluster: ClusterFigures | undefined): void {
+  const count = (pattern: RegExp): number => e.workerLog.match(pattern)?.length ?? 0;
+  const sorted = [...c.workers.startupMs].sort((a, b) => a - b);
+  const pct = (q: number): string => (sorted.length === 0 ? '-' : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number).toFixed(0));
+  const seconds = (performance.now() - c.startedAt) / 1000;
+  const head = `crash ${c.mode}${c.tag}:`;
+  process.stderr.write(
+    `${head} ${seconds.toFixed(1)} s, ${c.workers.run} worker runs, startup to ready p50 ${pct(0.5)} ms p95 ${pct(0.95)} ms, cold start to ready ${e.coldStart?.toFixed(0) ?? '-'} ms; ` +
+      `claim answers dropped ${e.dropsFired}, grants failed ${count(/ grant-failed /g)}, regrants skipped ${count(/ regrant /g)}, ` +
+      `outcome unknown ${count(/ OUTCOME_UNKNOWN /g)}, journal errors ${count(/journalError/g)}, windows in the journal after the drain ${e.journalWindows.length}, lost outside windows ${uncovered}\n`,
+  );
+  if (c.db !== undefined && cluster !== undefined) {
+    const lags = [...e.workerLog.matchAll(/clock-lag (\d+) ms/g)].map((m) => Number(m[1]));
+    const { tables } = c.db;
+    process.stderr.write(
+      `${head} tables ${tables.table}, ${tables.grantedTable}, ${tables.inventoryTable}; ${cluster.outages} outages (${cluster.outageKills} nodes killed at once), ${cluster.earlyKills} kills 0–100 ms into a run; ` +
+        `${cluster.killsHoldingLocks} kills hit a node holding player locks (${cluster.locksHeldAtKills} locks), ${cluster.killsWithWaiters} while a connection waited for a player lock; ` +
+        `${cluster.connsWatched} connections of killed nodes left the server within ${cluster.slowestGoneMs.toFixed(0)} ms at most; ` +
+        `${e.inventory.filter((l) => l.run !== e.drainRun).length} of ${e.inventory.length} grants applied by the nodes under kills (the others by the drain); ` +
+        `lock timeouts (${LOCK_TIMEOUT_MS} ms) ${count(/event journalError [^\n]*was not free within/g)}, pool exhausted ${count(/event journalError [^\n]*no connection of the pool was free/g)}; ` +
+        `node clocks lagged the mock's by ${lags.length === 0 ? 0 : Math.max(...lags)} ms at most (window slack ${WINDOW_SLACK_MS} ms)\n`,
+    );
+  }
+  if (!CLUSTER) {
+    const runs = SCENARIOS.map((s) => `${s} ${c.workers.scenarioRuns.get(s) ?? 0}`).join(', ');
+    const accepted = count(/ two-names ACCEPTED/g);
+    process.stderr.write(
+      `${head} scenario runs: ${runs}; self-kills ${c.workers.selfKills} (torn appends ${count(/ selfkill torn-append/g)}, after a claim answer ${count(/ selfkill no-raw-rows/g)}), ` +
+        `claim answers stripped of rawTransactions ${count(/ no-raw-rows: stripped/g)}, journal opened under a second name: refused ${count(/ two-names refused/g)}, accepted ${accepted}\n`,
+    );
+    if (accepted > 0) c.problem(`${accepted} times a second FileJournal on a symlink or hard link to the journal this process held was not refused (#21 point 2)`);
+  }
+  for (const note of c.notes) process.stderr.write(`crash ${c.mode}: NOTE ${note}\n`);
+  if (details.length > 0) process.stderr.write(`crash ${c.mode}: losses by player: ${details.slice(0, 8).join('; ')}${details.length > 8 ? `; … ${details.length - 8} more` : ''}\n`);
+}
+
+export async function drainAndCount(c: Campaign, cluster: ClusterFigures | undefined): Promise<Result> {
+  const drained = await drain(c);
+  const e: Evidence = { ...drained, ...(await evidence(c)) };
+  const paid = paidUnits(c, e.rows);
+  const granted = grantedUnits(c, e.rows, e.inventory);
+  const { lost, silent, duplicated, uncovered, details } = losses(c, e, paid.paid, granted.granted, granted.twice);
+  tell(c, e, uncovered, details, cluster);
+  const seconds = (performance.now() - c.startedAt) / 1000;
+  return { mode: c.mode, kills: c.kills, purchases: c.purchases, paid: paid.total, granted: granted.total, lost, silent, duplicated, unverified: e.windows.length, refused: c.refused, problems: c.problems, seconds };
+}

@@ -1,0 +1,214 @@
+/**
+ * Crash campaign: real processes, real SIGKILLs. Proves that no paid purchase is lost
+ * silently and none is granted twice when the bridge process dies at random moments.
+ *
+ *   npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed 1]
+ *                    [--purchases-during-runs true|false] [--processes 2 --shared]
+ *                    [--nodes 3 --journal postgres|mysql]
+ *                    [--players 20] [--lanes 2] [--keep]
+ *
+ * Per mode (each on a fresh mock and a fresh temp dir):
+ * - the mock CLI serves over HTTP on loopback in a child process (port 0, URL parsed from
+ *   its banner), with a seeded fault rule: ~5% of v4 claims are processed and then their
+ *   connection drops (the lost answer);
+ * - a worker process (scripts/crash/worker/main.ts) runs `resumeDeliveries`, then `deliver` in
+ *   a loop, with a FileJournal and a file-backed inventory that dedupes on `deliveryId`;
+ *   ~3% of its grants throw;
+ * - the orchestrator adds purchases between runs and (unless --purchases-during-runs
+ *   false) while the worker runs, and SIGKILLs the worker at random moments (mostly
+ *   50–1500 ms after it is ready, 10% of the time 0–100 ms after its run began: while it
+ *   takes the journal's lock, loads, resumes), then restarts it;
+ * - a final drain (no kills, no faults) runs resume + deliver for every player until the
+ *   journal is empty and the mock lists nothing paid and undelivered;
+ * - the counters come from the mock's purchase rows (ground truth) and the inventory file:
+ *   per player, lost = max(0, paid − granted), duplicated = max(0, granted − paid) (plus any
+ *   deliveryId the inventory applied twice), silent = lost units of players for whom no
+ *   unverified window was ever reported; unverified = the windows the worker logged
+ *   (durably, from onEvent).
+ *
+ * Scenarios (#21 points 1–5; scripts/crash/scenario.ts): `--scenario mix` (the default for
+ * the FileJournal campaigns) gives each worker run one of `plain`, `two-clients` (two
+ * clients on one journal in one worker, delivering for the same players at once; and the
+ * journal opened under a second name must be refused), `torn-append` (the worker writes
+ * part of an append of several entries and SIGKILLs itself) and `no-raw-rows` (claim
+ * answers without rawTransactions, the worker SIGKILLed between a claim and the
+ * journaling of its lines); `--scenario <name>` plays one in every run and names it in the
+ * result line (`crash <mode> scenario=<name>: …`). Database nodes play `plain`. A worker
+ * that kills itself prints `selfkill <why>` first: it counts as a kill.
+ *
+ * With `--processes 2 --shared`, two workers run at once on ONE journal file: whichever
+ * holds the journal's lock delivers, the other must be refused (JournalError) and retries
+ * a little later; kills hit the holder (and, 10% of the time, whoever is alive).
+ *
+ * Prints one line per mode:
+ *   crash <mode>: kills=… purchases=… paid_units=… granted_units=… lost=… silent=… duplicated=… unverified=…
+ *   crash <mode> processes=2 shared: refused=… kills=… …
+ *   crash <mode> nodes=3 journal=postgres: kills=… …       (--nodes / --journal, below)
+ * and details on stderr (timing, faults fired, regrants, losses by player). Exits 1 when a
+ * mode shows silent>0 or duplicated>0, exactly-once shows lost>0 with
+ * --purchases-during-runs false, a loss lies outside every unverified window reported for
+ * its player, the drain does not finish, a worker dies on its own, a lone worker is
+ * refused by the lock a killed one left (the promise is that a dead holder's lock is taken
+ * over), or (shared) no worker was ever refused or two held the lock at once.
+ *
+ * Speed: the worker's sleep moves the mock's clock (and the client's `now` by as much),
+ * so the 10 s windows cost no real time. The worker and the mock are bundled from src/
+ * with esbuild at start, and each worker is started ahead of time (node plus the SDK take
+ * ~0.25 s to load on a small machine): it loads while the previous one runs and gets its
+ * config on stdin when its run begins. `--keep` keeps the temp dir (worker.log,
+ * inventory.jsonl, unverified.jsonl, journal.jsonl per mode) for a post-mortem.
+ *
+ * With `--journal postgres|mysql` (and `--nodes N`, 3 for the full campaign), N nodes
+ * deliver at once for the same players over ONE journal table in a database, each node a
+ * worker process with its own pool and its own `PostgresJournal` / `MySqlJournal` object:
+ * - the database is the one of TEAMGAMES_TEST_POSTGRES_URL / TEAMGAMES_TEST_MYSQL_URL, or
+ *   a throwaway server started here (scripts/test-databases.ts); each mode gets fresh
+ *   tables (journal, dedupe, inventory) of its own, dropped at the end unless --keep;
+ * - the game's inventory is a table shared by the nodes; each grant is one transaction:
+ *   `recordDelivery` (the shared dedupe) and the inventory row (see worker/game-db.ts), and
+ *   the counting reads that table (a deliveryId in two rows is a duplicate);
+ * - each node is SIGKILLed at random moments (10% of the time 0–100 ms into its run,
+ *   otherwise 200–3000 ms after it is ready) and restarted at once, the others delivering
+ *   on; every few kills an outage kills every node at once, and all restart after it;
+ * - purchases arrive between runs (during an outage, when no node runs) and, unless
+ *   --purchases-during-runs false, while nodes run (then also as a node restarts);
+ * - the player locks: before each kill the orchestrator asks the server which player
+ *   locks the victim's connections hold (each node prints the id of every connection its
+ *   pool opens), and after it checks that those connections, and so the locks, left the
+ *   server (a dead node's lock must go with its connection: a problem past
+ *   lockTimeoutMs + 5 s); the nodes' lock timeouts are counted from their logs;
+ * - the final drain is one node, no kills, no faults, until the journal table is empty and
+ *   the mock lists nothing paid and undelivered;
+ * - besides the checks above, it fails when the dedupe table and the inventory disagree
+ *   (they are written in one transaction), or a killed node's connection stays.
+ * Several nodes move the mock's one clock; they share what they know of it, as machines
+ * share the wall clock (see worker/game-db.ts), and a window's end is given the slack of
+ * every lane of every node (the advances that can be in flight).
+ *
+ * scripts/crash/lock.ts aims every kill at the journal's lock being taken (the moment the
+ * main campaign only hits now and then): `npx tsx scripts/crash/lock.ts --kills 300`.
+ *
+ * The files of this folder: main.ts (this: the modes, the result lines), options.ts (the
+ * command line, the fixed settings), scenario.ts (the scenarios), campaign.ts (one mode:
+ * its mock, purchases, counters), workers.ts (the worker processes), lone.ts, shared.ts
+ * and cluster.ts (the kills of each campaign), count.ts (the drain and the counting),
+ * database.ts (the database admin), children.ts, bundle.ts, node-bundle.ts, mock.ts (the
+ * mock CLI as run here), worker/ (the worker), lock.ts (the lock campaign).
+ */
+import type { DeliveryMode } from '../../src/index.js';
+import { NotInstalledError, useDatabase, type DatabaseServer } from '../test-databases.js';
+import { bundle, type Bundles } from './bundle.js';
+import { Campaign, type Db } from './campaign.js';
+import { runCluster } from './cluster.js';
+import { drainAndCount, type Result } from './count.js';
+import { runLone } from './lone.js';
+import { runShared } from './shared.js';
+import { cleanup, root } from './children.js';
+import { mysqlAdmin, postgresAdmin, type AdminDb, type Tables } from './database.js';
+import { CLUSTER, DURING_RUNS, JOURNAL, KEEP, KILLS, LANES, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
+
+/** One mode's campaign, start to counting. */
+async function campaign(mode: DeliveryMode, bundles: Bundles, root: string, modeIndex: number, seed: number, db?: Db): Promise<Result> {
+  const c = new Campaign(mode, bundles, root, modeIndex, seed, db);
+  await c.setUp();
+  c.workers.prestart();
+  const ticker = c.ticker();
+  const cluster = CLUSTER ? await runCluster(c) : undefined;
+  if (!CLUSTER && !SHARED) await runLone(c);
+  if (SHARED) await runShared(c);
+  c.stopping = true;
+  await ticker;
+  c.workers.dropSpares();
+  return drainAndCount(c, cluster);
+}
+
+/** The database server and its admin (`--journal postgres|mysql`); 3 when the engine is not installed. */
+async function openDatabase(): Promise<{ server: DatabaseServer; admin: AdminDb } | number> {
+  const dbStartedAt = performance.now();
+  let server: DatabaseServer;
+  try {
+    server = await useDatabase(JOURNAL as 'postgres' | 'mysql');
+  } catch (error) {
+    if (error instanceof NotInstalledError) {
+      process.stderr.write(`crash: ${error.message}\n`);
+      return 3;
+    }
+    throw error;
+  }
+  const admin = JOURNAL === 'postgres' ? await postgresAdmin(server.url) : await mysqlAdmin(server.url);
+  process.stderr.write(`crash: ${server.started ? 'started a throwaway' : 'using the'} ${JOURNAL} server (${server.url.replace(/:[^:@/]*@/, ':***@')}) in ${((performance.now() - dbStartedAt) / 1000).toFixed(1)} s\n`);
+  return { server, admin };
+}
+
+/** Each mode's campaign in turn; with a database, on fresh tables dropped after it unless --keep. */
+async function runModes(adminDb: AdminDb | undefined): Promise<Result[]> {
+  const bundles = await bundle();
+  const results: Result[] = [];
+  const suffix = `${process.pid.toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+  for (const [i, mode] of MODES.entries()) {
+    if (adminDb === undefined) {
+      results.push(await campaign(mode, bundles, root, i, SEED));
+      continue;
+    }
+    const prefix = `crash_${mode === 'exactlyOnce' ? 'eo' : 'fast'}_${suffix}`;
+    const tables: Tables = { table: `${prefix}_journal`, grantedTable: `${prefix}_granted`, inventoryTable: `${prefix}_inventory` };
+    const db: Db = { admin: adminDb, tables };
+    try {
+      results.push(await campaign(mode, bundles, root, i, SEED, db));
+    } finally {
+      if (!KEEP) await adminDb.drop(tables).catch(() => undefined);
+    }
+  }
+  return results;
+}
+
+/** The result line of each mode (stdout), and why it failed (stderr); true when one did. */
+function printResults(results: readonly Result[]): boolean {
+  let failed = false;
+  for (const r of results) {
+    const scenario = SCENARIO === 'mix' || CLUSTER ? '' : ` scenario=${SCENARIO}`;
+    const head = CLUSTER ? `crash ${r.mode} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.mode}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.mode}${scenario}: `;
+    console.log(`${head}kills=${r.kills} purchases=${r.purchases} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} silent=${r.silent} duplicated=${r.duplicated} unverified=${r.unverified}`);
+    const reasons = [...r.problems];
+    if (r.mode === 'exactlyOnce' && !DURING_RUNS && r.lost > 0) reasons.push(`exactly-once lost ${r.lost} units with no purchase made during a run`);
+    if (r.silent > 0 && !reasons.some((p) => p.startsWith('silent'))) reasons.push(`silent=${r.silent}`);
+    if (r.duplicated > 0) reasons.push(`duplicated=${r.duplicated}: units granted beyond what was paid`);
+    if (reasons.length > 0) {
+      failed = true;
+      process.stderr.write(`crash ${r.mode}: FAILED\n${reasons.map((p) => `  - ${p.slice(0, 2000)}`).join('\n')}\n`);
+    }
+  }
+  return failed;
+}
+
+async function main(): Promise<number> {
+  const startedAt = performance.now();
+  process.stderr.write(
+    `crash: kills=${KILLS} modes=${MODES.join(',')} scenario=${SCENARIO} seed=${SEED} purchases-during-runs=${DURING_RUNS} processes=${PROCESSES}${SHARED ? ' shared' : ''}${CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : ''} players=${PLAYERS} lanes=${LANES}${KEEP ? ` dir=${root}` : ''}\n`,
+  );
+  const database = CLUSTER ? await openDatabase() : undefined;
+  if (typeof database === 'number') return database;
+  let results: Result[];
+  try {
+    results = await runModes(database?.admin);
+  } finally {
+    await database?.admin.end().catch(() => undefined);
+    await database?.server.stop();
+  }
+  const failed = printResults(results);
+  const kept = `; files kept in ${root}${CLUSTER && database?.server.started === true ? ' (the throwaway server and its tables are gone; point TEAMGAMES_TEST_*_URL at a server of your own to keep them)' : ''}`;
+  process.stderr.write(`crash: ${((performance.now() - startedAt) / 1000).toFixed(1)} s in all${KEEP ? kept : ''}\n`);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    cleanup();
+    process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`crash: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    cleanup();
+    process.exit(1);
+  },
+);

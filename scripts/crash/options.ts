@@ -1,0 +1,109 @@
+/**
+ * The crash campaign's command line and its fixed settings: how often each trouble
+ * strikes, the store's products, the players. Parsed once, at import.
+ *
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import type { DeliveryMode } from '../../src/index.js';
+import { SCENARIOS, type ScenarioChoice } from './scenario.js';
+
+export const USAGE =
+  'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false]\n' +
+  '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
+  '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]';
+
+function usage(problem: string): never {
+  process.stderr.write(`crash: ${problem}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      kills: { type: 'string', default: '300' },
+      mode: { type: 'string', default: 'all' },
+      seed: { type: 'string', default: '1' },
+      'purchases-during-runs': { type: 'string', default: 'true' },
+      processes: { type: 'string', default: '1' },
+      shared: { type: 'boolean', default: false },
+      nodes: { type: 'string', default: '1' },
+      journal: { type: 'string', default: 'file' },
+      players: { type: 'string', default: '20' },
+      lanes: { type: 'string', default: '2' },
+      scenario: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+} catch (error) {
+  usage(error instanceof Error ? error.message : String(error));
+}
+const options = parsed.values;
+if (options.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const int = (name: string, value: string, min: number, max: number): number => {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) usage(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  return n;
+};
+export const KILLS = int('kills', options.kills, 0, 100_000);
+export const SEED = int('seed', options.seed, 0, 0xffff_ffff);
+export const PLAYERS = int('players', options.players, 1, 1000);
+export const LANES = int('lanes', options.lanes, 1, 16);
+export const PROCESSES = int('processes', options.processes, 1, 2);
+if (!['true', 'false'].includes(options['purchases-during-runs'])) usage('--purchases-during-runs must be true or false');
+export const DURING_RUNS = options['purchases-during-runs'] === 'true';
+if (PROCESSES === 2 && !options.shared) usage('--processes 2 needs --shared (two workers on one journal file)');
+if (options.shared && PROCESSES !== 2) usage('--shared needs --processes 2');
+export const SHARED = options.shared;
+export const NODES = int('nodes', options.nodes, 1, 8);
+if (!['file', 'postgres', 'mysql'].includes(options.journal)) usage(`--journal must be file, postgres or mysql, got "${options.journal}"`);
+export const JOURNAL = options.journal as 'file' | 'postgres' | 'mysql';
+/** Nodes on a database journal (the `--nodes` campaign). */
+export const CLUSTER = JOURNAL !== 'file';
+if (NODES > 1 && !CLUSTER) usage('--nodes above 1 needs a database journal: --journal postgres or --journal mysql (one FileJournal file serves one process)');
+if (CLUSTER && (SHARED || PROCESSES !== 1)) usage('--processes 2 --shared is the FileJournal campaign; with a database journal use --nodes');
+const scenarioNames: readonly string[] = ['mix', ...SCENARIOS];
+if (options.scenario !== undefined && !scenarioNames.includes(options.scenario)) usage(`--scenario must be one of ${scenarioNames.join(', ')}, got "${options.scenario}"`);
+if (CLUSTER && options.scenario !== undefined && options.scenario !== 'plain') usage('--scenario is for the FileJournal campaigns; database nodes play plain');
+/** The scenario of each worker run (scripts/crash/scenario.ts): one, or `mix` (the default) picking one per run. */
+export const SCENARIO = (options.scenario ?? (CLUSTER ? 'plain' : 'mix')) as ScenarioChoice;
+export const MODES: DeliveryMode[] =
+  options.mode === 'all' ? ['exactlyOnce', 'fast'] : options.mode === 'exactlyOnce' || options.mode === 'fast' ? [options.mode] : usage(`--mode must be exactlyOnce, fast or all, got "${options.mode}"`);
+
+// How often each trouble strikes.
+export const P_DROP_AFTER = 0.05; // claims processed whose answer is lost
+export const P_GRANT_FAILS = 0.03;
+// Database nodes: a third of the failures come after the COMMIT (a regrant the shared dedupe
+// must skip); more of them, for the purchases are few next to the kills.
+export const P_GRANT_FAILS_DB = 0.1;
+export const P_EARLY_KILL = 0.1; // a kill 0–100 ms after spawn, before or while the worker starts
+export const KILL_DELAY_MS = [50, 1500] as const; // after the worker is ready
+// Database nodes: each of several nodes lives longer (a restarting node resumes what the
+// others left, under their locks), so that they, not the drain, deliver most purchases.
+export const KILL_DELAY_MS_DB = [200, 3000] as const;
+export const BUY_EVERY_MS = [30, 300] as const; // purchases while a worker runs
+// The client clock may lag the mock's by the advances in flight: its own lanes', and with
+// several nodes, the other nodes' (their clocks are shared: see crash-worker.ts).
+export const WINDOW_SLACK_MS = NODES * LANES * 10_000 + 1_000;
+// Database journals: how long a node waits for a player's lock (MySQL counts whole seconds).
+export const LOCK_TIMEOUT_MS = 10_000;
+export const OUTAGE_EVERY_KILLS = [2, 6] as const; // kills between two outages (every node killed at once)
+
+export const API_KEY = 'crash-key';
+export const PRODUCTS = [
+  { id: 1, productId: '42', name: 'Whip', price: 10 },
+  { id: 2, productId: 'minecraft:diamond', name: 'Diamonds', price: 5, quantity: 64 },
+  { id: 3, productId: 7, name: 'Sword', price: 20 },
+  { id: 4, productId: 'rank_vip', name: 'VIP rank', price: 50 },
+  { id: 5, productId: 'coins', name: 'Coins', price: 1, quantity: 100 },
+];
+export const PLAYER_NAMES = Array.from({ length: PLAYERS }, (_, i) => (i === 1 ? 'Iron Man' : i === 2 ? '76561198000000003' : `Player${i + 1}`));
+/** Keep the temp dir (and the tables, on a server of one's own) for a post-mortem. */
+export const KEEP = options.keep;

@@ -1,0 +1,73 @@
+/**
+ * The crash worker's start: its config (read before anything else runs), its seeded
+ * random numbers, its log, and how it dies. Every module of the worker imports these.
+ *
+ * @module
+ */
+import { openSync, writeSync } from 'node:fs';
+import { seededRandom } from '../../../src/mock/random.js';
+import type { WorkerConfig } from './config.js';
+
+// The orchestrator holds our stdin: when it goes away (even SIGKILLed), so do we.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('error', () => process.exit(0));
+
+/**
+ * The config: argv[2], or else the first line on stdin. The orchestrator starts workers
+ * ahead of time (node and the SDK take ~0.25 s to load here) and sends the line when the
+ * run begins: the restart itself (lock, inventory, resume) starts from that line.
+ */
+async function readConfig(): Promise<WorkerConfig> {
+  if (process.argv[2] !== undefined) return JSON.parse(process.argv[2]) as WorkerConfig;
+  process.stdin.setEncoding('utf8');
+  return new Promise((resolve) => {
+    let buffer = '';
+    const onData = (chunk: string): void => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl < 0) return;
+      process.stdin.off('data', onData);
+      resolve(JSON.parse(buffer.slice(0, nl)) as WorkerConfig);
+    };
+    process.stdin.on('data', onData);
+  });
+}
+
+// A spare worker loads its database driver while it waits for its config.
+export const preloading =
+  process.env['CRASH_JOURNAL'] === 'postgres'
+    ? Promise.all([import('pg'), import('../../../src/postgres/index.js')])
+    : process.env['CRASH_JOURNAL'] === 'mysql'
+      ? Promise.all([import('mysql2/promise'), import('../../../src/mysql/index.js')])
+      : undefined;
+preloading?.catch(() => undefined);
+export const config = await readConfig();
+process.stdin.resume();
+export const random = seededRandom(config.seed);
+const logFd = openSync(config.logPath, 'a');
+const t0 = performance.now();
+
+export function log(text: string): void {
+  writeSync(logFd, `${(performance.now() - t0).toFixed(0).padStart(5)}ms r${config.run} p${process.pid} ${text}\n`);
+}
+
+export function die(text: string): never {
+  log(`FATAL ${text}`);
+  process.stderr.write(`crash-worker r${config.run} p${process.pid}: ${text}\n`);
+  process.exit(1);
+}
+
+process.on('uncaughtException', (error) => die(`uncaught: ${error.stack ?? String(error)}`));
+process.on('unhandledRejection', (error) => die(`unhandled rejection: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+export async function admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${config.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** What this run did, for the `drained` line. */
+export const stats = { regrants: 0, grantFailures: 0, applied: 0 };
