@@ -7,7 +7,7 @@
  * and its evidence are written down.
  */
 import { playerNameProblem } from '../internal/player-name.js';
-import type { MockSeedProduct, MockSeedSale } from './seed.js';
+import type { MockSeedProduct, MockSeedSale } from './seed-types.js';
 import type { PurchaseRow } from './types.js';
 
 /** One accepted claim per player per game server in this many milliseconds. */

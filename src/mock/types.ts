@@ -4,7 +4,7 @@ import type {
   MockSeedGateway,
   MockSeedProduct,
   MockSeedReward,
-} from './seed.js';
+} from './seed-types.js';
 
 /**
  * One purchase row: one per cart line (or per `addPurchase`). The keys are the service's
