@@ -94,7 +94,7 @@ async function evidence(c: Campaign): Promise<Pick<Evidence, 'inventory' | 'wind
     if (recordedOnly.length > 0) c.problem(`${recordedOnly.length} deliveryIds recorded by recordDelivery without their inventory row (committed apart?): ${recordedOnly.slice(0, 5).join(', ')}`);
     if (appliedOnly.length > 0) c.problem(`${appliedOnly.length} inventory rows without their recordDelivery record: ${appliedOnly.slice(0, 5).join(', ')}`);
     const left = await db.admin.journalRows(db.tables);
-    if (left > 0) c.problem(`${left} rows left in the journal table after the drain`);
+    if (left > 0) c.problem(`${left} rows left in the journal table after the drain (windows aside)`);
   }
   return { inventory, windows, journalWindows, workerLog };
 }

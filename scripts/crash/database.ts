@@ -23,6 +23,7 @@ export interface AdminDb {
   inventory(tables: Tables): Promise<InventoryLine[]>;
   /** The deliveryIds in the dedupe table. */
   grantedIds(tables: Tables): Promise<string[]>;
+  /** Rows of the journal table, its windows aside (kept until staff resolve them). */
   journalRows(tables: Tables): Promise<number>;
   /** Which connection holds each player's lock (players whose lock is free are left out). */
   lockHolders(table: string, players: readonly string[]): Promise<Array<{ player: string; conn: number }>>;
@@ -52,7 +53,7 @@ export async function postgresAdmin(url: string): Promise<AdminDb> {
     inventory: async (t) =>
       (await q(INVENTORY_SELECT(t))).map((r) => inventoryRow(r, String)),
     grantedIds: async (t) => (await q(`SELECT delivery_id FROM ${t.grantedTable}`)).map((r) => String(r['delivery_id'])),
-    journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table}`))[0]?.['n']),
+    journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table} WHERE delivery_id NOT LIKE 'window:%'`))[0]?.['n']),
     // The journal's key is hashtextextended('teamgames-sdk:<table>:<player>', 0); pg_locks
     // shows a bigint advisory key as classid (high half) and objid (low half).
     lockHolders: async (table, players) =>
@@ -109,7 +110,7 @@ export async function mysqlAdmin(url: string): Promise<AdminDb> {
     inventory: async (t) =>
       (await q(INVENTORY_SELECT(t))).map((r) => inventoryRow(r, text)),
     grantedIds: async (t) => (await q(`SELECT delivery_id FROM ${t.grantedTable}`)).map((r) => text(r['delivery_id'])),
-    journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table}`))[0]?.['n']),
+    journalRows: async (t) => Number((await q(`SELECT count(*) AS n FROM ${t.table} WHERE delivery_id NOT LIKE 'window:%'`))[0]?.['n']),
     // The journal's GET_LOCK name: 'teamgames:' and 54 hex digits of SHA2('<database>:<table>:<player>').
     lockHolders: async (table, players) =>
       (
