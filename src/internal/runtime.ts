@@ -31,15 +31,28 @@ export function runtimeAgent(): string {
 /**
  * An environment variable, or `undefined` when it is unset, empty, or not readable: no
  * `process` (a browser), or Deno without `--allow-env` for it (asked first, so reading a
- * default never prompts).
+ * default never prompts; {@link envDenied} tells that case apart).
  */
 export function readEnv(name: string): string | undefined {
   try {
-    const query = runtime.Deno?.permissions?.querySync;
-    if (query !== undefined && query({ name: 'env', variable: name }).state !== 'granted') return undefined;
+    if (envDenied(name)) return undefined;
     const value = runtime.process?.env?.[name];
     return value === undefined || value === '' ? undefined : value;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether the runtime refuses to let the program read the variable: Deno without
+ * `--allow-env` for it (its permission state is `prompt` or `denied`, never asked for, so
+ * checking never prompts). Node and Bun always let a program read its environment.
+ */
+export function envDenied(name: string): boolean {
+  try {
+    const query = runtime.Deno?.permissions?.querySync;
+    return query !== undefined && query({ name: 'env', variable: name }).state !== 'granted';
+  } catch {
+    return false;
   }
 }

@@ -72,6 +72,49 @@ describe('environment defaults', () => {
       'StorefrontClient: invalid options.apiKey: is required: pass { apiKey } (the raw key from the TeamGames dashboard) or set the TEAMGAMES_API_KEY environment variable',
     );
   });
+
+  describe('under Deno without --allow-env', () => {
+    afterEach(() => {
+      vi.unstubAllGlobals();
+      vi.unstubAllEnvs();
+    });
+
+    /** A Deno-like global whose permission query answers `state` for every variable. */
+    const denoWith = (state: 'granted' | 'prompt' | 'denied') => {
+      const asked: string[] = [];
+      vi.stubGlobal('Deno', {
+        version: { deno: '2.1.0' },
+        permissions: { querySync: (d: { name: string; variable: string }) => (asked.push(`${d.name}:${d.variable}`), { state }) },
+      });
+      return asked;
+    };
+
+    it('says the runtime denies reading the variable and names --allow-env, although the key is set', () => {
+      vi.stubEnv('TEAMGAMES_API_KEY', KEY);
+      for (const state of ['prompt', 'denied'] as const) {
+        const asked = denoWith(state);
+        const error = thrown(() => new StorefrontClient());
+        expect(error.message).toBe(
+          'StorefrontClient: invalid options.apiKey: is required, and the runtime denies reading the TEAMGAMES_API_KEY environment variable (set or not): run Deno with --allow-env (or --allow-env=TEAMGAMES_API_KEY,TEAMGAMES_BASE_URL), or pass { apiKey }',
+        );
+        expect(error.message).not.toContain(KEY);
+        expect(asked).toContain('env:TEAMGAMES_API_KEY');
+      }
+    });
+
+    it('reads the key when the permission is granted, and still asks to set it when it is unset', () => {
+      denoWith('granted');
+      vi.stubEnv('TEAMGAMES_API_KEY', KEY);
+      expect(() => new StorefrontClient()).not.toThrow();
+      vi.stubEnv('TEAMGAMES_API_KEY', '');
+      expect(thrown(() => new StorefrontClient()).message).toMatch(/or set the TEAMGAMES_API_KEY environment variable$/);
+    });
+
+    it('needs no permission when the key is an option', () => {
+      denoWith('prompt');
+      expect(() => new StorefrontClient({ apiKey: KEY })).not.toThrow();
+    });
+  });
 });
 
 describe('per-call timeoutMs', () => {

@@ -11,7 +11,8 @@
 #   esm          plain ESM (.mjs, import)
 #   bun, deno    the runtimes from the npm registry (bun@1, deno@2): the TS program as is,
 #                the README quick start against the packed teamgames-mock over HTTP, both
-#                CLIs, and (deno) that `import 'teamgames-sdk/mock'` exits by itself
+#                CLIs, and (deno) that `import 'teamgames-sdk/mock'` exits by itself and
+#                that without --allow-env the constructor names --allow-env
 # Usage: test/consumers/run.sh [kind ...]   (default: every kind, in the order above)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -115,6 +116,16 @@ runtime() {
     "$bin" check program.ts quickstart.ts || fail "deno: deno check found errors (above)"
     # msw's module-level BroadcastChannel kept Deno alive forever: the import must exit.
     seconds=30 limited "deno: import 'teamgames-sdk/mock'" "${run[@]}" import-mock.mjs
+    # Without --allow-env the key is set but unreadable: the constructor must say so and
+    # name --allow-env, not ask to set the variable.
+    local denied status=0
+    printf '%s\n' "import { StorefrontClient } from 'teamgames-sdk';" 'new StorefrontClient();' > no-env.ts
+    denied="$(TEAMGAMES_API_KEY="$api_key" timeout 30 "$bin" run --allow-net --allow-read no-env.ts 2>&1 < /dev/null)" || status=$?
+    [ "$status" -ne 0 ] || fail "deno: new StorefrontClient() without --allow-env exited 0: $denied"
+    grep -q 'runtime denies reading the TEAMGAMES_API_KEY environment variable.*--allow-env' <<< "$denied" ||
+      fail "deno: without --allow-env the constructor did not name --allow-env: $denied"
+    ! grep -q "$api_key" <<< "$denied" || fail "deno: without --allow-env the error shows the key: $denied"
+    echo "consumers: deno without --allow-env: the constructor names --allow-env"
   fi
 
   CONSUMER_KIND="$name" CONSUMER_RUNTIME="$name" limited "$name: program.ts" "${run[@]}" program.ts
