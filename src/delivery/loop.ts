@@ -17,6 +17,7 @@ import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, 
 import type { StorefrontEvent } from '../types.js';
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
 import { CallBudget, platformTimers, type LoopTimers } from './call-budget.js';
+import { DueHeap, type DueEntry } from './due-heap.js';
 import type { DeliveryEngine } from './engine.js';
 import type { RunVia } from './report.js';
 import type { DeliveredItem, DeliveryReport, GrantFunction } from './types.js';
@@ -175,8 +176,9 @@ class Loop implements DeliveryLoop {
   readonly #timers: LoopTimers;
   readonly #budget: CallBudget;
   readonly #players = new Map<string, Player>();
-  /** Due runs, earliest first (urgent ones before every routine one); entries may be stale. */
-  readonly #heap: Array<{ key: number; player: Player; version: number }> = [];
+  /** Due runs: joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
+  readonly #urgent = new DueHeap<Player>();
+  readonly #routine = new DueHeap<Player>();
   readonly #running = new Set<Promise<unknown>>();
   readonly #stats = { calls: 0, previews: 0, claims: 0, granted: 0, unverified: 0, errors: 0, lastError: undefined as unknown };
   #timer: unknown;
@@ -273,7 +275,7 @@ class Loop implements DeliveryLoop {
     player.due = at;
     player.urgent = urgent;
     player.scheduled = true;
-    this.#push({ key: urgent ? at - 1e15 : at, player, version: player.version });
+    (urgent ? this.#urgent : this.#routine).push(at, player);
     this.#arm(urgent ? at : Math.max(at, this.#holdUntil));
   }
 
@@ -289,23 +291,30 @@ class Loop implements DeliveryLoop {
     }, Math.max(0, at - this.#timers.now()));
   }
 
-  /** Starts the runs that are due, as the budget allows, and sleeps until the next. */
+  /** Starts the runs that are due (urgent ones first), as the budget allows, and sleeps until the next. */
   #tick(): void {
-    const now = this.#timers.now();
-    while (this.#heap.length > 0 && this.#stopping === undefined) {
-      const top = this.#heap[0] as { key: number; player: Player; version: number };
-      const { player } = top;
-      if (top.version !== player.version || !this.#players.has(player.name)) {
-        this.#pop();
-        continue;
+    const live = (entry: DueEntry<Player>) => this.#players.get(entry.owner.name) === entry.owner;
+    while (this.#stopping === undefined) {
+      const now = this.#timers.now();
+      const urgent = this.#urgent.peek(live);
+      const routine = this.#routine.peek(live);
+      const routineAt = routine === undefined ? Number.POSITIVE_INFINITY : Math.max(routine.due, this.#holdUntil);
+      let next: DueEntry<Player> | undefined;
+      if (urgent !== undefined && urgent.due <= now) next = urgent;
+      else if (routine !== undefined && routineAt <= now) {
+        // In trouble, one routine run at a time probes the service; the others wait for its outcome.
+        if (this.#failures > 0 && this.#running.size > 0) return this.#arm(Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, now + BACKOFF_BASE_MS));
+        next = routine;
       }
-      const at = Math.max(player.due, player.urgent ? 0 : this.#holdUntil);
-      if (at > now) return this.#arm(at);
-      // In trouble, one routine run at a time probes the service; the others wait for its outcome.
-      if (!player.urgent && this.#failures > 0 && this.#running.size > 0) return this.#arm(now + BACKOFF_BASE_MS);
+      if (next === undefined) {
+        const at = Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, routineAt);
+        if (at !== Number.POSITIVE_INFINITY) this.#arm(at);
+        return;
+      }
       // Runs queue for the budget inside their calls; more than a second's worth waiting is enough.
       if (this.#budget.waiting >= this.#options.maxCallsPerSecond) return this.#arm(now + 1_000 / this.#options.maxCallsPerSecond);
-      this.#pop();
+      (next === urgent ? this.#urgent : this.#routine).pop();
+      const player = next.owner;
       player.scheduled = false;
       // With a run in flight, the next is planned when it is done.
       if (player.running === undefined) this.#start(player);
@@ -430,35 +439,5 @@ class Loop implements DeliveryLoop {
     } catch {
       // A listener's failure must not stop the loop.
     }
-  }
-
-  #push(entry: { key: number; player: Player; version: number }): void {
-    const heap = this.#heap;
-    heap.push(entry);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if ((heap[parent] as typeof entry).key <= entry.key) break;
-      heap[i] = heap[parent] as typeof entry;
-      i = parent;
-    }
-    heap[i] = entry;
-  }
-
-  #pop(): void {
-    const heap = this.#heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      const child = right < heap.length && (heap[right] as typeof last).key < (heap[left] as typeof last).key ? right : left;
-      if ((heap[child] as typeof last).key >= last.key) break;
-      heap[i] = heap[child] as typeof last;
-      i = child;
-    }
-    heap[i] = last;
   }
 }

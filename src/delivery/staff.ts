@@ -77,18 +77,19 @@ export function inspectEntries(entries: readonly JournalEntry[], now: number): J
   const openWindows: JournalWindow[] = [];
   const resolvedWindows: JournalWindow[] = [];
   for (const entry of entries) {
-    if (entry.state === 'unverified') openWindows.push(entry);
-    else if (entry.state === 'resolved') resolvedWindows.push(entry);
+    if (entry.state === 'unverified' || entry.state === 'resolved') (entry.state === 'unverified' ? openWindows : resolvedWindows).push(entry);
     else if (entry.state === 'claiming') pending.push({ deliveryId: entry.deliveryId, playerName: entry.playerName, state: 'claiming', recordedAt: entry.recordedAt, ageMs: Math.max(0, now - entry.recordedAt) });
     else if (!(entry.state === 'intended' && entry.settled === true)) {
+      // What is left is a purchase line (claimed, or an open intent).
+      const line = entry as JournalLine;
       pending.push({
         deliveryId: entry.deliveryId,
         playerName: entry.playerName,
-        state: entry.state,
-        item: entry.item,
-        recordedAt: entry.recordedAt,
-        ageMs: Math.max(0, now - entry.recordedAt),
-        ...(entry.lastError === undefined ? {} : { lastError: entry.lastError }),
+        state: line.state,
+        item: line.item,
+        recordedAt: line.recordedAt,
+        ageMs: Math.max(0, now - line.recordedAt),
+        ...(line.lastError === undefined ? {} : { lastError: line.lastError }),
       });
     }
   }
