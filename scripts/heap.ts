@@ -114,6 +114,15 @@ const seconds = (performance.now() - started) / 1000;
 console.log(
   `heap calls=${CALLS} node=${process.version} op=${OP} signal=${flags.signal} turns=${TURNS} growth_mb=${(growth / 1e6).toFixed(2)} per_call_bytes=${Math.round(growth / measured)} heap_mb=${(end / 1e6).toFixed(1)} seconds=${seconds.toFixed(1)}`,
 );
+if (!TURNS) {
+  // What the microtask-only loop held only because no finalizer could run: one turn later.
+  await tick();
+  gc();
+  await tick();
+  gc();
+  const turned = process.memoryUsage().heapUsed;
+  console.log(`heap after one turn of the event loop: growth_mb=${((turned - base) / 1e6).toFixed(2)} per_call_bytes=${Math.round((turned - base) / measured)}`);
+}
 lifetime.abort();
 const limit = flags['max-growth-mb'] === undefined ? undefined : Number(flags['max-growth-mb']);
 if (limit !== undefined && growth / 1e6 > limit) {
