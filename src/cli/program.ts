@@ -13,7 +13,9 @@ import {
   type Product,
   type StorefrontClientOptions,
 } from '../index.js';
+import { parseArgs } from 'node:util';
 import { COMMON_EXIT, UsageError, parseCommandLine } from './command-line.js';
+import type { JournalDeps } from './journal-command.js';
 import { writeFailure, writeText, type OutputStream } from './output.js';
 import { ProgressLine, painter, type TerminalEnv, type Tone } from './terminal.js';
 
@@ -78,6 +80,11 @@ Commands:
   claim <player> [--yes]               marks the player's paid purchases delivered and
                                        lists them; asks first unless --yes
   vote <player> <reward> <amount>      spends vote points on a reward (amount: n or all)
+  journal status|windows|pending       what the delivery journal holds for staff: lines
+    (--file <path> | --postgres <url>  still to grant, unverified windows, its health
+     | --mysql <url>)                  (no API key needed; see teamgames journal --help)
+  journal resolve <player> --note <text> [--window <id>] [--by <name>]
+                                       closes a player's unverified window once handled
 
 Options:
   --json              print the SDK's result as JSON (for scripts)
@@ -88,7 +95,7 @@ Options:
   -v, --version       show the version
 
 Environment:
-  TEAMGAMES_API_KEY   the raw API key of the game server (required)
+  TEAMGAMES_API_KEY   the raw API key of the game server (required, except for journal)
   TEAMGAMES_BASE_URL  the service URL, e.g. http://127.0.0.1:4010 for the mock
   NO_COLOR            set (non-empty): no colour on a terminal
 
@@ -122,19 +129,21 @@ interface Parsed {
   timeout: string | undefined;
 }
 
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  yes: { type: 'boolean', short: 'y', default: false },
+  raw: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+  category: { type: 'string' },
+  'base-url': { type: 'string' },
+  timeout: { type: 'string' },
+} as const;
+
 function parse(argv: readonly string[]): Parsed {
   const { values, positionals } = parseCommandLine({
     args: [...argv],
-    options: {
-      json: { type: 'boolean', default: false },
-      yes: { type: 'boolean', short: 'y', default: false },
-      raw: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', short: 'v', default: false },
-      category: { type: 'string' },
-      'base-url': { type: 'string' },
-      timeout: { type: 'string' },
-    },
+    options: OPTIONS,
     strict: true,
     allowPositionals: true,
   });
@@ -160,9 +169,9 @@ const COMMANDS: Record<string, { args: string[]; options: Array<'category' | 'ra
 };
 
 function checkCommand(p: Parsed): void {
-  if (p.command === undefined) throw new UsageError('missing command (catalog, preview, claim or vote)');
+  if (p.command === undefined) throw new UsageError('missing command (catalog, preview, claim, vote or journal)');
   const spec = COMMANDS[p.command];
-  if (spec === undefined) throw new UsageError(`unknown command "${p.command}" (catalog, preview, claim or vote)`);
+  if (spec === undefined) throw new UsageError(`unknown command "${p.command}" (catalog, preview, claim, vote or journal)`);
   if (p.args.length < spec.args.length) throw new UsageError(`${p.command}: missing <${spec.args[p.args.length]}>`);
   if (p.args.length > spec.args.length) throw new UsageError(`${p.command}: unexpected argument "${p.args[spec.args.length]}"`);
   const used: Array<['category' | 'raw' | 'yes', boolean]> = [
@@ -291,14 +300,22 @@ function describeError(error: unknown, command: string | undefined, baseUrlFromF
 
 // ----------------------------------------------------------------- the program
 
+/** Where `journal` is the command (the first argument that is not an option), if it is. */
+function commandIndex(argv: readonly string[]): number | undefined {
+  const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const first = tokens.find((t) => t.kind === 'positional' || t.kind === 'option-terminator');
+  return first?.kind === 'positional' && first.value === 'journal' ? first.index : undefined;
+}
+
 /**
  * Writes the answer to stdout and resolves the exit code. When stdout fails (its reader
  * closed it, the disk is full) the service has already answered, a claim has already
  * marked the items delivered: the answer is not lost with stdout. One line on stderr says
  * what failed, then the answer follows there (with `--json`, a JSON error line, then the
  * result on one line).
+ * @internal
  */
-async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint): Promise<number> {
+export async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint): Promise<number> {
   const failure = await writeText(io.stdout, json ? `${JSON.stringify(value, null, 2)}\n` : human(paintOut));
   if (failure === undefined) return EXIT.OK;
   const message = `${label}could not write to stdout (${writeFailure(failure)}); the answer follows on stderr`;
@@ -320,7 +337,14 @@ export async function runTeamgames(
   io: TeamgamesIo,
   env: TeamgamesEnv,
   overrides: ClientOverrides = {},
+  journalDeps: JournalDeps = {},
 ): Promise<number> {
+  const journal = commandIndex(argv);
+  if (journal !== undefined) {
+    // Loaded only for this command (it reads journals and may load a database driver).
+    const { runJournal } = await import('./journal-command.js');
+    return runJournal([...argv.slice(0, journal), ...argv.slice(journal + 1)], io, env, journalDeps);
+  }
   let json = argv.includes('--json');
   let command: string | undefined;
   let baseUrlFromFlag = false;

@@ -292,6 +292,28 @@ export class FileLock {
   }
 }
 
+/**
+ * Who holds the lock of a journal file, read without touching it (for `teamgames journal`,
+ * which reads beside a running bridge): `free`; `held` with the holder and whether it runs
+ * (`undefined` for a process on another host, which cannot be told); `unknown` for a lock
+ * file that does not name its holder. `journal` is the real path ({@link realFile}).
+ * @internal
+ */
+export async function inspectLock(journal: string): Promise<LockState> {
+  const found = await read(journal, `${journal}.lock`);
+  if (found === undefined) return { state: 'free', path: `${journal}.lock` };
+  if (found.holder === undefined) return { state: 'unknown', path: `${journal}.lock` };
+  const { pid, host, since } = found.holder;
+  const running = host !== hostname() ? undefined : pid === process.pid ? registry().held.has(journal) : !isStale(found.holder);
+  return { state: 'held', path: `${journal}.lock`, pid, host, since, running };
+}
+
+/** What {@link inspectLock} found. @internal */
+export type LockState =
+  | { state: 'free'; path: string }
+  | { state: 'unknown'; path: string }
+  | { state: 'held'; path: string; pid: number; host: string; since: string; running: boolean | undefined };
+
 function busy(shown: string, name: string, path: string, holder: Holder, todo: string): JournalError {
   const since = holder.since === '' ? '' : ` since ${holder.since}`;
   return new JournalError(
@@ -434,7 +456,7 @@ export async function writeAll(file: FileHandle, data: Buffer): Promise<void> {
 export async function syncDirectory(path: string): Promise<void> {
   let dir: FileHandle | undefined;
   try {
-    dir = await open(path, 'r');
+    dir = await fsCalls.open(path, 'r');
     await dir.sync();
   } catch {
     // Windows cannot open a directory; a rename is still atomic there.

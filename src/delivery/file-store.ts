@@ -161,7 +161,7 @@ export class FileStore {
           { path: this.#path },
         );
       }
-      const { entries, count, good, missingNewline } = this.#parse(data);
+      const { entries, count, good, missingNewline } = parseJournal(data, this.#path);
       // A torn last line is cut off, and a complete last record gets its newline, so the
       // next write starts on a clean line.
       if (good < data.length) await file.truncate(good);
@@ -176,41 +176,6 @@ export class FileStore {
       await file.close().catch(() => undefined);
       throw error;
     }
-  }
-
-  /**
-   * The records of the file, and how many of its bytes are good. Only a last line without
-   * its newline can be a torn write: when it is not even JSON it is dropped (the rest is
-   * cut off by the caller); a complete record that lost only its newline is kept. Every
-   * other line must be a valid record: anything else is damage, and fails loudly with
-   * nothing changed.
-   */
-  #parse(data: Buffer): { entries: Map<string, JournalEntry>; count: number; good: number; missingNewline: boolean } {
-    const entries = new Map<string, JournalEntry>();
-    let count = 0;
-    let start = 0;
-    for (let number = 1; start < data.length; number++) {
-      const newline = data.indexOf(0x0a, start);
-      const end = newline === -1 ? data.length : newline;
-      const read = readLine(data.subarray(start, end));
-      if (read.blank) {
-        if (newline === -1) return { entries, count, good: start, missingNewline: false };
-      } else if (read.problem !== undefined) {
-        // A crash mid-write can only tear the last line, which then is not JSON at all.
-        if (newline === -1 && !read.json) return { entries, count, good: start, missingNewline: false };
-        throw new JournalError(
-          `FileJournal: ${this.#path} line ${number} is not a journal record (${read.problem}); the journal is damaged (fix or move the file; nothing was changed)`,
-          { path: this.#path },
-        );
-      } else {
-        apply(entries, read.line);
-        count += 1;
-        // A last line without its newline: a complete record is kept (the newline is added).
-        if (newline === -1) return { entries, count, good: data.length, missingNewline: true };
-      }
-      start = newline + 1;
-    }
-    return { entries, count, good: data.length, missingNewline: false };
   }
 
   /**
@@ -288,6 +253,56 @@ async function removeCompactionLeftovers(path: string): Promise<void> {
   } catch {
     // Only tidying.
   }
+}
+
+/** What {@link parseJournal} found in a journal file's bytes. @internal */
+export interface ParsedJournal {
+  /** The pending entries, oldest first (an entry written again keeps its place). */
+  entries: Map<string, JournalEntry>;
+  /** How many lines are records. */
+  count: number;
+  /** How many bytes from the start are good: after them comes at most a torn last line. */
+  good: number;
+  /** The last line is a complete record without its newline. */
+  missingNewline: boolean;
+}
+
+/**
+ * The records of a journal file, and how many of its bytes are good. Only a last line
+ * without its newline can be a torn write: when it is not even JSON it is left out (the
+ * file journal cuts it off; a read-only snapshot leaves it alone); a complete record that
+ * lost only its newline is kept. Every other line must be a valid record: anything else
+ * is damage, and fails loudly (`name` is the file as the user gave it, for the message).
+ *
+ * @throws JournalError naming the line and its problem for a complete line that is not a record.
+ * @internal
+ */
+export function parseJournal(data: Buffer, name: string): ParsedJournal {
+  const entries = new Map<string, JournalEntry>();
+  let count = 0;
+  let start = 0;
+  for (let number = 1; start < data.length; number++) {
+    const newline = data.indexOf(0x0a, start);
+    const end = newline === -1 ? data.length : newline;
+    const read = readLine(data.subarray(start, end));
+    if (read.blank) {
+      if (newline === -1) return { entries, count, good: start, missingNewline: false };
+    } else if (read.problem !== undefined) {
+      // A crash mid-write can only tear the last line, which then is not JSON at all.
+      if (newline === -1 && !read.json) return { entries, count, good: start, missingNewline: false };
+      throw new JournalError(
+        `FileJournal: ${name} line ${number} is not a journal record (${read.problem}); the journal is damaged (fix or move the file; nothing was changed)`,
+        { path: name },
+      );
+    } else {
+      apply(entries, read.line);
+      count += 1;
+      // A last line without its newline: a complete record is kept (the newline is added).
+      if (newline === -1) return { entries, count, good: data.length, missingNewline: true };
+    }
+    start = newline + 1;
+  }
+  return { entries, count, good: data.length, missingNewline: false };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
