@@ -88,7 +88,8 @@
  * scripts/crash/lock.ts aims every kill at the journal's lock being taken (the moment the
  * main campaign only hits now and then): `npx tsx scripts/crash/lock.ts --kills 300`.
  *
- * The files of this folder: main.ts (this: the modes, the result lines), options.ts (the
+ * The files of this folder: main.ts (`npm run crash`: this campaign, or the power-loss one),
+ * kills.ts (this: the modes, the result lines), options.ts (the
  * command line, the fixed settings), scenario.ts (the scenarios), campaign.ts (one mode:
  * its mock, purchases, counters), workers.ts (the worker processes), lone.ts, shared.ts
  * and cluster.ts (the kills of each campaign), count.ts (the drain and the counting),

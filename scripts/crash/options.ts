@@ -11,7 +11,8 @@ import { SCENARIOS, type ScenarioChoice } from './scenario.js';
 export const USAGE =
   'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false]\n' +
   '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
-  '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]';
+  '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]\n' +
+  '       npm run crash -- --power-loss …   (the power-loss campaign: scripts/crash/power-loss.ts)';
 
 function usage(problem: string): never {
   process.stderr.write(`crash: ${problem}\n${USAGE}\n`);

@@ -1,5 +1,5 @@
 /**
- * The worker of the crash campaign (`scripts/crash/main.ts`): a game bridge that delivers
+ * The worker of the crash campaign (`scripts/crash/kills.ts`): a game bridge that delivers
  * purchases with `client.deliver` over a {@link FileJournal} (or, as one node of several,
  * over a `PostgresJournal` / `MySqlJournal` table shared with the other nodes), against
  * the mock over HTTP, until the orchestrator SIGKILLs it. Not meant to be run by hand.
