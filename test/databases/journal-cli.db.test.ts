@@ -1,0 +1,91 @@
+/**
+ * `teamgames journal --postgres` / `--mysql` (issue #24 point 3) on real servers, with the
+ * real drivers loaded by the command itself: a database without the journal's table is
+ * reported and left without one; on a journal with a lost claim and a failing grant,
+ * status, windows, pending and resolve answer what a bridge's inspectJournal sees, and
+ * the resolution is what every node then reads.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { inspectJournal, type JournalWindow } from 'teamgames-sdk';
+import { KEY, inProcessStore } from '../../harness/reliability.js';
+import type { OutputStream } from '../../src/cli/output.js';
+import { EXIT, runTeamgames } from '../../src/cli/program.js';
+import { uniqueName } from '../support/databases.js';
+import { engineKits, type EngineKit } from './kits.js';
+
+const { mock, sleep, client } = inProcessStore();
+afterEach(() => mock.reset());
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = { stdout: '', stderr: '' };
+  const stream = (key: 'stdout' | 'stderr'): OutputStream => ({
+    write(text, done) {
+      out[key] += text;
+      done?.(null);
+      return true;
+    },
+  });
+  const code = await runTeamgames(argv, { stdout: stream('stdout'), stderr: stream('stderr'), interactive: false, confirm: async () => false }, {}, {}, { now: () => mock.clock.now() + 60_000 });
+  return { code, ...out };
+}
+
+describe.each(engineKits())('$label', (kit: EngineKit) => {
+  const flag = kit.engine === 'postgres' ? '--postgres' : '--mysql';
+  const label = kit.engine === 'postgres' ? 'PostgreSQL' : 'MySQL';
+  const password = kit.url === undefined ? '' : decodeURIComponent(new URL(kit.url).password);
+
+  it.skipIf(kit.url === undefined)('reports a database without the journal table, and creates none', async () => {
+    const table = uniqueName('absent');
+    const status = await cli(['journal', 'status', flag, kit.url as string, '--table', table]);
+    expect(status.code).toBe(EXIT.FAILURE);
+    const missing = `no journal table ${table} in this database (nothing was created). A bridge creates it on first use; check the URL and --table`;
+    expect(status.stdout).toMatch(new RegExp(`^journal +${label} ${kit.engine}://.*, table ${table}\\nreadable +no: ${missing.replace(/[.()]/g, '\\$&')}\\n$`));
+    expect(status.stderr).toBe(`teamgames journal: ${missing}\n`);
+    for (const command of [['windows'], ['pending'], ['resolve', 'Ann', '--note', 'x']]) {
+      expect(await cli(['journal', ...command, flag, kit.url as string, '--table', table])).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: `teamgames journal: ${missing}\n` });
+    }
+    expect(await kit.tableExists(table)).toBe(false);
+  });
+
+  it.skipIf(kit.url === undefined)('status, windows, pending and resolve on a shared journal; the resolution is what every node reads', async () => {
+    const names = { table: uniqueName('journal'), grantedTable: uniqueName('granted') };
+    const journal = kit.journal(kit.pool(3), names);
+    const c = client(journal);
+    mock.addPurchase(KEY, { playerName: 'Player123', id: 4, quantity: 1 });
+    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    expect((await c.deliver('Player123', () => {}, { sleep })).code).toBe('OUTCOME_UNKNOWN');
+    expect((await c.deliver('Player123', () => {}, { sleep })).unverified).toBeDefined();
+    mock.addPurchase(KEY, { playerName: 'Zezima', id: 2, quantity: 1 });
+    await c.deliver('Zezima', () => Promise.reject(new Error('unknown item minecraft:diamond')), { sleep, mode: 'fast' });
+    const args = [flag, kit.url as string, '--table', names.table];
+
+    const status = await cli(['journal', 'status', ...args]);
+    expect(status).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(status.stdout).toMatch(new RegExp(`^journal +${label} ${kit.engine}://.*, table ${names.table}\\nreadable +yes\\npending +1 line, oldest 1m 0s .*\\nopen windows +1 to check .*\\nresolved windows +0\\n$`));
+    if (password !== '') {
+      expect(status.stdout).toContain(':***@');
+      expect(status.stdout).not.toContain(`:${password}@`);
+    }
+    expect(JSON.parse((await cli(['journal', 'status', '--json', ...args])).stdout)).toMatchObject({ journal: { kind: kit.engine, table: names.table, readable: true }, pending: 1, openWindows: 1, resolvedWindows: 0, oldestPendingMs: 60_000 });
+
+    const [window] = (await inspectJournal(journal)).openWindows as [JournalWindow];
+    const windows = await cli(['journal', 'windows', ...args]);
+    expect(windows.stdout).toMatch(new RegExp(`\\n${window.deliveryId} +Player123 +.* +lost claim answer +`));
+    const pending = await cli(['journal', 'pending', '--json', ...args]);
+    expect(JSON.parse(pending.stdout)).toMatchObject({ pending: [{ playerName: 'Zezima', state: 'claimed', lastError: { message: 'unknown item minecraft:diamond', attempts: 1 } }] });
+
+    const resolved = await cli(['journal', 'resolve', 'Player123', '--note', 'checked invoice 1: granted', '--by', 'mod:alice', ...args]);
+    expect(resolved).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(resolved.stdout).toBe(`Resolved ${window.deliveryId} of Player123 (${at(window.from)} to ${at(window.to)}) by mod:alice: checked invoice 1: granted\n`);
+    // Another node reads the resolution.
+    const other = kit.journal(kit.pool(2), { ...names, createTables: false });
+    const seen = await inspectJournal(other);
+    expect(seen.openWindows).toEqual([]);
+    expect(seen.resolvedWindows).toEqual([{ ...window, state: 'resolved', resolution: { by: 'mod:alice', at: mock.clock.now() + 60_000, note: 'checked invoice 1: granted' } }]);
+    expect((await cli(['journal', 'resolve', 'Player123', '--note', 'again', ...args])).code).toBe(EXIT.FAILURE);
+  });
+});
+
+function at(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+}
