@@ -131,8 +131,8 @@ export class StorefrontClient {
    * rule (the message names it, never its value).
    */
   constructor(options?: StorefrontClientOptions) {
-    const derived = deriving;
-    deriving = undefined;
+    // A client derived by withOptions: its parts, handed over under a key no caller has.
+    const derived = (options as { [DERIVED]?: Derived } | undefined)?.[DERIVED];
     if (derived !== undefined) {
       this.#shared = derived.shared;
       this.#settings = derived.settings;
@@ -157,7 +157,7 @@ export class StorefrontClient {
       credentials: new Credentials(apiKey),
       guard: rateLimit ? new ClaimGuard(interval, CLAIM_WINDOW_MS) : undefined,
       cache: ttl > 0 ? new CatalogCache(interval, ttl) : undefined,
-      deliveries: new DeliveryEngine({ now, journal }),
+      deliveries: new DeliveryEngine({ now, monotonic: interval, journal }),
     };
     this.#transport = transportOf(this.#shared, this.#settings);
   }
@@ -189,8 +189,8 @@ export class StorefrontClient {
         'withOptions',
       );
     }
-    deriving = { shared: this.#shared, settings: checkSettings(opts, this.#settings, 'withOptions') };
-    return new StorefrontClient();
+    const derived: Derived = { shared: this.#shared, settings: checkSettings(opts, this.#settings, 'withOptions') };
+    return new StorefrontClient({ [DERIVED]: derived } as StorefrontClientOptions);
   }
 
   /**
@@ -554,11 +554,17 @@ const DEFAULT_SETTINGS: Settings = {
   onEvent: undefined,
 };
 
+/** What `withOptions` hands the constructor of a derived client instead of options. */
+interface Derived {
+  shared: Shared;
+  settings: Settings;
+}
+
 /**
- * Set by `withOptions` for the one constructor call it makes (synchronously, so no other
- * construction can see it): the derived client's parts instead of options.
+ * The key of a derived client's parts in the constructor's argument: a symbol of this
+ * module (not `Symbol.for`), so no caller can forge one and no state lives between calls.
  */
-let deriving: { shared: Shared; settings: Settings } | undefined;
+const DERIVED = Symbol('teamgames-sdk.derived');
 
 /** The settings given in `opts`, checked, over `base` for those not given. */
 function checkSettings(opts: Partial<StorefrontClientOptions>, base: Settings, operation?: Operation): Settings {
