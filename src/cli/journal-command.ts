@@ -17,6 +17,7 @@ import { MySqlJournal, type MySqlPool } from '../mysql/index.js';
 import { PostgresJournal, type PgPool } from '../postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../sql/common.js';
 import { UsageError, parseCommandLine } from './command-line.js';
+import { writeText } from './output.js';
 import { EXIT, answer, table, type TeamgamesEnv, type TeamgamesIo } from './program.js';
 import { painter, type Tone } from './terminal.js';
 
@@ -130,6 +131,10 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
     for (const option of ONLY_FOR) {
       if (values[option] !== undefined && values[option] !== false && !spec.options.includes(option)) throw new UsageError(`--${option} does not apply to this command`);
     }
+    if (command === 'resolve') {
+      if (values.note === undefined || values.note.trim() === '') throw new UsageError('--note <text> is required (what was found and done)');
+      if (values.by !== undefined && values.by.trim() === '') throw new UsageError('--by must not be blank');
+    }
     const now = deps.now ?? Date.now;
     source = await openSource(values, deps);
     const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr);
@@ -143,7 +148,8 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
           ...(seen === undefined ? {} : { pending: seen.pending.length, openWindows: seen.openWindows.length, resolvedWindows: seen.resolvedWindows.length, oldestPendingMs: seen.oldestPendingMs }),
         };
         const code = await print(report, (paint) => statusText(read.health, seen, paint));
-        if (read.problem === undefined) return code;
+        // Written to stderr instead (exit 6), the answer already says the journal is unreadable.
+        if (read.problem === undefined || code !== EXIT.OK) return code;
         await fail(io, json, `journal: ${read.problem}`, paintErr, 'JOURNAL_FAILED');
         return EXIT.FAILURE;
       }
@@ -157,11 +163,8 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
         return await print({ pending: seen.pending, oldestPendingMs: seen.oldestPendingMs }, (paint) => pendingText(seen, paint));
       }
       case 'resolve': {
-        const player = args[0] as string;
-        if (values.note === undefined || values.note.trim() === '') throw new UsageError('--note <text> is required (what was found and done)');
-        if (values.by !== undefined && values.by.trim() === '') throw new UsageError('--by must not be blank');
         const by = values.by ?? defaultUser(deps);
-        const resolved = await source.resolve({ player, windowId: values.window, by, note: values.note }, now());
+        const resolved = await source.resolve({ player: args[0] as string, windowId: values.window, by, note: values.note as string }, now());
         return await print(resolved, (paint) => `${paint('good', 'Resolved')} ${resolved.deliveryId} of ${resolved.playerName} (${time(resolved.from)} to ${time(resolved.to)}) by ${by}: ${values.note}\n`);
       }
     }
@@ -176,20 +179,9 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
   }
 }
 
+/** One line on stderr: `teamgames journal: …`, or with `--json` a JSON line `{ error, message }`. */
 async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Paint, code: string, usage = false): Promise<void> {
-  await (json
-    ? writeLine(io, `${JSON.stringify({ error: code, message })}\n`)
-    : writeLine(io, `${paint('bad', `teamgames ${message}`)}${usage ? ' (see teamgames journal --help)' : ''}\n`));
-}
-
-function writeLine(io: TeamgamesIo, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    try {
-      io.stderr.write(text, () => resolve());
-    } catch {
-      resolve();
-    }
-  });
+  await writeText(io.stderr, json ? `${JSON.stringify({ error: code, message })}\n` : `${paint('bad', `teamgames ${message}`)}${usage ? ' (see teamgames journal --help)' : ''}\n`);
 }
 
 function oneLine(error: unknown): string {

@@ -171,6 +171,14 @@ describe('teamgames journal status', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('colours what needs a look on a terminal: yellow for open windows and pending lines, not in a pipe', async () => {
+    const path = await journalWithACase();
+    const tty = await run(['journal', 'status', '--file', path], { tty: true });
+    expect(tty.stdout).toContain('\u001b[33m1 to check (teamgames journal windows)\u001b[39m');
+    expect(tty.stdout).toMatch(/\u001b\[33m1 line, oldest/);
+    expect((await run(['journal', 'status', '--file', path])).stdout).not.toContain('\u001b[');
+  });
+
   it('writes the answer to stderr when stdout fails (exit 6)', async () => {
     const path = await journalWithACase();
     const r = await run(['journal', 'status', '--file', path], { stdoutFails: 'EPIPE' });

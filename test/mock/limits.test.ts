@@ -371,22 +371,12 @@ describe('rate windows are forgotten once they can refuse nothing', () => {
     expect(store.state().servers[0]?.lastAcceptedClaims).toEqual([]);
   });
 
-  it('prints the memory of 100,000 distinct players (a figure, not an assertion)', () => {
+  it('holds fewer windows than players after 100,000 distinct players, 100 claims every 100 ms', () => {
     const { clock, store, claim } = bareStore();
-    globalThis.gc?.();
-    const before = process.memoryUsage();
     for (let i = 0; i < 100_000; i++) {
       if (i > 0 && i % 100 === 0) clock.advance(100);
       claim(`Player ${i}`);
     }
-    globalThis.gc?.();
-    const after = process.memoryUsage();
-    const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-    const stateBytes = Buffer.byteLength(JSON.stringify(store.state()));
-    console.info(
-      `100,000 distinct players: rss ${mb(before.rss)} → ${mb(after.rss)}, heapUsed ${mb(before.heapUsed)} → ${mb(after.heapUsed)}; ` +
-        `windows held ${store.rateWindowsHeld(KEY)}; state ${(stateBytes / 1024).toFixed(1)} kB`,
-    );
     expect(store.rateWindowsHeld(KEY)).toBeLessThan(100_000);
   });
 });
