@@ -116,6 +116,20 @@ export class CrashingJournal implements DeliveryJournal {
   }
 }
 
+/**
+ * The journal as one simulated process sees it: a new object over the same storage. The
+ * SDK keeps what the clients of one journal share (the per-player order, lines the journal
+ * failed to record) per journal object, as a real process keeps them in its memory; a
+ * process that died takes them with it, so each new process needs its own object.
+ */
+export function processView(journal: DeliveryJournal): DeliveryJournal {
+  return {
+    append: (entries) => journal.append(entries),
+    pending: (playerName) => journal.pending(playerName),
+    acknowledge: (ids) => journal.acknowledge(ids),
+  };
+}
+
 /** The simulated game: applies each delivery once per `deliveryId`, counts repeats. */
 export class Game {
   /** Units applied, by player and product. */
