@@ -3,7 +3,13 @@ import { defineConfig, type Options } from 'tsup';
 const shared: Options = {
   target: 'node20',
   platform: 'node',
+  // Maps without `sourcesContent`: with `node --enable-source-maps` a stack trace names
+  // src/ files and lines (read on GitHub or in a clone), while the package does not ship
+  // every source a second time inside its maps (1.8 of its 3 MB unpacked).
   sourcemap: true,
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+  },
   splitting: false,
   treeshake: true,
   clean: false,

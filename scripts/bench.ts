@@ -405,6 +405,15 @@ async function lazySize(files: string[], loaded: Set<string>, external: string[]
   return { minified, gzipped, files: files.map((f) => f.replace(/^dist\//, '').replace(/-[A-Z0-9]{8}\.js$/, '')) };
 }
 
+/** What `npm publish` would upload (the tarball) and what `npm install` unpacks, from `npm pack --dry-run`. */
+function packSize(): { packed: number; unpacked: number; files: number; maps: number } {
+  const { stdout, status } = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  if (status !== 0) throw new Error(`npm pack --dry-run: exit ${status}`);
+  const [report] = JSON.parse(stdout) as [{ size: number; unpackedSize: number; entryCount: number; files: { path: string; size: number }[] }];
+  const maps = report.files.filter((f) => f.path.endsWith('.map')).reduce((sum, f) => sum + f.size, 0);
+  return { packed: report.size, unpacked: report.unpackedSize, files: report.entryCount, maps };
+}
+
 /** The issue's budget for the quick start bundled, ky and zod included (#15). */
 const QUICK_START_TARGET_GZIPPED = 40 * 1024;
 
@@ -664,6 +673,9 @@ try {
   const target = `target <= ${kB(QUICK_START_TARGET_GZIPPED)}: ${quickStart.gzipped <= QUICK_START_TARGET_GZIPPED ? 'met' : 'MISSED'}`;
   console.log(`size: the quick start bundled (esbuild, minified, ky and zod included): ${kB(quickStart.minified)}, ${kB(quickStart.gzipped)} gzipped (${target}; minified by package: ${parts}; zod classic: ${quickStart.zodClassic ? 'YES' : 'no'})`);
 
+  const pack = packSize();
+  console.log(`size: the package ${kB(pack.packed)} packed, ${kB(pack.unpacked)} unpacked (${pack.files} files; source maps ${kB(pack.maps)})`);
+
   const wait = await deliverWait(url);
   const journalFigures = await journalBench(url, dir);
   const fileRate = journalFigures.figures[0]!.rate!;
@@ -677,6 +689,7 @@ try {
   const lines = Object.entries(http).map(
     ([name, { ratios: r }]) => `bench ${name}: p50=${r.p50.toFixed(2)} p99=${r.p99.toFixed(2)} throughput=${r.throughput.toFixed(2)} vsKy=${r.vsKy.toFixed(2)}`,
   );
+  lines.push(`bench package: ${kB(pack.packed)} packed, ${kB(pack.unpacked)} unpacked`);
   lines.push(`bench quickstart bundle: ${kB(quickStart.gzipped)} gzipped (${kB(quickStart.minified)} minified; ${target})`);
   lines.push(`deliver exactlyOnce wait: p50=${wait.p50.toFixed(0)} ms max=${wait.max.toFixed(0)} ms claims_refused_for_arriving_early=${wait.claimsRefused}`);
   for (const f of journalFigures.figures) {
@@ -686,7 +699,7 @@ try {
   if (ratios.length > 0) lines.push(`deliver journal ratio: ${ratios.join(' ')} (target >= 0.50; exactly-once, the database servers without fsync, the file journal with)`);
   writeFileSync(
     'bench-results.json',
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all, quickStart }, deliverWait: wait, journals: journalFigures }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, settings: { ROUNDS, ITERATIONS, CONCURRENT_CALLS, CONCURRENCY }, http, validation, imports, size: { own, all, quickStart, pack }, deliverWait: wait, journals: journalFigures }, null, 2),
   );
   console.log('\nfigures written to bench-results.json\n');
   for (const line of lines) console.log(line);

@@ -15,6 +15,14 @@ cd "$work"
 npm init -y >/dev/null
 npm install --silent --no-audit --no-fund --prefer-offline "./$tarball"
 
+# Source maps ship without sourcesContent (stack traces name src/ files; the sources are
+# not shipped a second time inside the maps), and the package ships no images.
+maps=(node_modules/teamgames-sdk/dist/*.map node_modules/teamgames-sdk/dist/*/*.map)
+[ -f "${maps[0]}" ] || { echo 'smoke: no source maps in dist' >&2; exit 1; }
+if grep -l '"sourcesContent"' "${maps[@]}"; then echo 'smoke: the source maps above embed the sources (sourcesContent)' >&2; exit 1; fi
+if find node_modules/teamgames-sdk -name '*.png' | grep .; then echo 'smoke: the package ships images (above)' >&2; exit 1; fi
+echo "smoke: ${#maps[@]} source maps without sourcesContent, no images"
+
 node --input-type=module -e "
   const sdk = await import('teamgames-sdk');
   if (typeof sdk.StorefrontClient !== 'function') throw new Error('ESM: StorefrontClient missing');
