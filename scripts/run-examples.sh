@@ -63,6 +63,11 @@ run claim-command "$TSX" examples/claim-command.ts Player123
 admin reset; grant Player123 302 2; grant Player123 301 1
 run deliver-command env TEAMGAMES_SANDBOX=1 "$TSX" examples/deliver-command.ts Player123
 
+# Automatic delivery (startDeliveryLoop): about 11 s of real time (one service window after
+# the join); with TEAMGAMES_SANDBOX=1 the example makes its purchases through the sandbox.
+admin reset
+run auto-delivery env TEAMGAMES_SANDBOX=1 "$TSX" examples/auto-delivery.ts
+
 admin reset
 run storefront-checkout "$TSX" examples/storefront-checkout.ts
 

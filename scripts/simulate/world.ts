@@ -1,0 +1,292 @@
+/**
+ * The simulated world of scripts/simulate.ts: the in-process mock on virtual time, the
+ * client and the engine the loop runs on, the players (sessions, purchases, `/claim`),
+ * the game's grant, and the client's fetch (every call counted, answered by the mock after
+ * a virtual latency).
+ */
+import { MemoryJournal, StorefrontClient, type DeliveredItem, type StorefrontEvent, type UnverifiedWindow } from '../../src/index.js';
+import { createMockService, type MockService } from '../../src/mock/index.js';
+import { DeliveryEngine } from '../../src/delivery/engine.js';
+import { startDeliveryLoop, type DeliveryLoop } from '../../src/delivery/loop.js';
+import { BASE_URL, Game, KEY, T0, seed } from '../../harness/reliability.js';
+import { VirtualTime } from './virtual-time.js';
+
+export interface SimConfig {
+  players: number;
+  /** Absent: the loop's default. */
+  pollIntervalMs: number | undefined;
+  /** Absent: the loop's default. */
+  maxCallsPerSecond: number | undefined;
+  purchasesPerHour: number;
+  /** Of the purchases made online, the share followed by a `/claim` typed 5–60 s later. */
+  typedClaims: number;
+  seed: number;
+  random: () => number;
+}
+
+export const SESSION_MEAN_MS = 45 * 60_000;
+export const OFFLINE_MEAN_MS = 5 * 60_000;
+const P_LEAVE_AFTER_GIVE = 0.05;
+const P_GIVE_THROWS = 0.01;
+const P_SLOW_ANSWER = 0.03;
+
+export interface PlayerState {
+  name: string;
+  online: boolean;
+  /** Invoices bought and not granted yet. */
+  open: Set<number>;
+}
+
+export interface Purchase {
+  invoice: number;
+  player: string;
+  units: number;
+  boughtAt: number;
+  /** Start of the current online stretch of the player while it waits (undefined while offline). */
+  since: number | undefined;
+  /** Time it already waited with the player online, in earlier stretches. */
+  waited: number;
+  /** Online waiting time when first granted (purchase → grant, the player's offline time left out). */
+  latency: number | undefined;
+  grantedAt: number | undefined;
+  /** A loopError was reported for the player between the purchase and its grant. */
+  errorBefore: boolean;
+  /** What else happened before the grant: a /claim typed, a grant of it that threw, the player leaving. */
+  typedClaim: boolean;
+  threw: boolean;
+  leaves: number;
+}
+
+export class World {
+  readonly time = new VirtualTime();
+  readonly mock: MockService = createMockService({ seed, now: T0 });
+  readonly journal = new MemoryJournal();
+  readonly players: PlayerState[] = [];
+  readonly byName = new Map<string, PlayerState>();
+  readonly purchases = new Map<number, Purchase>();
+  readonly game = new Game();
+  /** deliveryIds granted per invoice (distinct ids; the game dedupes repeats of one id). */
+  readonly idsByInvoice = new Map<number, Set<string>>();
+  /** Grants whose deliveryId names no invoice: units by player and product. */
+  readonly unmapped = new Map<string, number>();
+  readonly windows: UnverifiedWindow[] = [];
+  readonly events = { loopError: 0, delivery: 0, unverified: 0 };
+  readonly client: StorefrontClient;
+  readonly engine: DeliveryEngine;
+  loop: DeliveryLoop | undefined;
+  /** main: purchases arrive; drain: none arrive, players still come and go; ending: the loop stops; final: everybody joined. */
+  phase: 'main' | 'drain' | 'ending' | 'final' = 'main';
+  grantsOffline = 0;
+  giveThrew = 0;
+  leftMidDelivery = 0;
+  claimsTyped = 0;
+  calls = 0;
+  maxCallsIn1s = 0;
+  /** The last second's call times, for the sliding maximum. */
+  readonly #window: number[] = [];
+  readonly #config: SimConfig;
+  readonly #random: () => number;
+
+  constructor(config: SimConfig) {
+    this.#config = config;
+    this.#random = config.random;
+    const epoch = () => T0 + this.time.now;
+    // The client's `now` drives its 10 s guard; the engine's, the journal's stamps and its intervals.
+    this.client = new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch: this.fetch, now: epoch, journal: this.journal });
+    this.engine = new DeliveryEngine({ now: epoch, journal: this.journal });
+    this.time.onAdvance = (now) => void this.mock.clock.set(T0 + now);
+    this.mock.faults.seed(config.seed);
+    for (let i = 0; i < config.players; i++) {
+      const player: PlayerState = { name: `P${i}`, online: false, open: new Set() };
+      this.players.push(player);
+      this.byName.set(player.name, player);
+    }
+  }
+
+  /** Lost answers, 5xx before the operation, slow answers (the mock's delay is real ms: no virtual time). */
+  faultsOn(): void {
+    this.mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', probability: 0.02 });
+    this.mock.faults.add({ operation: 'claimV4', kind: 'status', status: 503, probability: 0.02 });
+    this.mock.faults.add({ operation: 'claimV4', kind: 'delay', delayMs: 2, probability: 0.02 });
+  }
+
+  /** A loop on virtual time, as `client.startDeliveryLoop` would start it (its engine, its claim, its onEvent). */
+  startLoop(): DeliveryLoop {
+    const onEvent = (event: StorefrontEvent) => this.#onEvent(event);
+    const host = { engine: this.engine, via: () => ({ claim: this.client.claim.bind(this.client), onEvent }) };
+    const { pollIntervalMs, maxCallsPerSecond } = this.#config;
+    const options = { give: this.give, ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }), ...(maxCallsPerSecond === undefined ? {} : { maxCallsPerSecond }) };
+    this.loop = startDeliveryLoop(host, options, this.time.timers());
+    return this.loop;
+  }
+
+  /** Players connect over the first minute (a restart); about one in ten is offline at first. */
+  start(): void {
+    const time = this.time;
+    for (const player of this.players) {
+      const offline = this.#random() < OFFLINE_MEAN_MS / (SESSION_MEAN_MS + OFFLINE_MEAN_MS);
+      time.schedule(offline ? this.#exponential(OFFLINE_MEAN_MS) : this.#uniform(0, 60_000), 'loop', () => this.#session(player));
+    }
+    time.schedule(this.#exponential(this.#purchaseGap()), 'sim', () => this.#purchase());
+  }
+
+  /** The client's fetch: counts the call, answers it through the mock after a virtual latency. */
+  readonly fetch: typeof globalThis.fetch = (input, init) => {
+    const time = this.time;
+    time.activity += 1;
+    this.#countCall(time.now);
+    const request = new Request(input, init);
+    const { signal } = request;
+    const latency = this.#random() < P_SLOW_ANSWER ? this.#uniform(2_000, 12_000) : this.#uniform(30, 150);
+    let answer: { text: string; status: number; headers: Headers } | { error: unknown } | undefined;
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => {
+        served.cancelled = true;
+        delivered.cancelled = true;
+        reject(signal.reason);
+      };
+      // The service handles the request halfway through the latency (its CPU is the mock's).
+      const served = time.schedule(time.now + latency / 2, 'mock', async () => {
+        try {
+          const response = await this.mock.fetch(request);
+          answer = { text: await response.text(), status: response.status, headers: response.headers };
+        } catch (error) {
+          answer = { error };
+        }
+      });
+      const delivered = time.schedule(time.now + latency, 'loop', () => {
+        time.activity += 1;
+        signal.removeEventListener('abort', onAbort);
+        if (answer === undefined || 'error' in answer) reject(answer?.error ?? new TypeError('fetch failed'));
+        else resolve(new Response(answer.text, { status: answer.status, headers: answer.headers }));
+      });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+  };
+
+  /** The game's grant: records when, to whom, online or not; sometimes throws, sometimes the player leaves right after. */
+  readonly give = (item: DeliveredItem): void => {
+    this.time.activity += 1;
+    const player = this.byName.get(item.player_name);
+    if (player === undefined || !player.online) this.grantsOffline += 1;
+    if (this.#live() && this.#random() < P_GIVE_THROWS) {
+      this.giveThrew += 1;
+      const threw = this.purchases.get(Number(/^invoice:(\d+)$/.exec(item.deliveryId)?.[1]));
+      if (threw !== undefined) threw.threw = true;
+      throw new Error('inventory full');
+    }
+    if (!this.game.seen.has(item.deliveryId)) this.#record(item, player);
+    this.game.grant()(item);
+    if (this.#live() && player?.online === true && this.#random() < P_LEAVE_AFTER_GIVE) {
+      // The player logs out right after this item: the rest of the delivery must wait for the next join.
+      this.leftMidDelivery += 1;
+      this.setOnline(player, false);
+      this.time.schedule(this.time.now + this.#exponential(OFFLINE_MEAN_MS), 'loop', () => this.#session(player));
+    }
+  };
+
+  setOnline(player: PlayerState, online: boolean): void {
+    if (player.online === online) return;
+    player.online = online;
+    const now = this.time.now;
+    for (const invoice of player.open) {
+      const purchase = this.purchases.get(invoice) as Purchase;
+      if (online) purchase.since = now;
+      else if (purchase.since !== undefined) {
+        purchase.leaves += 1;
+        purchase.waited += now - purchase.since;
+        purchase.since = undefined;
+      }
+    }
+    if (online) this.loop?.join(player.name);
+    else this.loop?.leave(player.name);
+  }
+
+  #record(item: DeliveredItem, player: PlayerState | undefined): void {
+    const invoice = /^invoice:(\d+)$/.exec(item.deliveryId)?.[1];
+    if (invoice === undefined) {
+      const key = `${item.player_name}\u0000${item.product_id_string}`;
+      this.unmapped.set(key, (this.unmapped.get(key) ?? 0) + item.quantity_to_grant);
+      return;
+    }
+    const number = Number(invoice);
+    const ids = this.idsByInvoice.get(number) ?? new Set<string>();
+    ids.add(item.deliveryId);
+    this.idsByInvoice.set(number, ids);
+    const purchase = this.purchases.get(number);
+    if (purchase === undefined || purchase.grantedAt !== undefined) return;
+    const now = this.time.now;
+    purchase.grantedAt = now;
+    purchase.latency = purchase.waited + (purchase.since === undefined ? 0 : now - purchase.since);
+    player?.open.delete(number);
+  }
+
+  #onEvent(event: StorefrontEvent): void {
+    this.time.activity += 1;
+    if (event.type === 'unverified') {
+      this.windows.push(event.window);
+      this.events.unverified += 1;
+    } else if (event.type === 'loopError') {
+      this.events.loopError += 1;
+      for (const invoice of this.byName.get(event.playerName)?.open ?? []) (this.purchases.get(invoice) as Purchase).errorBefore = true;
+    }
+    else if (event.type === 'delivery') this.events.delivery += 1;
+  }
+
+  #countCall(at: number): void {
+    this.calls += 1;
+    const window = this.#window;
+    window.push(at);
+    while ((window[0] as number) <= at - 1_000) window.shift();
+    if (window.length > this.maxCallsIn1s) this.maxCallsIn1s = window.length;
+  }
+
+  /** A session boundary: online players leave, offline ones join; the next one is drawn. */
+  #session(player: PlayerState): void {
+    if (!this.#live()) return;
+    this.setOnline(player, !player.online);
+    this.time.schedule(this.time.now + this.#exponential(player.online ? SESSION_MEAN_MS : OFFLINE_MEAN_MS), 'loop', () => this.#session(player));
+  }
+
+  /** A purchase by a random player, online or not; the next one is drawn (Poisson over all players). */
+  #purchase(): void {
+    if (this.phase !== 'main') return;
+    const player = this.players[Math.floor(this.#random() * this.players.length)] as PlayerState;
+    const row = this.mock.addPurchase(KEY, { playerName: player.name, id: 1 + Math.floor(this.#random() * 5), quantity: 1 + Math.floor(this.#random() * 3) });
+    const now = this.time.now;
+    this.purchases.set(row.invoice, { invoice: row.invoice, player: player.name, units: row.givequantity, boughtAt: now, since: player.online ? now : undefined, waited: 0, latency: undefined, grantedAt: undefined, errorBefore: false, typedClaim: false, threw: false, leaves: 0 });
+    player.open.add(row.invoice);
+    if (player.online && this.#random() < this.#config.typedClaims) {
+      (this.purchases.get(row.invoice) as Purchase).typedClaim = true;
+      this.time.schedule(now + this.#uniform(5_000, 60_000), 'loop', () => this.#typeClaim(player));
+    }
+    this.time.schedule(now + this.#exponential(this.#purchaseGap()), 'sim', () => this.#purchase());
+  }
+
+  #typeClaim(player: PlayerState): void {
+    if (!this.#live() || !player.online || this.loop === undefined) return;
+    this.claimsTyped += 1;
+    this.loop.claim(player.name).then(
+      () => {},
+      () => {}, // the player left, or the loop stopped: the report is nobody's
+    );
+  }
+
+  /** Players come and go, grants fail now and then. */
+  #live(): boolean {
+    return this.phase === 'main' || this.phase === 'drain';
+  }
+
+  #purchaseGap(): number {
+    return 3_600_000 / (this.#config.purchasesPerHour * this.#config.players);
+  }
+
+  #uniform(a: number, b: number): number {
+    return a + (b - a) * this.#random();
+  }
+
+  #exponential(mean: number): number {
+    return -mean * Math.log(1 - this.#random());
+  }
+}
