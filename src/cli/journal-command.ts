@@ -432,7 +432,7 @@ function time(ms: number): string {
 }
 
 /** An age in its two largest units: `45s`, `3m 12s`, `5h 3m`, `2d 4h`. */
-export function age(ms: number): string {
+function age(ms: number): string {
   const s = Math.floor(Math.max(0, ms) / 1000);
   const [d, h, m] = [Math.floor(s / 86_400), Math.floor((s % 86_400) / 3_600), Math.floor((s % 3_600) / 60)];
   if (d > 0) return `${d}d ${h}h`;
