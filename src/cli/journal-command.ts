@@ -18,18 +18,10 @@ import { PostgresJournal, type PgPool } from '../postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../sql/common.js';
 import { UsageError, parseCommandLine } from './command-line.js';
 import { writeText } from './output.js';
-import { EXIT, answer, table, type TeamgamesEnv, type TeamgamesIo } from './program.js';
-import { painter, type Tone } from './terminal.js';
+import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 
-/** What `teamgames journal` takes from outside, injectable for tests. */
-export interface JournalDeps {
-  /** Loads an optional database driver (`pg`, `mysql2/promise`). Default: `import()`. */
-  importDriver?: (name: string) => Promise<unknown>;
-  /** The clock for ages and a resolution's time, epoch ms. Default: `Date.now`. */
-  now?: () => number;
-  /** Who resolves when `--by` is not given. Default: the OS user name. */
-  userName?: () => string;
-}
+export type { JournalDeps } from './shared.js';
+import { painter, type Paint, type Tone } from './terminal.js';
 
 /** The text of `teamgames journal --help`. */
 export const JOURNAL_USAGE = `Usage: teamgames journal <command> (--file <path> | --postgres <url> | --mysql <url>) [options]
@@ -106,7 +98,6 @@ class CommandFailure extends Error {
   override name = 'CommandFailure';
 }
 
-type Paint = (tone: Tone, text: string) => string;
 
 /**
  * Runs `teamgames journal` with its arguments (`journal` itself removed) and resolves the

@@ -15,57 +15,14 @@ import {
 } from '../index.js';
 import { parseArgs } from 'node:util';
 import { COMMON_EXIT, UsageError, parseCommandLine } from './command-line.js';
-import type { JournalDeps } from './journal-command.js';
+import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { writeFailure, writeText, type OutputStream } from './output.js';
-import { ProgressLine, painter, type TerminalEnv, type Tone } from './terminal.js';
-
-/**
- * Exit codes of `teamgames`, documented in `--help` and the testing guide. 0, 1 and 2
- * mean the same in `teamgames-mock`.
- */
-export const EXIT = {
-  /** The service answered; the outcome (even `NO_ITEMS` or `RATE_LIMIT`) is printed. */
-  OK: COMMON_EXIT.OK,
-  /** Any other failure: an unexpected HTTP status or response, a claim not confirmed. */
-  FAILURE: COMMON_EXIT.FAILURE,
-  /** Bad command line or environment: unknown option, missing argument, no key, bad URL. */
-  USAGE: COMMON_EXIT.USAGE,
-  /** The service refused the API key. */
-  AUTH: 3,
-  /** The service could not be reached (connection refused, DNS, timeout). */
-  NETWORK: 4,
-  /** A claim or vote was sent but its answer was lost: the items may be delivered. */
-  OUTCOME_UNKNOWN: 5,
-  /**
-   * The answer could not be written to stdout (its reader closed it, a full disk) and was
-   * written to stderr instead; what it reports happened (a claim's items are delivered).
-   */
-  OUTPUT_FAILED: 6,
-} as const;
-
-/**
- * Where the program writes, and how it asks for confirmation. A stream with `isTTY: true`
- * is a terminal: outcomes are coloured there (unless `NO_COLOR` is set), and stderr shows
- * a progress line while a read is retried. Each `write` calls its callback, as Node's
- * streams do: that is how the program learns that stdout failed.
- */
-export interface TeamgamesIo {
-  stdout: OutputStream;
-  stderr: OutputStream;
-  /** True when a person can answer a prompt (stdin and stdout are terminals). */
-  interactive: boolean;
-  /** Asks a yes/no question; resolves true only for an explicit yes. */
-  confirm(question: string): Promise<boolean>;
-}
-
-/** The environment variables the program reads. */
-export interface TeamgamesEnv extends TerminalEnv {
-  TEAMGAMES_API_KEY?: string | undefined;
-  TEAMGAMES_BASE_URL?: string | undefined;
-}
+import { ProgressLine, painter, type Paint, type TerminalEnv, type Tone } from './terminal.js';
 
 /** Extra client options for tests (a short timeout, a custom fetch). */
 export type ClientOverrides = Omit<StorefrontClientOptions, 'apiKey' | 'baseUrl'>;
+
+export { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 
 /** The text of `teamgames --help`. */
 export const USAGE = `Usage: teamgames <command> [options]
@@ -191,17 +148,6 @@ function positiveInt(text: string, what: string): number {
 
 // ----------------------------------------------------------------- output
 
-/** Renders rows as an aligned text table. */
-export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
-}
-
 const money = (n: number) => n.toFixed(2);
 
 function catalogTable(products: readonly Product[]): string {
@@ -217,7 +163,6 @@ function catalogTable(products: readonly Product[]): string {
   );
 }
 
-type Paint = (tone: Tone, text: string) => string;
 
 // Delivered (or about to be) reads green; every other answer of the service is an outcome
 // to act on, not a failure of the command: yellow.
@@ -305,27 +250,6 @@ function commandIndex(argv: readonly string[]): number | undefined {
   const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const first = tokens.find((t) => t.kind === 'positional' || t.kind === 'option-terminator');
   return first?.kind === 'positional' && first.value === 'journal' ? first.index : undefined;
-}
-
-/**
- * Writes the answer to stdout and resolves the exit code. When stdout fails (its reader
- * closed it, the disk is full) the service has already answered, a claim has already
- * marked the items delivered: the answer is not lost with stdout. One line on stderr says
- * what failed, then the answer follows there (with `--json`, a JSON error line, then the
- * result on one line).
- * @internal
- */
-export async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint): Promise<number> {
-  const failure = await writeText(io.stdout, json ? `${JSON.stringify(value, null, 2)}\n` : human(paintOut));
-  if (failure === undefined) return EXIT.OK;
-  const message = `${label}could not write to stdout (${writeFailure(failure)}); the answer follows on stderr`;
-  await writeText(
-    io.stderr,
-    json
-      ? `${JSON.stringify({ error: 'OUTPUT_FAILED', message })}\n${JSON.stringify(value)}\n`
-      : `${paintErr('bad', `teamgames: ${message}`)}\n${human(paintErr)}`,
-  );
-  return EXIT.OUTPUT_FAILED;
 }
 
 /**

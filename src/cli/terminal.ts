@@ -19,6 +19,9 @@ export interface TerminalEnv {
 /** How an outcome reads: done, worth a look, failed. */
 export type Tone = 'good' | 'notice' | 'bad';
 
+/** Colours a text for its tone (or leaves it plain). */
+export type Paint = (tone: Tone, text: string) => string;
+
 const COLOURS = { good: 'green', notice: 'yellow', bad: 'red' } as const;
 
 /** Whether a person watches `stream` on a terminal that understands escape sequences. */
