@@ -7,8 +7,10 @@
  * claim answers lost; a grant that throws once; compactions with a small `compactAfter`)
  * are played against the in-process mock with a FileJournal over the recording file system
  * (harness/power-loss.ts). For each step k of a run (or a sample), the run is played again
- * and the power goes as step k is about to happen: the mock and the game are exactly as the
- * world saw them then (the game's grants are durable: it granted what it granted). Each
+ * and the power goes as step k is about to happen (and, where the world differs, once more
+ * as step k − 1 returns: before the claim it preceded is sent, before the grant it allowed):
+ * the mock and the game are exactly as the world saw them then (the game's grants are
+ * durable: it granted what it granted). Each
  * power-cut state of the disk at k ({@link choices}: only what was synced, everything
  * written, each last write torn at every line end and 4 KiB boundary, random mixes) is
  * materialized into a fresh directory, a NEW FileJournal opens it, `resumeDeliveries` and
@@ -26,7 +28,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileJournal, type DeliveryJournal, type DeliveryMode, type JournalEntry, type StorefrontEvent, type UnverifiedWindow } from '../src/index.js';
-import { choices, cutState, fingerprint, materialize, record, seeded, walk, type Breakage, type CutChoice, type Step } from './power-loss.js';
+import { choices, cutState, fingerprint, materialize, record, seeded, walk, type Breakage, type CutChoice, type Moment, type Step } from './power-loss.js';
 import { Game, KEY, inProcessStore } from './reliability.js';
 
 /** One delivery run of the campaign. */
@@ -311,8 +313,8 @@ export interface CampaignResult {
   seconds: number;
 }
 
-async function withRecorder<T>(dieAt: number, breakage: Breakage, dir: string, run: (died: Promise<void>) => Promise<T>): Promise<{ value: T; steps: Step[]; dead: boolean }> {
-  const recording = record({ dieAt, breakage });
+async function withRecorder<T>(dieAt: number, breakage: Breakage, dir: string, run: (died: Promise<void>) => Promise<T>, moment: Moment = 'before'): Promise<{ value: T; steps: Step[]; dead: boolean }> {
+  const recording = record({ dieAt, breakage, moment });
   try {
     const value = await run(recording.died);
     return { value, steps: recording.steps, dead: recording.dead };
@@ -409,15 +411,16 @@ async function cutAt(
   let world: World | undefined;
   let steps: Step[] = [];
   let live = '';
-  const replay = async () => {
+  const replay = async (moment: Moment = 'before') => {
     live = fresh('live');
     mkdirSync(live);
-    const played = await withRecorder(k, breakage, live, (died) => play(s, live, died));
+    const played = await withRecorder(k, breakage, live, (died) => play(s, live, died), moment);
     world = played.value;
     steps = played.steps;
   };
   await replay();
   const first = steps.map((step) => step.kind).join(',');
+  const before = worldPrint(world as World);
   const walked = walk(steps, k);
   const seen = new Set<string>();
   const distinct: CutChoice[] = [];
@@ -427,12 +430,17 @@ async function cutAt(
     seen.add(print);
     distinct.push(choice);
   }
-  for (const [i, choice] of distinct.entries()) {
+  // The same disk, the power gone as step k − 1 returned: before the claim it preceded was
+  // sent, before the grant it allowed (checked when the world differs, on what was synced).
+  const moments: Array<[Moment, CutChoice]> = distinct.map((choice) => ['before', choice]);
+  if (k > 0) moments.push(['returning', { ...(distinct[0] as CutChoice), label: `${(distinct[0] as CutChoice).label}, the power gone as step ${k - 1} returned` }]);
+  for (const [i, [moment, choice]] of moments.entries()) {
     if (total.states >= budget) break;
     if (i > 0) {
       rmSync(live, { recursive: true, force: true });
-      await replay(); // a fresh world (mock, game) at the same step: runs are deterministic
+      await replay(moment); // a fresh world (mock, game) at the same step: runs are deterministic
       if (steps.map((step) => step.kind).join(',') !== first) throw new Error(`power-loss: ${s.name} did not replay the same steps up to ${k}: the run is not deterministic`);
+      if (moment === 'returning' && worldPrint(world as World) === before) continue; // nothing happened in between
     }
     const state = cutState(walk(steps, k), choice);
     const cut = fresh('cut');
@@ -452,6 +460,12 @@ async function cutAt(
     onState?.(result);
   }
   rmSync(live, { recursive: true, force: true });
+}
+
+/** What the world (the game, the service, the reports) holds, to tell two moments apart. */
+function worldPrint(world: World): string {
+  const rows = world.store.mock.purchases(KEY).map((r) => `${r.invoice}:${r.deliverystatus}`);
+  return JSON.stringify([[...world.game.applied], rows, world.events.length]);
 }
 
 function describeStep(step: Step): string {

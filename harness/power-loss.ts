@@ -42,6 +42,13 @@ export type Step =
   | { kind: 'unlink'; path: string }
   | { kind: 'dirsync'; dir: string };
 
+/**
+ * When the power goes at step k: `before` the call that would make step k (everything the
+ * program did since step k − 1 returned, a claim sent, a grant, happened), or `returning`:
+ * as step k − 1 returns, before the program hears of it (nothing after it happened).
+ */
+export type Moment = 'before' | 'returning';
+
 /** What one recording saw: the steps, and whether the power went (at `dieAt`). */
 export interface Recording {
   readonly steps: Step[];
@@ -78,8 +85,9 @@ function perEntryLines(bytes: Buffer): Buffer {
  * Installs the recorder over `fsCalls` until `uninstall()`. `dieAt`: the power goes when
  * step number `dieAt` (0-based) is about to happen; `Infinity` for never.
  */
-export function record(options: { dieAt?: number; breakage?: Breakage } = {}): Recording {
+export function record(options: { dieAt?: number; breakage?: Breakage; moment?: Moment } = {}): Recording {
   const dieAt = options.dieAt ?? Infinity;
+  const moment = options.moment ?? 'before';
   const breakage = options.breakage ?? 'none';
   const steps: Step[] = [];
   const real = { ...fsCalls };
@@ -95,7 +103,17 @@ export function record(options: { dieAt?: number; breakage?: Breakage } = {}): R
 
   /** Whether the power is gone (and goes now when this is step `dieAt`). */
   const gone = (): boolean => {
-    if (!dead && steps.length >= dieAt) {
+    if (!dead && moment === 'before' && steps.length >= dieAt) {
+      dead = true;
+      die();
+    }
+    return dead;
+  };
+
+  /** Logs a step done; `true` when the power goes as it returns (`moment: 'returning'`): the caller never hears of it. */
+  const log = (step: Step): boolean => {
+    steps.push(step);
+    if (!dead && moment === 'returning' && steps.length >= dieAt) {
       dead = true;
       die();
     }
@@ -128,7 +146,7 @@ export function record(options: { dieAt?: number; breakage?: Breakage } = {}): R
               const offset = append ? (sizes.get(id) ?? 0) : typeof at === 'number' ? at : position;
               const { bytesWritten } = await target.write(bytes, 0, bytes.length, append ? null : offset);
               const written = bytes.subarray(0, bytesWritten);
-              steps.push({ kind: 'write', inode: id, offset, bytes: Buffer.from(written) });
+              if (log({ kind: 'write', inode: id, offset, bytes: Buffer.from(written) })) return never();
               sizes.set(id, Math.max(sizes.get(id) ?? 0, offset + bytesWritten));
               if (!append && typeof at !== 'number') position = offset + bytesWritten;
               // The caller sees its own byte count (a batch split into lines is longer).
@@ -138,7 +156,7 @@ export function record(options: { dieAt?: number; breakage?: Breakage } = {}): R
             return async (size = 0) => {
               if (gone()) return never();
               await target.truncate(size);
-              steps.push({ kind: 'truncate', inode: inode as number, size });
+              if (log({ kind: 'truncate', inode: inode as number, size })) return never();
               sizes.set(inode as number, size);
             };
           case 'datasync':
@@ -148,12 +166,12 @@ export function record(options: { dieAt?: number; breakage?: Breakage } = {}): R
               if (dir !== undefined) {
                 if (breakage === 'dirsync') return;
                 await target.sync();
-                steps.push({ kind: 'dirsync', dir });
+                if (log({ kind: 'dirsync', dir })) return never();
                 return;
               }
               if (key === 'datasync' && breakage === 'sync') return;
               await (key === 'sync' ? target.sync() : target.datasync());
-              steps.push({ kind: 'sync', inode: inode as number, how: key === 'sync' ? 'fsync' : 'fdatasync' });
+              if (log({ kind: 'sync', inode: inode as number, how: key === 'sync' ? 'fsync' : 'fdatasync' })) return never();
             };
           case 'close':
             return async () => {
@@ -193,7 +211,7 @@ export function record(options: { dieAt?: number; breakage?: Breakage } = {}): R
       inode = nextInode++;
       names.set(path, inode);
       sizes.set(inode, 0);
-      steps.push({ kind: 'create', path, inode });
+      if (log({ kind: 'create', path, inode })) return never();
     } else {
       inode = inodeOf(path);
     }
@@ -206,21 +224,21 @@ export function record(options: { dieAt?: number; breakage?: Breakage } = {}): R
     const inode = inodeOf(from as string);
     names.delete(from as string);
     names.set(to as string, inode);
-    steps.push({ kind: 'rename', from: from as string, to: to as string });
+    if (log({ kind: 'rename', from: from as string, to: to as string })) return never();
   }) as typeof fsCalls.rename;
 
   fsCalls.link = (async (from: string, to: string) => {
     if (gone()) return never();
     await real.link(from, to);
     names.set(to as string, inodeOf(from as string));
-    steps.push({ kind: 'link', from: from as string, to: to as string });
+    if (log({ kind: 'link', from: from as string, to: to as string })) return never();
   }) as typeof fsCalls.link;
 
   fsCalls.unlink = (async (path: string) => {
     if (gone()) return never();
     await real.unlink(path);
     names.delete(path as string);
-    steps.push({ kind: 'unlink', path: path as string });
+    if (log({ kind: 'unlink', path: path as string })) return never();
   }) as typeof fsCalls.unlink;
 
   fsCalls.readdir = ((...args: Parameters<typeof real.readdir>) => (gone() ? never() : real.readdir(...args))) as typeof fsCalls.readdir;

@@ -11,7 +11,8 @@
  * journal's file calls (harness/power-loss.ts); at every step (or `--states` sampled evenly)
  * the disk a power cut would leave (only what was synced; everything written; each last
  * write torn at every line end and 4 KiB boundary; `--random` random mixes per step, names
- * of unsynced directories lost or kept) is opened by a NEW FileJournal, which resumes and
+ * of unsynced directories lost or kept; the power gone before the next call or as the last
+ * one returned) is opened by a NEW FileJournal, which resumes and
  * delivers for every player (harness/power-loss-campaign.ts has the rules and the counts).
  *
  * Prints one line:
