@@ -83,6 +83,7 @@ async function buyInSandbox(playerName: string, id: number, quantity: number): P
 const dir = mkdtempSync(join(tmpdir(), 'teamgames-auto-'));
 const journal = new FileJournal(join(dir, 'teamgames-journal.jsonl'));
 try {
+  // #region loop
   // The key and the service: TEAMGAMES_API_KEY (required) and TEAMGAMES_BASE_URL.
   const client = new StorefrontClient({ journal, onEvent });
   // Each online player previewed every 30 s (the default), at most 10 calls a second (the default).
@@ -114,6 +115,7 @@ try {
 
   console.log('> Bob quits');
   loop.leave('Bob');
+  // #endregion loop
 
   const { online, calls, previews, claims, granted, intervalMs } = loop.stats();
   console.log(`loop: ${online} online, ${calls} calls (${previews} previews, ${claims} claims), ${granted} granted, interval ${intervalMs / 1000} s`);
