@@ -13,7 +13,8 @@ import { seededRandom } from '../../src/mock/random.js';
 import type { Bundles } from './bundle.js';
 import { pause, start, waitForLine, type Child } from './children.js';
 import type { AdminDb, Tables } from './database.js';
-import { API_KEY, BUY_EVERY_MS, CLUSTER, DURING_RUNS, JOURNAL, KILLS, NODES, P_DROP_AFTER, PLAYERS, PLAYER_NAMES, PRODUCTS, SHARED } from './options.js';
+import { API_KEY, BUY_EVERY_MS, CLUSTER, DURING_RUNS, JOURNAL, KILLS, LOOP, NODES, P_DROP_AFTER, PLAYERS, PLAYER_NAMES, PRODUCTS, SHARED } from './options.js';
+import { FastClock, Presence } from './presence.js';
 import { WorkerPool } from './workers.js';
 
 /** The database of a `--journal postgres|mysql` campaign: its admin, and this mode's tables. */
@@ -36,12 +37,17 @@ export class Campaign {
   readonly clockPath: string;
   /** The mode's label in the stderr lines. */
   readonly tag = CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : SHARED ? ' shared' : '';
+  /** The campaign's name in the lines: its mode, or `loop` (--loop). */
+  readonly name: string;
   readonly base: number;
   readonly killRandom: () => number;
   readonly buyRandom: () => number;
   readonly problems: string[] = [];
   readonly notes: string[] = [];
   readonly workers: WorkerPool;
+  /** --loop: who is online where, and the mock's fast clock (presence.ts). */
+  readonly presence: Presence | undefined;
+  readonly clock: FastClock | undefined;
   purchases = 0;
   kills = 0;
   refused = 0;
@@ -60,7 +66,8 @@ export class Campaign {
     readonly seed: number,
     readonly db?: Db,
   ) {
-    this.dir = join(root, `${mode}${SHARED ? '-shared' : ''}${CLUSTER ? `-${JOURNAL}` : ''}`);
+    this.name = LOOP ? 'loop' : mode;
+    this.dir = join(root, `${this.name}${SHARED ? '-shared' : ''}${CLUSTER ? `-${JOURNAL}` : ''}`);
     this.paths = {
       // The default journal's name: a two-clients run may use the default journal (cwd = dir).
       journalPath: join(this.dir, '.teamgames-journal.jsonl'),
@@ -73,6 +80,13 @@ export class Campaign {
     this.killRandom = seededRandom(this.base ^ 0x6b1115);
     this.buyRandom = seededRandom(this.base ^ 0xb0b);
     this.workers = new WorkerPool(this);
+    this.presence = LOOP ? new Presence(this) : undefined;
+    this.clock = LOOP ? new FastClock() : undefined;
+  }
+
+  /** --loop: the players online on a node when it starts. */
+  online(node: number): string[] {
+    return this.presence?.online(node) ?? [];
   }
 
   /** Database nodes: a log and an unverified-windows file per node. */
@@ -82,7 +96,7 @@ export class Campaign {
 
   problem(text: string): void {
     this.problems.push(text);
-    process.stderr.write(`crash ${this.mode}: PROBLEM ${text}\n`);
+    process.stderr.write(`crash ${this.name}: PROBLEM ${text}\n`);
   }
 
   /** The files, the tables, the mock with its fault rule, the first purchases. */
@@ -94,7 +108,7 @@ export class Campaign {
     writeFileSync(this.paths.unverifiedPath, '');
     if (CLUSTER) for (let node = 0; node < NODES; node++) writeFileSync(this.nodePaths(node).unverifiedPath, '');
     // 0 at first: the mock follows real time.
-    if (CLUSTER) writeFileSync(this.clockPath, Buffer.alloc(8));
+    if (CLUSTER || LOOP) writeFileSync(this.clockPath, Buffer.alloc(8));
     if (CLUSTER && this.db === undefined) throw new Error('crash: a database journal without a database');
     if (this.db !== undefined) await this.db.admin.create(this.db.tables);
 
@@ -105,6 +119,7 @@ export class Campaign {
     this.url = banner.slice('TeamGames mock listening on '.length).trim();
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(this.url)) throw new Error(`crash: the mock is not on loopback: ${this.url}`);
     await this.admin('POST', '/__mock/faults', { seed: this.base, rules: [{ kind: 'dropAfter', operation: 'claimV4', probability: P_DROP_AFTER }] });
+    this.clock?.start(this);
     for (let i = 0; i < Math.ceil(PLAYERS / 2); i++) await this.buy();
   }
 
@@ -128,7 +143,7 @@ export class Campaign {
     if (this.kills > this.#reported && this.kills % 25 === 0) {
       this.#reported = this.kills;
       process.stderr.write(
-        `crash ${this.mode}${this.tag}: ${this.kills}/${KILLS} kills, ${this.purchases} purchases${SHARED ? `, ${this.refused} refused` : ''}, ${((performance.now() - this.startedAt) / 1000).toFixed(0)} s\n`,
+        `crash ${this.name}${this.tag}: ${this.kills}/${KILLS} kills, ${this.purchases} purchases${SHARED ? `, ${this.refused} refused` : ''}, ${((performance.now() - this.startedAt) / 1000).toFixed(0)} s\n`,
       );
     }
   }

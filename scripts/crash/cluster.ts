@@ -12,7 +12,7 @@
 import { seededRandom } from '../../src/mock/random.js';
 import { between, type Campaign, type Db } from './campaign.js';
 import { kill, pause, type Child } from './children.js';
-import { DURING_RUNS, KILLS, KILL_DELAY_MS_DB, LOCK_TIMEOUT_MS, NODES, OUTAGE_EVERY_KILLS, P_EARLY_KILL, PLAYER_NAMES } from './options.js';
+import { DURING_RUNS, KILLS, KILL_DELAY_MS_DB, KILL_DELAY_MS_LOOP_DB, LOCK_TIMEOUT_MS, LOOP, NODES, OUTAGE_EVERY_KILLS, P_EARLY_KILL, PLAYER_NAMES } from './options.js';
 
 /** What the kills found, for the stderr line. */
 export interface ClusterFigures {
@@ -104,7 +104,7 @@ class Cluster {
         void c.workers.started(w);
         await Promise.race([pause(between(nodeRandom, [0, 100])), w.closed]);
       } else if ((await c.workers.started(w)) === 'ready') {
-        await Promise.race([pause(between(nodeRandom, KILL_DELAY_MS_DB)), w.closed]);
+        await Promise.race([pause(between(nodeRandom, LOOP ? KILL_DELAY_MS_LOOP_DB : KILL_DELAY_MS_DB)), w.closed]);
       }
       await this.killNode(w);
       const how = await c.workers.ended(w);

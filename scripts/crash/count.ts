@@ -13,13 +13,15 @@ import type { DeliveryMode } from '../../src/index.js';
 import type { Campaign } from './campaign.js';
 import { kill, pause, waitForLine } from './children.js';
 import type { ClusterFigures } from './cluster.js';
-import { API_KEY, CLUSTER, LOCK_TIMEOUT_MS, NODES, WINDOW_SLACK_MS } from './options.js';
+import { API_KEY, CLUSTER, LOCK_TIMEOUT_MS, LOOP, NODES, WINDOW_SLACK_MS } from './options.js';
 import { SCENARIOS } from './scenario.js';
 import { journalWindowsPath, type InventoryLine, type PurchaseRowLite, type UnverifiedLine } from './worker/config.js';
 
 /** One mode's figures: the result line. */
 export interface Result {
   mode: DeliveryMode;
+  /** The mode, or `loop`. */
+  name: string;
   kills: number;
   purchases: number;
   paid: number;
@@ -28,6 +30,12 @@ export interface Result {
   silent: number;
   duplicated: number;
   unverified: number;
+  /** Windows reported through onEvent that the journal does not hold at the end (#24 point 5: must be 0). */
+  notDurable: number;
+  /** Window records still open (`unverified`) in the journal at the end. */
+  openWindows: number;
+  /** --loop: give called for a player the node did not hold as online (must be 0). */
+  grantedOffline: number;
   refused: number;
   problems: string[];
   seconds: number;
@@ -63,6 +71,7 @@ async function drain(c: Campaign): Promise<Pick<Evidence, 'rows' | 'dropsFired' 
   const coldStart = await c.workers.started(drainer).then(() => c.workers.startupMs.pop());
   const drained = await waitForLine(drainer, (l) => l.startsWith('drained ') || l.startsWith('refused '), 600_000);
   const drainExit = await drainer.closed;
+  await c.clock?.stop(); // --loop: the mock's clock ran fast until now
   if (drained === undefined || !drained.startsWith('drained ') || drainExit.code !== 0) {
     c.problem(`the drain failed (exit ${drainExit.code}, ${drained ?? 'no line'}): ${drainer.stderr.trim().slice(-3000)}`);
   }
@@ -178,13 +187,35 @@ function losses(c: Campaign, e: Evidence, paid: Map<string, number>, granted: Ma
   return { lost, silent, duplicated, uncovered, details };
 }
 
+/**
+ * #24 point 5: every window reported through onEvent must be among the journal's window
+ * records at the end (the record is written before the event), matched by player, from
+ * and to; and how many of those records are still open.
+ */
+function durability(c: Campaign, e: Evidence): { notDurable: number; openWindows: number } {
+  const key = (w: UnverifiedLine): string => `${w.playerName}\u0000${w.from}\u0000${w.to}`;
+  const durable = new Set(e.journalWindows.map(key));
+  const missing = e.windows.filter((w) => !durable.has(key(w)));
+  if (missing.length > 0) c.problem(`${missing.length} unverified windows were reported but are not in the journal at the end: ${missing.slice(0, 5).map((w) => JSON.stringify(w)).join(', ')}`);
+  return { notDurable: missing.length, openWindows: e.journalWindows.filter((w) => w.state !== 'resolved').length };
+}
+
+/** --loop: calls of give for a player the node did not hold as online (the workers log each), checked against the grants recorded offline. */
+function offlineGrants(c: Campaign, e: Evidence): number {
+  const calls = e.workerLog.match(/ give-offline /g)?.length ?? 0;
+  const recorded = e.inventory.filter((l) => l.online === false).length;
+  if (calls > 0) c.problem(`give was called ${calls} times for a player the node did not hold as online (${recorded} of them applied): ${e.workerLog.split('\n').filter((l) => l.includes(' give-offline ')).slice(0, 3).join(' | ')}`);
+  if (recorded > calls) c.problem(`${recorded} grants recorded offline, more than the ${calls} give-offline calls logged`);
+  return Math.max(calls, recorded);
+}
+
 /** The details on stderr: timing, faults fired, regrants, the nodes' figures, the scenarios, losses by player. */
 function tell(c: Campaign, e: Evidence, uncovered: number, details: readonly string[], cluster: ClusterFigures | undefined): void {
   const count = (pattern: RegExp): number => e.workerLog.match(pattern)?.length ?? 0;
   const sorted = [...c.workers.startupMs].sort((a, b) => a - b);
   const pct = (q: number): string => (sorted.length === 0 ? '-' : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number).toFixed(0));
   const seconds = (performance.now() - c.startedAt) / 1000;
-  const head = `crash ${c.mode}${c.tag}:`;
+  const head = `crash ${c.name}${c.tag}:`;
   process.stderr.write(
     `${head} ${seconds.toFixed(1)} s, ${c.workers.run} worker runs, startup to ready p50 ${pct(0.5)} ms p95 ${pct(0.95)} ms, cold start to ready ${e.coldStart?.toFixed(0) ?? '-'} ms; ` +
       `claim answers dropped ${e.dropsFired}, grants failed ${count(/ grant-failed /g)}, regrants skipped ${count(/ regrant /g)}, ` +
@@ -202,7 +233,7 @@ function tell(c: Campaign, e: Evidence, uncovered: number, details: readonly str
         `node clocks lagged the mock's by ${lags.length === 0 ? 0 : Math.max(...lags)} ms at most (window slack ${WINDOW_SLACK_MS} ms)\n`,
     );
   }
-  if (!CLUSTER) {
+  if (!CLUSTER && !LOOP) {
     const runs = SCENARIOS.map((s) => `${s} ${c.workers.scenarioRuns.get(s) ?? 0}`).join(', ');
     const accepted = count(/ two-names ACCEPTED/g);
     process.stderr.write(
@@ -211,8 +242,17 @@ function tell(c: Campaign, e: Evidence, uncovered: number, details: readonly str
     );
     if (accepted > 0) c.problem(`${accepted} times a second FileJournal on a symlink or hard link to the journal this process held was not refused (#21 point 2)`);
   }
-  for (const note of c.notes) process.stderr.write(`crash ${c.mode}: NOTE ${note}\n`);
-  if (details.length > 0) process.stderr.write(`crash ${c.mode}: losses by player: ${details.slice(0, 8).join('; ')}${details.length > 8 ? `; … ${details.length - 8} more` : ''}\n`);
+  if (LOOP) {
+    const claims = count(/ claim "[^"\n]*" [A-Z_]* ?granted=/g);
+    const p = c.presence?.counts;
+    process.stderr.write(
+      `${head} presence changes sent: ${p?.joins ?? 0} joins, ${p?.leaves ?? 0} leaves (${p?.moves ?? 0} moves between nodes, ${p?.relogs ?? 0} relogs, ${p?.secondProxies ?? 0} times on a second node); ` +
+        `/claim typed ${count(/ claim "[^"\n]*"\n/g)} (${claims} answered), loop errors ${count(/ event loopError /g)}, unverified events ${e.windows.length}, ` +
+        `${e.inventory.filter((l) => l.run !== e.drainRun).length} of ${e.inventory.length} grants applied by the loops under kills (the others by the drain's loop), mock clock advances ${c.clock?.advances ?? 0}\n`,
+    );
+  }
+  for (const note of c.notes) process.stderr.write(`crash ${c.name}: NOTE ${note}\n`);
+  if (details.length > 0) process.stderr.write(`crash ${c.name}: losses by player: ${details.slice(0, 8).join('; ')}${details.length > 8 ? `; … ${details.length - 8} more` : ''}\n`);
 }
 
 export async function drainAndCount(c: Campaign, cluster: ClusterFigures | undefined): Promise<Result> {
@@ -221,7 +261,26 @@ export async function drainAndCount(c: Campaign, cluster: ClusterFigures | undef
   const paid = paidUnits(c, e.rows);
   const granted = grantedUnits(c, e.rows, e.inventory);
   const { lost, silent, duplicated, uncovered, details } = losses(c, e, paid.paid, granted.granted, granted.twice);
+  const { notDurable, openWindows } = durability(c, e);
+  const grantedOffline = LOOP ? offlineGrants(c, e) : 0;
   tell(c, e, uncovered, details, cluster);
   const seconds = (performance.now() - c.startedAt) / 1000;
-  return { mode: c.mode, kills: c.kills, purchases: c.purchases, paid: paid.total, granted: granted.total, lost, silent, duplicated, unverified: e.windows.length, refused: c.refused, problems: c.problems, seconds };
+  return {
+    mode: c.mode,
+    name: c.name,
+    kills: c.kills,
+    purchases: c.purchases,
+    paid: paid.total,
+    granted: granted.total,
+    lost,
+    silent,
+    duplicated,
+    unverified: e.windows.length,
+    notDurable,
+    openWindows,
+    grantedOffline,
+    refused: c.refused,
+    problems: c.problems,
+    seconds,
+  };
 }

@@ -48,7 +48,7 @@ export async function postgresAdmin(url: string): Promise<AdminDb> {
       await drop(t);
       await q(postgresSchema({ table: t.table, grantedTable: t.grantedTable }));
       // No unique key on delivery_id: a dedupe that fails shows as two rows.
-      await q(`CREATE TABLE ${t.inventoryTable} (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, delivery_id TEXT NOT NULL, player TEXT NOT NULL, product TEXT NOT NULL, units INTEGER NOT NULL, run INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER NOT NULL)`);
+      await q(`CREATE TABLE ${t.inventoryTable} (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, delivery_id TEXT NOT NULL, player TEXT NOT NULL, product TEXT NOT NULL, units INTEGER NOT NULL, run INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER NOT NULL, online BOOLEAN NOT NULL DEFAULT TRUE)`);
     },
     inventory: async (t) =>
       (await q(INVENTORY_SELECT(t))).map((r) => inventoryRow(r, String)),
@@ -74,7 +74,7 @@ export async function postgresAdmin(url: string): Promise<AdminDb> {
 }
 
 /** The inventory as the nodes wrote it, in order (both engines). */
-const INVENTORY_SELECT = (t: Tables): string => `SELECT delivery_id, player, product, units, run, node, pid FROM ${t.inventoryTable} ORDER BY seq`;
+const INVENTORY_SELECT = (t: Tables): string => `SELECT delivery_id, player, product, units, run, node, pid, online FROM ${t.inventoryTable} ORDER BY seq`;
 
 /** One inventory row; `text` reads the engine's text columns (MariaDB's are binary). */
 function inventoryRow(r: Record<string, unknown>, text: (v: unknown) => string) {
@@ -86,6 +86,8 @@ function inventoryRow(r: Record<string, unknown>, text: (v: unknown) => string) 
     run: Number(r['run']),
     node: Number(r['node']),
     pid: Number(r['pid']),
+    // A boolean (PostgreSQL) or 0/1 (MariaDB's TINYINT(1)).
+    online: r['online'] === true || Number(r['online']) === 1,
   };
 }
 
@@ -104,7 +106,7 @@ export async function mysqlAdmin(url: string): Promise<AdminDb> {
       await q(mysqlSchema({ table: t.table, grantedTable: t.grantedTable }));
       // No unique key on delivery_id: a dedupe that fails shows as two rows.
       await q(
-        `CREATE TABLE ${t.inventoryTable} (seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, delivery_id VARBINARY(512) NOT NULL, player VARBINARY(320) NOT NULL, product VARBINARY(200) NOT NULL, units INT NOT NULL, run INT NOT NULL, node INT NOT NULL, pid INT NOT NULL) ENGINE=InnoDB`,
+        `CREATE TABLE ${t.inventoryTable} (seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, delivery_id VARBINARY(512) NOT NULL, player VARBINARY(320) NOT NULL, product VARBINARY(200) NOT NULL, units INT NOT NULL, run INT NOT NULL, node INT NOT NULL, pid INT NOT NULL, online BOOLEAN NOT NULL DEFAULT TRUE) ENGINE=InnoDB`,
       );
     },
     inventory: async (t) =>

@@ -3,7 +3,7 @@
  * silently and none is granted twice when the bridge process dies at random moments.
  *
  *   npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed 1]
- *                    [--purchases-during-runs true|false] [--processes 2 --shared]
+ *                    [--purchases-during-runs true|false] [--processes 2 --shared] [--loop]
  *                    [--nodes 3 --journal postgres|mysql]
  *                    [--players 20] [--lanes 2] [--keep]
  *
@@ -24,7 +24,10 @@
  *   per player, lost = max(0, paid − granted), duplicated = max(0, granted − paid) (plus any
  *   deliveryId the inventory applied twice), silent = lost units of players for whom no
  *   unverified window was ever reported; unverified = the windows the worker logged
- *   (durably, from onEvent).
+ *   (durably, from onEvent); not_durable = those of them that are not among the journal's
+ *   window records at the end (matched by player, from and to: the record is written
+ *   before the event, #24 point 5); open_windows = the journal's window records still open
+ *   (`inspectJournal(journal).openWindows` after the drain).
  *
  * Scenarios (#21 points 1–5; scripts/crash/scenario.ts): `--scenario mix` (the default for
  * the FileJournal campaigns) gives each worker run one of `plain`, `two-clients` (two
@@ -41,11 +44,12 @@
  * a little later; kills hit the holder (and, 10% of the time, whoever is alive).
  *
  * Prints one line per mode:
- *   crash <mode>: kills=… purchases=… paid_units=… granted_units=… lost=… silent=… duplicated=… unverified=…
+ *   crash <mode>: kills=… purchases=… paid_units=… granted_units=… lost=… silent=… duplicated=… unverified=… not_durable=… open_windows=…
  *   crash <mode> processes=2 shared: refused=… kills=… …
  *   crash <mode> nodes=3 journal=postgres: kills=… …       (--nodes / --journal, below)
+ *   crash loop[ nodes=3 journal=postgres]: kills=… … duplicated=… granted_offline=… unverified=… not_durable=… open_windows=…   (--loop, below)
  * and details on stderr (timing, faults fired, regrants, losses by player). Exits 1 when a
- * mode shows silent>0 or duplicated>0, exactly-once shows lost>0 with
+ * mode shows silent>0, duplicated>0, not_durable>0 or (--loop) granted_offline>0, exactly-once shows lost>0 with
  * --purchases-during-runs false, a loss lies outside every unverified window reported for
  * its player, the drain does not finish, a worker dies on its own, a lone worker is
  * refused by the lock a killed one left (the promise is that a dead holder's lock is taken
@@ -85,6 +89,28 @@
  * share the wall clock (see worker/game-db.ts), and a window's end is given the slack of
  * every lane of every node (the advances that can be in flight).
  *
+ * With `--loop` (#23; on a file journal, or with `--nodes N --journal postgres|mysql`), the
+ * workers run `client.startDeliveryLoop` instead of calling deliver (worker/loop.ts): one
+ * campaign (the loop previews in exactlyOnce and answers a /claim in one call), its line
+ * named `loop`:
+ * - each worker is a node with a set of online players: the orchestrator holds who is
+ *   online where and changes it at random (presence.ts): joins, leaves, relogs, and with
+ *   several nodes moves between nodes (the new node first half of the time: two proxies
+ *   for a moment) and stays on a second node for a while; each change goes to the node's
+ *   worker as a line on stdin, and a node that restarts gets its players in its config;
+ * - the players type /claim now and then (`loop.claim`); purchases arrive as above;
+ * - time: the orchestrator runs the mock's clock CLOCK_SPEED (10) times real time and the
+ *   nodes' loop timers follow it (a loop's own 10 s windows and its `pollIntervalMs` of
+ *   10000, the shortest allowed, cost a second), so a node lives long enough to deliver;
+ * - `give` records each grant durably as before (the inventory file, or the shared table
+ *   in one transaction with `recordDelivery`) with whether the node held the player as
+ *   online when give was called; granted_offline = calls of give for a player it did not
+ *   (each logged `give-offline`), must be 0;
+ * - kills as above (a file-journal node 200–4000 ms after it is ready, a database node
+ *   1000–8000 ms: a node's start costs a second here), then the drain: every player online
+ *   on one node, its loop running until the journal holds no work and the mock lists
+ *   nothing paid and undelivered.
+ *
  * scripts/crash/lock.ts aims every kill at the journal's lock being taken (the moment the
  * main campaign only hits now and then): `npx tsx scripts/crash/lock.ts --kills 300`.
  *
@@ -93,7 +119,8 @@
  * command line, the fixed settings), scenario.ts (the scenarios), campaign.ts (one mode:
  * its mock, purchases, counters), workers.ts (the worker processes), lone.ts, shared.ts
  * and cluster.ts (the kills of each campaign), count.ts (the drain and the counting),
- * database.ts (the database admin), children.ts, bundle.ts, node-bundle.ts, mock.ts (the
+ * database.ts (the database admin), presence.ts (--loop: who is online where, the fast
+ * clock), children.ts, bundle.ts, node-bundle.ts, mock.ts (the
  * mock CLI as run here), worker/ (the worker), lock.ts (the lock campaign).
  */
 import type { DeliveryMode } from '../../src/index.js';
@@ -106,7 +133,7 @@ import { runLone } from './lone.js';
 import { runShared } from './shared.js';
 import { cleanup, root } from './children.js';
 import { mysqlAdmin, postgresAdmin, type AdminDb, type Tables } from './database.js';
-import { CLUSTER, DURING_RUNS, JOURNAL, KEEP, KILLS, LANES, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
+import { CLUSTER, DURING_RUNS, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
 
 /** One mode's campaign, start to counting. */
 async function campaign(mode: DeliveryMode, bundles: Bundles, root: string, modeIndex: number, seed: number, db?: Db): Promise<Result> {
@@ -114,11 +141,13 @@ async function campaign(mode: DeliveryMode, bundles: Bundles, root: string, mode
   await c.setUp();
   c.workers.prestart();
   const ticker = c.ticker();
+  const presence = c.presence?.run();
   const cluster = CLUSTER ? await runCluster(c) : undefined;
   if (!CLUSTER && !SHARED) await runLone(c);
   if (SHARED) await runShared(c);
   c.stopping = true;
   await ticker;
+  await presence;
   c.workers.dropSpares();
   return drainAndCount(c, cluster);
 }
@@ -167,16 +196,21 @@ async function runModes(adminDb: AdminDb | undefined): Promise<Result[]> {
 function printResults(results: readonly Result[]): boolean {
   let failed = false;
   for (const r of results) {
-    const scenario = SCENARIO === 'mix' || CLUSTER ? '' : ` scenario=${SCENARIO}`;
-    const head = CLUSTER ? `crash ${r.mode} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.mode}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.mode}${scenario}: `;
-    console.log(`${head}kills=${r.kills} purchases=${r.purchases} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} silent=${r.silent} duplicated=${r.duplicated} unverified=${r.unverified}`);
+    const scenario = SCENARIO === 'mix' || CLUSTER || LOOP ? '' : ` scenario=${SCENARIO}`;
+    const head = CLUSTER ? `crash ${r.name} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.name}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.name}${scenario}: `;
+    console.log(
+      `${head}kills=${r.kills} purchases=${r.purchases} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} silent=${r.silent} duplicated=${r.duplicated}` +
+        `${LOOP ? ` granted_offline=${r.grantedOffline}` : ''} unverified=${r.unverified} not_durable=${r.notDurable} open_windows=${r.openWindows}`,
+    );
     const reasons = [...r.problems];
+    if (r.notDurable > 0 && !reasons.some((p) => p.includes('not in the journal'))) reasons.push(`not_durable=${r.notDurable}: windows reported but not in the journal`);
+    if (r.grantedOffline > 0 && !reasons.some((p) => p.includes('give was called'))) reasons.push(`granted_offline=${r.grantedOffline}`);
     if (r.mode === 'exactlyOnce' && !DURING_RUNS && r.lost > 0) reasons.push(`exactly-once lost ${r.lost} units with no purchase made during a run`);
     if (r.silent > 0 && !reasons.some((p) => p.startsWith('silent'))) reasons.push(`silent=${r.silent}`);
     if (r.duplicated > 0) reasons.push(`duplicated=${r.duplicated}: units granted beyond what was paid`);
     if (reasons.length > 0) {
       failed = true;
-      process.stderr.write(`crash ${r.mode}: FAILED\n${reasons.map((p) => `  - ${p.slice(0, 2000)}`).join('\n')}\n`);
+      process.stderr.write(`crash ${r.name}: FAILED\n${reasons.map((p) => `  - ${p.slice(0, 2000)}`).join('\n')}\n`);
     }
   }
   return failed;
@@ -185,7 +219,7 @@ function printResults(results: readonly Result[]): boolean {
 async function main(): Promise<number> {
   const startedAt = performance.now();
   process.stderr.write(
-    `crash: kills=${KILLS} modes=${MODES.join(',')} scenario=${SCENARIO} seed=${SEED} purchases-during-runs=${DURING_RUNS} processes=${PROCESSES}${SHARED ? ' shared' : ''}${CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : ''} players=${PLAYERS} lanes=${LANES}${KEEP ? ` dir=${root}` : ''}\n`,
+    `crash: kills=${KILLS} ${LOOP ? 'loop' : `modes=${MODES.join(',')}`} scenario=${SCENARIO} seed=${SEED} purchases-during-runs=${DURING_RUNS} processes=${PROCESSES}${SHARED ? ' shared' : ''}${CLUSTER ? ` nodes=${NODES} journal=${JOURNAL}` : ''} players=${PLAYERS} lanes=${LANES}${KEEP ? ` dir=${root}` : ''}\n`,
   );
   const database = CLUSTER ? await openDatabase() : undefined;
   if (typeof database === 'number') return database;

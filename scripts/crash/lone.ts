@@ -9,7 +9,7 @@
 import { rmSync } from 'node:fs';
 import { between, type Campaign } from './campaign.js';
 import { kill, pause } from './children.js';
-import { KILLS, KILL_DELAY_MS, P_EARLY_KILL } from './options.js';
+import { KILLS, KILL_DELAY_MS, KILL_DELAY_MS_LOOP, LOOP, P_EARLY_KILL } from './options.js';
 import { killDelayFor } from './scenario.js';
 
 export async function runLone(c: Campaign): Promise<void> {
@@ -21,7 +21,7 @@ export async function runLone(c: Campaign): Promise<void> {
       void c.workers.started(w);
       await Promise.race([pause(between(c.killRandom, [0, 100])), w.closed]);
     } else {
-      const delay = between(c.killRandom, killDelayFor(c.workers.scenarioOf(w), KILL_DELAY_MS));
+      const delay = between(c.killRandom, killDelayFor(c.workers.scenarioOf(w), LOOP ? KILL_DELAY_MS_LOOP : KILL_DELAY_MS));
       if ((await c.workers.started(w)) === 'ready') await Promise.race([pause(delay), w.closed]);
     }
     kill(w);

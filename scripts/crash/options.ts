@@ -9,7 +9,7 @@ import type { DeliveryMode } from '../../src/index.js';
 import { SCENARIOS, type ScenarioChoice } from './scenario.js';
 
 export const USAGE =
-  'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false]\n' +
+  'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false] [--loop]\n' +
   '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
   '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]\n' +
   '       npm run crash -- --power-loss …   (the power-loss campaign: scripts/crash/power-loss.ts)';
@@ -24,7 +24,8 @@ try {
   parsed = parseArgs({
     options: {
       kills: { type: 'string', default: '300' },
-      mode: { type: 'string', default: 'all' },
+      mode: { type: 'string' },
+      loop: { type: 'boolean', default: false },
       seed: { type: 'string', default: '1' },
       'purchases-during-runs': { type: 'string', default: 'true' },
       processes: { type: 'string', default: '1' },
@@ -74,9 +75,17 @@ const scenarioNames: readonly string[] = ['mix', ...SCENARIOS];
 if (options.scenario !== undefined && !scenarioNames.includes(options.scenario)) usage(`--scenario must be one of ${scenarioNames.join(', ')}, got "${options.scenario}"`);
 if (CLUSTER && options.scenario !== undefined && options.scenario !== 'plain') usage('--scenario is for the FileJournal campaigns; database nodes play plain');
 /** The scenario of each worker run (scripts/crash/scenario.ts): one, or `mix` (the default) picking one per run. */
-export const SCENARIO = (options.scenario ?? (CLUSTER ? 'plain' : 'mix')) as ScenarioChoice;
-export const MODES: DeliveryMode[] =
-  options.mode === 'all' ? ['exactlyOnce', 'fast'] : options.mode === 'exactlyOnce' || options.mode === 'fast' ? [options.mode] : usage(`--mode must be exactlyOnce, fast or all, got "${options.mode}"`);
+export const SCENARIO = (options.scenario ?? (CLUSTER || options.loop ? 'plain' : 'mix')) as ScenarioChoice;
+/** `--loop`: the workers run the delivery loop (worker/loop.ts), players join and leave them (presence.ts). */
+export const LOOP = options.loop;
+if (LOOP && options.mode !== undefined) usage('--loop runs the delivery loop (it previews in exactlyOnce and answers /claim in fast): no --mode');
+if (LOOP && SHARED) usage('--loop runs one worker per journal file, or --nodes on a database journal: not --processes 2 --shared');
+if (LOOP && options.scenario !== undefined && options.scenario !== 'plain') usage('--loop plays the plain scenario');
+options.mode ??= 'all';
+/** One campaign with --loop (its label is `loop`; the loop chooses the mode of each run). */
+export const MODES: DeliveryMode[] = LOOP
+  ? ['exactlyOnce']
+  : options.mode === 'all' ? ['exactlyOnce', 'fast'] : options.mode === 'exactlyOnce' || options.mode === 'fast' ? [options.mode] : usage(`--mode must be exactlyOnce, fast or all, got "${options.mode}"`);
 
 // How often each trouble strikes.
 export const P_DROP_AFTER = 0.05; // claims processed whose answer is lost
@@ -108,3 +117,24 @@ export const PRODUCTS = [
 export const PLAYER_NAMES = Array.from({ length: PLAYERS }, (_, i) => (i === 1 ? 'Iron Man' : i === 2 ? '76561198000000003' : `Player${i + 1}`));
 /** Keep the temp dir (and the tables, on a server of one's own) for a post-mortem. */
 export const KEEP = options.keep;
+
+// --loop: the mock's clock runs CLOCK_SPEED times real time, moved by the orchestrator
+// (presence.ts) about every CLOCK_EVERY_MS, at most CLOCK_STEP_MS at once, so the loop's
+// 10 s windows and polls cost a second; the workers' loop timers follow that clock
+// (worker/loop.ts), waiting CLOCK_STEP_MS more than asked (their view may lag one step).
+export const CLOCK_SPEED = 10;
+export const CLOCK_STEP_MS = 500;
+export const CLOCK_EVERY_MS = 20;
+/** The loop's settings in the workers (virtual time): the shortest poll interval allowed. */
+export const LOOP_POLL_MS = 10_000;
+export const LOOP_CALLS_PER_SECOND = 5;
+/** A node lives a little longer than a deliver worker: a loop's delivery takes a window (1 s here). */
+export const KILL_DELAY_MS_LOOP = [200, 4000] as const;
+/** Database nodes under --loop: each startup costs ~1 s here (a pool, the tables), so a node lives longer. */
+export const KILL_DELAY_MS_LOOP_DB = [1000, 8000] as const;
+/** A presence change (a join, a leave, a move, a second proxy) every so many ms of real time. */
+export const PRESENCE_EVERY_MS = [60, 300] as const;
+/** Share of the players online at the start. */
+export const P_ONLINE_AT_START = 0.7;
+/** A player types /claim (loop.claim) on a node every so many ms of real time. */
+export const CLAIM_EVERY_MS = [150, 900] as const;

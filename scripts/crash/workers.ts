@@ -9,7 +9,26 @@ import type { DeliveryMode } from '../../src/index.js';
 import { seededRandom } from '../../src/mock/random.js';
 import type { Bundles } from './bundle.js';
 import { kill, start, waitForLine, type Child } from './children.js';
-import { API_KEY, CLUSTER, JOURNAL, LANES, LOCK_TIMEOUT_MS, NODES, P_GRANT_FAILS, P_GRANT_FAILS_DB, PLAYER_NAMES, PROCESSES, SCENARIO, SHARED } from './options.js';
+import {
+  API_KEY,
+  CLAIM_EVERY_MS,
+  CLOCK_SPEED,
+  CLOCK_STEP_MS,
+  CLUSTER,
+  JOURNAL,
+  LANES,
+  LOCK_TIMEOUT_MS,
+  LOOP,
+  LOOP_CALLS_PER_SECOND,
+  LOOP_POLL_MS,
+  NODES,
+  P_GRANT_FAILS,
+  P_GRANT_FAILS_DB,
+  PLAYER_NAMES,
+  PROCESSES,
+  SCENARIO,
+  SHARED,
+} from './options.js';
 import { scenarioFor, type Scenario, type ScenarioConfig } from './scenario.js';
 import type { WorkerConfig } from './worker/config.js';
 import type { AdminDb, Tables } from './database.js';
@@ -23,6 +42,8 @@ export interface PoolHost {
   readonly stopping: boolean;
   readonly paths: { journalPath: string; inventoryPath: string; unverifiedPath: string; logPath: string };
   readonly clockPath: string;
+  /** --loop: the players online on a node when it starts (presence.ts). */
+  online?(node: number): string[];
   readonly db?: { admin: AdminDb; tables: Tables } | undefined;
   nodePaths(node: number): { unverifiedPath: string; logPath: string };
   problem(text: string): void;
@@ -34,6 +55,8 @@ export class WorkerPool {
   /** Runs started so far (the next run's number). */
   run = 0;
   readonly live = new Set<Child>();
+  /** The last worker started as each node (presence changes go to it). */
+  readonly current: Child[] = [];
   /** Start to `ready` of each run, in ms. */
   readonly startupMs: number[] = [];
   readonly scenarioRuns = new Map<Scenario, number>();
@@ -90,6 +113,7 @@ export class WorkerPool {
     child.spawnedAt = performance.now();
     child.proc.stdin?.write(`${JSON.stringify(cfg)}\n`);
     this.run += 1;
+    this.current[node] = child;
     this.live.add(child);
     void child.closed.then(() => this.live.delete(child));
     return child;
@@ -105,6 +129,20 @@ export class WorkerPool {
       journal: JOURNAL,
       ...c.paths,
       ...c.nodePaths(node),
+      ...(LOOP
+        ? {
+            clockPath: c.clockPath,
+            loop: {
+              pollIntervalMs: LOOP_POLL_MS,
+              maxCallsPerSecond: LOOP_CALLS_PER_SECOND,
+              // The drain: every player online on its one node.
+              online: drain ? PLAYER_NAMES : (c.online?.(node) ?? []),
+              speed: CLOCK_SPEED,
+              marginMs: CLOCK_STEP_MS + 50,
+              claimEveryMs: CLAIM_EVERY_MS,
+            },
+          }
+        : {}),
       ...(c.db === undefined
         ? {}
         : {

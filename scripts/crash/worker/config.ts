@@ -39,7 +39,29 @@ export interface WorkerConfig extends ScenarioConfig {
   drain: boolean;
   /** The node (slot) this worker runs as: 0 with a file journal. */
   node: number;
+  /** `--loop`: the worker runs the delivery loop instead of calling deliver (worker/loop.ts). */
+  loop?: WorkerLoop;
 }
+
+/**
+ * The delivery loop of a `--loop` worker. Presence changes come after the config, one JSON
+ * line each on stdin: `{"join":"<player>"}` or `{"leave":"<player>"}`.
+ */
+export interface WorkerLoop {
+  pollIntervalMs: number;
+  maxCallsPerSecond: number;
+  /** The players online on this node when the run begins. */
+  online: string[];
+  /** The mock's clock moves about this many ms of virtual time per ms of real time (the loop's timers follow it). */
+  speed: number;
+  /** How far this node's view of the mock's clock may lag it (the orchestrator's step): every loop timer waits that much longer. */
+  marginMs: number;
+  /** A /claim typed by an online player every so many ms of real time. */
+  claimEveryMs: readonly [number, number];
+}
+
+/** A presence change sent to a `--loop` worker. */
+export type PresenceCommand = { join: string } | { leave: string };
 
 /** A database journal's setting, for one node. */
 export interface WorkerDb {
@@ -67,6 +89,8 @@ export interface InventoryLine {
   pid: number;
   /** The node that applied it (database journals). */
   node?: number;
+  /** `--loop`: false when the node did not hold the player as online when `give` was called. */
+  online?: boolean;
 }
 
 /** One line of the unverified-windows file. */
@@ -77,6 +101,8 @@ export interface UnverifiedLine {
   operation: string;
   run: number;
   pid: number;
+  /** The journal's window records (the drain): `unverified` (open) or `resolved`. */
+  state?: 'unverified' | 'resolved';
 }
 
 /** A row of `GET /__mock/purchases` (the fields the campaign reads). */

@@ -22,15 +22,33 @@ async function readConfig(): Promise<WorkerConfig> {
   process.stdin.setEncoding('utf8');
   return new Promise((resolve) => {
     let buffer = '';
+    let configured = false;
+    // The line after the config and every one after it (a --loop worker's presence
+    // changes): kept from the first byte, in order, until someone reads them.
     const onData = (chunk: string): void => {
       buffer += chunk;
-      const nl = buffer.indexOf('\n');
-      if (nl < 0) return;
-      process.stdin.off('data', onData);
-      resolve(JSON.parse(buffer.slice(0, nl)) as WorkerConfig);
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (!configured) {
+          configured = true;
+          resolve(JSON.parse(line) as WorkerConfig);
+        } else if (line.trim() !== '') {
+          if (lineReader === undefined) laterLines.push(line);
+          else lineReader(line);
+        }
+      }
     };
     process.stdin.on('data', onData);
   });
+}
+
+const laterLines: string[] = [];
+let lineReader: ((line: string) => void) | undefined;
+/** The lines the orchestrator sends after the config: those already here, then each as it comes. */
+export function readLaterLines(reader: (line: string) => void): void {
+  lineReader = reader;
+  for (const line of laterLines.splice(0)) reader(line);
 }
 
 // A spare worker loads its database driver while it waits for its config.

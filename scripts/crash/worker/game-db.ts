@@ -68,7 +68,7 @@ export async function postgresGame(db: NonNullable<WorkerConfig['db']>): Promise
       return {
         record: (id) => recordDelivery(client, id, { table: db.grantedTable }),
         insert: async (l) =>
-          void (await client.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES ($1, $2, $3, $4, $5, $6, $7)`, inventoryValues(l))),
+          void (await client.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid, online) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, inventoryValues(l))),
         commit: async () => {
           try {
             await client.query('COMMIT');
@@ -123,7 +123,7 @@ export async function mysqlGame(db: NonNullable<WorkerConfig['db']>): Promise<Ga
       return {
         record: (id) => recordDelivery(connection, id, { table: db.grantedTable }),
         insert: async (l) =>
-          void (await connection.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid) VALUES (?, ?, ?, ?, ?, ?, ?)`, inventoryValues(l))),
+          void (await connection.query(`INSERT INTO ${db.inventoryTable} (delivery_id, player, product, units, run, node, pid, online) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, inventoryValues(l))),
         commit: async () => {
           try {
             await connection.commit();
@@ -162,7 +162,7 @@ export async function connectGame(db: NonNullable<WorkerConfig['db']>): Promise<
  * (the item is in, then the game throws: the engine grants it again, and the shared
  * dedupe must skip it, on whichever node).
  */
-export async function grantInDb(item: DeliveredItem): Promise<void> {
+export async function grantInDb(item: DeliveredItem, online?: boolean): Promise<void> {
   await Promise.resolve();
   const failure = random() < failRate ? (['before', 'inside', 'after'] as const)[Math.floor(random() * 3)] : undefined;
   if (failure === 'before') {
@@ -175,7 +175,7 @@ export async function grantInDb(item: DeliveredItem): Promise<void> {
   try {
     fresh = await tx.record(item.deliveryId);
     if (fresh) {
-      await tx.insert({ deliveryId: item.deliveryId, player: item.player_name, product: item.product_id_string, units: item.quantity_to_grant, run: config.run, pid: process.pid, node: config.node });
+      await tx.insert({ deliveryId: item.deliveryId, player: item.player_name, product: item.product_id_string, units: item.quantity_to_grant, run: config.run, pid: process.pid, node: config.node, ...(online === undefined ? {} : { online }) });
     } else {
       stats.regrants += 1;
       log(`regrant ${item.deliveryId} ${item.player_name} (skipped, already applied by a node)`);
@@ -200,5 +200,5 @@ export async function grantInDb(item: DeliveredItem): Promise<void> {
 
 /** An inventory line as the values of its INSERT, in column order (both engines). */
 function inventoryValues(l: InventoryLine): unknown[] {
-  return [l.deliveryId, l.player, l.product, l.units, l.run, l.node, l.pid];
+  return [l.deliveryId, l.player, l.product, l.units, l.run, l.node, l.pid, l.online ?? true];
 }

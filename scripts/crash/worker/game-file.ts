@@ -40,8 +40,8 @@ export function loadInventory(): void {
 /** Grants fail (throw) at this rate; never in the drain. */
 export const failRate = config.drain ? 0 : config.grantFailRate;
 
-/** The grant of a worker on a FileJournal. */
-export async function grant(item: DeliveredItem): Promise<void> {
+/** The grant of a worker on a FileJournal; `online` (--loop) is recorded on the line. */
+export async function grant(item: DeliveredItem, online?: boolean): Promise<void> {
   await Promise.resolve(); // the game thread: a grant is never synchronous with the engine
   if (random() < failRate) {
     stats.grantFailures += 1;
@@ -60,6 +60,7 @@ export async function grant(item: DeliveredItem): Promise<void> {
     units: item.quantity_to_grant,
     run: config.run,
     pid: process.pid,
+    ...(online === undefined ? {} : { online }),
   };
   writeSync(invFd, `${JSON.stringify(line)}\n`);
   fdatasyncSync(invFd);
@@ -81,6 +82,8 @@ export function onEvent(event: StorefrontEvent): void {
     log(`event unverified ${JSON.stringify(event.window)} (${event.operation})`);
   } else if (event.type === 'journalError') {
     log(`event journalError ${event.playerName}: ${event.error.message}`);
+  } else if (event.type === 'loopError') {
+    log(`event loopError ${event.playerName}: ${event.error instanceof Error ? event.error.message : String(event.error)}`);
   }
 }
 

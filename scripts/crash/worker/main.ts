@@ -35,27 +35,33 @@
  * journals), `selfkill <why>` (a scenario's worker about to SIGKILL itself). Anything
  * unexpected: a message on stderr and exit code 1.
  *
+ * With `loop` in its config (`--loop`), the worker runs `client.startDeliveryLoop` instead
+ * of resume + deliver (worker/loop.ts): its players join and leave as the orchestrator
+ * says on stdin, and the drain is the loop with every player online.
+ *
  * The run's scenario (scripts/crash/scenario.ts) is armed first (scripts/crash/worker/scenario.ts);
  * a worker that kills itself prints `selfkill <why>` on stdout first.
  *
  * Files: config.ts (what the orchestrator sends and counts), context.ts (the config, log,
  * random numbers), clock.ts, game-file.ts and game-db.ts (the game's grant on a file or a
- * database), players.ts, scenario.ts and sabotage.ts (the scenarios).
+ * database), loop.ts (the delivery loop of a `--loop` worker), players.ts, scenario.ts and
+ * sabotage.ts (the scenarios).
  *
  * @module
  */
 import { writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { FileJournal, StorefrontClient, isStorefrontError, type DeliveredItem, type DeliveryJournal, type JournalEntry, type JournalWindow } from '../../../src/index.js';
+import { FileJournal, StorefrontClient, inspectJournal, isStorefrontError, type DeliveredItem, type DeliveryJournal, type JournalEntry, type JournalWindow } from '../../../src/index.js';
 import { maxLag, now, sleep, startClock, syncClock } from './clock.js';
 import { config, die, log, preloading, random, stats } from './context.js';
 import { journalWindowsPath, type UnverifiedLine } from './config.js';
 import { connectGame, gameDb, grantInDb } from './game-db.js';
 import { closeFiles, grant, loadInventory, onEvent, openUnverified, seen } from './game-file.js';
+import { runLoop } from './loop.js';
 import { pickPlayer, undelivered } from './players.js';
 import { armScenario, openUnderSecondName, removeAliases } from './scenario.js';
 
-type Grant = (item: DeliveredItem) => Promise<void>;
+type Grant = (item: DeliveredItem, online?: boolean) => Promise<void>;
 
 /** A window record of the journal (`unverified` or `resolved`), kept until staff resolve it. */
 const isWindow = (e: JournalEntry): e is JournalWindow => e.state === 'unverified' || e.state === 'resolved';
@@ -186,18 +192,27 @@ async function drain(b: Bridge, journal: DeliveryJournal): Promise<never> {
     const left = entries.filter((e) => !isWindow(e));
     const rows = await undelivered();
     log(`drain round ${round}: journal=${left.length} (and ${windows.length} windows) undelivered=${rows.length}`);
-    if (left.length === 0 && rows.length === 0) {
-      const lines = windows.map((w) => JSON.stringify({ playerName: w.playerName, from: w.from, to: w.to, operation: `journal:${w.cause}`, run: config.run, pid: process.pid } satisfies UnverifiedLine));
-      writeFileSync(journalWindowsPath(config.unverifiedPath), lines.map((l) => `${l}\n`).join(''));
-      if (journal instanceof FileJournal) await journal.close();
-      await gameDb?.end();
-      closeFiles();
-      log(`drained; clock lag behind the mock at most ${maxLag} ms`);
-      process.stdout.write(`drained ${JSON.stringify({ rounds: round, ...stats, maxClockLagMs: maxLag })}\n`);
-      process.exit(0);
-    }
+    if (left.length === 0 && rows.length === 0) return drained(journal, round);
   }
   die(`the drain did not converge: journal ${JSON.stringify((await journal.pending()).filter((e) => !isWindow(e)))}, undelivered ${JSON.stringify(await undelivered())}`);
+}
+
+/**
+ * The end of a drain: the windows the journal holds (open and resolved, as staff would list
+ * them with inspectJournal) written for the orchestrator, the files closed, `drained`.
+ */
+async function drained(journal: DeliveryJournal, rounds: number): Promise<never> {
+  const { openWindows, resolvedWindows } = await inspectJournal(journal, { now: now() });
+  const lines = [...openWindows, ...resolvedWindows].map((w) =>
+    JSON.stringify({ playerName: w.playerName, from: w.from, to: w.to, operation: `journal:${w.cause}`, run: config.run, pid: process.pid, state: w.state } satisfies UnverifiedLine),
+  );
+  writeFileSync(journalWindowsPath(config.unverifiedPath), lines.map((l) => `${l}\n`).join(''));
+  if (journal instanceof FileJournal) await journal.close();
+  await gameDb?.end();
+  closeFiles();
+  log(`drained; clock lag behind the mock at most ${maxLag} ms`);
+  process.stdout.write(`drained ${JSON.stringify({ rounds, ...stats, maxClockLagMs: maxLag })}\n`);
+  process.exit(0);
 }
 
 async function main(): Promise<void> {
@@ -210,6 +225,12 @@ async function main(): Promise<void> {
   log(`ready (${config.journal === 'file' ? `inventory ${seen.size} ids` : `node ${config.node}, nodeId ${journal?.nodeId ?? '-'}`})`);
   process.stdout.write('ready\n');
   const b = bridge(journal, fetchFn, grantFn);
+  if (config.loop !== undefined) {
+    // No resumeDeliveries: it grants to every player, online or not; the loop's join grants what is pending.
+    if (journal === undefined) die('a --loop worker runs on a journal of its own');
+    await runLoop(b.clients[0] as StorefrontClient, journal, grantFn);
+    return drained(journal, 1);
+  }
   await b.resume();
   if (scenario === 'two-clients' && config.journal === 'file') await openUnderSecondName(config.journalPath);
   if (!config.drain) await deliverForever(b);
