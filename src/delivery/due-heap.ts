@@ -46,6 +46,11 @@ export class DueHeap<T extends Versioned> {
     return undefined;
   }
 
+  /** Drops every entry. */
+  clear(): void {
+    this.#items.length = 0;
+  }
+
   pop(): void {
     const heap = this.#items;
     const last = heap.pop();

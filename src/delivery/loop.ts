@@ -110,6 +110,12 @@ class Interrupted extends Error {
   }
 }
 
+/** A `claim()` caller waiting for a run's report. */
+interface Waiter {
+  resolve: (report: DeliveryReport) => void;
+  reject: (reason: unknown) => void;
+}
+
 /** What the loop knows of one online player. */
 interface Player {
   readonly name: string;
@@ -125,11 +131,17 @@ interface Player {
   /** Set when the next run is a `/claim` that may go in one call. */
   fast: boolean;
   /** Callers of `claim()` waiting for the next run. */
-  waiting: Array<{ resolve: (report: DeliveryReport) => void; reject: (reason: unknown) => void }>;
+  waiting: Waiter[];
+  /** Callers of `claim()` waiting for the run in flight. */
+  joined: Waiter[];
   /** Bumped at each reschedule: stale heap entries are skipped. */
   version: number;
   /** A run is in the heap, not started yet. */
   scheduled: boolean;
+  /** The running delivery's preview listed items: its claim is still to come. */
+  claimAhead: boolean;
+  /** The last run failed (network, service, journal): the next one comes a window later, not an interval. */
+  failed: boolean;
   /** Items pending for the player, as the last report said. */
   pending: number;
 }
@@ -180,6 +192,8 @@ class Loop implements DeliveryLoop {
   readonly #urgent = new DueHeap<Player>();
   readonly #routine = new DueHeap<Player>();
   readonly #running = new Set<Promise<unknown>>();
+  /** Runs started that have not asked the budget for their first call yet. */
+  #starting = 0;
   readonly #stats = { calls: 0, previews: 0, claims: 0, granted: 0, unverified: 0, errors: 0, lastError: undefined as unknown };
   #timer: unknown;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -203,7 +217,7 @@ class Loop implements DeliveryLoop {
   join(playerName: string): void {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
     if (this.#stopping !== undefined || this.#players.has(name)) return;
-    const player: Player = { name, gone: new AbortController(), running: undefined, lastCallAt: Number.NEGATIVE_INFINITY, due: 0, urgent: false, fast: false, waiting: [], version: 0, scheduled: false, pending: 0 };
+    const player: Player = { name, gone: new AbortController(), running: undefined, lastCallAt: Number.NEGATIVE_INFINITY, due: 0, urgent: false, fast: false, waiting: [], joined: [], version: 0, scheduled: false, claimAhead: false, failed: false, pending: 0 };
     this.#players.set(name, player);
     this.#schedule(player, this.#timers.now(), true);
   }
@@ -215,7 +229,7 @@ class Loop implements DeliveryLoop {
     this.#players.delete(name);
     player.version += 1;
     player.gone.abort(new Interrupted('left'));
-    for (const waiter of player.waiting.splice(0)) waiter.reject(new Interrupted('left'));
+    for (const waiter of [...player.waiting.splice(0), ...player.joined.splice(0)]) waiter.reject(new Interrupted('left'));
   }
 
   async claim(playerName: string): Promise<DeliveryReport> {
@@ -223,8 +237,9 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined) throw new Interrupted('stopped');
     if (!this.#players.has(name)) this.join(name);
     const player = this.#players.get(name) as Player;
-    // A delivery running now is the player's: join it rather than starting a second one.
-    if (player.running !== undefined) return player.running;
+    // A delivery whose claim is still to come is the player's: join it rather than start a second one.
+    if (player.running !== undefined && player.claimAhead) return new Promise<DeliveryReport>((resolve, reject) => player.joined.push({ resolve, reject }));
+    // Otherwise the next run (after the one in flight, if any) is this /claim's.
     const report = new Promise<DeliveryReport>((resolve, reject) => player.waiting.push({ resolve, reject }));
     // One call when the service's window is open again; else at its edge.
     player.fast = true;
@@ -251,6 +266,7 @@ class Loop implements DeliveryLoop {
     this.#budget.rejectAll(stopped);
     for (const player of this.#players.values()) {
       player.gone.abort(stopped);
+      // Callers of the runs in flight get their reports; those waiting for a next run, the stop.
       for (const waiter of player.waiting.splice(0)) waiter.reject(stopped);
     }
     // Deliveries in flight finish their grants (each bounded by grantTimeoutMs); the wait is bounded too.
@@ -259,6 +275,8 @@ class Loop implements DeliveryLoop {
     this.#timers.clearTimeout(bound);
     this.#stopped = true;
     this.#players.clear();
+    this.#urgent.clear();
+    this.#routine.clear();
   }
 
   /** The poll interval in force: stretched evenly when the budget cannot cover every player. */
@@ -311,8 +329,8 @@ class Loop implements DeliveryLoop {
         if (at !== Number.POSITIVE_INFINITY) this.#arm(at);
         return;
       }
-      // Runs queue for the budget inside their calls; more than a second's worth waiting is enough.
-      if (this.#budget.waiting >= this.#options.maxCallsPerSecond) return this.#arm(now + 1_000 / this.#options.maxCallsPerSecond);
+      // Runs queue for the budget inside their calls: a second's worth waiting (or about to) is enough.
+      if (this.#budget.waiting + this.#starting >= this.#options.maxCallsPerSecond) return this.#arm(now + 1_000 / this.#options.maxCallsPerSecond);
       (next === urgent ? this.#urgent : this.#routine).pop();
       const player = next.owner;
       player.scheduled = false;
@@ -326,15 +344,15 @@ class Loop implements DeliveryLoop {
     const urgent = player.urgent;
     player.fast = false;
     player.urgent = false;
-    const waiting = player.waiting.splice(0);
+    player.joined = player.waiting.splice(0);
     const run = this.#run(player, fast, urgent);
     player.running = run;
     const settled = run.then(
       (report) => {
-        for (const waiter of waiting) waiter.resolve(report);
+        for (const waiter of player.joined.splice(0)) waiter.resolve(report);
       },
       (error: unknown) => {
-        for (const waiter of waiting) waiter.reject(error);
+        for (const waiter of player.joined.splice(0)) waiter.reject(error);
       },
     );
     this.#running.add(settled);
@@ -348,16 +366,35 @@ class Loop implements DeliveryLoop {
   /** One delivery for the player, on the engine, through the budget. */
   async #run(player: Player, fast: boolean, urgent: boolean): Promise<DeliveryReport> {
     const base = this.#host.via();
+    // Until its first call asks the budget, this run counts as starting (the scheduler's gate).
+    let starting = true;
+    const asked = () => {
+      if (starting) this.#starting -= 1;
+      starting = false;
+    };
+    this.#starting += 1;
     const via: RunVia = {
       onEvent: base.onEvent,
       claim: async (name, options) => {
-        await this.#budget.take(urgent || options.preview !== true, player.gone.signal);
+        const preview = options.preview === true;
+        const turn = this.#budget.take(urgent || !preview, player.gone.signal);
+        asked();
+        await turn;
         if (this.#players.get(name) !== player) throw new Interrupted('left');
         this.#stats.calls += 1;
-        if (options.preview === true) this.#stats.previews += 1;
+        if (preview) this.#stats.previews += 1;
         else this.#stats.claims += 1;
         player.lastCallAt = this.#timers.now();
-        return base.claim(name, options);
+        player.claimAhead = false;
+        const result = await base.claim(name, options);
+        // A preview that lists items: this run's claim follows one window later, and the
+        // /claim typed meanwhile is answered by it rather than by a second run.
+        if (preview && result.code === 'PREVIEW' && result.claims.length > 0) {
+          player.claimAhead = true;
+          player.joined.push(...player.waiting.splice(0));
+          player.fast = false;
+        }
+        return result;
       },
     };
     const give = (item: DeliveredItem): unknown => {
@@ -374,6 +411,9 @@ class Loop implements DeliveryLoop {
       if (error instanceof Interrupted) throw error;
       this.#failed(player, error);
       throw error;
+    } finally {
+      asked();
+      player.claimAhead = false;
     }
     this.#account(player, report);
     return report;
@@ -394,6 +434,7 @@ class Loop implements DeliveryLoop {
   }
 
   #failed(player: Player, error: unknown): void {
+    player.failed = true;
     this.#stats.errors += 1;
     this.#stats.lastError = error;
     this.#failures += 1;
@@ -412,8 +453,11 @@ class Loop implements DeliveryLoop {
     if (player.waiting.length > 0 || player.fast) return this.#schedule(player, Math.max(now, player.lastCallAt + CLAIM_WINDOW_MS), true);
     const interval = this.#interval();
     const next = now + interval * (0.9 + 0.2 * Math.random());
-    // Intents or lines left (a lost answer, a failed grant): try again once the window allows.
-    const soon = player.pending > 0 ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
+    // Intents or lines left (a lost answer, a failed grant), or a run that failed: try again
+    // once the window allows (routine: the backoff still holds it while the service is in trouble).
+    const again = player.pending > 0 || player.failed;
+    player.failed = false;
+    const soon = again ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
     this.#schedule(player, Math.min(soon, next), false);
   }
 

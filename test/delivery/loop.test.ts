@@ -152,6 +152,60 @@ describe('/claim', () => {
     await loop.stop();
   });
 
+  it('typed while a preview that found nothing is in flight, it gets a run of its own, not that preview\'s stale answer', async () => {
+    const { mock, client, given, give } = setup({
+      // Every answer takes 200 ms, so the /claim can come while a preview is on the wire.
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        await new Promise((r) => setTimeout(r, 200));
+        return answer;
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 10_000 });
+    loop.join('Ed');
+    await vi.advanceTimersByTimeAsync(100); // the join's preview is on the wire
+    mock.addPurchase(KEY, { playerName: 'Ed', id: 1, quantity: 1 });
+    const report = loop.claim('Ed');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect((await report).code).toBe('SUCCESS');
+    expect(given).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('a thousand joins do not pile runs into the budget: a preview that finds items is claimed about one window later', async () => {
+    const { mock, client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, maxCallsPerSecond: 10 });
+    mock.addPurchase(KEY, { playerName: 'P500', id: 1, quantity: 1 });
+    for (let i = 0; i < 1_000; i++) loop.join(`P${i}`);
+    await vi.advanceTimersByTimeAsync(200_000);
+    const mine = calls.filter((c) => c.player === 'P500');
+    const preview = mine.find((c) => c.preview);
+    const claim = mine.find((c) => !c.preview);
+    expect(claim).toBeDefined();
+    expect((claim?.at ?? 0) - (preview?.at ?? 0)).toBeLessThanOrEqual(12_000);
+    await loop.stop();
+  });
+
+  it('typed while a preview that found items is on the wire, it is answered by that delivery', async () => {
+    const { mock, client, calls, given, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        await new Promise((r) => setTimeout(r, 200));
+        return answer;
+      },
+    });
+    mock.addPurchase(KEY, { playerName: 'Flo', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give });
+    loop.join('Flo');
+    await vi.advanceTimersByTimeAsync(100);
+    const report = loop.claim('Flo');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect((await report).code).toBe('SUCCESS');
+    expect(given).toHaveLength(1);
+    expect(calls.map((c) => c.preview)).toEqual([true, false]);
+    await loop.stop();
+  });
+
   it('within the window it joins the scheduled delivery rather than starting a second one', async () => {
     const { mock, client, calls, given, give } = setup();
     mock.addPurchase(KEY, { playerName: 'Dee', id: 1, quantity: 1 });
