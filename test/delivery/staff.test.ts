@@ -64,7 +64,10 @@ describe('a window is a journal record', () => {
     const resolved = await resolveWindow(reopened, { playerName: 'Bo', by: 'mod:alice', note: 'granted by hand' }, { now: 123 });
     expect(resolved.resolution).toEqual({ by: 'mod:alice', at: 123, note: 'granted by hand' });
     await reopened.close();
-    const again = await inspectJournal(new FileJournal(path));
+    // Closed after reading: a FileJournal left open has its file closed by the garbage collector (DEP0137).
+    const third = new FileJournal(path);
+    const again = await inspectJournal(third);
+    await third.close();
     expect(again.openWindows).toEqual([]);
     expect(again.resolvedWindows).toMatchObject([{ playerName: 'Bo', state: 'resolved', resolution: { by: 'mod:alice' } }]);
   });
