@@ -27,6 +27,7 @@ import { constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fsCalls } from '../src/delivery/file-lock.js';
+import { seededRandom } from '../src/mock/random.js';
 
 /** How the journal's safeguards may be broken, to prove a campaign catches it. */
 export type Breakage = 'none' | 'sync' | 'dirsync' | 'batch';
@@ -470,14 +471,5 @@ export function choices(walked: Walked, random: () => number, randomCount: numbe
   return out;
 }
 
-/** mulberry32: a small seeded generator. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator the mock's faults use (mulberry32). */
+export const seeded = seededRandom;
