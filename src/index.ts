@@ -87,6 +87,7 @@ export {
   type JournalLine,
   type JournalClaimMark,
   type JournalWindow,
+  type GrantFailureNote,
   type WindowCause,
   type WindowResolution,
 } from './delivery/journal.js';

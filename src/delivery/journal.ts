@@ -15,6 +15,16 @@ import type { Transaction } from '../wire/claim.js';
  */
 export type JournalEntry = JournalLine | JournalClaimMark | JournalWindow;
 
+/** The last failed grant of a {@link JournalLine}, kept on the line for staff. */
+export interface GrantFailureNote {
+  /** What the grant threw (its message, at most 300 characters). */
+  message: string;
+  /** When it failed, epoch ms. */
+  at: number;
+  /** How many grants of this line have failed so far. */
+  attempts: number;
+}
+
 /** How an {@link UnverifiedWindow} arose. */
 export type WindowCause =
   /** An exactly-once claim whose answer was lost took purchases no preview had shown. */
@@ -96,7 +106,7 @@ export interface JournalLine {
    */
   previewedAt?: number;
   /** Claimed lines whose grant failed: the last failure, for staff (`teamgames journal pending`). */
-  lastError?: { message: string; at: number; attempts: number };
+  lastError?: GrantFailureNote;
   /**
    * Intended lines: set (in the same append as the claimed lines that replace it) once a
    * claim's lines are journaled, so the intent is settled even if the process dies before

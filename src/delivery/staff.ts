@@ -7,7 +7,7 @@
  */
 import { JournalError } from '../errors.js';
 import { checkNonBlank, checkOptionsObject, checkPlayerName, describe, fail } from '../internal/validate.js';
-import { entryProblem, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalWindow } from './journal.js';
+import { entryProblem, type DeliveryJournal, type GrantFailureNote, type JournalEntry, type JournalLine, type JournalWindow } from './journal.js';
 
 /** A line of the journal still to do, as staff see it. */
 export interface PendingDelivery {
@@ -28,7 +28,7 @@ export interface PendingDelivery {
   /** How long it has been pending, in ms (at the time of the call). */
   ageMs: number;
   /** The last grant failure, when a grant of it failed. */
-  lastError?: { message: string; at: number; attempts: number };
+  lastError?: GrantFailureNote;
 }
 
 /** What {@link inspectJournal} reads. */
