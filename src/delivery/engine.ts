@@ -36,7 +36,7 @@ import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction 
 import { FileJournal } from './file-journal.js';
 import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from './journal.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
-import { abortable, PlayerLocks } from './player-locks.js';
+import { PlayerLocks } from './player-locks.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunVia, type StepOutcome } from './report.js';
 import { GrantTimeoutError, type DeliveredItem, type DeliveryMode, type DeliveryReport, type GrantFunction, type ResumeReport, type UnverifiedWindow } from './types.js';
 import { fail } from '../internal/validate.js';

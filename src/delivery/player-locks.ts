@@ -8,6 +8,7 @@
  * @internal
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { untilAborted } from '../internal/signals.js';
 
 /** A turn taken: `held` until its work settles. */
 interface Turn {
@@ -51,7 +52,7 @@ export class PlayerLocks {
       if (this.#tails.get(player) === tail) this.#tails.delete(player);
     };
     try {
-      await abortable(previous, signal);
+      await untilAborted(previous, signal);
     } catch (error) {
       // Not our turn yet: the queue moves on once the call before us is done.
       void previous.then(leave);
@@ -65,27 +66,4 @@ export class PlayerLocks {
       leave();
     }
   }
-}
-
-/**
- * Waits for `promise`, or rejects with `signal.reason` as soon as `signal` aborts; the
- * listener is removed either way, so a long-lived signal keeps nothing per call.
- */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal, inspectJournal, type DeliveredItem } from 'teamgames-sdk';
 import { inProcessStore } from '../../harness/reliability.js';
-import type { OutputStream } from '../../src/cli/output.js';
-import { EXIT, runTeamgames } from '../../src/cli/program.js';
+import { EXIT } from '../../src/cli/program.js';
 import { v010File, v010State } from '../databases/v010.js';
+import { runCli } from '../support/cli.js';
 
 const store = inProcessStore();
 const { mock, sleep, client } = store;
@@ -24,18 +24,7 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = { stdout: '', stderr: '' };
-  const stream = (key: 'stdout' | 'stderr'): OutputStream => ({
-    write(text, done) {
-      out[key] += text;
-      done?.(null);
-      return true;
-    },
-  });
-  const code = await runTeamgames(argv, { stdout: stream('stdout'), stderr: stream('stderr'), interactive: false, confirm: async () => false }, {}, {}, { now: mock.clock.now });
-  return { code, ...out };
-}
+const cli = (argv: string[]) => runCli(argv, mock.clock.now);
 
 describe('a journal file written by 0.1.0', () => {
   it('is read by teamgames journal as it is, opens unchanged, gains the windows on first use, and a second start adds nothing', async () => {

@@ -8,26 +8,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectJournal, type JournalWindow } from 'teamgames-sdk';
 import { KEY, inProcessStore } from '../../harness/reliability.js';
-import type { OutputStream } from '../../src/cli/output.js';
-import { EXIT, runTeamgames } from '../../src/cli/program.js';
+import { EXIT } from '../../src/cli/program.js';
 import { uniqueName } from '../support/databases.js';
 import { engineKits, type EngineKit } from './kits.js';
+import { runCli } from '../support/cli.js';
 
 const { mock, sleep, client } = inProcessStore();
 afterEach(() => mock.reset());
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = { stdout: '', stderr: '' };
-  const stream = (key: 'stdout' | 'stderr'): OutputStream => ({
-    write(text, done) {
-      out[key] += text;
-      done?.(null);
-      return true;
-    },
-  });
-  const code = await runTeamgames(argv, { stdout: stream('stdout'), stderr: stream('stderr'), interactive: false, confirm: async () => false }, {}, {}, { now: () => mock.clock.now() + 60_000 });
-  return { code, ...out };
-}
+const cli = (argv: string[]) => runCli(argv, () => mock.clock.now() + 60_000);
 
 describe.each(engineKits())('$label', (kit: EngineKit) => {
   const flag = kit.engine === 'postgres' ? '--postgres' : '--mysql';

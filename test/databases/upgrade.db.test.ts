@@ -10,28 +10,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectJournal } from 'teamgames-sdk';
 import { inProcessStore } from '../../harness/reliability.js';
-import type { OutputStream } from '../../src/cli/output.js';
-import { EXIT, runTeamgames } from '../../src/cli/program.js';
+import { EXIT } from '../../src/cli/program.js';
 import { uniqueName } from '../support/databases.js';
 import { engineKits, type EngineKit } from './kits.js';
 import { v010Insert, v010Schema, v010State } from './v010.js';
+import { runCli } from '../support/cli.js';
 
 const store = inProcessStore();
 const { mock, sleep, client } = store;
 afterEach(() => mock.reset());
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = { stdout: '', stderr: '' };
-  const stream = (key: 'stdout' | 'stderr'): OutputStream => ({
-    write(text, done) {
-      out[key] += text;
-      done?.(null);
-      return true;
-    },
-  });
-  const code = await runTeamgames(argv, { stdout: stream('stdout'), stderr: stream('stderr'), interactive: false, confirm: async () => false }, {}, {}, { now: mock.clock.now });
-  return { code, ...out };
-}
+const cli = (argv: string[]) => runCli(argv, mock.clock.now);
 
 /** The journal table's columns, in order. */
 async function columns(kit: EngineKit, table: string): Promise<string[]> {
