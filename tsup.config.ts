@@ -21,8 +21,8 @@ const shared: Options = {
 const library = {
   index: 'src/index.ts',
   'mock/index': 'src/mock/index.ts',
-  'postgres/index': 'src/postgres/index.ts',
-  'mysql/index': 'src/mysql/index.ts',
+  'postgres/index': 'src/journals/postgres/index.ts',
+  'mysql/index': 'src/journals/mysql/index.ts',
 };
 
 // dist is emptied by the build script, not here: the configs run concurrently.

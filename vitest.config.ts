@@ -8,15 +8,15 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 
 // Suites that need a real PostgreSQL and MariaDB are named `*.db.test.ts`. They form
 // their own project, whose global setup starts the throwaway servers
-// (scripts/test-databases.ts): only runs that include one of them pay for the start.
+// (test/support/throwaway-databases.ts): only runs that include one of them pay for the start.
 const DATABASE_SUITES = 'test/**/*.db.test.ts';
 
 export default defineConfig({
   resolve: {
     alias: [
       { find: /^teamgames-sdk\/mock$/, replacement: src('mock/index.ts') },
-      { find: /^teamgames-sdk\/postgres$/, replacement: src('postgres/index.ts') },
-      { find: /^teamgames-sdk\/mysql$/, replacement: src('mysql/index.ts') },
+      { find: /^teamgames-sdk\/postgres$/, replacement: src('journals/postgres/index.ts') },
+      { find: /^teamgames-sdk\/mysql$/, replacement: src('journals/mysql/index.ts') },
       { find: /^teamgames-sdk$/, replacement: src('index.ts') },
     ],
   },
@@ -41,7 +41,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
           exclude: ['**/node_modules/**', DATABASE_SUITES],
           // tsc over the type tests and the sources they import; without `tsconfig`, vitest
-          // runs tsc over the whole project (scripts, harness, examples: twice the files),
+          // runs tsc over the whole project (scripts, examples: twice the files),
           // which `npm run typecheck` checks.
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/tsconfig.type-tests.json' },
         },

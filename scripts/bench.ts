@@ -28,7 +28,7 @@ import { FileJournal, MemoryJournal, StorefrontClient, type DeliveryJournal } fr
 import { readCatalog } from '../src/wire/catalog.js';
 import { readClaim } from '../src/wire/claim.js';
 import type { MockSeed } from 'teamgames-sdk/mock';
-import { ENGINES, NotInstalledError, useDatabase, type DatabaseServer, type Engine } from './test-databases.js';
+import { ENGINES, NotInstalledError, useDatabase, type DatabaseServer, type Engine } from '../test/support/throwaway-databases.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -503,7 +503,7 @@ const JOURNAL_CONCURRENCY = 50;
  * one player per delivery with one purchase each, 50 deliveries in flight at once, a grant
  * that does nothing (the figure is the SDK and its journal, not a game). The file journal
  * fdatasyncs each write; the database servers are the throwaway ones of
- * scripts/test-databases.ts (or TEAMGAMES_TEST_*_URL), whose fsync is off. The journals
+ * test/support/throwaway-databases.ts (or TEAMGAMES_TEST_*_URL), whose fsync is off. The journals
  * take turns within each round, in a rotating order, so a drift of the mock (its rows
  * grow) or of the machine falls on all of them.
  */

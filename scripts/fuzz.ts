@@ -1,6 +1,6 @@
 /**
  * Fuzz the client with fast-check: arbitrary responses for every operation and arbitrary
- * inputs to every method (see harness/fuzz-properties.ts for the two properties).
+ * inputs to every method (see test/support/fuzz-properties.ts for the two properties).
  *
  *   npm run fuzz [-- --runs 10000] [--seed 42]
  *
@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { INPUT_CALLS, OPERATIONS, inputProperty, responseProperty } from '../harness/fuzz-properties.js';
+import { INPUT_CALLS, OPERATIONS, inputProperty, responseProperty } from '../test/support/fuzz-properties.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10000' }, seed: { type: 'string', default: String(Date.now() % 2 ** 31) } } });
 const numRuns = Number(values.runs);

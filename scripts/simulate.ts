@@ -75,8 +75,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parseArgs } from 'node:util';
-import { seededRandom } from '../src/mock/faults.js';
-import { KEY } from '../harness/reliability.js';
+import { seededRandom } from '../src/mock/adapters/faults.js';
+import { KEY } from '../test/support/reliability.js';
 import { account } from './simulate/accounting.js';
 import { World, type SimConfig } from './simulate/world.js';
 import type { DeliveryLoop } from '../src/delivery/loop.js';

@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FileJournal, MemoryJournal, StorefrontClient, type DeliveryJournal, type DeliveryMode } from '../src/index.js';
 import { createMockService } from '../src/mock/index.js';
-import { seededRandom } from '../src/mock/faults.js';
-import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, paidUnits, processView, seed } from '../harness/reliability.js';
+import { seededRandom } from '../src/mock/adapters/faults.js';
+import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, paidUnits, processView, seed } from '../test/support/reliability.js';
 
 type Mode = 'claim' | DeliveryMode;
 

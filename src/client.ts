@@ -10,7 +10,7 @@ import { DeliveryEngine } from './delivery/engine.js';
 import { startDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop.js';
 import type { RunVia } from './delivery/report.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
-import { checkJournal } from './delivery/journal.js';
+import { checkJournal } from './journals/contract.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
 import { monotonicNow } from './internal/clock.js';

@@ -90,8 +90,8 @@ export {
   type GrantFailureNote,
   type WindowCause,
   type WindowResolution,
-} from './delivery/journal.js';
+} from './journals/contract.js';
 export { inspectJournal, resolveWindow, type JournalInspection, type PendingDelivery, type ResolveWindowInput } from './delivery/staff.js';
-export { MemoryJournal } from './delivery/memory-journal.js';
-export { FileJournal, type FileJournalOptions } from './delivery/file-journal.js';
+export { MemoryJournal } from './journals/memory.js';
+export { FileJournal, type FileJournalOptions } from './journals/file/journal.js';
 export { VERSION } from './version.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import type { JournalError, Operation } from './errors.js';
-import type { DeliveryJournal } from './delivery/journal.js';
+import type { DeliveryJournal } from './journals/contract.js';
 import type { DeliveryReport, UnverifiedWindow } from './delivery/types.js';
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { seededRandom } from '../../src/mock/random.js';
+import { seededRandom } from '../../src/mock/service/random.js';
 import { between, type Campaign, type Db } from './campaign.js';
 import { kill, pause, type Child } from './children.js';
 import { DURING_RUNS, KILLS, KILL_DELAY_MS_DB, KILL_DELAY_MS_LOOP_DB, LOCK_TIMEOUT_MS, LOOP, NODES, OUTAGE_EVERY_KILLS, P_EARLY_KILL, PLAYER_NAMES } from './options.js';

@@ -36,7 +36,7 @@ export interface AdminDb {
 
 export async function postgresAdmin(url: string): Promise<AdminDb> {
   const { default: pg } = await import('pg');
-  const { postgresSchema } = await import('../../src/postgres/index.js');
+  const { postgresSchema } = await import('../../src/journals/postgres/index.js');
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   pool.on('error', () => undefined);
   const q = async (sql: string, values?: unknown[]): Promise<Array<Record<string, unknown>>> => (await pool.query(sql, values)).rows as Array<Record<string, unknown>>;
@@ -93,7 +93,7 @@ function inventoryRow(r: Record<string, unknown>, text: (v: unknown) => string) 
 
 export async function mysqlAdmin(url: string): Promise<AdminDb> {
   const { default: mysql } = await import('mysql2/promise');
-  const { mysqlSchema } = await import('../../src/mysql/index.js');
+  const { mysqlSchema } = await import('../../src/journals/mysql/index.js');
   const pool = mysql.createPool({ uri: url, connectionLimit: 3, multipleStatements: true });
   const q = async (sql: string, values?: unknown[]): Promise<Array<Record<string, unknown>>> => (await pool.query(sql, values))[0] as Array<Record<string, unknown>>;
   const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));

@@ -66,7 +66,7 @@
  * deliver at once for the same players over ONE journal table in a database, each node a
  * worker process with its own pool and its own `PostgresJournal` / `MySqlJournal` object:
  * - the database is the one of TEAMGAMES_TEST_POSTGRES_URL / TEAMGAMES_TEST_MYSQL_URL, or
- *   a throwaway server started here (scripts/test-databases.ts); each mode gets fresh
+ *   a throwaway server started here (test/support/throwaway-databases.ts); each mode gets fresh
  *   tables (journal, dedupe, inventory) of its own, dropped at the end unless --keep;
  * - the game's inventory is a table shared by the nodes; each grant is one transaction:
  *   `recordDelivery` (the shared dedupe) and the inventory row (see worker/game-db.ts), and
@@ -124,7 +124,7 @@
  * mock CLI as run here), worker/ (the worker), lock.ts (the lock campaign).
  */
 import type { DeliveryMode } from '../../src/index.js';
-import { NotInstalledError, useDatabase, type DatabaseServer } from '../test-databases.js';
+import { NotInstalledError, useDatabase, type DatabaseServer } from '../../test/support/throwaway-databases.js';
 import { bundle, type Bundles } from './bundle.js';
 import { Campaign, type Db } from './campaign.js';
 import { runCluster } from './cluster.js';

@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { seededRandom } from '../../src/mock/random.js';
+import { seededRandom } from '../../src/mock/service/random.js';
 import { NODE_BUNDLE } from './node-bundle.js';
 
 const { values } = parseArgs({ options: { kills: { type: 'string', default: '300' }, seed: { type: 'string', default: '1' } } });

@@ -8,12 +8,12 @@
  * A killed process leaves its writes in the page cache, so the SIGKILL campaigns never test
  * an fsync: a power cut does. A dozen delivery runs (both modes; purchases during the 10 s
  * wait; lost claim answers; a grant that throws once; compactions) are recorded through the
- * journal's file calls (harness/power-loss.ts); at every step (or `--states` sampled evenly)
+ * journal's file calls (test/support/power-loss.ts); at every step (or `--states` sampled evenly)
  * the disk a power cut would leave (only what was synced; everything written; each last
  * write torn at every line end and 4 KiB boundary; `--random` random mixes per step, names
  * of unsynced directories lost or kept; the power gone before the next call or as the last
  * one returned) is opened by a NEW FileJournal, which resumes and
- * delivers for every player (harness/power-loss-campaign.ts has the rules and the counts).
+ * delivers for every player (test/support/power-loss-campaign.ts has the rules and the counts).
  *
  * Prints one line:
  *   crash mode=power-loss journal=file states=<n> lost=<n> silent=<n> duplicated=<n>
@@ -30,8 +30,8 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { campaign } from '../../harness/power-loss-campaign.js';
-import type { Breakage } from '../../harness/power-loss.js';
+import { campaign } from '../../test/support/power-loss-campaign.js';
+import type { Breakage } from '../../test/support/power-loss.js';
 
 const USAGE = 'usage: npm run crash -- --power-loss [--states all|<n>] [--seed 1] [--random 2] [--break none|sync|dirsync|batch] [--verbose]';
 

@@ -19,7 +19,7 @@
  * @module
  */
 import { openSync, writeSync, closeSync } from 'node:fs';
-import { seededRandom } from '../../src/mock/random.js';
+import { seededRandom } from '../../src/mock/service/random.js';
 import { between, pick, type Campaign } from './campaign.js';
 import { pause } from './children.js';
 import { CLOCK_EVERY_MS, CLOCK_SPEED, CLOCK_STEP_MS, NODES, PLAYER_NAMES, PRESENCE_EVERY_MS, P_ONLINE_AT_START } from './options.js';

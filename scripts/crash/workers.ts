@@ -6,7 +6,7 @@
  * @module
  */
 import type { DeliveryMode } from '../../src/index.js';
-import { seededRandom } from '../../src/mock/random.js';
+import { seededRandom } from '../../src/mock/service/random.js';
 import type { Bundles } from './bundle.js';
 import { kill, start, waitForLine, type Child } from './children.js';
 import {

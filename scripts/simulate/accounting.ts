@@ -2,7 +2,7 @@
  * The figures of scripts/simulate.ts: what was paid against what the game was given, per
  * invoice (the mock's rows are the ground truth), and the latencies.
  */
-import { KEY, compare, paidUnits } from '../../harness/reliability.js';
+import { KEY, compare, paidUnits } from '../../test/support/reliability.js';
 import type { World } from './world.js';
 
 export interface Figures {

@@ -8,7 +8,7 @@ import { MemoryJournal, StorefrontClient, type DeliveredItem, type StorefrontEve
 import { createMockService, type MockService } from '../../src/mock/index.js';
 import { DeliveryEngine } from '../../src/delivery/engine.js';
 import { startDeliveryLoop, type DeliveryLoop } from '../../src/delivery/loop.js';
-import { BASE_URL, Game, KEY, T0, seed } from '../../harness/reliability.js';
+import { BASE_URL, Game, KEY, T0, seed } from '../../test/support/reliability.js';
 import { VirtualTime } from './virtual-time.js';
 
 export interface SimConfig {

@@ -7,17 +7,17 @@
  * @module
  */
 import { userInfo } from 'node:os';
-import { FileJournal } from '../delivery/file-journal.js';
-import { inspectLock, realFile, type LockState } from '../delivery/file-lock.js';
-import { readFileSnapshot, type FileSnapshot } from '../delivery/file-snapshot.js';
-import type { DeliveryJournal, JournalWindow } from '../delivery/journal.js';
+import { FileJournal } from '../journals/file/journal.js';
+import { inspectLock, realFile, type LockState } from '../journals/file/lock.js';
+import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
+import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
 import { inspectEntries, inspectJournal, resolveWindow, type JournalInspection } from '../delivery/staff.js';
 import { InvalidInputError, isStorefrontError } from '../errors.js';
-import { MySqlJournal, type MySqlPool } from '../mysql/index.js';
-import { PostgresJournal, type PgPool } from '../postgres/index.js';
-import { DEFAULT_TABLE, checkTableName, tableText } from '../sql/common.js';
-import { UsageError, parseCommandLine } from './command-line.js';
-import { writeText } from './output.js';
+import { MySqlJournal, type MySqlPool } from '../journals/mysql/index.js';
+import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
+import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
+import { UsageError, parseCommandLine } from '../shared/command-line.js';
+import { writeText } from '../shared/output.js';
 import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 
 export type { JournalDeps } from './shared.js';

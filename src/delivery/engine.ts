@@ -33,8 +33,8 @@ import { JournalError, isStorefrontError, NotReconciledError, type StorefrontErr
 import { unusableAnswer } from '../internal/to-error.js';
 import type { StorefrontEvent } from '../types.js';
 import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
-import { FileJournal } from './file-journal.js';
-import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from './journal.js';
+import { FileJournal } from '../journals/file/journal.js';
+import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from '../journals/contract.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
 import { PlayerLocks } from './player-locks.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunVia, type StepOutcome } from './report.js';

@@ -7,7 +7,7 @@
  */
 import { JournalError } from '../errors.js';
 import { checkNonBlank, checkOptionsObject, checkPlayerName, describe, fail } from '../internal/validate.js';
-import { entryProblem, type DeliveryJournal, type GrantFailureNote, type JournalEntry, type JournalLine, type JournalWindow } from './journal.js';
+import { entryProblem, type DeliveryJournal, type GrantFailureNote, type JournalEntry, type JournalLine, type JournalWindow } from '../journals/contract.js';
 
 /** A line of the journal still to do, as staff see it. */
 export interface PendingDelivery {

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { surviveWriteErrors } from '../cli/output.js';
-import { runCli } from './cli-program.js';
+import { surviveWriteErrors } from '../shared/output.js';
+import { runCli } from './adapters/cli-program.js';
 
 // A closed stdout is reported by runCli in one line, never as an unhandled 'error' event.
 surviveWriteErrors(process.stdout, process.stderr);

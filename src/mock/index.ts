@@ -6,23 +6,23 @@
  * @module teamgames-sdk/mock
  */
 import type { HttpHandler } from 'msw';
-import * as admin from './admin.js';
-import { createClock, type MockClock, type MockTime } from './clock.js';
-import { FaultInjector, type MockFaults } from './faults.js';
-import { createMockFetch } from './fetch.js';
-import { toMswHandlers } from './msw-handlers.js';
-import { cancelPayment, completePayment } from './payment.js';
-import { parseMockSeed, type MockProductPatch, type MockSeed, type MockSeedProduct } from './seed.js';
-import { createRouter, createRoutes } from './router.js';
-import { serveRouter, type MockListenOptions, type MockServerHandle } from './server.js';
-import { createState, resetState } from './state.js';
-import type { AddPurchaseInput, CheckoutRecord, MockStateSnapshot, PurchaseRow, VoteRecord } from './types.js';
+import * as admin from './operations/admin.js';
+import { createClock, type MockClock, type MockTime } from './service/clock.js';
+import { FaultInjector, type MockFaults } from './adapters/faults.js';
+import { createMockFetch } from './adapters/fetch.js';
+import { toMswHandlers } from './adapters/msw-handlers.js';
+import { cancelPayment, completePayment } from './operations/payment.js';
+import { parseMockSeed, type MockProductPatch, type MockSeed, type MockSeedProduct } from './service/seed.js';
+import { createRouter, createRoutes } from './adapters/router.js';
+import { serveRouter, type MockListenOptions, type MockServerHandle } from './adapters/server.js';
+import { createState, resetState } from './service/state.js';
+import type { AddPurchaseInput, CheckoutRecord, MockStateSnapshot, PurchaseRow, VoteRecord } from './service/types.js';
 
-export { exampleSeed } from './example-seed.js';
-export { MockAdminError } from './errors.js';
-export { parseMockSeed } from './seed.js';
-export type { MockClock, MockTime } from './clock.js';
-export type { MockFaultKind, MockFaultRule, MockFaultState, MockFaults, MockOperationName } from './faults.js';
+export { exampleSeed } from './service/example-seed.js';
+export { MockAdminError } from './service/errors.js';
+export { parseMockSeed } from './service/seed.js';
+export type { MockClock, MockTime } from './service/clock.js';
+export type { MockFaultKind, MockFaultRule, MockFaultState, MockFaults, MockOperationName } from './adapters/faults.js';
 export type {
   MockProductPatch,
   MockSeed,
@@ -33,8 +33,8 @@ export type {
   MockSeedReward,
   MockSeedSale,
   MockSeedServer,
-} from './seed.js';
-export type { MockListenOptions, MockServerHandle } from './server.js';
+} from './service/seed.js';
+export type { MockListenOptions, MockServerHandle } from './adapters/server.js';
 export type {
   AddPurchaseInput,
   CheckoutLine,
@@ -44,7 +44,7 @@ export type {
   MockStateSnapshot,
   PurchaseRow,
   VoteRecord,
-} from './types.js';
+} from './service/types.js';
 
 /** Options of {@link createMockService}. */
 export interface MockServiceOptions {

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal, inspectJournal } from 'teamgames-sdk';
-import { KEY, inProcessStore } from '../../harness/reliability.js';
+import { KEY, inProcessStore } from '../support/reliability.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Node itself with tsx's loader: one process, whose pid is the one that holds the lock.

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal, inspectJournal, type DeliveredItem } from 'teamgames-sdk';
-import { inProcessStore } from '../../harness/reliability.js';
+import { inProcessStore } from '../support/reliability.js';
 import { EXIT } from '../../src/cli/program.js';
 import { v010File, v010State } from '../databases/v010.js';
 import { runCli } from '../support/cli.js';

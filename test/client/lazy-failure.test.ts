@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 // The one part loaded on first use: the file journal's store.
-const LAZY_PARTS = ['../../src/delivery/file-store.js'];
+const LAZY_PARTS = ['../../src/journals/file/store.js'];
 
 afterEach(() => {
   for (const path of LAZY_PARTS) vi.doUnmock(path);
@@ -28,7 +28,7 @@ async function sdkWithFailingPart(path: string) {
 
 describe('FileJournal whose implementation fails to load', () => {
   it('rejects the call and loads again on the next one', async () => {
-    const { sdk, recover } = await sdkWithFailingPart('../../src/delivery/file-store.js');
+    const { sdk, recover } = await sdkWithFailingPart('../../src/journals/file/store.js');
     const dir = mkdtempSync(join(tmpdir(), 'teamgames-lazy-'));
     try {
       const journal = new sdk.FileJournal(join(dir, 'journal.jsonl'));

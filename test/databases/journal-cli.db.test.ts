@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectJournal, type JournalWindow } from 'teamgames-sdk';
-import { KEY, inProcessStore } from '../../harness/reliability.js';
+import { KEY, inProcessStore } from '../support/reliability.js';
 import { EXIT } from '../../src/cli/program.js';
 import { uniqueName } from '../support/databases.js';
 import { engineKits, type EngineKit } from './kits.js';

@@ -8,7 +8,7 @@ import type mysql from 'mysql2/promise';
 import type pg from 'pg';
 import { MySqlJournal, mysqlSchema, recordDelivery as mysqlRecord, type MySqlJournalOptions } from 'teamgames-sdk/mysql';
 import { PostgresJournal, postgresSchema, recordDelivery as pgRecord, type PostgresJournalOptions } from 'teamgames-sdk/postgres';
-import type { Engine } from '../../scripts/test-databases.js';
+import type { Engine } from '../support/throwaway-databases.js';
 import { databaseUrl, mysqlPool, pgPool } from '../support/databases.js';
 
 /** A journal of either engine, as the suites use it. */

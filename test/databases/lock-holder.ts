@@ -8,8 +8,8 @@
  */
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { MySqlJournal } from '../../src/mysql/index.js';
-import { PostgresJournal } from '../../src/postgres/index.js';
+import { MySqlJournal } from '../../src/journals/mysql/index.js';
+import { PostgresJournal } from '../../src/journals/postgres/index.js';
 
 const [engine, url, table, player] = process.argv.slice(2) as [string, string, string, string];
 const journal =

@@ -10,7 +10,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveredItem, DeliveryReport, GrantFunction } from 'teamgames-sdk';
-import { KEY, inProcessStore } from '../../harness/reliability.js';
+import { KEY, inProcessStore } from '../support/reliability.js';
 import { uniqueName } from '../support/databases.js';
 import { engineKits, type EngineKit } from './kits.js';
 

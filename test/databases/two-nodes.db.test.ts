@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveredItem, GrantFunction, StorefrontClient } from 'teamgames-sdk';
-import { KEY, compare, inProcessStore, paidUnits } from '../../harness/reliability.js';
+import { KEY, compare, inProcessStore, paidUnits } from '../support/reliability.js';
 import { uniqueName } from '../support/databases.js';
 import { engineKits, type EngineKit, type Pool, type SqlJournal } from './kits.js';
 

@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectJournal } from 'teamgames-sdk';
-import { inProcessStore } from '../../harness/reliability.js';
+import { inProcessStore } from '../support/reliability.js';
 import { EXIT } from '../../src/cli/program.js';
 import { uniqueName } from '../support/databases.js';
 import { engineKits, type EngineKit } from './kits.js';

@@ -1,14 +1,14 @@
 /**
  * What 0.1.0 left behind, for the upgrade tests (issue #24 point 4): its SQL (taken from
- * `git show 074b864:src/postgres/schema.ts` and `…/mysql/schema.ts`, inlined so that a
+ * `git show 074b864:src/journals/postgres/schema.ts` and `…/mysql/schema.ts`, inlined so that a
  * later change of today's schema cannot change what "0.1.0" means here), its file format
  * (one-entry `put` lines and `ack` lines), and the entries a 0.1.0 bridge stopped with:
  * a claimed line not granted yet, an intent whose claim answer was lost (the service
  * delivered it), and a claim mark of a fast claim whose lines were never journaled.
  */
 import { MemoryJournal, type StorefrontClient } from 'teamgames-sdk';
-import type { Engine } from '../../scripts/test-databases.js';
-import { KEY, type inProcessStore } from '../../harness/reliability.js';
+import type { Engine } from '../support/throwaway-databases.js';
+import { KEY, type inProcessStore } from '../support/reliability.js';
 
 /** The 0.1.0 DDL of the journal's table and the dedupe table, one statement each. */
 export function v010Schema(engine: Engine, table: string, grantedTable: string): string[] {

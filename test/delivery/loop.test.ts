@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryJournal, type StorefrontEvent } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
-import { KEY, seed } from '../../harness/reliability.js';
+import { KEY, seed } from '../support/reliability.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 

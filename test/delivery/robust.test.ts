@@ -16,7 +16,7 @@ import {
   type JournalEntry,
   type StorefrontEvent,
 } from '../../src/index.js';
-import { Crash, CrashingJournal, Game, KEY, inProcessStore } from '../../harness/reliability.js';
+import { Crash, CrashingJournal, Game, KEY, inProcessStore } from '../support/reliability.js';
 
 const { mock, sleep, fetch: mockFetch, client, outcome } = inProcessStore();
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal, InvalidInputError, MemoryJournal, inspectJournal, resolveWindow, type DeliveryJournal, type JournalEntry, type StorefrontEvent } from '../../src/index.js';
-import { KEY, inProcessStore } from '../../harness/reliability.js';
+import { KEY, inProcessStore } from '../support/reliability.js';
 
 const { mock, sleep, client } = inProcessStore();
 const dirs: string[] = [];

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe } from 'vitest';
-import { FileJournal } from '../../src/delivery/file-journal.js';
-import { MemoryJournal } from '../../src/delivery/memory-journal.js';
+import { FileJournal } from '../../src/journals/file/journal.js';
+import { MemoryJournal } from '../../src/journals/memory.js';
 import { journalContract } from '../support/journal-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'teamgames-contract-'));

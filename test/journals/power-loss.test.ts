@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileJournal, type JournalLine } from '../../src/index.js';
-import { campaign, scenarios, type Scenario } from '../../harness/power-loss-campaign.js';
-import { choices, cutState, materialize, record, seeded, walk, type Recording } from '../../harness/power-loss.js';
+import { campaign, scenarios, type Scenario } from '../support/power-loss-campaign.js';
+import { choices, cutState, materialize, record, seeded, walk, type Recording } from '../support/power-loss.js';
 
 let root: string;
 let recording: Recording | undefined;

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeApiKey } from '../../src/index.js';
-import { CliError, loadSeedFile, parseCliArgs, runCli } from '../../src/mock/cli-program.js';
+import { CliError, loadSeedFile, parseCliArgs, runCli } from '../../src/mock/adapters/cli-program.js';
 import { exampleSeed, parseMockSeed } from '../../src/mock/index.js';
 
 let dir = '';

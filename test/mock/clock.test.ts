@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createClock } from '../../src/mock/clock.js';
+import { createClock } from '../../src/mock/service/clock.js';
 import { T0 } from '../support/fixtures.js';
 
 describe('mock clock', () => {

@@ -3,18 +3,18 @@
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createClock } from '../../src/mock/clock.js';
+import { createClock } from '../../src/mock/service/clock.js';
 import { createMockService, parseMockSeed, type MockSeed, type MockServerHandle } from '../../src/mock/index.js';
 import {
   createMockHttpServer,
   DEFAULT_MAX_BODY_BYTES,
   MOCK_SERVER_TIMEOUTS,
-} from '../../src/mock/server.js';
-import { rateWindowsHeld, snapshot } from '../../src/mock/admin.js';
-import { claimV4 } from '../../src/mock/claims.js';
-import { CLAIM_WINDOW_MS } from '../../src/mock/rules.js';
-import { createState, resetState } from '../../src/mock/state.js';
-import type { WireRequest } from '../../src/mock/wire.js';
+} from '../../src/mock/adapters/server.js';
+import { rateWindowsHeld, snapshot } from '../../src/mock/operations/admin.js';
+import { claimV4 } from '../../src/mock/operations/claims.js';
+import { CLAIM_WINDOW_MS } from '../../src/mock/service/rules.js';
+import { createState, resetState } from '../../src/mock/service/state.js';
+import type { WireRequest } from '../../src/mock/service/wire.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const KEY = 'limits-key';

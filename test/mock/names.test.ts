@@ -5,8 +5,8 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ENDPOINTS } from '../../src/endpoints.js';
-import { FaultInjector } from '../../src/mock/faults.js';
-import { OPERATIONS } from '../../src/mock/router.js';
+import { FaultInjector } from '../../src/mock/adapters/faults.js';
+import { OPERATIONS } from '../../src/mock/adapters/router.js';
 import type { MockOperationName } from '../../src/mock/index.js';
 
 describe('endpoint names', () => {

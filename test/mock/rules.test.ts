@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { presentedKey } from '../../src/mock/auth.js';
-import { createClock } from '../../src/mock/clock.js';
+import { presentedKey } from '../../src/mock/service/auth.js';
+import { createClock } from '../../src/mock/service/clock.js';
 import { MockAdminError, createMockService } from '../../src/mock/index.js';
-import { claimV4 } from '../../src/mock/claims.js';
-import { bestSale, isValidPlayerName, priceWithSale, productIdAsInt, roundCents, toTransaction } from '../../src/mock/rules.js';
-import { createState } from '../../src/mock/state.js';
-import type { WireRequest } from '../../src/mock/wire.js';
+import { claimV4 } from '../../src/mock/operations/claims.js';
+import { bestSale, isValidPlayerName, priceWithSale, productIdAsInt, roundCents, toTransaction } from '../../src/mock/service/rules.js';
+import { createState } from '../../src/mock/service/state.js';
+import type { WireRequest } from '../../src/mock/service/wire.js';
 import { KEY, KEY_BASE64, T0, storeSeed } from '../support/fixtures.js';
 
 const request = (headers: Record<string, string>, body: unknown): WireRequest => ({

@@ -1,7 +1,7 @@
 import { expectTypeOf, test } from 'vitest';
 import type { z } from 'zod';
 import type { MockSeed } from '../../src/mock/index.js';
-import type { mockSeedSchema } from '../../src/mock/seed-schema.js';
+import type { mockSeedSchema } from '../../src/mock/service/seed-schema.js';
 
 test('every MockSeed is accepted by the seed schema, and the schema yields a MockSeed shape', () => {
   expectTypeOf<MockSeed>().toExtend<z.input<typeof mockSeedSchema>>();

@@ -1,6 +1,6 @@
 /**
  * The vitest global setup of the `databases` project (`*.db.test.ts`): one throwaway
- * PostgreSQL and one MariaDB for the whole run (scripts/test-databases.ts), or the servers
+ * PostgreSQL and one MariaDB for the whole run (test/support/throwaway-databases.ts), or the servers
  * named by TEAMGAMES_TEST_POSTGRES_URL / TEAMGAMES_TEST_MYSQL_URL. Their URLs reach the
  * suites through `inject('databases')` (see `./databases.ts`); the servers stop when the
  * run ends.
@@ -10,7 +10,7 @@
  * fails the run.
  */
 import type { TestProject } from 'vitest/node';
-import { ENGINES, NotInstalledError, useDatabase, type DatabaseServer, type Engine } from '../../scripts/test-databases.js';
+import { ENGINES, NotInstalledError, useDatabase, type DatabaseServer, type Engine } from './throwaway-databases.js';
 import type { ProvidedDatabases } from './databases.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

@@ -6,7 +6,7 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { ENGINES, type Engine } from '../../scripts/test-databases.js';
+import { ENGINES, type Engine } from './throwaway-databases.js';
 
 /** What the global setup provides: a URL per engine, or why its suites are skipped. */
 export type ProvidedDatabases = Partial<Record<Engine, { url?: string; skipped?: string }>>;

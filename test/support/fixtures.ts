@@ -7,8 +7,8 @@
 import { encodeApiKey, type Transaction, type VoteReward } from 'teamgames-sdk';
 import type { MockSeed } from 'teamgames-sdk/mock';
 
-// One start time for tests and scripts alike; it lives with the harness the scripts share.
-export { T0 } from '../../harness/reliability.js';
+// One start time for tests and scripts alike; it lives in the reliability harness, which the scripts share.
+export { T0 } from './reliability.js';
 
 /** The raw key of the store (a test value, not a secret). */
 export const KEY = 'test-key-store';
@@ -19,7 +19,7 @@ export const KEY_UNCONFIGURED = 'test-key-unconfigured';
 
 /**
  * The service's player-facing texts (SPEC §2.1), written out here once. Tests compare with
- * these, never with the mock's own table (`src/mock/texts.ts`), so a changed text fails.
+ * these, never with the mock's own table (`src/mock/service/texts.ts`), so a changed text fails.
  */
 export const TEXT = {
   success: 'Transaction has been completed. Thank you for the purchase!',

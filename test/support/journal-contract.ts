@@ -4,7 +4,7 @@
  * the memory and file journals can too). `make` returns a fresh, empty journal.
  */
 import { expect, it } from 'vitest';
-import type { DeliveryJournal, JournalClaimMark, JournalEntry, JournalLine } from '../../src/delivery/journal.js';
+import type { DeliveryJournal, JournalClaimMark, JournalEntry, JournalLine } from '../../src/journals/contract.js';
 import { journalLine } from './journal.js';
 
 export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJournal>, close: (journal: DeliveryJournal) => Promise<void> = async () => undefined): void {

@@ -1,4 +1,4 @@
-import type { JournalLine } from '../../src/delivery/journal.js';
+import type { JournalLine } from '../../src/journals/contract.js';
 
 /** A journal line for one Whip (merchant id "42") claimed for `playerName`. */
 export const journalLine = (deliveryId: string, playerName = 'Ann', state: JournalLine['state'] = 'claimed'): JournalLine => ({

@@ -5,7 +5,7 @@
  * @module
  */
 import { openSync, writeSync } from 'node:fs';
-import { seededRandom } from '../../../src/mock/random.js';
+import { seededRandom } from '../../../src/mock/service/random.js';
 import type { WorkerConfig } from './config.js';
 
 // The orchestrator holds our stdin: when it goes away (even SIGKILLed), so do we.
@@ -54,9 +54,9 @@ export function readLaterLines(reader: (line: string) => void): void {
 // A spare worker loads its database driver while it waits for its config.
 export const preloading =
   process.env['CRASH_JOURNAL'] === 'postgres'
-    ? Promise.all([import('pg'), import('../../../src/postgres/index.js')])
+    ? Promise.all([import('pg'), import('../../../src/journals/postgres/index.js')])
     : process.env['CRASH_JOURNAL'] === 'mysql'
-      ? Promise.all([import('mysql2/promise'), import('../../../src/mysql/index.js')])
+      ? Promise.all([import('mysql2/promise'), import('../../../src/journals/mysql/index.js')])
       : undefined;
 preloading?.catch(() => undefined);
 export const config = await readConfig();

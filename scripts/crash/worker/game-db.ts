@@ -39,7 +39,7 @@ const announce = (id: unknown): void => {
 
 export async function postgresGame(db: NonNullable<WorkerConfig['db']>): Promise<GameDb> {
   const { default: pgModule } = await import('pg');
-  const { PostgresJournal, recordDelivery } = await import('../../../src/postgres/index.js');
+  const { PostgresJournal, recordDelivery } = await import('../../../src/journals/postgres/index.js');
   const pool = new pgModule.Pool({ connectionString: db.url, max: db.poolSize });
   pool.on('error', (error) => log(`pool error (idle connection): ${error.message}`));
   pool.on('connect', (client) => announce((client as pg.PoolClient & { processID?: number }).processID));
@@ -94,7 +94,7 @@ export async function postgresGame(db: NonNullable<WorkerConfig['db']>): Promise
 
 export async function mysqlGame(db: NonNullable<WorkerConfig['db']>): Promise<GameDb> {
   const { default: mysqlModule } = await import('mysql2/promise');
-  const { MySqlJournal, recordDelivery } = await import('../../../src/mysql/index.js');
+  const { MySqlJournal, recordDelivery } = await import('../../../src/journals/mysql/index.js');
   const pool = mysqlModule.createPool({ uri: db.url, connectionLimit: db.poolSize });
   pool.on('connection', (connection) => announce((connection as unknown as { threadId: number }).threadId));
   const journal = new MySqlJournal(pool, { table: db.table, grantedTable: db.grantedTable, lockTimeoutMs: db.lockTimeoutMs, ...(db.nodeId === undefined ? {} : { nodeId: db.nodeId }) });

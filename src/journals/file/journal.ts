@@ -1,0 +1,136 @@
+/**
+ * The file journal: append-only JSON lines, flushed to disk (`fdatasync`) before
+ * {@link StorefrontClient.deliver} starts a grant, tolerant of a torn last line after a
+ * crash, compacted when it grows, and locked to one process.
+ *
+ * @module
+ */
+import { resolve } from 'node:path';
+import { lazy } from '../../internal/lazy.js';
+import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger } from '../../internal/validate.js';
+import type { FileStore } from './store.js';
+import type { DeliveryJournal, JournalEntry } from '../contract.js';
+
+const fileStore = lazy(() => import('./store.js'));
+
+const OPTIONS = ['compactAfter', 'fsync'] as const;
+
+/** Options of {@link FileJournal}. */
+export interface FileJournalOptions {
+  /**
+   * Rewrites the file with only the pending entries once it holds more than this many
+   * lines and more than twice as many lines as pending entries. Default `1000`.
+   */
+  compactAfter?: number;
+  /**
+   * Flush every write to the disk before resolving (`fsync`). Default `true`; turn it off
+   * only for throwaway runs (it is what makes the journal survive a power cut).
+   */
+  fsync?: boolean;
+}
+
+/**
+ * A {@link DeliveryJournal} in one file of JSON lines, one line per call:
+ * `{"op":"put","entries":[…]}` records the entries of one append (`{"op":"put","entry":…}`
+ * when it holds one, as 0.1.0 wrote every entry), `{"op":"ack","ids":[…]}` acknowledges
+ * entries. A call resolves once every byte of its line is written and flushed
+ * (`fdatasync`). An append of several entries is all-or-nothing: after a crash or a power
+ * cut the file holds all of them or none. A write that fails (a full disk) rejects with
+ * {@link JournalError}, changes nothing and is cut off the file, so the journal stays
+ * usable. A crash can only tear the last line: a last line without its newline that is
+ * not JSON is dropped and cut off by the next start. Every other line is validated like
+ * an answer from the network; a line that is not a valid record is damage, and the
+ * journal fails loudly (a {@link JournalError} naming the file, the line and the problem)
+ * with nothing changed.
+ *
+ * One process per file, and one file is one journal whatever its name: on first use the
+ * journal resolves the file's real path (every symbolic link followed, also a link to a
+ * file not created yet), takes the lock file `<real path>.lock` (holding its pid and host)
+ * and rejects with {@link JournalError} while another process, or another `FileJournal`
+ * of this process, holds it under any name. A file with more than one name (a hard link)
+ * is refused, as is anything but a regular file (a FIFO, a device, a directory) and a file
+ * over 256 MiB. The lock of a process that died (killed, crashed) is taken over;
+ * {@link FileJournal.close} and the process's exit release it. Give each API key its own
+ * file (invoice numbers are per game server).
+ *
+ * @example
+ * ```ts
+ * import { FileJournal, StorefrontClient } from 'teamgames-sdk';
+ *
+ * // The key from TEAMGAMES_API_KEY.
+ * const client = new StorefrontClient({ journal: new FileJournal('/var/lib/my-game/teamgames-journal.jsonl') });
+ * await client.resumeDeliveries(grant); // at startup: finish what a crash interrupted
+ * ```
+ * @see [Delivering purchases in game: the journals](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#the-journals)
+ */
+export class FileJournal implements DeliveryJournal {
+  /** Absolute path of the journal file, as given (`..` resolved by name, links not followed). */
+  readonly path: string;
+  readonly #compactAfter: number;
+  readonly #fsync: boolean;
+  #store: FileStore | undefined;
+
+  /**
+   * Opens nothing yet: the file is locked, read (and created) on first use.
+   *
+   * @throws InvalidInputError when `path` is not a non-blank string, or an option is
+   *   unknown or invalid (`compactAfter` a positive integer, `fsync` a boolean).
+   */
+  constructor(path: string, options: FileJournalOptions = {}) {
+    checkNonBlank(path, 'path');
+    const { compactAfter, fsync } = checkOptionsObject(options, OPTIONS, 'options');
+    this.path = resolve(path);
+    this.#compactAfter = compactAfter === undefined ? 1_000 : checkPositiveInteger(compactAfter, 'options.compactAfter');
+    this.#fsync = checkBoolean(fsync, 'options.fsync') ?? true;
+  }
+
+  /**
+   * Records entries and flushes them to disk before resolving.
+   *
+   * @throws JournalError when the file is locked by another process or cannot be written;
+   *   nothing was recorded then.
+   */
+  append(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    // Copied now: what the caller changes after this call is not what gets written.
+    const copies = entries.map((e) => structuredClone(e));
+    return this.#with((store) => store.append(copies));
+  }
+
+  /**
+   * The entries not acknowledged (copies), oldest first.
+   *
+   * @throws JournalError when the file is locked by another process, cannot be read, or
+   *   is damaged.
+   */
+  pending(playerName?: string): Promise<JournalEntry[]> {
+    return this.#with((store) => store.pending(playerName));
+  }
+
+  /**
+   * Acknowledges entries (unknown ids are ignored) and flushes to disk.
+   *
+   * @throws JournalError when the file cannot be written; nothing was acknowledged then.
+   */
+  acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    const ids = deliveryIds.filter((id) => typeof id === 'string');
+    if (ids.length === 0) return Promise.resolve();
+    return this.#with((store) => store.acknowledge(ids));
+  }
+
+  /** Closes the file and releases its lock; the journal takes both again on next use. */
+  close(): Promise<void> {
+    return this.#store === undefined ? Promise.resolve() : this.#with((store) => store.close());
+  }
+
+  /**
+   * The implementation is loaded on first use: most programs that import the SDK never
+   * journal, and its file handling is most of this class's code. Calls made before it
+   * loads run in the order they were made (they resume in the order they awaited it).
+   */
+  async #with<T>(run: (store: FileStore) => Promise<T>): Promise<T> {
+    const { FileStore } = await fileStore();
+    this.#store ??= new FileStore(this.path, this.#compactAfter, this.#fsync);
+    return run(this.#store);
+  }
+}

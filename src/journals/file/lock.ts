@@ -1,0 +1,466 @@
+/**
+ * The file journal's lock (one process per journal file) and the low-level file calls
+ * the journal and its lock share. Loaded with the file journal's store.
+ *
+ * @module
+ * @internal
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, statSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
+import { link, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { JournalError } from '../../errors.js';
+
+/**
+ * The file system calls the journal makes through this object rather than directly, so
+ * tests can make one of them fail (a rename refused, an open that runs out of space).
+ * @internal
+ */
+export const fsCalls = { open, rename, link, unlink, readdir };
+
+/** The largest journal file read: a larger one is refused, never read into memory. */
+export const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
+/** The largest lock file read: a holder is about 80 bytes. */
+const MAX_LOCK_BYTES = 4096;
+
+/**
+ * Flags that never block on opening a FIFO (or a device waiting for a carrier): what is
+ * opened is checked to be a regular file before it is read.
+ */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/** What a file is when it is not a regular file, for error messages; `undefined` for a regular file. */
+export function notRegular(stats: Stats | BigIntStats): string | undefined {
+  if (stats.isFile()) return undefined;
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+function notAJournal(path: string, name: string, what: string): JournalError {
+  const shown = path === name ? name : `${name} (${path})`;
+  return new JournalError(`FileJournal: ${shown} is ${what}, not a regular file; a journal is a regular file: give FileJournal the path of one (nothing was read or changed)`, { path: name });
+}
+
+/**
+ * Refuses a journal path (its real path) that exists and is not a regular file; checked
+ * before the lock is taken beside it (not in /dev for a link to /dev/zero) and before it
+ * is opened (opening a device can block or act).
+ */
+export async function checkRegular(path: string, name: string): Promise<void> {
+  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined; // created on first use
+    throw error;
+  });
+  const what = found === undefined ? undefined : notRegular(found);
+  if (what !== undefined) throw notAJournal(path, name, what);
+}
+
+/**
+ * Opens the journal file for reading and appending (creating it when missing), refusing
+ * anything but a regular file: it is checked before opening (opening a device can block
+ * or act) and again on the open handle (it may have been swapped in between).
+ * `name` is the path the journal was given, for messages.
+ */
+export async function openJournalFile(path: string, name: string): Promise<FileHandle> {
+  await checkRegular(path, name);
+  const file = await fsCalls.open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NONBLOCK, 0o666);
+  try {
+    const what = notRegular(await file.stat());
+    if (what !== undefined) throw notAJournal(path, name, what);
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    throw error;
+  }
+  return file;
+}
+
+/**
+ * Reads a file from its start, at most `max` bytes: `undefined` when it holds more.
+ * Bounded whatever the file claims its size is (a file of /proc says 0).
+ */
+export async function readAtMost(file: FileHandle, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, max + 1 - total));
+    const { bytesRead } = await file.read(chunk, 0, chunk.length, total);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > max) return undefined;
+  }
+}
+
+/** What a lock file holds. */
+interface Holder {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+/** A lock file as read: its identity, so a stale one is never confused with a fresh one. */
+interface Found {
+  holder: Holder | undefined;
+  text: string;
+  dev: bigint;
+  ino: bigint;
+}
+
+const REGISTRY = Symbol.for('teamgames-sdk.FileJournal.locks');
+
+/**
+ * The journal files this process holds, and the one `exit` listener that frees them.
+ * Global rather than per module: a second copy of the SDK (ESM and CJS) must see them too,
+ * or it would take its own process's lock for a stale one.
+ */
+interface Registry {
+  /** By real path (see {@link realFile}): how to release it at exit. */
+  held: Map<string, () => void>;
+  onExit: () => void;
+  /** By real path: the path the holding FileJournal was given, for messages. */
+  names?: Map<string, string>;
+}
+
+function registry(): Registry & { names: Map<string, string> } {
+  const global = globalThis as { [REGISTRY]?: Registry };
+  if (global[REGISTRY] === undefined) {
+    const held = new Map<string, () => void>();
+    global[REGISTRY] = { held, onExit: () => held.forEach((release) => release()) };
+  }
+  global[REGISTRY].names ??= new Map();
+  return global[REGISTRY] as Registry & { names: Map<string, string> };
+}
+
+function hold(journal: string, name: string, releaseSync: () => void): void {
+  const { held, names, onExit } = registry();
+  if (held.size === 0) process.on('exit', onExit);
+  held.set(journal, releaseSync);
+  names.set(journal, name);
+}
+
+function unhold(journal: string): void {
+  const { held, names, onExit } = registry();
+  names.delete(journal);
+  if (held.delete(journal) && held.size === 0) process.off('exit', onExit);
+}
+
+/**
+ * The real path of a journal file: symbolic links (of the file and of its directories)
+ * resolved, so that every name of one file gives one path, one lock and one entry in this
+ * process's registry. The file may not exist yet (it is created on first use): its
+ * directory is resolved and a dangling link followed to the file it will create.
+ */
+export async function realFile(path: string): Promise<string> {
+  let current = path;
+  for (let links = 0; links <= 40; links++) {
+    try {
+      return await realpath(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const real = join(await realpath(dirname(current)), basename(current));
+    let target: string;
+    try {
+      target = await readlink(real);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'EINVAL') return real; // missing, or not a link
+      throw error;
+    }
+    current = resolve(dirname(real), target);
+  }
+  throw Object.assign(new Error(`too many levels of symbolic links resolving ${path}`), { code: 'ELOOP' });
+}
+
+/**
+ * Refuses an open journal file that is also another name's: a hard link to a file that
+ * another FileJournal of this process holds (named), or to any other name (another
+ * process could hold it under that name's lock, and the two would compact over each
+ * other). `journal` is the real path, `name` the path the journal was given.
+ */
+export async function checkOneName(file: FileHandle, journal: string, name: string): Promise<void> {
+  const own = await file.stat({ bigint: true });
+  for (const [other, otherName] of registry().names) {
+    if (other === journal) continue;
+    const found = await stat(other, { bigint: true }).catch(() => undefined);
+    if (found !== undefined && found.dev === own.dev && found.ino === own.ino) {
+      throw new JournalError(
+        `FileJournal: ${name} is the same file as ${otherName} (a hard link), which another FileJournal of this process holds; close that one first, or use one FileJournal per file`,
+        { path: name },
+      );
+    }
+  }
+  if (own.nlink > 1n) {
+    throw new JournalError(
+      `FileJournal: ${name} has ${own.nlink} names (hard links): another process could hold the same file under another name, and the two would overwrite each other's records. Give the journal one name (remove the other links: find / -samefile ${name}); nothing was read or changed`,
+      { path: name },
+    );
+  }
+}
+
+/**
+ * The lock of one journal file: `<journal>.lock`, created exclusively, holding the pid
+ * and host of its holder. A lock whose holder is gone (this host, pid no longer running,
+ * or this very pid with no journal of this process holding the file) is stale and taken
+ * over; any other lock fails the journal loudly.
+ */
+export class FileLock {
+  /** The lock file. */
+  readonly path: string;
+  /** The journal file it locks, its real path ({@link realFile}). */
+  readonly journal: string;
+  readonly #dev: bigint;
+  readonly #ino: bigint;
+
+  private constructor(journal: string, path: string, dev: bigint, ino: bigint) {
+    this.journal = journal;
+    this.path = path;
+    this.#dev = dev;
+    this.#ino = ino;
+  }
+
+  /**
+   * Takes the lock of `journal` (its real path, {@link realFile}: the lock is
+   * `<real path>.lock`, whatever name each process gave) or throws {@link JournalError}.
+   * `name` is the path the journal was given, for messages.
+   */
+  static async acquire(journal: string, name: string): Promise<FileLock> {
+    const path = `${journal}.lock`;
+    const shown = name === journal ? name : `${name} (the file ${journal})`;
+    const { held, names } = registry();
+    if (held.has(journal)) {
+      const other = names.get(journal) ?? journal;
+      const named = other === name ? shown : `${name} (the file ${journal}, which another FileJournal of this process holds as ${other})`;
+      throw busy(named, name, path, { pid: process.pid, host: hostname(), since: '' }, 'close the other FileJournal of this process on that file first, or use one FileJournal per file');
+    }
+    hold(journal, name, () => {});
+    try {
+      // A few rounds: each either takes the lock, fails, or removes a stale lock that another
+      // process may have replaced meanwhile.
+      for (let round = 0; round < 5; round++) {
+        const created = await create(name, path);
+        if (created !== undefined) {
+          const lock = new FileLock(journal, path, created.dev, created.ino);
+          hold(journal, name, () => lock.#releaseSync());
+          return lock;
+        }
+        const found = await read(name, path);
+        if (found === undefined) continue; // removed meanwhile
+        if (found.holder === undefined) {
+          throw new JournalError(
+            `FileJournal: ${shown} is locked by ${path}, which does not name its holder. Run one process per journal file, or remove ${path} if no process uses the journal.`,
+            { path: name },
+          );
+        }
+        if (!isStale(found.holder)) {
+          throw busy(shown, name, path, found.holder, `run one process per journal file, or remove ${path} if process ${found.holder.pid} is gone`);
+        }
+        await removeStale(name, path, found);
+      }
+      throw new JournalError(`FileJournal: could not take the lock ${path} of ${shown}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: name });
+    } catch (error) {
+      unhold(journal);
+      throw error;
+    }
+  }
+
+  /** Removes the lock file (when it is still this one) and forgets it. */
+  async release(): Promise<void> {
+    try {
+      const now = await stat(this.path, { bigint: true });
+      if (now.dev === this.#dev && now.ino === this.#ino) await fsCalls.unlink(this.path);
+    } catch {
+      // Already gone: nothing to release.
+    } finally {
+      unhold(this.journal);
+    }
+  }
+
+  /** The same at process exit, where only synchronous calls run. */
+  #releaseSync(): void {
+    try {
+      const now = statSync(this.path, { bigint: true });
+      if (now.dev === this.#dev && now.ino === this.#ino) unlinkSync(this.path);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/**
+ * Who holds the lock of a journal file, read without touching it (for `teamgames journal`,
+ * which reads beside a running bridge): `free`; `held` with the holder and whether it runs
+ * (`undefined` for a process on another host, which cannot be told); `unknown` for a lock
+ * file that does not name its holder. `journal` is the real path ({@link realFile}).
+ * @internal
+ */
+export async function inspectLock(journal: string): Promise<LockState> {
+  const found = await read(journal, `${journal}.lock`);
+  if (found === undefined) return { state: 'free', path: `${journal}.lock` };
+  if (found.holder === undefined) return { state: 'unknown', path: `${journal}.lock` };
+  const { pid, host, since } = found.holder;
+  const running = host !== hostname() ? undefined : pid === process.pid ? registry().held.has(journal) : !isStale(found.holder);
+  return { state: 'held', path: `${journal}.lock`, pid, host, since, running };
+}
+
+/** What {@link inspectLock} found. @internal */
+export type LockState =
+  | { state: 'free'; path: string }
+  | { state: 'unknown'; path: string }
+  | { state: 'held'; path: string; pid: number; host: string; since: string; running: boolean | undefined };
+
+function busy(shown: string, name: string, path: string, holder: Holder, todo: string): JournalError {
+  const since = holder.since === '' ? '' : ` since ${holder.since}`;
+  return new JournalError(
+    `FileJournal: ${shown} is in use by process ${holder.pid} on host ${holder.host}${since} (lock file ${path}); ${todo}.`,
+    { path: name },
+  );
+}
+
+function isStale(holder: Holder): boolean {
+  if (holder.host !== hostname()) return false; // another machine's process: cannot tell
+  // Our own pid: a previous life of this process (a restarted container often gets the same
+  // pid); acquire() already failed if a journal of this process holds the file.
+  if (holder.pid === process.pid) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'; // EPERM: alive, another user's
+  }
+}
+
+/**
+ * Creates the lock file with this process as holder; `undefined` when it exists. The
+ * holder is written and synced to a file of its own first, then linked to the lock's name
+ * (`link` fails when the name exists), so the lock is never seen without its holder: a
+ * process killed between creating a lock file and writing it left an empty lock that no
+ * later start could tell from a live one.
+ */
+async function create(journal: string, path: string): Promise<{ dev: bigint; ino: bigint } | undefined> {
+  const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
+  let identity: { dev: bigint; ino: bigint };
+  let file: FileHandle | undefined;
+  try {
+    file = await fsCalls.open(draft, 'wx');
+    const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    await writeAll(file, Buffer.from(JSON.stringify(holder)));
+    await file.sync();
+    identity = await file.stat({ bigint: true });
+  } catch (error) {
+    await file?.close().catch(() => undefined);
+    await fsCalls.unlink(draft).catch(() => undefined);
+    throw new JournalError(`FileJournal: could not write the lock file ${draft}: ${(error as Error).message}`, { path: journal, cause: error });
+  }
+  await file.close().catch(() => undefined);
+  try {
+    await fsCalls.link(draft, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw new JournalError(`FileJournal: could not create the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  } finally {
+    await fsCalls.unlink(draft).catch(() => undefined);
+  }
+  await syncDirectory(dirname(path));
+  return { dev: identity.dev, ino: identity.ino };
+}
+
+/** Reads a lock file and its identity from one open handle; `undefined` when it is gone. */
+async function read(journal: string, path: string): Promise<Found | undefined> {
+  let file: FileHandle;
+  try {
+    file = await fsCalls.open(path, constants.O_RDONLY | NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new JournalError(`FileJournal: could not read the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  }
+  try {
+    const stats = await file.stat({ bigint: true });
+    const what = notRegular(stats);
+    if (what !== undefined) {
+      throw new JournalError(`FileJournal: the lock file ${path} of ${journal} is ${what}, not a lock file; remove it (nothing was read)`, { path: journal });
+    }
+    // A holder is tiny: a larger file is not a lock of this SDK, and is never read whole.
+    const data = await readAtMost(file, MAX_LOCK_BYTES);
+    const text = data === undefined ? '' : data.toString('utf8');
+    return { holder: data === undefined ? undefined : parseHolder(text), text, dev: stats.dev, ino: stats.ino };
+  } finally {
+    await file.close().catch(() => undefined);
+  }
+}
+
+function parseHolder(text: string): Holder | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<Holder> | null;
+    if (typeof value?.pid === 'number' && Number.isSafeInteger(value.pid) && value.pid > 0 && typeof value.host === 'string') {
+      return { pid: value.pid, host: value.host, since: typeof value.since === 'string' ? value.since : '' };
+    }
+  } catch {
+    // Not JSON: a holder that died between creating the file and writing it, or not ours.
+  }
+  return undefined;
+}
+
+/**
+ * Moves a stale lock out of the way. Another process may have removed the same stale lock
+ * and created its own meanwhile: the lock is renamed aside first, and if what moved is not
+ * the stale lock that was read (identity and content), it is put back.
+ */
+async function removeStale(journal: string, path: string, stale: Found): Promise<void> {
+  const aside = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.stale`;
+  try {
+    await fsCalls.rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new JournalError(`FileJournal: could not remove the stale lock ${path}: ${(error as Error).message}`, { path: journal, cause: error });
+  }
+  const moved = await read(journal, aside);
+  if (moved !== undefined && moved.dev === stale.dev && moved.ino === stale.ino && moved.text === stale.text) {
+    await fsCalls.unlink(aside).catch(() => undefined);
+    return;
+  }
+  try {
+    // link() fails if yet another lock appeared: that one is never overwritten.
+    await fsCalls.link(aside, path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST') throw error;
+      return fsCalls.rename(aside, path); // a file system without hard links
+    });
+    await fsCalls.unlink(aside).catch(() => undefined);
+  } catch (error) {
+    throw new JournalError(
+      `FileJournal: while removing the stale lock ${path} of ${journal}, another process locked the journal; its lock is now ${aside}. Stop the other processes on this journal, then remove ${aside}.`,
+      { path: journal, cause: error },
+    );
+  }
+}
+
+/**
+ * Writes all of `data` at the file's current end (the handle is opened in append mode,
+ * or new): `write` may write fewer bytes than asked, so it loops on the rest.
+ */
+export async function writeAll(file: FileHandle, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await file.write(data, offset, data.length - offset, null);
+    if (bytesWritten <= 0) throw new Error(`the file system accepted no bytes (${data.length - offset} left to write)`);
+    offset += bytesWritten;
+  }
+}
+
+/** Makes a created or renamed file's name durable; not supported on every platform. */
+export async function syncDirectory(path: string): Promise<void> {
+  let dir: FileHandle | undefined;
+  try {
+    dir = await fsCalls.open(path, 'r');
+    await dir.sync();
+  } catch {
+    // Windows cannot open a directory; a rename is still atomic there.
+  } finally {
+    await dir?.close().catch(() => undefined);
+  }
+}

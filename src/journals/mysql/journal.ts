@@ -1,0 +1,225 @@
+/**
+ * {@link MySqlJournal}: the delivery journal in a MySQL or MariaDB table shared by every
+ * node of one key, with a lock per player across nodes (`GET_LOCK`).
+ *
+ * @module
+ */
+import type { DeliveryJournal, JournalEntry } from '../contract.js';
+import { JournalError } from '../../errors.js';
+import { journalFailure, type SqlJournalOptions, type TableName } from '../sql/common.js';
+import { SqlJournalCore } from '../sql/journal.js';
+import { MAX_DELIVERY_ID_BYTES, quoted, schemaStatements } from './schema.js';
+
+/** What the journal runs queries on: a `mysql2/promise` `Pool` or `PoolConnection` fits as is. */
+export interface MySqlQueryable {
+  /** Runs one statement with `?` placeholders; resolves `[rows or result header, fields]`. */
+  query(sql: string, values?: unknown): Promise<[unknown, unknown]>;
+}
+
+/** A connection checked out of the pool: a `mysql2/promise` `PoolConnection`. */
+export interface MySqlPoolConnection extends MySqlQueryable {
+  /** Gives the connection back to the pool. */
+  release(): void;
+  /** Closes the connection (the server then releases its locks). */
+  destroy(): void;
+  /** A connection failure while checked out (the server ended it, the network dropped). */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Removes the listener given to `on`. */
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** A pool of connections: a `mysql2/promise` `Pool` (from `mysql.createPool(…)`) fits as is. */
+export interface MySqlPool extends MySqlQueryable {
+  /** Checks a connection out of the pool. */
+  getConnection(): Promise<MySqlPoolConnection>;
+}
+
+/** Options of {@link MySqlJournal}. */
+export type MySqlJournalOptions = SqlJournalOptions;
+
+const NAME = 'MySqlJournal';
+
+// GET_LOCK names are at most 64 characters, and one namespace for the whole server:
+// hash the database, the table and the player into one (a collision only serializes two players).
+const LOCK_NAME = "CONCAT('teamgames:', LEFT(SHA2(CONCAT_WS(':', DATABASE(), ?, ?), 256), 54))";
+
+/**
+ * A {@link DeliveryJournal} in a MySQL (8.0 and later) or MariaDB (10.5 and later) table, for
+ * several game servers (nodes) that deliver for one key: any node finishes what another
+ * started, and the engine holds a lock on the player across all of them around each
+ * `deliver` and reconciliation.
+ *
+ * - One row per `deliveryId`; `append` is one statement (all its entries or none), an
+ *   entry appended again keeps its place; `pending` lists by insertion order.
+ * - {@link MySqlJournal.withPlayerLock} takes `GET_LOCK` on a connection of its own, held
+ *   for the work and released after (`RELEASE_LOCK`); when the node dies, its connection
+ *   closes and the server releases the lock. The journal calls of the work run on that
+ *   connection, so a pool is never starved by its own locks, and a lock whose connection
+ *   was lost fails the next write instead of continuing unlocked.
+ * - The locks hold at most `maxLockConnections` of the pool's connections at once, by
+ *   default the pool's size (`connectionLimit`) less one, counted over every journal
+ *   given the pool: a grant that opens its transaction on the same pool always finds a
+ *   connection (the locks taking them all would deadlock: each lock waiting for its
+ *   grant, each grant for a connection). A player past the limit waits its turn within
+ *   `lockTimeoutMs`. Size the pool for the players delivered at once, plus one, plus
+ *   what the game runs on it.
+ * - The tables (the journal's and the dedupe table of {@link recordDelivery}) are created
+ *   on first use if they do not exist ({@link mysqlSchema} prints their DDL).
+ *
+ * MariaDB waits for the lock to the millisecond; MySQL counts `GET_LOCK`'s timeout in
+ * whole seconds, so give it a `lockTimeoutMs` of at least 1000.
+ *
+ * Pass your own `mysql2/promise` pool: this entry point never imports `mysql2` itself.
+ *
+ * @example
+ * ```ts
+ * import mysql from 'mysql2/promise';
+ * import { StorefrontClient } from 'teamgames-sdk';
+ * import { MySqlJournal } from 'teamgames-sdk/mysql';
+ *
+ * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, connectionLimit: 20 });
+ * const client = new StorefrontClient({ journal: new MySqlJournal(pool) }); // the key from TEAMGAMES_API_KEY
+ * await client.resumeDeliveries(grant); // at startup: finish what any node left
+ * ```
+ * @see [Delivering purchases in game: several game servers, one key](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#several-game-servers-one-key)
+ */
+export class MySqlJournal implements DeliveryJournal {
+  /** This node's id on the intents it journals (see {@link DeliveryJournal.nodeId}). */
+  readonly nodeId: string;
+  /** The journal's table, as given. */
+  readonly table: string;
+  /**
+   * How many connections of the pool the players' locks may hold at once: the
+   * `maxLockConnections` option, or the pool's size less one (see {@link SqlJournalOptions.maxLockConnections}).
+   */
+  readonly maxLockConnections: number;
+  readonly #core: SqlJournalCore<MySqlQueryable, MySqlPoolConnection, MySqlPool>;
+
+  /**
+   * Connects nothing yet: the tables are created (if needed) on first use.
+   *
+   * @throws InvalidInputError when `pool` is not a pool (no `query` and `getConnection`),
+   *   or an option is unknown or invalid, or `maxLockConnections` exceeds the pool's
+   *   size, or the pool has one connection and `maxLockConnections` is not given.
+   */
+  constructor(pool: MySqlPool, options: MySqlJournalOptions = {}) {
+    this.#core = new SqlJournalCore<MySqlQueryable, MySqlPoolConnection, MySqlPool>(NAME, pool, options, { kind: 'a mysql2/promise Pool', connect: 'getConnection', sizeOption: 'connectionLimit', size: poolSize }, createTables);
+    this.nodeId = this.#core.options.nodeId;
+    this.table = this.#core.table;
+    this.maxLockConnections = this.#core.lockConnections;
+  }
+
+  /**
+   * Records entries in one statement, replacing entries with the same `deliveryId` in place.
+   *
+   * @throws JournalError when the database refuses or cannot be reached, or a
+   *   `deliveryId` is longer than 512 bytes; nothing was recorded.
+   */
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    await this.#core.append(
+      entries,
+      (db, rows) =>
+        db.query(
+          `INSERT INTO ${quoted(this.#core.options.table)} (delivery_id, player_name, entry) VALUES ?
+         ON DUPLICATE KEY UPDATE player_name = VALUES(player_name), entry = VALUES(entry)`,
+          [rows.map((e) => [e.deliveryId, e.playerName, JSON.stringify(e)])],
+        ),
+      (rows) => {
+        const long = rows.find((e) => Buffer.byteLength(e.deliveryId) > MAX_DELIVERY_ID_BYTES);
+        // Refused here: a server outside strict mode would cut it, and two cut ids would collide.
+        if (long !== undefined) throw new JournalError(`${NAME}: could not append to the journal: the deliveryId ${JSON.stringify(long.deliveryId.slice(0, 60))}… is longer than ${MAX_DELIVERY_ID_BYTES} bytes; nothing was recorded`);
+      },
+    );
+  }
+
+  /**
+   * The entries not acknowledged, oldest first; of one player (exact name) when given.
+   *
+   * @throws JournalError when the database cannot be read, or a row is not an entry.
+   */
+  async pending(playerName?: string): Promise<JournalEntry[]> {
+    const table = quoted(this.#core.options.table);
+    const [rows] = await this.#core.query('read the journal', (db) =>
+      playerName === undefined
+        ? db.query(`SELECT entry FROM ${table} ORDER BY seq`)
+        : db.query(`SELECT entry FROM ${table} WHERE player_name = ? ORDER BY seq`, [playerName]),
+    );
+    return this.#core.entries(rows);
+  }
+
+  /**
+   * Removes entries (unknown ids are ignored) in one statement.
+   *
+   * @throws JournalError when the database refuses or cannot be reached; nothing was removed.
+   */
+  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id IN (?)`, [ids]));
+  }
+
+  /**
+   * Runs `work` holding the player's lock across every node of this table: `GET_LOCK` on
+   * a connection checked out for it, released after `work` (or by the server, when this
+   * node dies and the connection closes).
+   *
+   * @throws JournalError when no turn among the pool's lock connections
+   *   (`maxLockConnections`), no connection or no lock could be had within
+   *   `lockTimeoutMs`, or the database failed; `work` has not run then.
+   */
+  async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
+    const lock = await this.#core.checkOut(playerName, (pool) => pool.getConnection(), (late) => late.release());
+    const { connection, who } = lock;
+    const remaining = lock.remainingMs();
+    let got: unknown;
+    try {
+      const [rows] = await connection.query(`SELECT GET_LOCK(${LOCK_NAME}, ?) AS got`, [this.table, playerName, remaining / 1000]);
+      got = (rows as Array<{ got: unknown }>)[0]?.got;
+    } catch (error) {
+      got = error;
+    }
+    if (Number(got) !== 1) {
+      lock.detach();
+      // A connection whose GET_LOCK failed is closed: whatever it holds goes with it.
+      connection.destroy();
+      lock.free();
+      if (got === 0 || got === '0') throw lock.busy();
+      throw journalFailure(NAME, `take ${who}; nothing was done`, got instanceof Error ? got : new Error(`GET_LOCK returned ${String(got)}`));
+    }
+    return this.#core.runLocked(
+      lock,
+      work,
+      (locked) => locked.query(`SELECT RELEASE_LOCK(${LOCK_NAME}) AS released`, [this.table, playerName]),
+      // A connection that failed is closed, not reused: its lock (if any is left) goes with it.
+      (locked, failed) => (failed ? locked.destroy() : locked.release()),
+    );
+  }
+
+  /**
+   * Creates the journal's table and the dedupe table if they do not exist. The first call
+   * of the journal does it anyway; call it at startup when the game's grants use
+   * {@link recordDelivery} before any delivery. Safe to run from many nodes at once.
+   *
+   * @throws JournalError when the database refuses (the user may not create tables:
+   *   create them from {@link mysqlSchema} and pass `createTables: false`).
+   */
+  async createTables(): Promise<void> {
+    await this.#core.createTables();
+  }
+}
+
+/**
+ * A `mysql2` pool's size: its `connectionLimit` (default 10; 0 is unbounded), on the
+ * promise pool's inner pool or on a callback pool; `undefined` for another pool.
+ */
+function poolSize(pool: object): number | undefined {
+  type Sized = { config?: { connectionLimit?: unknown } };
+  const limit = ((pool as { pool?: Sized }).pool ?? (pool as Sized)).config?.connectionLimit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) return undefined;
+  return limit === 0 ? Infinity : limit;
+}
+
+/** The tables' DDL, run once by the journal's first query. */
+async function createTables(db: MySqlQueryable, table: TableName, grantedTable: TableName): Promise<void> {
+  // CREATE TABLE IF NOT EXISTS is safe to race on MySQL and MariaDB (metadata locks);
+  // one statement per call, since pools rarely allow several.
+  for (const statement of schemaStatements(table, grantedTable)) await db.query(statement);
+}

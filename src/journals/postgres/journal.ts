@@ -1,0 +1,215 @@
+/**
+ * {@link PostgresJournal}: the delivery journal in a PostgreSQL table shared by every
+ * node of one key, with a lock per player across nodes (`pg_advisory_lock`).
+ *
+ * @module
+ */
+import type { DeliveryJournal, JournalEntry } from '../contract.js';
+import { journalFailure, tableText, type SqlJournalOptions, type TableName } from '../sql/common.js';
+import { SqlJournalCore } from '../sql/journal.js';
+import { quoted, schemaStatements } from './schema.js';
+
+/** What the journal runs queries on: a `pg` `Pool` or `PoolClient` fits as is. */
+export interface PgQueryable {
+  /** Runs one query (`$1` placeholders), or several statements when there are no values. */
+  query(text: string, values?: unknown[]): Promise<PgResult>;
+}
+
+/** The part of a `pg` result the journal reads. */
+export interface PgResult {
+  /** The rows, as objects by column name. */
+  rows: unknown[];
+  /** The rows inserted, updated or deleted. */
+  rowCount: number | null;
+}
+
+/** A connection checked out of the pool: a `pg` `PoolClient`. */
+export interface PgPoolClient extends PgQueryable {
+  /** Gives the connection back; with an error (or `true`), closes it instead. */
+  release(destroy?: boolean | Error): void;
+  /** A connection failure while checked out (the server ended it, the network dropped). */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Removes the listener given to `on`. */
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** A pool of connections: a `pg` `Pool` (from `new pg.Pool(…)`) fits as is. */
+export interface PgPool extends PgQueryable {
+  /** Checks a connection out of the pool. */
+  connect(): Promise<PgPoolClient>;
+}
+
+/** Options of {@link PostgresJournal}. */
+export type PostgresJournalOptions = SqlJournalOptions;
+
+const NAME = 'PostgresJournal';
+
+// PostgreSQL's lock_not_available: the lock_timeout elapsed.
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * A {@link DeliveryJournal} in a PostgreSQL (11 and later) table, for several game servers (nodes) that
+ * deliver for one key: any node finishes what another started, and the engine holds a
+ * lock on the player across all of them around each `deliver` and reconciliation.
+ *
+ * - One row per `deliveryId`; `append` is one statement (all its entries or none), an
+ *   entry appended again keeps its place; `pending` lists by insertion order.
+ * - {@link PostgresJournal.withPlayerLock} takes `pg_advisory_lock` on a connection of
+ *   its own, held for the work and released after; when the node dies, its connection
+ *   closes and the server releases the lock. The journal calls of the work run on that
+ *   connection, so a pool is never starved by its own locks, and a lock whose connection
+ *   was lost fails the next write instead of continuing unlocked.
+ * - The locks hold at most `maxLockConnections` of the pool's connections at once, by
+ *   default the pool's size (`max`) less one, counted over every journal given the pool:
+ *   a grant that opens its transaction on the same pool always finds a connection (the
+ *   locks taking them all would deadlock: each lock waiting for its grant, each grant for
+ *   a connection). A player past the limit waits its turn within `lockTimeoutMs`. Size
+ *   the pool for the players delivered at once, plus one, plus what the game runs on it.
+ * - The tables (the journal's and the dedupe table of {@link recordDelivery}) are created
+ *   on first use if they do not exist ({@link postgresSchema} prints their DDL).
+ *
+ * Pass your own `pg` `Pool`: this entry point never imports `pg` itself.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { StorefrontClient } from 'teamgames-sdk';
+ * import { PostgresJournal } from 'teamgames-sdk/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+ * const client = new StorefrontClient({ journal: new PostgresJournal(pool) }); // the key from TEAMGAMES_API_KEY
+ * await client.resumeDeliveries(grant); // at startup: finish what any node left
+ * ```
+ * @see [Delivering purchases in game: several game servers, one key](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#several-game-servers-one-key)
+ */
+export class PostgresJournal implements DeliveryJournal {
+  /** This node's id on the intents it journals (see {@link DeliveryJournal.nodeId}). */
+  readonly nodeId: string;
+  /** The journal's table, as given. */
+  readonly table: string;
+  /**
+   * How many connections of the pool the players' locks may hold at once: the
+   * `maxLockConnections` option, or the pool's size less one (see {@link SqlJournalOptions.maxLockConnections}).
+   */
+  readonly maxLockConnections: number;
+  readonly #core: SqlJournalCore<PgQueryable, PgPoolClient, PgPool>;
+
+  /**
+   * Connects nothing yet: the tables are created (if needed) on first use.
+   *
+   * @throws InvalidInputError when `pool` is not a pool (no `query` and `connect`), or an
+   *   option is unknown or invalid, or `maxLockConnections` exceeds the pool's size, or
+   *   the pool has one connection and `maxLockConnections` is not given.
+   */
+  constructor(pool: PgPool, options: PostgresJournalOptions = {}) {
+    this.#core = new SqlJournalCore<PgQueryable, PgPoolClient, PgPool>(NAME, pool, options, { kind: 'a pg Pool', connect: 'connect', sizeOption: 'max', size: poolSize }, createTables);
+    this.nodeId = this.#core.options.nodeId;
+    this.table = this.#core.table;
+    this.maxLockConnections = this.#core.lockConnections;
+  }
+
+  /**
+   * Records entries in one statement, replacing entries with the same `deliveryId` in place.
+   *
+   * @throws JournalError when the database refuses or cannot be reached; nothing was recorded.
+   */
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    await this.#core.append(entries, (db, rows) =>
+      db.query(
+        `INSERT INTO ${quoted(this.#core.options.table)} (delivery_id, player_name, entry)
+         SELECT id, player, entry FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e (id, player, entry, n) ORDER BY n
+         ON CONFLICT (delivery_id) DO UPDATE SET player_name = EXCLUDED.player_name, entry = EXCLUDED.entry`,
+        [rows.map((e) => e.deliveryId), rows.map((e) => e.playerName), rows.map((e) => JSON.stringify(e))],
+      ),
+    );
+  }
+
+  /**
+   * The entries not acknowledged, oldest first; of one player (exact name) when given.
+   *
+   * @throws JournalError when the database cannot be read, or a row is not an entry.
+   */
+  async pending(playerName?: string): Promise<JournalEntry[]> {
+    const table = quoted(this.#core.options.table);
+    const result = await this.#core.query('read the journal', (db) =>
+      playerName === undefined
+        ? db.query(`SELECT entry FROM ${table} ORDER BY seq`)
+        : db.query(`SELECT entry FROM ${table} WHERE player_name = $1 ORDER BY seq`, [playerName]),
+    );
+    return this.#core.entries(result.rows);
+  }
+
+  /**
+   * Removes entries (unknown ids are ignored) in one statement.
+   *
+   * @throws JournalError when the database refuses or cannot be reached; nothing was removed.
+   */
+  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id = ANY($1::text[])`, [ids]));
+  }
+
+  /**
+   * Runs `work` holding the player's lock across every node of this table:
+   * `pg_advisory_lock` on a connection checked out for it, released after `work` (or by
+   * the server, when this node dies and the connection closes).
+   *
+   * @throws JournalError when no turn among the pool's lock connections
+   *   (`maxLockConnections`), no connection or no lock could be had within
+   *   `lockTimeoutMs`, or the database failed; `work` has not run then.
+   */
+  async withPlayerLock<T>(playerName: string, work: () => Promise<T>): Promise<T> {
+    const lock = await this.#core.checkOut(playerName, (pool) => pool.connect(), (late) => late.release());
+    const { connection: client, who } = lock;
+    const key = `teamgames-sdk:${this.table}:${playerName}`;
+    let locked = false;
+    try {
+      const remaining = lock.remainingMs();
+      // lock_timeout bounds the wait; it is reset before the work so the work's queries are not bound by it.
+      await client.query(`SELECT set_config('lock_timeout', $1, false)`, [`${remaining}ms`]);
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      locked = true;
+      await client.query('RESET lock_timeout');
+    } catch (error) {
+      // A connection left in an unknown state (a half-set timeout, maybe the lock) is closed, which releases all.
+      lock.detach();
+      client.release(true);
+      lock.free();
+      if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) throw lock.busy(error);
+      throw journalFailure(NAME, `take ${who}${locked ? '' : '; nothing was done'}`, error);
+    }
+    return this.#core.runLocked(
+      lock,
+      work,
+      (held) => held.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]),
+      // A connection that failed is closed, not reused: its lock (if any is left) goes with it.
+      (held, failed, failure) => held.release(failed ? (failure as Error) : undefined),
+    );
+  }
+
+  /**
+   * Creates the journal's table and the dedupe table if they do not exist. The first call
+   * of the journal does it anyway; call it at startup when the game's grants use
+   * {@link recordDelivery} before any delivery. Safe to run from many nodes at once.
+   *
+   * @throws JournalError when the database refuses (the user may not create tables:
+   *   create them from {@link postgresSchema} and pass `createTables: false`).
+   */
+  async createTables(): Promise<void> {
+    await this.#core.createTables();
+  }
+}
+
+/** A `pg` `Pool`'s size: `pool.options.max`, which `pg-pool` sets (default 10); `undefined` for another pool. */
+function poolSize(pool: object): number | undefined {
+  const max = (pool as { options?: { max?: unknown } }).options?.max;
+  return typeof max === 'number' && Number.isInteger(max) && max > 0 ? max : undefined;
+}
+
+/** The tables' DDL, run once by the journal's first query. */
+async function createTables(db: PgQueryable, table: TableName, grantedTable: TableName): Promise<void> {
+  // One multi-statement query is one transaction; the advisory lock makes nodes that
+  // start together create the tables one after the other (two concurrent CREATE TABLE
+  // IF NOT EXISTS can fail on PostgreSQL's catalog).
+  const key = `teamgames-sdk:ddl:${tableText(table)}`.replace(/'/g, "''");
+  await db.query([`SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0));`, ...schemaStatements(table, grantedTable)].join('\n'));
+}

@@ -1,0 +1,256 @@
+/**
+ * What `PostgresJournal` and `MySqlJournal` do the same way around their engine's SQL:
+ * the pool and option checks, the journal query (on the lock's connection, tables created
+ * once, failures as `JournalError`), the append / pending / acknowledge flow, and the
+ * connection checked out for a player's lock. Each engine keeps its SQL and its lock
+ * statements in its own file and hands them in.
+ *
+ * @module
+ * @internal
+ */
+import type { JournalEntry } from '../contract.js';
+import { JournalError } from '../../errors.js';
+import { checkNonBlank, describe, fail } from '../../internal/validate.js';
+import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
+
+/** A pool connection that reports its failures while checked out. */
+export interface FailingConnection {
+  /** A connection failure while checked out. */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Removes the listener given to `on`. */
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** How one engine's pool is recognised, for the constructor's check. */
+export interface PoolShape {
+  /** The pool as the message names it, e.g. `a pg Pool`. */
+  kind: string;
+  /** The pool's method that checks a connection out, besides `query`. */
+  connect: string;
+  /** The option that sizes the pool, for messages: `max`, `connectionLimit`. */
+  sizeOption: string;
+  /** The pool's size: `Infinity` when unbounded, `undefined` when it cannot be read. */
+  size(pool: object): number | undefined;
+}
+
+/** A connection checked out for a player's lock, before and while the lock is held. */
+export interface PlayerLock<C> {
+  /** The scope that routes the work's journal calls to the connection. */
+  scope: LockScope<C>;
+  /** The connection checked out. */
+  connection: C;
+  /** `the lock on player "…"`, for messages. */
+  who: string;
+  /** What is left of `lockTimeoutMs` since the call began, in ms (at least 1). */
+  remainingMs(): number;
+  /** Stops listening for the connection's failures (before it goes back or is closed). */
+  detach(): void;
+  /** Gives the lock's turn among the pool's lock connections back, once the connection went back or was closed. */
+  free(): void;
+  /** The error of a lock another node held past `lockTimeoutMs`. */
+  busy(cause?: unknown): JournalError;
+}
+
+/**
+ * The state and flow one SQL journal object shares with the other engine's: it holds the
+ * pool, the checked options, the lock scopes and the once-promise of the tables' creation.
+ * `Q` is what queries run on, `C` a connection checked out of the pool `P`.
+ */
+export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
+  /** The options, checked. */
+  readonly options: CheckedOptions;
+  /** The journal's table, as given. */
+  readonly table: string;
+  /** The pool given to the journal. */
+  readonly pool: P;
+  /** The scopes of the locks held by `withPlayerLock`. */
+  readonly scopes = new LockScopes<C>();
+  /** How many of the pool's connections the locks may hold at once (`maxLockConnections`, or the pool's size less one). */
+  readonly lockConnections: number;
+  readonly #slots: LockSlots;
+  readonly #name: string;
+  readonly #create: (db: Q, table: TableName, grantedTable: TableName) => Promise<void>;
+  #tables: Promise<void> | undefined;
+
+  /**
+   * Checks the pool (it must have `query` and `shape.connect`), then the options, and
+   * derives how many of the pool's connections the locks may hold.
+   *
+   * @param name the journal's class, first in its messages.
+   * @param create the engine's DDL, run once (again after a failure) on first use.
+   * @throws InvalidInputError when `pool` is not a pool, or an option is unknown or
+   *   invalid, or `maxLockConnections` exceeds the pool's size, or the pool has a single
+   *   connection and `maxLockConnections` is not given.
+   */
+  constructor(name: string, pool: P, options: SqlJournalOptions | undefined, shape: PoolShape, create: (db: Q, table: TableName, grantedTable: TableName) => Promise<void>) {
+    const p = pool as Record<string, unknown> | null;
+    if (typeof p !== 'object' || p === null || typeof p.query !== 'function' || typeof p[shape.connect] !== 'function') {
+      fail('pool', `must be ${shape.kind} (an object with query and ${shape.connect}), got ${describe(pool)}`);
+    }
+    this.#name = name;
+    this.pool = pool;
+    this.#create = create;
+    this.options = checkSqlJournalOptions(options);
+    this.table = tableText(this.options.table);
+    this.lockConnections = lockConnections(pool as object, this.options.maxLockConnections, shape);
+    this.#slots = lockSlots(pool as object);
+  }
+
+  /** Records the entries, one row per `deliveryId`, after `refuse` (which may throw) saw them. */
+  async append(entries: readonly JournalEntry[], insert: (db: Q, rows: JournalEntry[]) => Promise<unknown>, refuse?: (rows: JournalEntry[]) => void): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = latestById(entries);
+    refuse?.(rows);
+    await this.query('append to the journal', (db) => insert(db, rows));
+  }
+
+  /** The entries of rows read back (objects with an `entry` column). */
+  entries(rows: unknown): JournalEntry[] {
+    return (rows as Array<{ entry: unknown }>).map((row) => parseEntry(this.#name, row.entry));
+  }
+
+  /** Removes the entries of the ids that are strings, if any. */
+  async acknowledge(deliveryIds: readonly string[], remove: (db: Q, ids: string[]) => Promise<unknown>): Promise<void> {
+    const ids = deliveryIds.filter((id) => typeof id === 'string');
+    if (ids.length === 0) return;
+    await this.query('acknowledge in the journal', (db) => remove(db, ids));
+  }
+
+  /** Creates the tables if they do not exist, on the lock's connection inside `withPlayerLock`. */
+  async createTables(): Promise<void> {
+    const scope = this.scopes.current();
+    await this.#createTables(scope?.connection ?? this.pool);
+  }
+
+  /** Runs one journal query: on the lock's connection inside `withPlayerLock`, on the pool otherwise. */
+  async query<R>(doing: string, query: (db: Q) => Promise<R>): Promise<R> {
+    const scope = this.scopes.current();
+    if (scope?.lost !== undefined) {
+      throw new JournalError(`${this.#name}: could not ${doing}: the connection holding the player's lock failed (${scope.lost.message}); the lock is gone, nothing more is written under it`, { cause: scope.lost });
+    }
+    const db: Q = scope?.connection ?? this.pool;
+    try {
+      if (this.options.createTables) await this.#createTables(db);
+      return await query(db);
+    } catch (error) {
+      throw journalFailure(this.#name, doing, error);
+    }
+  }
+
+  /**
+   * Checks the player's name and a connection out of the pool (within `lockTimeoutMs`),
+   * listening for its failures: the engine then takes its lock on it.
+   *
+   * @throws JournalError when no connection could be had; nothing was done.
+   */
+  async checkOut(playerName: string, connect: (pool: P) => Promise<C>, giveBack: (late: C) => void): Promise<PlayerLock<C>> {
+    checkNonBlank(playerName, 'playerName');
+    // Monotonic: a wall clock stepped back must not stretch the wait.
+    const started = performance.now();
+    const name = this.#name;
+    const { lockTimeoutMs } = this.options;
+    const limit = this.lockConnections;
+    const who = `the lock on player ${JSON.stringify(playerName)}`;
+    const remainingMs = () => Math.max(1, lockTimeoutMs - (performance.now() - started));
+    // A turn among the pool's lock connections first: the locks never take the pool's last
+    // connection, which the work's grants may need (else each lock waits for its grant, and
+    // each grant for a connection, forever).
+    await this.#slots.take(
+      limit,
+      lockTimeoutMs,
+      () =>
+        new JournalError(
+          `${name}: players' locks already hold ${limit} connections of the pool, the most they may (maxLockConnections: ${limit}), and none was released within ${lockTimeoutMs} ms to take ${who}; nothing was done. More players are delivered at once than the pool allows: give the pool more connections.`,
+        ),
+    );
+    let connection: C;
+    try {
+      connection = await connectWithin(
+        () => connect(this.pool),
+        remainingMs(),
+        giveBack,
+        () => new JournalError(`${name}: no connection of the pool was free within ${lockTimeoutMs} ms to take ${who}; nothing was done. Give the pool more connections than players delivered at once.`),
+      );
+    } catch (error) {
+      this.#slots.give();
+      throw journalFailure(name, `connect to take ${who}; nothing was done`, error);
+    }
+    let freed = false;
+    const scope: LockScope<C> = { connection, lost: undefined, closed: false };
+    const onError = (error: Error) => (scope.lost ??= error);
+    connection.on('error', onError);
+    return {
+      scope,
+      connection,
+      who,
+      remainingMs,
+      detach: () => connection.removeListener('error', onError),
+      free: () => {
+        if (freed) return;
+        freed = true;
+        this.#slots.give();
+      },
+      busy: (cause?: unknown) => new JournalError(`${name}: ${who} was not free within ${lockTimeoutMs} ms (another node is delivering for this player); nothing was done`, { cause }),
+    };
+  }
+
+  /**
+   * Runs `work` under a lock taken, then releases it with `unlock` unless the connection
+   * failed, and gives the connection to `close` with whether it failed (then it must not
+   * be reused: its lock, if any is left, goes with it) and why.
+   */
+  async runLocked<T>(lock: PlayerLock<C>, work: () => Promise<T>, unlock: (connection: C) => Promise<unknown>, close: (connection: C, failed: boolean, failure: unknown) => void): Promise<T> {
+    const { scope, connection } = lock;
+    try {
+      return await this.scopes.run(scope, work);
+    } finally {
+      scope.closed = true;
+      let failed = scope.lost !== undefined;
+      let failure: unknown = scope.lost;
+      if (!failed) {
+        try {
+          await unlock(connection);
+        } catch (error) {
+          failed = true;
+          failure = error;
+        }
+      }
+      lock.detach();
+      try {
+        close(connection, failed, failure);
+      } finally {
+        lock.free();
+      }
+    }
+  }
+
+  #createTables(db: Q): Promise<void> {
+    const { table, grantedTable } = this.options;
+    return (this.#tables ??= this.#create(db, table, grantedTable).catch((error: unknown) => {
+      this.#tables = undefined;
+      throw journalFailure(this.#name, `create the tables ${tableText(table)} and ${tableText(grantedTable)}`, error);
+    }));
+  }
+}
+
+/**
+ * How many of the pool's connections the locks may hold: `maxLockConnections` (at most the
+ * pool's size), else the pool's size less one, else {@link DEFAULT_LOCK_CONNECTIONS}.
+ */
+function lockConnections(pool: object, given: number | undefined, shape: PoolShape): number {
+  const size = shape.size(pool);
+  const known = size !== undefined && size !== Infinity;
+  if (given !== undefined) {
+    if (known && given > size) fail('options.maxLockConnections', `must be at most the pool's size (${shape.sizeOption}: ${size}), got ${given}`);
+    return given;
+  }
+  if (size === undefined) return DEFAULT_LOCK_CONNECTIONS;
+  if (size === Infinity) return Infinity;
+  if (size < 2) {
+    fail(
+      'pool',
+      `has ${size} connection (${shape.sizeOption}: ${size}): a player's lock holds a connection of the pool for the whole delivery, and a grant that opens its transaction on the same pool would wait for it forever. Give the pool at least 2 connections (the players delivered at once plus one), or pass options.maxLockConnections: 1 if nothing the deliveries run uses this pool`,
+    );
+  }
+  return size - 1;
+}
