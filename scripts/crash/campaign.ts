@@ -14,6 +14,7 @@ import type { Bundles } from './bundle.js';
 import { pause, start, waitForLine, type Child } from './children.js';
 import type { AdminDb, Tables } from './database.js';
 import { API_KEY, BUY_EVERY_MS, CLUSTER, DURING_RUNS, JOURNAL, KILLS, LOOP, NODES, P_DROP_AFTER, PLAYERS, PLAYER_NAMES, PRODUCTS, SHARED } from './options.js';
+import { between, pick } from './draws.js';
 import { FastClock, Presence } from './presence.js';
 import { WorkerPool } from './workers.js';
 
@@ -23,10 +24,6 @@ export interface Db {
   tables: Tables;
 }
 
-/** A pick from a list. */
-export const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-/** An integer from lo to hi, both included. */
-export const between = (random: () => number, [lo, hi]: readonly [number, number]): number => lo + Math.floor(random() * (hi - lo + 1));
 
 /** One mode's campaign: what its loops share. */
 export class Campaign {

@@ -10,7 +10,8 @@
  * @module
  */
 import { seededRandom } from '../../src/mock/service/random.js';
-import { between, type Campaign, type Db } from './campaign.js';
+import type { Campaign, Db } from './campaign.js';
+import { between } from './draws.js';
 import { kill, pause, type Child } from './children.js';
 import { DURING_RUNS, KILLS, KILL_DELAY_MS_DB, KILL_DELAY_MS_LOOP_DB, LOCK_TIMEOUT_MS, LOOP, NODES, OUTAGE_EVERY_KILLS, P_EARLY_KILL, PLAYER_NAMES } from './options.js';
 

@@ -7,7 +7,8 @@
  * @module
  */
 import { rmSync } from 'node:fs';
-import { between, type Campaign } from './campaign.js';
+import type { Campaign } from './campaign.js';
+import { between } from './draws.js';
 import { kill, pause } from './children.js';
 import { KILLS, KILL_DELAY_MS, KILL_DELAY_MS_LOOP, LOOP, P_EARLY_KILL } from './options.js';
 import { killDelayFor } from './scenario.js';

@@ -20,10 +20,20 @@
  */
 import { openSync, writeSync, closeSync } from 'node:fs';
 import { seededRandom } from '../../src/mock/service/random.js';
-import { between, pick, type Campaign } from './campaign.js';
+import { between, pick } from './draws.js';
 import { pause } from './children.js';
 import { CLOCK_EVERY_MS, CLOCK_SPEED, CLOCK_STEP_MS, NODES, PLAYER_NAMES, PRESENCE_EVERY_MS, P_ONLINE_AT_START } from './options.js';
 import type { PresenceCommand } from './worker/config.js';
+import type { WorkerPool } from './workers.js';
+
+/** What presence needs of its campaign (campaign.ts), which owns it. */
+export interface PresenceHost {
+  readonly clockPath: string;
+  readonly base: number;
+  readonly stopping: boolean;
+  readonly workers: Pick<WorkerPool, 'current'>;
+  admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
+}
 
 /** The mock's clock, moved fast until stop() (the drain's end). */
 export class FastClock {
@@ -31,7 +41,7 @@ export class FastClock {
   #running: Promise<void> | undefined;
   advances = 0;
 
-  start(c: Campaign): void {
+  start(c: PresenceHost): void {
     const fd = openSync(c.clockPath, 'r+');
     const buffer = Buffer.alloc(8);
     this.#running = (async () => {
@@ -68,7 +78,7 @@ export class Presence {
   readonly #random: () => number;
   readonly counts = { joins: 0, leaves: 0, moves: 0, relogs: 0, secondProxies: 0 };
 
-  constructor(private readonly c: Campaign) {
+  constructor(private readonly c: PresenceHost) {
     this.#random = seededRandom(c.base ^ 0x9e5e);
     for (const player of PLAYER_NAMES) this.#on.set(player, new Set(this.#random() < P_ONLINE_AT_START ? [Math.floor(this.#random() * NODES)] : []));
   }

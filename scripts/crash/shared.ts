@@ -8,7 +8,8 @@
  */
 import { rmSync } from 'node:fs';
 import { seededRandom } from '../../src/mock/service/random.js';
-import { between, pick, type Campaign } from './campaign.js';
+import type { Campaign } from './campaign.js';
+import { between, pick } from './draws.js';
 import { kill, pause, type Child } from './children.js';
 import { KILLS, KILL_DELAY_MS, P_EARLY_KILL } from './options.js';
 
