@@ -1,10 +1,18 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Tests and examples import the package by its public name, resolved to the sources
-// (the same mapping as tsconfig's `paths`, which tsx uses for the demo and examples).
-const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+// Tests and examples import the package by its public names, resolved to the sources: the
+// same mapping as tsconfig's `paths` (which tsx uses for the demo and examples), read from
+// there so that a new entry point is mapped in one place.
+const tsconfig = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')) as {
+  compilerOptions: { paths: Record<string, [string]> };
+};
+const aliases = Object.entries(tsconfig.compilerOptions.paths).map(([name, [path]]) => ({
+  find: new RegExp(`^${name.replace('/', '\\/')}$`),
+  replacement: fileURLToPath(new URL(path, import.meta.url)),
+}));
 
 // Suites that need a real PostgreSQL and MariaDB are named `*.db.test.ts`. They form
 // their own project, whose global setup starts the throwaway servers
@@ -12,14 +20,7 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 const DATABASE_SUITES = 'test/**/*.db.test.ts';
 
 export default defineConfig({
-  resolve: {
-    alias: [
-      { find: /^teamgames-sdk\/mock$/, replacement: src('mock/index.ts') },
-      { find: /^teamgames-sdk\/postgres$/, replacement: src('journals/postgres/index.ts') },
-      { find: /^teamgames-sdk\/mysql$/, replacement: src('journals/mysql/index.ts') },
-      { find: /^teamgames-sdk$/, replacement: src('index.ts') },
-    ],
-  },
+  resolve: { alias: aliases },
   test: {
     testTimeout: 10_000,
     // vitest's default is one worker fewer than the cores: a single worker on a 2-core
