@@ -32,7 +32,12 @@ const readingOrder = [
   'Testing your plugin with the mock',
   'Migrating from the v3 claim to v4',
 ];
-const entryPoints = ['teamgames-sdk', 'teamgames-sdk/mock', 'teamgames-sdk/mysql', 'teamgames-sdk/postgres'];
+/** The package's entry points, from its `exports` (`.` is the package's own name). */
+const { exports: exported } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+const entryPoints = Object.keys(exported)
+  .filter((subpath) => subpath !== './package.json')
+  .map((subpath) => `teamgames-sdk${subpath.slice(1)}`)
+  .sort();
 /** What only a contributor runs, in a clone of the repository. */
 const contributorCommands = ['npm ci', 'npm run demo', 'npm test'];
 

@@ -78,7 +78,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       const journal = kit.journal(kit.pool(), { ...names, createTables: false });
       const missing = await journal.pending().catch((e: unknown) => e);
       expect(isStorefrontError(missing, 'JOURNAL_FAILED')).toBe(true);
-      expect((missing as Error).message).toMatch(/^(PostgresJournal|MySqlJournal): could not read the journal: /);
+      expect((missing as Error).message.startsWith(`${journal.constructor.name}: could not read the journal: `)).toBe(true);
       expect(await kit.tableExists(names.table)).toBe(false);
 
       await kit.migrate(names);
