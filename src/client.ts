@@ -39,7 +39,8 @@ import { VERSION } from './version.js';
 import { readCatalog, type Catalog, type CatalogOptions } from './wire/catalog.js';
 import { checkoutBody, readCheckout, type CheckoutInput, type CheckoutResult } from './wire/checkout.js';
 import { CLAIM_WINDOW_MS, RATE_LIMIT_MESSAGE, readClaim, type ClaimOptions, type ClaimResult } from './wire/claim.js';
-import { readLegacyClaim, readVoteReward, type VoteRewardInput, type VoteRewardResult } from './wire/legacy.js';
+import { readLegacyClaim } from './wire/legacy.js';
+import { readVoteReward, type VoteRewardInput, type VoteRewardResult } from './wire/vote-reward.js';
 
 /** The production base URL. */
 export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
@@ -218,7 +219,7 @@ export class StorefrontClient {
     const cached = this.#shared.cache?.get(cacheKey);
     if (cached !== undefined) return cached;
 
-    const catalog = await this.#transport.send(ENDPOINTS.catalog, categoryId === undefined ? {} : { categoryId }, { signal, timeoutMs, playerName: '', delivers: false }, readCatalog);
+    const catalog = await this.#transport.send(ENDPOINTS.getCatalog, categoryId === undefined ? {} : { categoryId }, { signal, timeoutMs, playerName: '', delivers: false }, readCatalog);
     if (this.#shared.cache === undefined) return catalog;
     const frozen = deepFreeze(catalog);
     this.#shared.cache.set(cacheKey, frozen);
@@ -285,7 +286,7 @@ export class StorefrontClient {
     const includeRawTransactions = checkBoolean(opts.includeRawTransactions, 'options.includeRawTransactions', op) ?? false;
     return this.#guarded(player, signal, (onNotSent) =>
       this.#transport.send(
-        ENDPOINTS.claimV4,
+        ENDPOINTS.claim,
         { playerName: player, preview, includeRawTransactions },
         // A preview changes nothing on the service, so a lost answer costs nothing.
         { signal, timeoutMs, playerName: player, delivers: !preview, onNotSent },
@@ -323,7 +324,7 @@ export class StorefrontClient {
    * @see [Migrating from the v3 claim to v4](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/migrating-v3-to-v4.md)
    */
   async claimLegacy(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
-    return this.#legacy(ENDPOINTS.claimV3, playerName, options);
+    return this.#legacy(ENDPOINTS.claimLegacy, playerName, options);
   }
 
   /**
@@ -338,7 +339,7 @@ export class StorefrontClient {
    * @see [Migrating from the v3 claim to v4](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/migrating-v3-to-v4.md)
    */
   async claimStoreTransactions(playerName: string, options?: RequestOptions): Promise<ClaimResult> {
-    return this.#legacy(ENDPOINTS.storeClaim, playerName, options);
+    return this.#legacy(ENDPOINTS.claimStoreTransactions, playerName, options);
   }
 
   /**
@@ -363,7 +364,7 @@ export class StorefrontClient {
     const player = checkPlayerName(fields.player, 'input.player', op);
     const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
     const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
-    return this.#transport.send(ENDPOINTS.voteClaim, { player, reward, amount }, { ...call, playerName: player, delivers: true }, readVoteReward);
+    return this.#transport.send(ENDPOINTS.claimVoteReward, { player, reward, amount }, { ...call, playerName: player, delivers: true }, readVoteReward);
   }
 
   /**

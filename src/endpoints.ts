@@ -2,10 +2,11 @@
  * The six endpoints as data. They differ only in path, credential scheme, body encoding
  * and retry class; one transport function does the HTTP work for all of them.
  *
- * The keys are the endpoints' names everywhere: the mock's operation table and its fault
- * rules use the same six (`catalog`, `checkout`, `claimV4`, `claimV3`, `storeClaim`,
- * `voteClaim`), in a table of its own so that it stays an independent check of the wire
- * format. `operation` is something else: the SDK method an error names.
+ * Each endpoint has one name everywhere: the client method that calls it (`getCatalog`,
+ * `checkout`, `claim`, `claimLegacy`, `claimStoreTransactions`, `claimVoteReward`). It
+ * keys this table, is the `operation` its errors and events name, and names the mock's
+ * operations and fault rules (the mock keeps a table of its own, so that it stays an
+ * independent check of the wire format).
  *
  * @module
  */
@@ -17,7 +18,7 @@ export type BodyEncoding = 'json' | 'form';
 
 /** One row of the endpoint table. @internal */
 export interface Endpoint {
-  /** The SDK method it serves (used in error messages and events). */
+  /** The SDK method it serves, also its key in {@link ENDPOINTS} (used in error messages and events). */
   readonly operation: Operation;
   /** Path relative to the base URL, without a leading slash (ky's `prefixUrl` rule). */
   readonly path: string;
@@ -36,9 +37,13 @@ export interface Endpoint {
 
 const JSON_TYPE = 'application/json';
 
-/** The endpoint table. Adding an endpoint is one row here plus one client method. @internal */
+/**
+ * The endpoint table, keyed by the client method's name (the type checks that each key
+ * and its row's `operation` agree). Adding an endpoint is one row here plus one client
+ * method. @internal
+ */
 export const ENDPOINTS = {
-  catalog: {
+  getCatalog: {
     operation: 'getCatalog',
     path: 'api/v2/client/global/products',
     auth: 'base64-authorization',
@@ -56,7 +61,7 @@ export const ENDPOINTS = {
     // The checkout answers 404 for a cart it cannot parse: RequestRejectedError.
     rejectedStatus: 404,
   },
-  claimV4: {
+  claim: {
     operation: 'claim',
     path: 'api/v4/store/transaction/update',
     auth: 'base64-authorization',
@@ -64,7 +69,7 @@ export const ENDPOINTS = {
     contentType: JSON_TYPE,
     retryable: false,
   },
-  claimV3: {
+  claimLegacy: {
     operation: 'claimLegacy',
     path: 'api/v3/store/transaction/update',
     auth: 'api-key-header',
@@ -72,7 +77,7 @@ export const ENDPOINTS = {
     contentType: JSON_TYPE,
     retryable: false,
   },
-  storeClaim: {
+  claimStoreTransactions: {
     operation: 'claimStoreTransactions',
     // No `/api` prefix on this one and on the vote claim: that is the service's layout.
     path: 'v3/store/transaction/claim',
@@ -81,7 +86,7 @@ export const ENDPOINTS = {
     contentType: 'application/x-www-form-urlencoded',
     retryable: false,
   },
-  voteClaim: {
+  claimVoteReward: {
     operation: 'claimVoteReward',
     path: 'v3/vote/reward/claim',
     auth: 'api-key-header',
@@ -89,4 +94,4 @@ export const ENDPOINTS = {
     contentType: 'application/x-www-form-urlencoded; charset=UTF-8',
     retryable: false,
   },
-} as const satisfies Record<string, Endpoint>;
+} as const satisfies { readonly [Name in Operation]?: Endpoint & { readonly operation: Name } };

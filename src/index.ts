@@ -63,7 +63,7 @@ export type {
   ClaimResult,
   ClaimCode,
 } from './wire/claim.js';
-export type { VoteRewardInput, VoteReward, VoteRewardResult } from './wire/legacy.js';
+export type { VoteRewardInput, VoteReward, VoteRewardResult } from './wire/vote-reward.js';
 export type {
   DeliveredItem,
   DeliverOptions,

@@ -314,7 +314,7 @@ export class DeliveryEngine {
     if (preview.code === 'PREVIEW') {
       const rows = linesOf(preview);
       if (rows === undefined) {
-        const error = unusableAnswer(ENDPOINTS.claimV4, player, 'the preview did not list an invoice for every line (rawTransactions), so exactly-once delivery cannot track them');
+        const error = unusableAnswer(ENDPOINTS.claim, player, 'the preview did not list an invoice for every line (rawTransactions), so exactly-once delivery cannot track them');
         return { ok: false, outcome: { code: 'ERROR', message: ERROR_MESSAGE, error } };
       }
       pending = rows;
@@ -322,7 +322,7 @@ export class DeliveryEngine {
       // A preview answered like a claim (a misbehaving service or proxy): the service says
       // it delivered these lines, so they are journaled and granted like a claim's.
       delivered.push(...this.#claimedLines(player, preview));
-      run.error ??= unusableAnswer(ENDPOINTS.claimV4, player, `the preview answered SUCCESS with ${preview.claims.length} item(s); they were treated as delivered, journaled and granted`);
+      run.error ??= unusableAnswer(ENDPOINTS.claim, player, `the preview answered SUCCESS with ${preview.claims.length} item(s); they were treated as delivered, journaled and granted`);
     } else if (preview.code !== 'NO_ITEMS' && preview.code !== 'ALREADY_CLAIMED') {
       return { ok: false, outcome: outcomeOf(preview) };
     }

@@ -179,7 +179,7 @@ export const claimSchemas = schemasOnFirstUse(() => {
     }),
   );
 
-  const claimV4Response = compiled(
+  const claimResponse = compiled(
     z.looseObject({
       status: z.string(),
       code: z.string(),
@@ -193,7 +193,7 @@ export const claimSchemas = schemasOnFirstUse(() => {
     }),
   );
 
-  return { transaction, claimV4Response };
+  return { transaction, claimResponse };
 });
 
 /** The claim's schemas. @internal */
@@ -260,7 +260,7 @@ export function parseTransactions(rows: readonly unknown[], prefix: readonly Pro
 
 /** Reads a v4 claim answer. @internal */
 export function readClaim(body: unknown): ClaimResult {
-  const wire = parse(claimSchemas().claimV4Response, body, 'the claim answer does not match the schema');
+  const wire = parse(claimSchemas().claimResponse, body, 'the claim answer does not match the schema');
   if (wire.code === 'SERVER_NOT_FOUND') throw new WireProblem('auth', 'SERVER_NOT_FOUND');
   const message = wire.message ?? '';
   const raw = wire.data?.rawTransactions;

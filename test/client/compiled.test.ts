@@ -92,11 +92,12 @@ describe('compiled response schemas', () => {
     const { catalogSchemas } = await import('../../src/wire/catalog.js');
     const { claimSchemas } = await import('../../src/wire/claim.js');
     const { checkoutSchemas } = await import('../../src/wire/checkout.js');
-    const { legacySchemas } = await import('../../src/wire/legacy.js');
+    const { v3RowSchemas } = await import('../../src/wire/v3-rows.js');
+    const { voteRewardSchemas } = await import('../../src/wire/vote-reward.js');
     const { catalogResponse } = catalogSchemas();
-    const schemas = { catalogResponse, ...claimSchemas(), ...checkoutSchemas(), ...legacySchemas() };
+    const schemas = { catalogResponse, ...claimSchemas(), ...checkoutSchemas(), ...v3RowSchemas(), ...voteRewardSchemas() };
     const readers = Object.entries(schemas).filter(([, value]) => value instanceof z.core.$ZodType);
-    expect(readers.map(([name]) => name).sort()).toEqual(['catalogResponse', 'checkoutResponse', 'claimV4Response', 'legacyResponse', 'messageRow', 'transaction', 'voteReward'].sort());
+    expect(readers.map(([name]) => name).sort()).toEqual(['catalogResponse', 'checkoutResponse', 'claimResponse', 'v3Answer', 'messageRow', 'transaction', 'voteReward'].sort());
     // zod's `withParser`, behind `z.compile`, keeps the runtime parser it falls back to
     // in the clone's bag; `z.compile` returns the schema unchanged when it cannot compile.
     for (const [name, schema] of readers) expect(typeof (schema as z.core.$ZodType)._zod.bag.fallbackRun, name).toBe('function');

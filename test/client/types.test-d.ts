@@ -30,7 +30,7 @@ import {
 } from '../../src/index.js';
 import { toProduct, toSale, type CatalogSchemas } from '../../src/wire/catalog.js';
 import { toTransaction, type ClaimSchemas } from '../../src/wire/claim.js';
-import { toVoteReward, type LegacySchemas } from '../../src/wire/legacy.js';
+import { toVoteReward, type VoteRewardSchemas } from '../../src/wire/vote-reward.js';
 
 describe('ClaimResult', () => {
   it('narrows on code', () => {
@@ -163,8 +163,8 @@ describe('each zod schema agrees with its interface', () => {
     expectTypeOf<Parameters<typeof toTransaction>[0]>().toEqualTypeOf<z.output<ClaimSchemas['transaction']>>();
     expectTypeOf<ReturnType<typeof toTransaction>>().toEqualTypeOf<Transaction | string[]>();
   });
-  it('legacySchemas().voteReward → toVoteReward → VoteReward', () => {
-    expectTypeOf<Parameters<typeof toVoteReward>[0]>().toEqualTypeOf<z.output<LegacySchemas['voteReward']>>();
+  it('voteRewardSchemas().voteReward → toVoteReward → VoteReward', () => {
+    expectTypeOf<Parameters<typeof toVoteReward>[0]>().toEqualTypeOf<z.output<VoteRewardSchemas['voteReward']>>();
     expectTypeOf<ReturnType<typeof toVoteReward>>().toEqualTypeOf<VoteReward>();
   });
 });

@@ -4,14 +4,16 @@ import { encodeApiKey } from 'teamgames-sdk';
 import { catalogSchemas } from '../../src/wire/catalog.js';
 import { checkoutSchemas } from '../../src/wire/checkout.js';
 import { claimSchemas } from '../../src/wire/claim.js';
-import { legacySchemas } from '../../src/wire/legacy.js';
+import { v3RowSchemas } from '../../src/wire/v3-rows.js';
+import { voteRewardSchemas } from '../../src/wire/vote-reward.js';
 import { KEY, KEY_UNCONFIGURED } from '../support/fixtures.js';
 import { transports, useMockSession } from '../support/mock-session.js';
 
 const { catalogResponse: catalogResponseSchema } = catalogSchemas();
-const { claimV4Response: claimV4ResponseSchema, transaction: transactionSchema } = claimSchemas();
+const { claimResponse: claimResponseSchema, transaction: transactionSchema } = claimSchemas();
 const { checkoutResponse: checkoutResponseSchema } = checkoutSchemas();
-const { legacyResponse: legacyResponseSchema, messageRow: messageRowSchema, voteReward: voteRewardSchema } = legacySchemas();
+const { v3Answer: v3AnswerSchema, messageRow: messageRowSchema } = v3RowSchemas();
+const { voteReward: voteRewardSchema } = voteRewardSchemas();
 
 /** Asserts that `body` parses with `schema`, showing zod's issues when it does not. */
 function expectParses(schema: z.ZodMiniType, body: unknown): void {
@@ -86,7 +88,7 @@ describe.each(transports)("the mock's responses parse with the client's schemas,
     mock.removeProduct(KEY, 1);
     bodies.push(await claim('Player2')); // PRODUCT_NOT_FOUND
 
-    for (const body of bodies) expectParses(claimV4ResponseSchema, body);
+    for (const body of bodies) expectParses(claimResponseSchema, body);
     expect(bodies.map((b) => asRecord(b).code)).toEqual([
       'PREVIEW',
       'RATE_LIMIT',
@@ -113,7 +115,7 @@ describe.each(transports)("the mock's responses parse with the client's schemas,
       await api.claimV3('a'.repeat(65)), // invalid player
       await api.storeClaim('Player3', { 'X-API-Key': 'wrong-key' }), // server not found
     ];
-    for (const body of [...purchases, ...messages]) expectParses(legacyResponseSchema, body);
+    for (const body of [...purchases, ...messages]) expectParses(v3AnswerSchema, body);
     const rows = purchases.flatMap(asRows);
     expect(rows).toHaveLength(3);
     for (const row of rows) expectParses(transactionSchema, row);
