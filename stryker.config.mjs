@@ -1,0 +1,27 @@
+// @ts-check
+/**
+ * `npm run mutate`: StrykerJS over the delivery engine and every journal (issue #27). Each
+ * mutant runs only the tests that reach it (`perTest`), against the suites of
+ * vitest.mutate.config.ts; a rerun is incremental (only mutants whose code or tests changed
+ * run again). Reports: reports/mutation/ (HTML and JSON, ignored by git).
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  mutate: ['src/delivery/engine.ts', 'src/delivery/player-locks.ts', 'src/delivery/report.ts', 'src/journals/**/*.ts'],
+  // Mutants in module-level constants would each need every suite: left out, for speed.
+  ignoreStatic: true,
+  // Two cores: one vitest per core.
+  concurrency: 2,
+  timeoutMS: 15_000,
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  clearTextReporter: { allowColor: false, logTests: false, reportMutants: false },
+  tempDirName: '.stryker-tmp',
+  thresholds: { high: 95, low: 90, break: null },
+};
