@@ -26,7 +26,8 @@ export type StorefrontErrorCode =
 
 /**
  * The SDK operation an error or event belongs to: the name of the client method
- * (`claimStoreTransactions` for the v3 store claim).
+ * (`claimStoreTransactions` for the v3 store claim). The six endpoints' methods are also
+ * the endpoints' names in the mock (its `MockOperationName`s, which fault rules take).
  */
 export type Operation =
   | 'getCatalog'

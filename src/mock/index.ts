@@ -22,7 +22,15 @@ export { exampleSeed } from './service/example-seed.js';
 export { MockAdminError } from './service/errors.js';
 export { parseMockSeed } from './service/seed.js';
 export type { MockClock, MockTime } from './service/clock.js';
-export type { MockFaultKind, MockFaultRule, MockFaultState, MockFaults, MockOperationName } from './adapters/faults.js';
+export type {
+  DeprecatedMockOperationName,
+  MockFaultKind,
+  MockFaultRule,
+  MockFaultRuleWithDeprecatedNames,
+  MockFaultState,
+  MockFaults,
+  MockOperationName,
+} from './adapters/faults.js';
 export type {
   MockProductPatch,
   MockSeed,
@@ -147,7 +155,7 @@ export interface MockService {
    *
    * @example
    * ```ts
-   * mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 }); // the next claim's answer is lost
+   * mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 }); // the next claim's answer is lost
    * ```
    */
   faults: MockFaults;

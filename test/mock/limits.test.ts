@@ -11,7 +11,7 @@ import {
   MOCK_SERVER_TIMEOUTS,
 } from '../../src/mock/adapters/server.js';
 import { rateWindowsHeld, snapshot } from '../../src/mock/operations/admin.js';
-import { claimV4 } from '../../src/mock/operations/claims.js';
+import * as claims from '../../src/mock/operations/claims.js';
 import { CLAIM_WINDOW_MS } from '../../src/mock/service/rules.js';
 import { createState, resetState } from '../../src/mock/service/state.js';
 import type { WireRequest } from '../../src/mock/service/wire.js';
@@ -276,7 +276,7 @@ function bareStore(start = T0) {
   const auth: Record<string, WireRequest['header']> = { [KEY]: header(b64(KEY)), [OTHER_KEY]: header(b64(OTHER_KEY)) };
   const claim = (playerName: string, key = KEY): string => {
     const request: WireRequest = { header: auth[key] ?? header(''), body: JSON.stringify({ playerName }), origin: 'http://mock' };
-    return (claimV4(state, request).body as { code: string }).code;
+    return (claims.claim(state, request).body as { code: string }).code;
   };
   return { clock, store, claim };
 }

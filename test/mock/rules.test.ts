@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { presentedKey } from '../../src/mock/service/auth.js';
 import { createClock } from '../../src/mock/service/clock.js';
 import { MockAdminError, createMockService } from '../../src/mock/index.js';
-import { claimV4 } from '../../src/mock/operations/claims.js';
+import { claim } from '../../src/mock/operations/claims.js';
 import { bestSale, isValidPlayerName, priceWithSale, productIdAsInt, roundCents, toTransaction } from '../../src/mock/service/rules.js';
 import { createState } from '../../src/mock/service/state.js';
 import type { WireRequest } from '../../src/mock/service/wire.js';
@@ -27,7 +27,7 @@ describe('key resolution', () => {
   it('a wrapped `base64` output is SERVER_NOT_FOUND on claim v4', () => {
     const state = createState(storeSeed, createClock(T0));
     const wrapped = `${KEY_BASE64.slice(0, 8)}\r\n${KEY_BASE64.slice(8)}`;
-    const answer = claimV4(state, request({ authorization: wrapped, 'content-type': 'application/json' }, { playerName: 'P' }));
+    const answer = claim(state, request({ authorization: wrapped, 'content-type': 'application/json' }, { playerName: 'P' }));
     expect(answer.body).toMatchObject({ code: 'SERVER_NOT_FOUND' });
   });
 

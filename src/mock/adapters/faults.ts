@@ -7,10 +7,33 @@ import { z } from 'zod';
 import { describeIssues } from '../service/issues.js';
 import { seededRandom } from '../service/random.js';
 
-/** The six service operations of the mock, by name (the rows of its operation table). */
-export type MockOperationName = 'catalog' | 'checkout' | 'claimV4' | 'claimV3' | 'storeClaim' | 'voteClaim';
+/**
+ * The six service operations of the mock, each named after the client method that calls
+ * it (the rows of the mock's operation table; the SDK's errors name the same methods in
+ * `operation`).
+ */
+export type MockOperationName = 'getCatalog' | 'checkout' | 'claim' | 'claimLegacy' | 'claimStoreTransactions' | 'claimVoteReward';
 
-const OPERATION_NAMES = ['catalog', 'checkout', 'claimV4', 'claimV3', 'storeClaim', 'voteClaim'] as const satisfies readonly MockOperationName[];
+/**
+ * The operations' former names, still accepted in a fault rule's `operation` (by
+ * {@link MockFaults.add} and `POST /__mock/faults`) and read as the current ones:
+ * `catalog` → `getCatalog`, `claimV4` → `claim`, `claimV3` → `claimLegacy`, `storeClaim` →
+ * `claimStoreTransactions`, `voteClaim` → `claimVoteReward`.
+ *
+ * @deprecated Name operations by their {@link MockOperationName} (the client method's name);
+ *   the former names will be removed in a future major version.
+ */
+export type DeprecatedMockOperationName = 'catalog' | 'claimV4' | 'claimV3' | 'storeClaim' | 'voteClaim';
+
+const OPERATION_NAMES = ['getCatalog', 'checkout', 'claim', 'claimLegacy', 'claimStoreTransactions', 'claimVoteReward'] as const satisfies readonly MockOperationName[];
+
+const DEPRECATED_NAMES: Readonly<Record<DeprecatedMockOperationName, MockOperationName>> = {
+  catalog: 'getCatalog',
+  claimV4: 'claim',
+  claimV3: 'claimLegacy',
+  storeClaim: 'claimStoreTransactions',
+  voteClaim: 'claimVoteReward',
+};
 
 /**
  * What a fault does to one request:
@@ -52,6 +75,16 @@ export interface MockFaultRule {
   phase?: 'before' | 'after';
 }
 
+/**
+ * A {@link MockFaultRule} whose `operation` may use the former names.
+ *
+ * @deprecated Use {@link MockFaultRule}, with the {@link MockOperationName}s.
+ */
+export interface MockFaultRuleWithDeprecatedNames extends Omit<MockFaultRule, 'operation'> {
+  /** The operations it applies to, by current or former name (one name or a list). Default: all six. */
+  operation?: MockOperationName | DeprecatedMockOperationName | ReadonlyArray<MockOperationName | DeprecatedMockOperationName>;
+}
+
 /** A rule as the mock holds it, with its counters. */
 export interface MockFaultState {
   /** Position-independent id of the rule, for logs. */
@@ -85,9 +118,9 @@ export interface FiredFault {
  *
  * @example
  * ```ts
- * mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 }); // the next claim's answer is lost
+ * mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 }); // the next claim's answer is lost
  * mock.faults.seed(42);
- * mock.faults.add({ operation: ['claimV4', 'checkout'], kind: 'status', status: 502, probability: 0.1 });
+ * mock.faults.add({ operation: ['claim', 'checkout'], kind: 'status', status: 502, probability: 0.1 });
  * mock.faults.clear();
  * ```
  * @see [Testing your plugin with the mock: fault injection](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/testing-with-the-mock.md#fault-injection)
@@ -100,6 +133,15 @@ export interface MockFaults {
    *   both of `times` and `probability`, a status outside 400…599 …).
    */
   add(rule: MockFaultRule): MockFaultState;
+  /**
+   * Adds a rule that names operations by their former names, read as the current ones
+   * (the state returned holds the current names).
+   *
+   * @deprecated Name operations by their {@link MockOperationName} (`claim` rather than
+   *   `claimV4` …); see {@link DeprecatedMockOperationName}.
+   * @throws RangeError when the rule is invalid.
+   */
+  add(rule: MockFaultRuleWithDeprecatedNames): MockFaultState;
   /** Removes every rule (the generator keeps its position). */
   clear(): void;
   /** Re-seeds the generator that decides probability rules. The default seed is 1. */
@@ -108,9 +150,15 @@ export interface MockFaults {
   list(): MockFaultState[];
 }
 
+/** An operation's name; a former name reads as the current one. */
+const operationName = z.preprocess(
+  (name) => (typeof name === 'string' && Object.hasOwn(DEPRECATED_NAMES, name) ? DEPRECATED_NAMES[name as DeprecatedMockOperationName] : name),
+  z.enum(OPERATION_NAMES),
+);
+
 const ruleSchema = z.strictObject({
   kind: z.enum(['delay', 'status', 'dropBefore', 'dropAfter', 'malformed']),
-  operation: z.union([z.enum(OPERATION_NAMES), z.array(z.enum(OPERATION_NAMES)).min(1)]).optional(),
+  operation: z.union([operationName, z.array(operationName).min(1)]).optional(),
   times: z.number().int().min(1).optional(),
   skip: z.number().int().min(0).optional(),
   probability: z.number().min(0).max(1).optional(),
@@ -119,7 +167,10 @@ const ruleSchema = z.strictObject({
   phase: z.enum(['before', 'after']).optional(),
 });
 
-/** Parses a rule strictly. @throws RangeError naming the field at fault. */
+/**
+ * Parses a rule strictly, former operation names read as the current ones.
+ * @throws RangeError naming the field at fault.
+ */
 export function parseFaultRule(value: unknown): MockFaultRule {
   const result = ruleSchema.safeParse(value);
   if (!result.success) throw new RangeError(`Invalid fault rule: ${describeIssues('rule', result.error.issues).join('; ')}`);
@@ -140,7 +191,7 @@ export class FaultInjector implements MockFaults {
   #seed = 1;
   #random = seededRandom(1);
 
-  add(rule: MockFaultRule): MockFaultState {
+  add(rule: MockFaultRule | MockFaultRuleWithDeprecatedNames): MockFaultState {
     const parsed = parseFaultRule(rule);
     const phase = parsed.phase ?? (parsed.kind === 'status' ? 'before' : 'after');
     const state: MockFaultState = {

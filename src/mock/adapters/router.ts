@@ -1,20 +1,20 @@
 import { z } from 'zod';
 import * as admin from '../operations/admin.js';
-import { catalog } from '../operations/catalog.js';
+import { getCatalog } from '../operations/catalog.js';
 import { checkout } from '../operations/checkout.js';
-import { claimV3, claimV4, storeClaim } from '../operations/claims.js';
+import { claim, claimLegacy, claimStoreTransactions } from '../operations/claims.js';
 import type { MockClock } from '../service/clock.js';
 import { MockAdminError } from '../service/errors.js';
 import { FaultInjector, faultPage, parseFaultRule, type MockOperationName } from './faults.js';
 import { cancelPayment, completePayment, payPage } from '../operations/payment.js';
 import { describeIssues } from '../service/issues.js';
 import { resetState, type MockState } from '../service/state.js';
-import { voteClaim } from '../operations/votes.js';
+import { claimVoteReward } from '../operations/votes.js';
 import type { WireRequest, WireResponse } from '../service/wire.js';
 
 /** One row per service operation: where it lives and which operation module answers it. */
 export interface WireOperation {
-  /** The operation's name: the SDK's endpoint key and the fault rules' `operation` alike. */
+  /** The operation's name: the client method that calls it (the SDK's endpoint key, the fault rules' `operation`). */
   name: MockOperationName;
   /** Exact path (all operations are POST). */
   path: string;
@@ -28,12 +28,12 @@ export interface WireOperation {
  * stays an independent check of the wire format.
  */
 export const OPERATIONS: readonly WireOperation[] = [
-  { name: 'catalog', path: '/api/v2/client/global/products', respond: catalog },
+  { name: 'getCatalog', path: '/api/v2/client/global/products', respond: getCatalog },
   { name: 'checkout', path: '/api/v2/client/global/checkout/complete', respond: checkout },
-  { name: 'claimV4', path: '/api/v4/store/transaction/update', respond: claimV4 },
-  { name: 'claimV3', path: '/api/v3/store/transaction/update', respond: claimV3 },
-  { name: 'storeClaim', path: '/v3/store/transaction/claim', respond: storeClaim },
-  { name: 'voteClaim', path: '/v3/vote/reward/claim', respond: voteClaim },
+  { name: 'claim', path: '/api/v4/store/transaction/update', respond: claim },
+  { name: 'claimLegacy', path: '/api/v3/store/transaction/update', respond: claimLegacy },
+  { name: 'claimStoreTransactions', path: '/v3/store/transaction/claim', respond: claimStoreTransactions },
+  { name: 'claimVoteReward', path: '/v3/vote/reward/claim', respond: claimVoteReward },
 ];
 
 /**

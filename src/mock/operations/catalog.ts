@@ -1,23 +1,23 @@
-/** The catalog operation: `POST /api/v2/client/global/products`. */
+/** The catalog operation (`getCatalog`): `POST /api/v2/client/global/products`. */
 import { activeSales, isAvailable, priceWithSale } from '../service/rules.js';
 import type { MockSeedProduct } from '../service/seed.js';
 import { resolveServer, type MockState } from '../service/state.js';
 import { TEXT } from '../service/texts.js';
-import { type WireRequest, type WireResponse, badRequest, catalogBodySchema, decodeBody, readFields } from '../service/wire.js';
+import { type WireRequest, type WireResponse, badRequest, decodeBody, getCatalogBodySchema, readFields } from '../service/wire.js';
 
 /**
  * Lists the products that are enabled and inside their window now, with only the sales
  * active now; `categoryId` narrows to one category. An unknown key answers HTTP 200 with
  * `GAME_SERVER_NOT_FOUND`.
  */
-export function catalog(state: MockState, request: WireRequest): WireResponse {
+export function getCatalog(state: MockState, request: WireRequest): WireResponse {
   const server = resolveServer(state, request, 'base64');
   if (server === undefined) {
     return { status: 200, body: { products: [], message: 'GAME_SERVER_NOT_FOUND', extendedMessage: TEXT.catalogServerNotFound } };
   }
   // Some plugins post no body at all for "everything"; that reads as `{}` (I-18).
   const decoded = request.body.trim() === '' ? ({ ok: true, value: {} } as const) : decodeBody(request, ['json']);
-  const body = readFields(catalogBodySchema, decoded);
+  const body = readFields(getCatalogBodySchema, decoded);
   if (!body.ok) {
     return badRequest(body.status, body.problem);
   }

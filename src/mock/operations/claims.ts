@@ -1,6 +1,7 @@
 /**
- * The three claims: v4 (`/api/v4/store/transaction/update`), the v3 update
- * (`/api/v3/store/transaction/update`) and the store claim (`/v3/store/transaction/claim`).
+ * The three claims: `claim` (v4, `/api/v4/store/transaction/update`), `claimLegacy` (the
+ * v3 update, `/api/v3/store/transaction/update`) and `claimStoreTransactions` (the v3
+ * store claim, `/v3/store/transaction/claim`).
  * One rule decides them all (key → player → rate limit → state); each endpoint only words
  * the outcome its own way.
  */
@@ -14,9 +15,9 @@ import {
   type WireRequest,
   type WireResponse,
   badRequest,
-  claimV3BodySchema,
-  claimV4BodySchema,
+  claimBodySchema,
   decodeBody,
+  legacyClaimBodySchema,
   readFields,
 } from '../service/wire.js';
 
@@ -80,12 +81,12 @@ function v4Envelope(code: string, message: string, claims: unknown[], raw: reado
 }
 
 /** `POST /api/v4/store/transaction/update` (`Authorization: base64(key)`, JSON). */
-export function claimV4(state: MockState, request: WireRequest): WireResponse {
+export function claim(state: MockState, request: WireRequest): WireResponse {
   const server = resolveServer(state, request, 'base64');
   if (server === undefined) {
     return v4Envelope('SERVER_NOT_FOUND', TEXT.serverNotFound, [], undefined);
   }
-  const body = readFields(claimV4BodySchema, decodeBody(request, ['json']));
+  const body = readFields(claimBodySchema, decodeBody(request, ['json']));
   if (!body.ok) {
     return badRequest(body.status, body.problem);
   }
@@ -100,12 +101,12 @@ export function claimV4(state: MockState, request: WireRequest): WireResponse {
  * `POST /api/v3/store/transaction/update` (`X-API-Key`): a JSON body (the REST reference)
  * or a form (what the official Java SDK posts), I-12.
  */
-export function claimV3(state: MockState, request: WireRequest): WireResponse {
+export function claimLegacy(state: MockState, request: WireRequest): WireResponse {
   return legacyClaim(state, request, 'api-key', ['json', 'form']);
 }
 
 /** `POST /v3/store/transaction/claim` (`X-API-Key` or `Bearer`): a form body only, as documented (I-12). */
-export function storeClaim(state: MockState, request: WireRequest): WireResponse {
+export function claimStoreTransactions(state: MockState, request: WireRequest): WireResponse {
   return legacyClaim(state, request, 'api-key-or-bearer', ['form']);
 }
 
@@ -116,7 +117,7 @@ function legacyClaim(state: MockState, request: WireRequest, scheme: CredentialS
   if (server === undefined) {
     return messageRow(TEXT.serverNotFound);
   }
-  const body = readFields(claimV3BodySchema, decodeBody(request, encodings));
+  const body = readFields(legacyClaimBodySchema, decodeBody(request, encodings));
   if (!body.ok) {
     return badRequest(body.status, body.problem);
   }

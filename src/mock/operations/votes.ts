@@ -1,8 +1,8 @@
-/** The vote reward claim: `POST /v3/vote/reward/claim` (form body). */
+/** The vote reward claim (`claimVoteReward`): `POST /v3/vote/reward/claim` (form body). */
 import { JAVA_INT_MAX, isValidPlayerName } from '../service/rules.js';
 import { resolveServer, type MockState } from '../service/state.js';
 import { TEXT } from '../service/texts.js';
-import { type WireRequest, type WireResponse, badRequest, decodeBody, readFields, voteBodySchema } from '../service/wire.js';
+import { type WireRequest, type WireResponse, badRequest, claimVoteRewardBodySchema, decodeBody, readFields } from '../service/wire.js';
 
 const messageRow = (message: string): WireResponse => ({ status: 200, body: [{ message }] });
 
@@ -11,12 +11,12 @@ const messageRow = (message: string): WireResponse => ({ status: 200, body: [{ m
  * votes recorded → reward → amount → points; a success spends the points and answers one
  * reward row.
  */
-export function voteClaim(state: MockState, request: WireRequest): WireResponse {
+export function claimVoteReward(state: MockState, request: WireRequest): WireResponse {
   const server = resolveServer(state, request, 'api-key-or-bearer');
   if (server === undefined) {
     return messageRow(TEXT.serverNotFound);
   }
-  const body = readFields(voteBodySchema, decodeBody(request, ['form']));
+  const body = readFields(claimVoteRewardBodySchema, decodeBody(request, ['form']));
   if (!body.ok) {
     return badRequest(body.status, body.problem);
   }

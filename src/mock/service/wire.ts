@@ -88,7 +88,7 @@ export function badRequest(status: 400 | 415, problem: string): WireResponse {
 const positiveInt = z.number().int().min(1).max(JAVA_INT_MAX);
 
 /** Catalog body: `{}` or `{"categoryId": <int>}`. */
-export const catalogBodySchema = z.strictObject({ categoryId: positiveInt.optional() });
+export const getCatalogBodySchema = z.strictObject({ categoryId: positiveInt.optional() });
 
 /** Checkout body; `cartItems` is the JSON text of the array, decoded by {@link cartItemsSchema}. */
 export const checkoutBodySchema = z.strictObject({
@@ -115,18 +115,18 @@ export const cartItemsSchema = z
   )
   .min(1, { error: 'expected at least one cart item' });
 
-/** Claim v4 body. The player name is checked by the claim rules, not here. */
-export const claimV4BodySchema = z.strictObject({
+/** The (v4) claim's body. The player name is checked by the claim rules, not here. */
+export const claimBodySchema = z.strictObject({
   playerName: z.unknown().optional(),
   preview: z.boolean().optional(),
   includeRawTransactions: z.boolean().optional(),
 });
 
-/** Claim v3 body: JSON or form on the v3 update, form only on the store claim. */
-export const claimV3BodySchema = z.strictObject({ playerName: z.unknown().optional() });
+/** The legacy claims' body: JSON or form for `claimLegacy`, form only for `claimStoreTransactions`. */
+export const legacyClaimBodySchema = z.strictObject({ playerName: z.unknown().optional() });
 
 /** Vote reward form: every field arrives as a string; the vote rules judge the values. */
-export const voteBodySchema = z.strictObject({
+export const claimVoteRewardBodySchema = z.strictObject({
   player: z.string().optional(),
   reward: z.string().optional(),
   amount: z.string().optional(),
