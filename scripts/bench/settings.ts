@@ -1,0 +1,33 @@
+/**
+ * The bench's command line and the sizes it derives (parsed once, at import).
+ *
+ * Flags: --rounds N (default 7), --iterations N per round and way (default 45),
+ * --concurrent N calls per concurrency batch (default 256), --quick (CI: small numbers).
+ *
+ * @module
+ */
+import { commandLine } from '../shared/command-line.js';
+
+const USAGE = 'usage: npm run bench -- [--rounds 7] [--iterations 45] [--concurrent 256] [--quick]';
+
+const cli = commandLine('bench', USAGE, {
+  rounds: { type: 'string', default: '7' },
+  iterations: { type: 'string', default: '45' },
+  concurrent: { type: 'string', default: '256' },
+  quick: { type: 'boolean', default: false },
+});
+
+/** `--quick`: the small numbers CI runs. */
+export const QUICK = cli.values.quick;
+/** HTTP rounds; each runs the three ways back to back. */
+export const ROUNDS = QUICK ? 3 : cli.integer('rounds', 1, 1_000);
+/** Sequential calls per round and way. */
+export const ITERATIONS = QUICK ? 10 : cli.integer('iterations', 1, 100_000);
+/** Calls per concurrency batch. */
+export const CONCURRENT_CALLS = QUICK ? 64 : cli.integer('concurrent', 1, 1_000_000);
+/** Calls in flight in a concurrency batch. */
+export const CONCURRENCY = 32;
+/** Calls per way before the rounds. */
+export const WARMUP = QUICK ? 10 : 50;
+/** Deliveries in flight in the journal rounds. */
+export const JOURNAL_CONCURRENCY = 50;
