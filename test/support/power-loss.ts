@@ -83,177 +83,197 @@ function perEntryLines(bytes: Buffer): Buffer {
 }
 
 /**
+ * What the recorder knows as the calls go: the log, the page cache's view of names and
+ * sizes, the real handles open, and whether the power is gone.
+ */
+class Recorder {
+  readonly steps: Step[] = [];
+  readonly handles = new Set<FileHandle>();
+  /** The inode each name has now (the page cache's view), by absolute path. */
+  readonly names = new Map<string, number>();
+  /** Each inode's size now, for appends. */
+  readonly sizes = new Map<number, number>();
+  readonly died: Promise<void>;
+  dead = false;
+  #nextInode = 1;
+  #die!: () => void;
+
+  constructor(
+    readonly dieAt: number,
+    readonly moment: Moment,
+    readonly breakage: Breakage,
+  ) {
+    this.died = new Promise<void>((resolve) => (this.#die = resolve));
+  }
+
+  /** Whether the power is gone (and goes now when this is step `dieAt`). */
+  gone(): boolean {
+    if (!this.dead && this.moment === 'before' && this.steps.length >= this.dieAt) this.#powerOff();
+    return this.dead;
+  }
+
+  /** Logs a step done; `true` when the power goes as it returns (`moment: 'returning'`): the caller never hears of it. */
+  log(step: Step): boolean {
+    this.steps.push(step);
+    if (!this.dead && this.moment === 'returning' && this.steps.length >= this.dieAt) this.#powerOff();
+    return this.dead;
+  }
+
+  /** A new file's inode, empty. */
+  created(path: string): number {
+    const inode = this.#nextInode++;
+    this.names.set(path, inode);
+    this.sizes.set(inode, 0);
+    return inode;
+  }
+
+  inodeOf(path: string): number {
+    let inode = this.names.get(path);
+    if (inode === undefined) {
+      // A file that was there before the recording: treat it as durable, as it is.
+      inode = this.#nextInode++;
+      this.names.set(path, inode);
+      this.sizes.set(inode, statSync(path).size);
+    }
+    return inode;
+  }
+
+  #powerOff(): void {
+    this.dead = true;
+    this.#die();
+  }
+}
+
+/** A write through a recorded handle: the bytes asked for and where they land (`at`: the caller's position argument). */
+function writeArguments(data: Buffer | string, a?: unknown, b?: unknown, c?: unknown): { bytes: Buffer; at: number | null | undefined } {
+  if (typeof data === 'string') return { bytes: Buffer.from(data, typeof b === 'string' ? (b as BufferEncoding) : 'utf8'), at: a as number | null | undefined };
+  const offset = (a as number | undefined) ?? 0;
+  const length = (b as number | undefined) ?? data.length - offset;
+  return { bytes: Buffer.from(data.subarray(offset, offset + length)), at: c as number | null | undefined };
+}
+
+/** A file's handle as the recorder hands it out: writes, truncates and syncs logged; after the power goes, every call hangs. */
+function recordedFile(r: Recorder, target: FileHandle, inode: number, append: boolean): FileHandle {
+  let position = 0;
+  const write = async (data: Buffer | string, a?: unknown, b?: unknown, c?: unknown) => {
+    if (r.gone()) return never();
+    let { bytes, at } = writeArguments(data, a, b, c);
+    const asked = bytes.length;
+    if (r.breakage === 'batch') bytes = perEntryLines(bytes);
+    const offset = append ? (r.sizes.get(inode) ?? 0) : typeof at === 'number' ? at : position;
+    const { bytesWritten } = await target.write(bytes, 0, bytes.length, append ? null : offset);
+    const written = bytes.subarray(0, bytesWritten);
+    if (r.log({ kind: 'write', inode, offset, bytes: Buffer.from(written) })) return never();
+    r.sizes.set(inode, Math.max(r.sizes.get(inode) ?? 0, offset + bytesWritten));
+    if (!append && typeof at !== 'number') position = offset + bytesWritten;
+    // The caller sees its own byte count (a batch split into lines is longer).
+    return { bytesWritten: bytesWritten === bytes.length ? asked : Math.min(asked, bytesWritten), buffer: data };
+  };
+  const truncate = async (size = 0) => {
+    if (r.gone()) return never();
+    await target.truncate(size);
+    if (r.log({ kind: 'truncate', inode, size })) return never();
+    r.sizes.set(inode, size);
+  };
+  const sync = (how: 'fsync' | 'fdatasync') => async () => {
+    if (r.gone()) return never();
+    if (how === 'fdatasync' && r.breakage === 'sync') return;
+    await (how === 'fsync' ? target.sync() : target.datasync());
+    if (r.log({ kind: 'sync', inode, how })) return never();
+  };
+  return recordedHandle(r, target, { write, truncate, datasync: sync('fdatasync'), sync: sync('fsync') });
+}
+
+/** A directory's handle: its sync logged (or skipped, with `breakage: 'dirsync'`). */
+function recordedDirectory(r: Recorder, target: FileHandle, dir: string): FileHandle {
+  const sync = async () => {
+    if (r.gone()) return never();
+    if (r.breakage === 'dirsync') return;
+    await target.sync();
+    if (r.log({ kind: 'dirsync', dir })) return never();
+  };
+  return recordedHandle(r, target, { datasync: sync, sync });
+}
+
+/** The real handle behind a proxy: `calls` instead of its own, `close` forgotten by the recorder, every method hanging once the power is gone. */
+function recordedHandle(r: Recorder, target: FileHandle, calls: Record<string, (...args: never[]) => unknown>): FileHandle {
+  const close = async () => {
+    r.handles.delete(target);
+    await target.close();
+  };
+  return new Proxy(target, {
+    get(file, key) {
+      if (r.dead && typeof key === 'string' && typeof (file as unknown as Record<string, unknown>)[key] === 'function') return () => never();
+      if (key === 'close') return close;
+      if (typeof key === 'string' && Object.hasOwn(calls, key)) return calls[key];
+      const value = Reflect.get(file, key, file) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(file) : value;
+    },
+  });
+}
+
+/** The recorder's `open`: a file created is logged (a name in its directory, an inode). */
+function recordedOpen(r: Recorder, real: typeof fsCalls): typeof fsCalls.open {
+  return (async (path: string, flags?: unknown, mode?: unknown) => {
+    if (r.gone()) return never();
+    const existed = existsSync(path);
+    const file = await real.open(path, flags as never, mode as never);
+    r.handles.add(file);
+    if (r.dead) return never(); // the power went while it opened
+    if ((await file.stat()).isDirectory()) return recordedDirectory(r, file, path);
+    const { create, append } = flagsOf(flags);
+    if (existed || !create) return recordedFile(r, file, r.inodeOf(path), append);
+    const inode = r.created(path);
+    if (r.log({ kind: 'create', path, inode })) return never();
+    return recordedFile(r, file, inode, append);
+  }) as typeof fsCalls.open;
+}
+
+/** The recorder's name changes (rename, link, unlink) and its readdir, over the real ones. */
+function recordedNames(r: Recorder, real: typeof fsCalls): Pick<typeof fsCalls, 'rename' | 'link' | 'unlink' | 'readdir'> {
+  return {
+    rename: (async (from: string, to: string) => {
+      if (r.gone()) return never();
+      await real.rename(from, to);
+      const inode = r.inodeOf(from);
+      r.names.delete(from);
+      r.names.set(to, inode);
+      if (r.log({ kind: 'rename', from, to })) return never();
+    }) as typeof fsCalls.rename,
+    link: (async (from: string, to: string) => {
+      if (r.gone()) return never();
+      await real.link(from, to);
+      r.names.set(to, r.inodeOf(from));
+      if (r.log({ kind: 'link', from, to })) return never();
+    }) as typeof fsCalls.link,
+    unlink: (async (path: string) => {
+      if (r.gone()) return never();
+      await real.unlink(path);
+      r.names.delete(path);
+      if (r.log({ kind: 'unlink', path })) return never();
+    }) as typeof fsCalls.unlink,
+    readdir: ((...args: Parameters<typeof real.readdir>) => (r.gone() ? never() : real.readdir(...args))) as typeof fsCalls.readdir,
+  };
+}
+
+/**
  * Installs the recorder over `fsCalls` until `uninstall()`. `dieAt`: the power goes when
  * step number `dieAt` (0-based) is about to happen; `Infinity` for never.
  */
 export function record(options: { dieAt?: number; breakage?: Breakage; moment?: Moment } = {}): Recording {
-  const dieAt = options.dieAt ?? Infinity;
-  const moment = options.moment ?? 'before';
-  const breakage = options.breakage ?? 'none';
-  const steps: Step[] = [];
+  const r = new Recorder(options.dieAt ?? Infinity, options.moment ?? 'before', options.breakage ?? 'none');
   const real = { ...fsCalls };
-  const handles = new Set<FileHandle>();
-  /** The inode each name has now (the page cache's view), by absolute path. */
-  const names = new Map<string, number>();
-  /** Each inode's size now, for appends. */
-  const sizes = new Map<number, number>();
-  let nextInode = 1;
-  let dead = false;
-  let die!: () => void;
-  const died = new Promise<void>((resolve) => (die = resolve));
-
-  /** Whether the power is gone (and goes now when this is step `dieAt`). */
-  const gone = (): boolean => {
-    if (!dead && moment === 'before' && steps.length >= dieAt) {
-      dead = true;
-      die();
-    }
-    return dead;
-  };
-
-  /** Logs a step done; `true` when the power goes as it returns (`moment: 'returning'`): the caller never hears of it. */
-  const log = (step: Step): boolean => {
-    steps.push(step);
-    if (!dead && moment === 'returning' && steps.length >= dieAt) {
-      dead = true;
-      die();
-    }
-    return dead;
-  };
-
-  const wrap = (file: FileHandle, inode: number | undefined, dir: string | undefined, append: boolean): FileHandle => {
-    let position = 0;
-    return new Proxy(file, {
-      get(target, key) {
-        if (dead && typeof key === 'string' && typeof (target as unknown as Record<string, unknown>)[key] === 'function') return () => never();
-        switch (key) {
-          case 'write':
-            return async (data: Buffer | string, a?: unknown, b?: unknown, c?: unknown) => {
-              if (gone()) return never();
-              let bytes: Buffer;
-              let at: number | null | undefined;
-              if (typeof data === 'string') {
-                bytes = Buffer.from(data, typeof b === 'string' ? (b as BufferEncoding) : 'utf8');
-                at = a as number | null | undefined;
-              } else {
-                const offset = (a as number | undefined) ?? 0;
-                const length = (b as number | undefined) ?? data.length - offset;
-                bytes = Buffer.from(data.subarray(offset, offset + length));
-                at = c as number | null | undefined;
-              }
-              const asked = bytes.length;
-              if (breakage === 'batch') bytes = perEntryLines(bytes);
-              const id = inode as number;
-              const offset = append ? (sizes.get(id) ?? 0) : typeof at === 'number' ? at : position;
-              const { bytesWritten } = await target.write(bytes, 0, bytes.length, append ? null : offset);
-              const written = bytes.subarray(0, bytesWritten);
-              if (log({ kind: 'write', inode: id, offset, bytes: Buffer.from(written) })) return never();
-              sizes.set(id, Math.max(sizes.get(id) ?? 0, offset + bytesWritten));
-              if (!append && typeof at !== 'number') position = offset + bytesWritten;
-              // The caller sees its own byte count (a batch split into lines is longer).
-              return { bytesWritten: bytesWritten === bytes.length ? asked : Math.min(asked, bytesWritten), buffer: data };
-            };
-          case 'truncate':
-            return async (size = 0) => {
-              if (gone()) return never();
-              await target.truncate(size);
-              if (log({ kind: 'truncate', inode: inode as number, size })) return never();
-              sizes.set(inode as number, size);
-            };
-          case 'datasync':
-          case 'sync':
-            return async () => {
-              if (gone()) return never();
-              if (dir !== undefined) {
-                if (breakage === 'dirsync') return;
-                await target.sync();
-                if (log({ kind: 'dirsync', dir })) return never();
-                return;
-              }
-              if (key === 'datasync' && breakage === 'sync') return;
-              await (key === 'sync' ? target.sync() : target.datasync());
-              if (log({ kind: 'sync', inode: inode as number, how: key === 'sync' ? 'fsync' : 'fdatasync' })) return never();
-            };
-          case 'close':
-            return async () => {
-              handles.delete(target);
-              await target.close();
-            };
-          default: {
-            const value = Reflect.get(target, key, target) as unknown;
-            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-          }
-        }
-      },
-    });
-  };
-
-  const inodeOf = (path: string): number => {
-    let inode = names.get(path);
-    if (inode === undefined) {
-      // A file that was there before the recording: treat it as durable, as it is.
-      inode = nextInode++;
-      names.set(path, inode);
-      sizes.set(inode, statSync(path).size);
-    }
-    return inode;
-  };
-
-  fsCalls.open = (async (path: string, flags?: unknown, mode?: unknown) => {
-    if (gone()) return never();
-    const existed = existsSync(path);
-    const file = await real.open(path, flags as never, mode as never);
-    handles.add(file);
-    if (dead) return never(); // the power went while it opened
-    if ((await file.stat()).isDirectory()) return wrap(file, undefined, path, false);
-    const { create, append } = flagsOf(flags);
-    let inode: number;
-    if (!existed && create) {
-      inode = nextInode++;
-      names.set(path, inode);
-      sizes.set(inode, 0);
-      if (log({ kind: 'create', path, inode })) return never();
-    } else {
-      inode = inodeOf(path);
-    }
-    return wrap(file, inode, undefined, append);
-  }) as typeof fsCalls.open;
-
-  fsCalls.rename = (async (from: string, to: string) => {
-    if (gone()) return never();
-    await real.rename(from, to);
-    const inode = inodeOf(from as string);
-    names.delete(from as string);
-    names.set(to as string, inode);
-    if (log({ kind: 'rename', from: from as string, to: to as string })) return never();
-  }) as typeof fsCalls.rename;
-
-  fsCalls.link = (async (from: string, to: string) => {
-    if (gone()) return never();
-    await real.link(from, to);
-    names.set(to as string, inodeOf(from as string));
-    if (log({ kind: 'link', from: from as string, to: to as string })) return never();
-  }) as typeof fsCalls.link;
-
-  fsCalls.unlink = (async (path: string) => {
-    if (gone()) return never();
-    await real.unlink(path);
-    names.delete(path as string);
-    if (log({ kind: 'unlink', path: path as string })) return never();
-  }) as typeof fsCalls.unlink;
-
-  fsCalls.readdir = ((...args: Parameters<typeof real.readdir>) => (gone() ? never() : real.readdir(...args))) as typeof fsCalls.readdir;
-
+  Object.assign(fsCalls, { open: recordedOpen(r, real), ...recordedNames(r, real) });
   return {
-    steps,
-    died,
+    steps: r.steps,
+    died: r.died,
     get dead() {
-      return dead;
+      return r.dead;
     },
     async uninstall() {
       Object.assign(fsCalls, real);
-      for (const file of handles) await file.close().catch(() => undefined);
-      handles.clear();
+      for (const file of r.handles) await file.close().catch(() => undefined);
+      r.handles.clear();
     },
   };
 }
