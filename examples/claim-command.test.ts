@@ -89,7 +89,7 @@ describe('/claim', () => {
   it('never claims twice when the answer is lost; a preview tells what is left', async () => {
     mock.addPurchase(KEY, { playerName: 'Player123', id: 1 });
     // The service handles the claim, then the connection drops before the answer arrives.
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
     const { game, given, staff } = fakeGame();
 
     expect(await handleClaimCommand(client, game, 'Player123')).toBe('ERROR');

@@ -5,7 +5,7 @@
  * heap used after it. The growth is measured from the heap after the first 1,000 calls
  * (warm-up: JIT, ky's and zod's lazily built state) to the heap after the last call.
  *
- * Flags: --calls N (default 100000), --every N (default 10000), --op claim|preview|catalog|mixed
+ * Flags: --calls N (default 100000), --every N (default 10000), --op claim|preview|getCatalog|mixed
  * (default mixed: claims, previews, catalog reads and claims with a per-call signal in
  * turn), --signal (every call also gets a long-lived signal; default true), --guard
  * (the local claim guard; default true), --max-growth-mb N (exit 1 above it; default none:
@@ -35,7 +35,7 @@ const CALLS = Number(flags.calls);
 const EVERY = Number(flags.every);
 const WARMUP = Math.min(1_000, CALLS);
 const OP = flags.op;
-if (!['claim', 'preview', 'catalog', 'mixed'].includes(OP)) throw new Error(`--op: claim, preview, catalog or mixed, not ${OP}`);
+if (!['claim', 'preview', 'getCatalog', 'mixed'].includes(OP)) throw new Error(`--op: claim, preview, getCatalog or mixed, not ${OP}`);
 
 // `--expose-gc` without asking for it on the command line (tsx, npx node@22 …).
 setFlagsFromString('--expose-gc');
@@ -77,9 +77,9 @@ const lifetime = new AbortController();
 const withSignal = flags.signal === 'false' ? {} : { signal: lifetime.signal };
 
 async function call(i: number): Promise<void> {
-  const op = OP === 'mixed' ? (['claim', 'preview', 'catalog', 'perCall'] as const)[i % 4] : OP;
+  const op = OP === 'mixed' ? (['claim', 'preview', 'getCatalog', 'perCall'] as const)[i % 4] : OP;
   switch (op) {
-    case 'catalog':
+    case 'getCatalog':
       await client.getCatalog(withSignal);
       return;
     case 'perCall': {

@@ -66,11 +66,11 @@ async function run(mode: Mode): Promise<Figures> {
   const mock = createMockService({ seed, now: T0 });
   mock.faults.seed(baseSeed);
   // Claim faults: the lost answer (after the state change) in three forms, and two that change nothing.
-  mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', probability: 0.03 });
-  mock.faults.add({ operation: 'claimV4', kind: 'status', status: 502, phase: 'after', probability: 0.01 });
-  mock.faults.add({ operation: 'claimV4', kind: 'malformed', probability: 0.01 });
-  mock.faults.add({ operation: 'claimV4', kind: 'dropBefore', probability: 0.02 });
-  mock.faults.add({ operation: 'claimV4', kind: 'status', status: 503, probability: 0.02 });
+  mock.faults.add({ operation: 'claim', kind: 'dropAfter', probability: 0.03 });
+  mock.faults.add({ operation: 'claim', kind: 'status', status: 502, phase: 'after', probability: 0.01 });
+  mock.faults.add({ operation: 'claim', kind: 'malformed', probability: 0.01 });
+  mock.faults.add({ operation: 'claim', kind: 'dropBefore', probability: 0.02 });
+  mock.faults.add({ operation: 'claim', kind: 'status', status: 503, probability: 0.02 });
   mock.faults.add({ operation: 'checkout', kind: 'status', status: 500, probability: 0.02 });
   mock.faults.add({ operation: 'checkout', kind: 'dropAfter', probability: 0.01 });
 

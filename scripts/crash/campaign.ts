@@ -115,7 +115,7 @@ export class Campaign {
     if (banner === undefined) throw new Error(`crash: the mock did not start: ${mock.stderr}`);
     this.url = banner.slice('TeamGames mock listening on '.length).trim();
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(this.url)) throw new Error(`crash: the mock is not on loopback: ${this.url}`);
-    await this.admin('POST', '/__mock/faults', { seed: this.base, rules: [{ kind: 'dropAfter', operation: 'claimV4', probability: P_DROP_AFTER }] });
+    await this.admin('POST', '/__mock/faults', { seed: this.base, rules: [{ kind: 'dropAfter', operation: 'claim', probability: P_DROP_AFTER }] });
     this.clock?.start(this);
     for (let i = 0; i < Math.ceil(PLAYERS / 2); i++) await this.buy();
   }

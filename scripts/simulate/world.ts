@@ -105,9 +105,9 @@ export class World {
 
   /** Lost answers, 5xx before the operation, slow answers (the mock's delay is real ms: no virtual time). */
   faultsOn(): void {
-    this.mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', probability: 0.02 });
-    this.mock.faults.add({ operation: 'claimV4', kind: 'status', status: 503, probability: 0.02 });
-    this.mock.faults.add({ operation: 'claimV4', kind: 'delay', delayMs: 2, probability: 0.02 });
+    this.mock.faults.add({ operation: 'claim', kind: 'dropAfter', probability: 0.02 });
+    this.mock.faults.add({ operation: 'claim', kind: 'status', status: 503, probability: 0.02 });
+    this.mock.faults.add({ operation: 'claim', kind: 'delay', delayMs: 2, probability: 0.02 });
   }
 
   /** A loop on virtual time, as `client.startDeliveryLoop` would start it (its engine, its claim, its onEvent). */

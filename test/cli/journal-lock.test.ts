@@ -36,7 +36,7 @@ async function journalWithAWindow(): Promise<string> {
   const path = join(dir, 'journal.jsonl');
   const journal = new FileJournal(path);
   mock.addPurchase(KEY, { playerName: 'Player123', id: 4, quantity: 1 });
-  mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+  mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
   const c = client(journal);
   await c.deliver('Player123', () => {}, { sleep });
   expect((await c.deliver('Player123', () => {}, { sleep })).unverified).toBeDefined();

@@ -78,7 +78,7 @@ async function inspectFile(path: string) {
 /** A claim whose answer is lost, then the call that finds it: one open window for `player`. */
 async function lostClaim(c: StorefrontClient, player: string): Promise<void> {
   mock.addPurchase(KEY, { playerName: player, id: 4, quantity: 1 });
-  mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+  mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
   expect((await c.deliver(player, () => {}, { sleep })).code).toBe('OUTCOME_UNKNOWN');
   expect((await c.deliver(player, () => {}, { sleep })).unverified).toBeDefined();
 }

@@ -27,7 +27,7 @@ import {
   DELIVERING_OPS,
   NON_DELIVERING_OPS,
   WRITE_OPS,
-  catalogOp,
+  getCatalogOp,
   checkoutOp,
   claimOp,
   label,
@@ -133,16 +133,16 @@ describe('bodies that break the protocol', () => {
 
   it('the body excerpt is short', async () => {
     text(`<html>${'x'.repeat(5_000)}</html>`);
-    const error = expectInstance(await failureOf(catalogOp.call(client())), ResponseValidationError);
+    const error = expectInstance(await failureOf(getCatalogOp.call(client())), ResponseValidationError);
     expect(error.bodyExcerpt?.length).toBeLessThanOrEqual(201);
     expect(error.bodyExcerpt?.endsWith('…')).toBe(true);
   });
 
   it('a catalog that does not match the schema lists the issues with their paths', async () => {
     json({ message: 'SUCCESS', products: [{ id: 1, productId: 'a', name: 'A', price: 'ten' }, { id: 2, name: 'B', price: 1 }] });
-    const error = expectInstance(await failureOf(catalogOp.call(client())), ResponseValidationError);
+    const error = expectInstance(await failureOf(getCatalogOp.call(client())), ResponseValidationError);
 
-    expectStorefrontError(error, catalogOp, 'RESPONSE_VALIDATION_FAILED', 200);
+    expectStorefrontError(error, getCatalogOp, 'RESPONSE_VALIDATION_FAILED', 200);
     expect(error.issues.map((issue) => issue.path)).toEqual([
       ['products', 0, 'price'],
       ['products', 1, 'productId'],
@@ -312,14 +312,14 @@ describe('retries', () => {
       () => new HttpResponse('busy', { status: 503, headers: { 'retry-after': '0' } }),
       () => HttpResponse.json(catalogBody),
     );
-    expect(await catalogOp.call(client())).toEqual(catalogBody);
+    expect(await getCatalogOp.call(client())).toEqual(catalogBody);
     expect(calls).toHaveLength(2);
   });
 
   it('the catalog is retried on 500 with backoff, up to `retry` times', async () => {
     fakeBackoff();
     const calls = text('boom', { status: 500 });
-    const error = rejectionOf(await settle(catalogOp.call(client({ retry: 2 }))));
+    const error = rejectionOf(await settle(getCatalogOp.call(client({ retry: 2 }))));
 
     expectInstance(error, HttpError);
     expect((error as HttpError).status).toBe(500);
@@ -333,7 +333,7 @@ describe('retries', () => {
       () => new HttpResponse('boom', { status: 502 }),
       () => HttpResponse.json(catalogBody),
     );
-    const result = await settle(catalogOp.call(client()));
+    const result = await settle(getCatalogOp.call(client()));
     expect(result).toEqual({ status: 'fulfilled', value: catalogBody });
     expect(calls).toHaveLength(3);
   });
@@ -341,7 +341,7 @@ describe('retries', () => {
   it('the catalog is retried on a connection reset', async () => {
     fakeBackoff();
     const server = await servers.start(resetConnection);
-    const error = rejectionOf(await settle(catalogOp.call(client({ baseUrl: server.url, retry: 2 }))));
+    const error = rejectionOf(await settle(getCatalogOp.call(client({ baseUrl: server.url, retry: 2 }))));
 
     expectInstance(error, NetworkError);
     expect(server.requests).toHaveLength(3);
@@ -352,20 +352,20 @@ describe('retries', () => {
     const answer = answerJson(catalogBody);
     const server = await servers.start((request, res, req) => (server.requests.length === 1 ? cutBody : answer)(request, res, req));
 
-    expect(await settle(catalogOp.call(client({ baseUrl: server.url })))).toEqual({ status: 'fulfilled', value: catalogBody });
+    expect(await settle(getCatalogOp.call(client({ baseUrl: server.url })))).toEqual({ status: 'fulfilled', value: catalogBody });
     expect(server.requests).toHaveLength(2);
   });
 
   it('retry: 0 disables the catalog retries', async () => {
     const calls = text('busy', { status: 503, headers: { 'retry-after': '0' } });
-    expectInstance(await failureOf(catalogOp.call(client({ retry: 0 }))), HttpError);
+    expectInstance(await failureOf(getCatalogOp.call(client({ retry: 0 }))), HttpError);
     expect(calls).toHaveLength(1);
   });
 
   it('the catalog is not retried on 401 or on a 404', async () => {
     for (const status of [401, 404]) {
       const calls = text('no', { status });
-      await failureOf(catalogOp.call(client()));
+      await failureOf(getCatalogOp.call(client()));
       expect(calls).toHaveLength(1);
     }
   });
@@ -421,7 +421,7 @@ describe('the URL an error names', () => {
       requested.push(String(input instanceof Request ? input.url : input));
       return new Response('Bad Gateway', { status: 502 });
     };
-    const error = expectInstance(await failureOf(catalogOp.call(client({ baseUrl: 'https://example.com/teamgames/', fetch, retry: 0 }))), HttpError);
+    const error = expectInstance(await failureOf(getCatalogOp.call(client({ baseUrl: 'https://example.com/teamgames/', fetch, retry: 0 }))), HttpError);
 
     expect(requested).toEqual(['https://example.com/teamgames/api/v2/client/global/products']);
     expect(error.message).toBe('getCatalog: example.com/teamgames/api/v2/client/global/products answered HTTP 502');
@@ -431,7 +431,7 @@ describe('the URL an error names', () => {
 
   it('keeps it when the service cannot be reached, and for a claim sent without an answer', async () => {
     const closed = await servers.closedPort();
-    const refused = expectInstance(await failureOf(catalogOp.call(client({ baseUrl: `${closed}/teamgames`, retry: 0 }))), NetworkError);
+    const refused = expectInstance(await failureOf(getCatalogOp.call(client({ baseUrl: `${closed}/teamgames`, retry: 0 }))), NetworkError);
     expect(refused.message).toContain(`could not reach ${new URL(closed).host}/teamgames/api/v2/client/global/products (ECONNREFUSED)`);
 
     const server = await servers.start((_, res) => {
@@ -445,7 +445,7 @@ describe('the URL an error names', () => {
 
   it('names no prefix when the base URL has none', async () => {
     const fetch = async () => new Response('Bad Gateway', { status: 502 });
-    const error = expectInstance(await failureOf(catalogOp.call(client({ baseUrl: 'https://example.com', fetch, retry: 0 }))), HttpError);
+    const error = expectInstance(await failureOf(getCatalogOp.call(client({ baseUrl: 'https://example.com', fetch, retry: 0 }))), HttpError);
     expect(error.message).toBe('getCatalog: example.com/api/v2/client/global/products answered HTTP 502');
   });
 });

@@ -47,7 +47,7 @@ describe('a retry at the local guard\'s edge', () => {
   it(`is accepted by the service when the first claim took ${LATENCY_MS} ms to arrive`, async () => {
     const c = client();
     mock.addPurchase(KEY, { playerName: 'Max', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'delay', delayMs: LATENCY_MS, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'delay', delayMs: LATENCY_MS, times: 1 });
     expect((await valueOf(c.claim('Max'))).code).toBe('SUCCESS');
 
     mock.addPurchase(KEY, { playerName: 'Max', id: 2, quantity: 1 });
@@ -65,7 +65,7 @@ describe('a retry at the local guard\'s edge', () => {
   it('deliver (fast) waits out a local RATE_LIMIT once, and its retry is accepted: no second 10 s wait', async () => {
     const c = client();
     mock.addPurchase(KEY, { playerName: 'Max', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'delay', delayMs: LATENCY_MS, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'delay', delayMs: LATENCY_MS, times: 1 });
     expect((await valueOf(c.claim('Max'))).code).toBe('SUCCESS');
 
     mock.addPurchase(KEY, { playerName: 'Max', id: 2, quantity: 1 });
@@ -87,7 +87,7 @@ describe('a retry at the local guard\'s edge', () => {
 
   it('while a claim is in flight, a second one for the player is refused locally, never sent', async () => {
     const c = client();
-    mock.faults.add({ operation: 'claimV4', kind: 'delay', delayMs: LATENCY_MS, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'delay', delayMs: LATENCY_MS, times: 1 });
     const first = c.claim('Max');
     const second = await c.claim('Max');
     expect(second).toMatchObject({ code: 'RATE_LIMIT', source: 'local', retryAfterMs: 10_000 });

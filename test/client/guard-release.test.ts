@@ -22,7 +22,7 @@ type Call = (client: StorefrontClient) => Promise<ClaimResult>;
 const claim: Call = (client) => client.claim('Player123');
 const preview: Call = (client) => client.previewClaim('Player123');
 const claimLegacy: Call = (client) => client.claimLegacy('Player123');
-const storeClaim: Call = (client) => client.claimStoreTransactions('Player123');
+const claimStoreTransactions: Call = (client) => client.claimStoreTransactions('Player123');
 
 /** Answers the first request with `first`, every later one with an empty success. */
 function firstThen(first: () => Response) {
@@ -38,8 +38,8 @@ describe('the guard gives the slot back when the service never considered the pl
     ['v4 SERVER_NOT_FOUND on a preview', preview, () => HttpResponse.json(v4('SERVER_NOT_FOUND'))],
     ['HTTP 401 on v4', claim, () => new HttpResponse('Unauthorized', { status: 401 })],
     ['the v3 key text', claimLegacy, () => HttpResponse.json([{ message: TEXT.serverNotFound }])],
-    ['the v3 key text on the store claim', storeClaim, () => HttpResponse.json([{ message: TEXT.serverNotFound }])],
-    ['HTTP 401 on the store claim', storeClaim, () => new HttpResponse('Unauthorized', { status: 401 })],
+    ['the v3 key text on the store claim', claimStoreTransactions, () => HttpResponse.json([{ message: TEXT.serverNotFound }])],
+    ['HTTP 401 on the store claim', claimStoreTransactions, () => new HttpResponse('Unauthorized', { status: 401 })],
   ])('after %s (AuthenticationError), the next claim is sent at once', async (_, call, first) => {
     const calls = firstThen(first);
     const { clock, client } = setup();

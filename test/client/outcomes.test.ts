@@ -187,10 +187,10 @@ const legacyMethods = [
   ['claimStoreTransactions', (name: string) => client().claimStoreTransactions(name)],
 ] as const;
 
-describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
+describe.each(legacyMethods)('%s (v3) answers', (operation, call) => {
   it('an array of rows is SUCCESS with every v4 field filled', async () => {
     json([legacyRow]);
-    expect(await claimV3('Player123')).toEqual({
+    expect(await call('Player123')).toEqual({
       code: 'SUCCESS',
       status: 'SUCCESS',
       message: TEXT.success,
@@ -210,7 +210,7 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
 
   it('product_id from a numeric string; product_id_string kept when sent', async () => {
     json([{ ...legacyRow, product_id: '77' }, { ...legacyRow, product_id: 9, product_id_string: 'nine' }]);
-    const { claims } = await claimV3('Player123');
+    const { claims } = await call('Player123');
     expect(claims.map((t) => [t.product_id, t.product_id_string])).toEqual([
       [77, '77'],
       [9, 'nine'],
@@ -222,7 +222,7 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
       { ...legacyRow, product_id: 'minecraft:diamond' },
       { ...legacyRow, product_id: 0, product_id_string: 'minecraft:emerald' },
     ]);
-    const { claims } = await claimV3('Player123');
+    const { claims } = await call('Player123');
     expect(claims.map((t) => [t.product_id, t.product_id_string])).toEqual([
       [0, 'minecraft:diamond'],
       [0, 'minecraft:emerald'],
@@ -242,39 +242,39 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, claimV3) => {
   ])('as %s', (_, shape) => {
     it.each(knownTexts)('"%s" → %s, the text kept, no claims', async (message, code) => {
       json(shape(message));
-      const result = await claimV3('Player123');
+      const result = await call('Player123');
       expect(result).toMatchObject({ code, status: 'ERROR', message, claims: [] });
       if (result.code === 'RATE_LIMIT') expect(result).toMatchObject({ retryAfterMs: 10_000, source: 'server' });
     });
 
     it('"The game server could not be found…" is an AuthenticationError', async () => {
       json(shape(TEXT.serverNotFound));
-      const error = expectInstance(await failureOf(claimV3('Player123')), AuthenticationError);
+      const error = expectInstance(await failureOf(call('Player123')), AuthenticationError);
       expect(error.message.startsWith(`${operation}: `)).toBe(true);
       expect(error.status).toBe(200);
     });
 
     it('an unknown text is UNKNOWN with the text kept and no claims', async () => {
       json(shape('The store is closed for maintenance.'));
-      expect(await claimV3('Player123')).toEqual({ code: 'UNKNOWN', status: 'ERROR', serverCode: '', message: 'The store is closed for maintenance.', claims: [] });
+      expect(await call('Player123')).toEqual({ code: 'UNKNOWN', status: 'ERROR', serverCode: '', message: 'The store is closed for maintenance.', claims: [] });
     });
   });
 
   it('texts are matched on their leading words, not the whole text', async () => {
     json([{ message: 'There are currently no items to claim!' }]);
-    expect(await claimV3('Player123')).toMatchObject({ code: 'NO_ITEMS' });
+    expect(await call('Player123')).toMatchObject({ code: 'NO_ITEMS' });
     json([{ message: 'Please wait a few seconds before trying again. (3s left)' }]);
-    expect(await claimV3('Player123')).toMatchObject({ code: 'RATE_LIMIT' });
+    expect(await call('Player123')).toMatchObject({ code: 'RATE_LIMIT' });
   });
 
   it('an empty array is NO_ITEMS', async () => {
     json([]);
-    expect(await claimV3('Player123')).toEqual({ code: 'NO_ITEMS', status: 'ERROR', message: TEXT.noItems, claims: [] });
+    expect(await call('Player123')).toEqual({ code: 'NO_ITEMS', status: 'ERROR', message: TEXT.noItems, claims: [] });
   });
 
   it('a message-only row never becomes a claim (the official Java SDK reports it as a product_id 0 SUCCESS)', async () => {
     json([{ message: 'Something happened' }]);
-    const result = await claimV3('Player123');
+    const result = await call('Player123');
     expect(result.code).not.toBe('SUCCESS');
     expect(result.claims).toEqual([]);
   });
@@ -321,7 +321,7 @@ describe('claimVoteReward rows', () => {
   });
 });
 
-describe('catalog', () => {
+describe('getCatalog', () => {
   it('resolves to { message, products } as sent', async () => {
     json(catalogBody);
     expect(await client().getCatalog()).toEqual(catalogBody);

@@ -41,7 +41,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     const journal = kit.journal(kit.pool(3), names);
     const c = client(journal);
     mock.addPurchase(KEY, { playerName: 'Player123', id: 4, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     expect((await c.deliver('Player123', () => {}, { sleep })).code).toBe('OUTCOME_UNKNOWN');
     expect((await c.deliver('Player123', () => {}, { sleep })).unverified).toBeDefined();
     mock.addPurchase(KEY, { playerName: 'Zezima', id: 2, quantity: 1 });

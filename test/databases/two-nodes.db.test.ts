@@ -49,7 +49,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     });
 
     mock.faults.seed(seed);
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', probability: 0.2 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', probability: 0.2 });
     const codes: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const player = PLAYERS[round % PLAYERS.length] as string;

@@ -47,8 +47,8 @@ describe('1,000 concurrent deliver calls over 100 players, against the mock over
   it('exactly-once mode with lost answers and resets under the same load: nothing lost, nothing doubled', async () => {
     buy();
     mock.faults.seed(11);
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', probability: 0.05 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropBefore', probability: 0.05 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', probability: 0.05 });
+    mock.faults.add({ operation: 'claim', kind: 'dropBefore', probability: 0.05 });
     const journal = new MemoryJournal();
     // A generous timeout: this test is about concurrency, not speed, and CI machines are small.
     const client = new StorefrontClient({ apiKey: KEY, baseUrl: server.url, now: mock.clock.now, journal, timeoutMs: 60_000 });

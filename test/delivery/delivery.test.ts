@@ -99,7 +99,7 @@ describe('deliver, fast mode', () => {
 
   it('reports a lost claim answer as OUTCOME_UNKNOWN with the unverified window: in fast mode those items are lost, never silently', async () => {
     mock.addPurchase(KEY, { playerName: 'Dee', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
     const game = new Game();
     const journal = new MemoryJournal();
     const sentAt = mock.clock.now();
@@ -186,7 +186,7 @@ describe('deliver, exactly-once mode', () => {
     const journal = new MemoryJournal();
     const game = new Game();
     // The preview goes through; the claim's answer is lost after the rows were delivered.
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     const c = client(journal);
     const lost = await c.deliver('Hal', game.grant(), { mode: 'exactlyOnce', sleep });
     expect(lost.code).toBe('OUTCOME_UNKNOWN');
@@ -204,7 +204,7 @@ describe('deliver, exactly-once mode', () => {
   it('claims normally when the unknown outcome was a drop before the state change', async () => {
     mock.addPurchase(KEY, { playerName: 'Ida', id: 1, quantity: 1 });
     const game = new Game();
-    mock.faults.add({ operation: 'claimV4', kind: 'dropBefore', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropBefore', skip: 1, times: 1 });
     const c = client(new MemoryJournal());
     expect((await c.deliver('Ida', game.grant(), { mode: 'exactlyOnce', sleep })).code).toBe('OUTCOME_UNKNOWN');
     expect(mock.purchases(KEY, 'Ida')[0]?.deliverystatus).toBe('Undelivered');
@@ -215,7 +215,7 @@ describe('deliver, exactly-once mode', () => {
 
   it('a 5xx answer after the state change is reconciled too, and a fast-mode call finishes the intents', async () => {
     mock.addPurchase(KEY, { playerName: 'Jo', id: 3, quantity: 2 });
-    mock.faults.add({ operation: 'claimV4', kind: 'status', status: 502, phase: 'after', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 502, phase: 'after', skip: 1, times: 1 });
     const journal = new MemoryJournal();
     const game = new Game();
     const c = client(journal);

@@ -6,7 +6,7 @@ import { BASE_URL, KEY, T0, seed } from '../support/reliability.js';
 const mock = createMockService({ seed, now: T0 });
 const KEY_BASE64 = encodeApiKey(KEY);
 
-function claimV4(base: string, fetchFn: typeof fetch = fetch) {
+function claim(base: string, fetchFn: typeof fetch = fetch) {
   return fetchFn(`${base}/api/v4/store/transaction/update`, {
     method: 'POST',
     headers: { authorization: KEY_BASE64, 'content-type': 'application/json' },
@@ -21,31 +21,31 @@ describe('mock.faults in process', () => {
 
   it('answers a 5xx HTML page before the state change by default', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'status', status: 502, times: 1 });
-    const res = await claimV4(BASE_URL, direct);
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 502, times: 1 });
+    const res = await claim(BASE_URL, direct);
     expect(res.status).toBe(502);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     expect(await res.text()).toMatch(/<h1>502 Error<\/h1>/);
     expect(mock.purchases(KEY, 'Ann')[0]?.deliverystatus).toBe('Undelivered');
     // Retired after one call.
-    expect((await claimV4(BASE_URL, direct)).status).toBe(200);
+    expect((await claim(BASE_URL, direct)).status).toBe(200);
     expect(mock.faults.list()[0]).toMatchObject({ fired: 1, remaining: 0 });
   });
 
   it('drops the connection before or after the state change', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropBefore', times: 1 });
-    await expect(claimV4(BASE_URL, direct)).rejects.toThrow(TypeError);
+    mock.faults.add({ operation: 'claim', kind: 'dropBefore', times: 1 });
+    await expect(claim(BASE_URL, direct)).rejects.toThrow(TypeError);
     expect(mock.purchases(KEY, 'Ann')[0]?.deliverystatus).toBe('Undelivered');
 
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
-    await expect(claimV4(BASE_URL, direct)).rejects.toThrow(TypeError);
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+    await expect(claim(BASE_URL, direct)).rejects.toThrow(TypeError);
     expect(mock.purchases(KEY, 'Ann')[0]?.deliverystatus).toBe('Delivered');
   });
 
   it('cuts the body of a malformed answer; the SDK reports the claim outcome as unknown', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'malformed', times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'malformed', times: 1 });
     const client = new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch: direct });
     await expect(client.claim('Ann')).rejects.toBeInstanceOf(ClaimOutcomeUnknownError);
     expect(mock.purchases(KEY, 'Ann')[0]?.deliverystatus).toBe('Delivered');
@@ -55,7 +55,7 @@ describe('mock.faults in process', () => {
     const pattern = async () => {
       mock.reset();
       mock.faults.seed(7);
-      mock.faults.add({ operation: 'catalog', kind: 'status', probability: 0.5 });
+      mock.faults.add({ operation: 'getCatalog', kind: 'status', probability: 0.5 });
       const statuses: number[] = [];
       for (let i = 0; i < 40; i++) {
         const res = await direct(`${BASE_URL}/api/v2/client/global/products`, { method: 'POST', headers: { authorization: KEY_BASE64, 'content-type': 'application/json' }, body: '{}' });
@@ -70,13 +70,13 @@ describe('mock.faults in process', () => {
   });
 
   it('matches only the named operations and lets `skip` calls through first', async () => {
-    mock.faults.add({ operation: ['claimV3'], kind: 'status', times: 1 });
-    expect((await claimV4(BASE_URL, direct)).status).toBe(200);
+    mock.faults.add({ operation: ['claimLegacy'], kind: 'status', times: 1 });
+    expect((await claim(BASE_URL, direct)).status).toBe(200);
     mock.faults.clear();
     mock.faults.add({ kind: 'status', status: 500, skip: 1, times: 1 });
     mock.clock.advance(10_000);
-    expect((await claimV4(BASE_URL, direct)).status).toBe(200);
-    expect((await claimV4(BASE_URL, direct)).status).toBe(500);
+    expect((await claim(BASE_URL, direct)).status).toBe(200);
+    expect((await claim(BASE_URL, direct)).status).toBe(500);
   });
 
   it('refuses invalid rules with a RangeError naming the problem; reset() clears the rules', () => {
@@ -99,7 +99,7 @@ describe('faults over HTTP', () => {
   it('are set with POST /__mock/faults, listed with GET, cleared with DELETE or /clear', async () => {
     const post = (path: string, body?: unknown) =>
       fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    expect((await post('/__mock/faults', { operation: 'claimV4', kind: 'status', status: 503, times: 1 })).status).toBe(200);
+    expect((await post('/__mock/faults', { operation: 'claim', kind: 'status', status: 503, times: 1 })).status).toBe(200);
     expect((await post('/__mock/faults', { seed: 3, rules: [{ kind: 'delay', delayMs: 1, probability: 0.1 }] })).status).toBe(200);
     expect((await post('/__mock/faults', { kind: 'nope', times: 1 })).status).toBe(400);
     const listed = (await (await fetch(`${server.url}/__mock/faults`)).json()) as unknown[];
@@ -116,7 +116,7 @@ describe('faults over HTTP', () => {
 
   it('destroys the socket for a dropped connection: the client sees the claim outcome as unknown', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
     const client = new StorefrontClient({ apiKey: KEY, baseUrl: server.url });
     const error = await client.claim('Ann').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimOutcomeUnknownError);

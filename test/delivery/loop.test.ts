@@ -292,7 +292,7 @@ describe('several nodes on one journal', () => {
 describe('trouble', () => {
   it('5xx answers back off exponentially (bounded) instead of hammering; the loop recovers', async () => {
     const { mock, client, calls, give, events } = setup();
-    mock.faults.add({ operation: 'claimV4', kind: 'status', status: 503, times: 1_000 });
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 1_000 });
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 10_000, maxCallsPerSecond: 50 });
     for (let i = 0; i < 20; i++) loop.join(`Q${i}`);
     await vi.advanceTimersByTimeAsync(600_000);

@@ -67,7 +67,7 @@ describe('two clients on one journal', () => {
   it('a claim answer lost by one client is reconciled by the other, never acknowledged away', async () => {
     mock.addPurchase(KEY, { playerName: 'Bo', id: 1, quantity: 1 });
     // B's claim (the second call: after its preview) loses its answer.
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     const journal = new MemoryJournal();
     const game = new Game();
     const events: StorefrontEvent[] = [];
@@ -186,7 +186,7 @@ describe('records of the wrong shape from a journal', () => {
 describe('resumeDeliveries lists every player it leaves unreconciled', () => {
   it('a preview refused with RATE_LIMIT after the allowed waits', async () => {
     mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     const journal = new MemoryJournal();
     const c = client(journal);
     expect((await c.deliver('Fay', () => {}, { sleep })).code).toBe('OUTCOME_UNKNOWN');
@@ -219,7 +219,7 @@ describe('resumeDeliveries lists every player it leaves unreconciled', () => {
 describe('a window, once reported, is not contradicted by the player\'s next call', () => {
   it('the next deliver says staff are checking, not "already claimed"', async () => {
     mock.addPurchase(KEY, { playerName: 'Hal', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     const journal = new MemoryJournal();
     const c = client(journal);
     expect((await c.deliver('Hal', () => {}, { sleep })).code).toBe('OUTCOME_UNKNOWN');

@@ -54,7 +54,7 @@ class FullDiskJournal implements DeliveryJournal {
 describe('a purchase paid while exactly-once waits, then a lost claim answer', () => {
   it('is never silent: the reconciling report carries the unverified window and tells the player staff can check', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     const events: StorefrontEvent[] = [];
     const client = sdk(new MemoryJournal(), events);
     const game = new Game();
@@ -87,7 +87,7 @@ describe('a purchase paid while exactly-once waits, then a lost claim answer', (
 
   it('resumeDeliveries reports the same window per player', async () => {
     mock.addPurchase(KEY, { playerName: 'Bo', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     const journal = new MemoryJournal();
     expect((await sdk(journal).deliver('Bo', () => {}, { sleep })).code).toBe('OUTCOME_UNKNOWN');
     mock.clock.advance(10_000);

@@ -66,7 +66,7 @@ describe('two nodes on one journal', () => {
   it("B waits for A's lock, then reconciles A's lost claim: nothing lost, nothing granted twice", async () => {
     const row = mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
     // A's preview goes through; A's claim is processed and its answer lost.
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     const shared = new MemoryJournal();
     const locks = new Locks();
     const game = new Game(); // the game's dedupe record is shared too

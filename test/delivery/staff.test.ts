@@ -21,7 +21,7 @@ afterEach(async () => {
 /** A claim whose answer is lost, then the reconciling call: one window for the player. */
 async function lostClaim(journal: DeliveryJournal, player: string, events: StorefrontEvent[] = []): Promise<void> {
   mock.addPurchase(KEY, { playerName: player, id: 1, quantity: 1 });
-  mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+  mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
   const c = client(journal, { onEvent: (e) => events.push(e) });
   expect((await c.deliver(player, () => {}, { sleep })).code).toBe('OUTCOME_UNKNOWN');
   expect((await c.deliver(player, () => {}, { sleep })).unverified).toBeDefined();
@@ -37,7 +37,7 @@ describe('a window is a journal record', () => {
       },
     });
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip: 1, times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
     await c.deliver('Ann', () => {}, { sleep });
     await c.deliver('Ann', () => {}, { sleep });
     expect(seenInJournal?.filter((e) => e.state === 'unverified')).toHaveLength(1);

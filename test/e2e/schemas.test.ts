@@ -31,12 +31,12 @@ const asRows = (body: unknown): Array<Record<string, unknown>> => {
 // parse with the SDK's own schemas: the mock never answers what the client cannot read.
 describe.each(transports)("the mock's responses parse with the client's schemas, over $name", (transport) => {
   const { mock, api } = useMockSession(transport);
-  const catalog = async (body: Record<string, unknown> = {}, key = KEY): Promise<unknown> => (await api.catalog(body, { authorization: encodeApiKey(key) })).body;
+  const catalog = async (body: Record<string, unknown> = {}, key = KEY): Promise<unknown> => (await api.getCatalog(body, { authorization: encodeApiKey(key) })).body;
   const checkout = async (items: Array<{ id: number; quantity: number }>, extra: Record<string, unknown> = {}, key = KEY): Promise<unknown> =>
     (await api.checkout('Player1', items, extra, { authorization: encodeApiKey(key) })).body;
   const claim = (playerName: string, options: Record<string, unknown> = {}, key = KEY): Promise<unknown> =>
     api.claim(playerName, options, { authorization: encodeApiKey(key) });
-  const vote = async (player: string, reward: string, amount: string): Promise<unknown> => (await api.vote({ player, reward, amount })).body;
+  const vote = async (player: string, reward: string, amount: string): Promise<unknown> => (await api.claimVoteReward({ player, reward, amount })).body;
 
   it('catalog: every product, with and without sales, a category, and GAME_SERVER_NOT_FOUND', async () => {
     const bodies = [await catalog(), await catalog({ categoryId: 2 }), await catalog({ categoryId: 99 }), await catalog({}, 'wrong-key')];
@@ -108,12 +108,12 @@ describe.each(transports)("the mock's responses parse with the client's schemas,
     mock.addPurchase(KEY, { playerName: 'Player1', id: 2 });
     mock.addPurchase(KEY, { playerName: 'Player1', id: 12, quantity: 3 });
     mock.addPurchase(KEY, { playerName: 'Player2', id: 3 });
-    const purchases: unknown[] = [await api.claimV3('Player1'), await api.storeClaim('Player2')];
+    const purchases: unknown[] = [await api.claimLegacy('Player1'), await api.claimStoreTransactions('Player2')];
     const messages = [
-      await api.claimV3('Player1'), // rate limit
-      await api.storeClaim('Nobody'), // no items
-      await api.claimV3('a'.repeat(65)), // invalid player
-      await api.storeClaim('Player3', { 'X-API-Key': 'wrong-key' }), // server not found
+      await api.claimLegacy('Player1'), // rate limit
+      await api.claimStoreTransactions('Nobody'), // no items
+      await api.claimLegacy('a'.repeat(65)), // invalid player
+      await api.claimStoreTransactions('Player3', { 'X-API-Key': 'wrong-key' }), // server not found
     ];
     for (const body of [...purchases, ...messages]) expectParses(v3AnswerSchema, body);
     const rows = purchases.flatMap(asRows);

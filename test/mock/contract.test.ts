@@ -17,9 +17,9 @@ describe.each(transports)('mock contract over $name', (transport) => {
     return body.transactionId;
   }
 
-  describe('catalog', () => {
+  describe('getCatalog', () => {
     it('lists enabled products inside their window, with only the sales active now', async () => {
-      const { status, body } = await api.catalog();
+      const { status, body } = await api.getCatalog();
       expect(status).toBe(200);
       expect(body.message).toBe('SUCCESS');
       expect(ids(body)).toEqual(LISTED_AT_T0);
@@ -36,14 +36,14 @@ describe.each(transports)('mock contract over $name', (transport) => {
     });
 
     it('never prices below 0', async () => {
-      const { body } = await api.catalog();
+      const { body } = await api.getCatalog();
       expect(body.products.find((p: { id: number }) => p.id === 9).priceWithSale).toBe(0);
     });
 
     it('follows the clock: windows open and close, future sales start', async () => {
       const at = async (time: string) => {
         mock.clock.set(time);
-        return (await api.catalog()).body;
+        return (await api.getCatalog()).body;
       };
       const priceWithSale = (body: any, id: number): number => body.products.find((p: { id: number }) => p.id === id).priceWithSale;
       expect(priceWithSale(await at('2026-01-05T00:00:00Z'), 12)).toBe(4);
@@ -54,9 +54,9 @@ describe.each(transports)('mock contract over $name', (transport) => {
     });
 
     it('narrows to a category; an unknown or empty category gives an empty list', async () => {
-      expect(ids((await api.catalog({ categoryId: 2 })).body)).toEqual([3, 10]);
-      expect((await api.catalog({ categoryId: 3 })).body.products).toEqual([]);
-      expect((await api.catalog({ categoryId: 99 })).body).toEqual({ message: 'SUCCESS', products: [] });
+      expect(ids((await api.getCatalog({ categoryId: 2 })).body)).toEqual([3, 10]);
+      expect((await api.getCatalog({ categoryId: 3 })).body.products).toEqual([]);
+      expect((await api.getCatalog({ categoryId: 99 })).body).toEqual({ message: 'SUCCESS', products: [] });
     });
 
     it('answers GAME_SERVER_NOT_FOUND at HTTP 200 for a wrong, raw or pre-encoded key', async () => {
@@ -70,7 +70,7 @@ describe.each(transports)('mock contract over $name', (transport) => {
     });
 
     it('refuses a body with unknown fields or a non-JSON content type', async () => {
-      expect((await api.catalog({ category: 1 })).status).toBe(400);
+      expect((await api.getCatalog({ category: 1 })).status).toBe(400);
       const res = await api.post('/api/v2/client/global/products', { authorization: KEY_BASE64, 'content-type': 'text/plain' }, '{}');
       expect(res.status).toBe(415);
     });
@@ -197,7 +197,7 @@ describe.each(transports)('mock contract over $name', (transport) => {
         created: '2026-01-01T00:00:00.000Z',
       });
       expect((await api.checkout('Player2', [{ id: 4, quantity: 1 }])).body.status).toBe('INVALID_STOCK');
-      expect((await api.catalog()).body.products.find((p: { id: number }) => p.id === 4).stock).toBe(0);
+      expect((await api.getCatalog()).body.products.find((p: { id: number }) => p.id === 4).stock).toBe(0);
     });
 
     it('releases the stock and removes the rows when a pending checkout is cancelled', async () => {
@@ -233,7 +233,7 @@ describe.each(transports)('mock contract over $name', (transport) => {
     });
   });
 
-  describe('claim v4', () => {
+  describe('claim (v4)', () => {
     it('PREVIEW lists the claims and changes nothing', async () => {
       await buy('Player1', [{ id: 12, quantity: 3 }, { id: 1, quantity: 1 }]);
       const before = mock.purchases(KEY);
@@ -394,11 +394,11 @@ describe.each(transports)('mock contract over $name', (transport) => {
 
     it('v3 and v4 share the limit, case-sensitively per name', async () => {
       await api.claim('Player1');
-      expect(await api.claimV3('Player1')).toEqual([{ message: TEXT.rateLimit }]);
-      expect(await api.storeClaim('Player1')).toEqual([{ message: TEXT.rateLimit }]);
-      expect(await api.claimV3('player1')).toEqual([{ message: TEXT.noItems }]);
+      expect(await api.claimLegacy('Player1')).toEqual([{ message: TEXT.rateLimit }]);
+      expect(await api.claimStoreTransactions('Player1')).toEqual([{ message: TEXT.rateLimit }]);
+      expect(await api.claimLegacy('player1')).toEqual([{ message: TEXT.noItems }]);
       mock.clock.advance(10_000);
-      await api.claimV3Form('Player1');
+      await api.claimLegacyForm('Player1');
       expect((await api.claim('Player1')).code).toBe('RATE_LIMIT');
     });
 
@@ -408,10 +408,10 @@ describe.each(transports)('mock contract over $name', (transport) => {
     });
   });
 
-  describe('claim v3 and store claim', () => {
+  describe('claimLegacy and claimStoreTransactions (v3)', () => {
     it('answers a bare array of legacy rows and delivers them (JSON body)', async () => {
       await buy('Player1', [{ id: 2, quantity: 2 }]);
-      expect(await api.claimV3('Player1')).toEqual([
+      expect(await api.claimLegacy('Player1')).toEqual([
         {
           player_name: 'Player1',
           product_id: 7,
@@ -424,12 +424,12 @@ describe.each(transports)('mock contract over $name', (transport) => {
       ]);
       mock.clock.advance(10_000);
       // Already delivered reads as "no items" on v3.
-      expect(await api.claimV3('Player1')).toEqual([{ message: TEXT.noItems }]);
+      expect(await api.claimLegacy('Player1')).toEqual([{ message: TEXT.noItems }]);
     });
 
     it('accepts a form body on the v3 update', async () => {
       mock.addPurchase(KEY, { playerName: 'Iron Man', id: 1, quantity: 2 });
-      const rows = await api.claimV3Form('Iron Man');
+      const rows = await api.claimLegacyForm('Iron Man');
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ player_name: 'Iron Man', product_amount: 2 });
     });
@@ -437,21 +437,21 @@ describe.each(transports)('mock contract over $name', (transport) => {
     it('store claim accepts X-API-Key and Bearer', async () => {
       mock.addPurchase(KEY, { playerName: 'Player1', id: 1 });
       mock.addPurchase(KEY, { playerName: 'Player2', id: 1 });
-      expect(await api.storeClaim('Player1', { 'X-API-KEY': KEY })).toHaveLength(1);
-      const viaBearer = await api.storeClaim('Player2', { Authorization: `Bearer ${KEY}` });
+      expect(await api.claimStoreTransactions('Player1', { 'X-API-KEY': KEY })).toHaveLength(1);
+      const viaBearer = await api.claimStoreTransactions('Player2', { Authorization: `Bearer ${KEY}` });
       expect(viaBearer[0]).toMatchObject({ player_name: 'Player2', product_id: 42 });
     });
 
     it('answers message rows for the other outcomes', async () => {
-      expect(await api.claimV3('Player1', { 'x-api-key': 'wrong' })).toEqual([{ message: TEXT.serverNotFound }]);
-      expect(await api.claimV3('Player1', { authorization: `Bearer ${KEY}` })).toEqual([{ message: TEXT.serverNotFound }]);
-      expect(await api.claimV3('Player1', { authorization: KEY_BASE64 })).toEqual([{ message: TEXT.serverNotFound }]);
-      expect(await api.storeClaim('  ')).toEqual([{ message: TEXT.invalidPlayer }]);
+      expect(await api.claimLegacy('Player1', { 'x-api-key': 'wrong' })).toEqual([{ message: TEXT.serverNotFound }]);
+      expect(await api.claimLegacy('Player1', { authorization: `Bearer ${KEY}` })).toEqual([{ message: TEXT.serverNotFound }]);
+      expect(await api.claimLegacy('Player1', { authorization: KEY_BASE64 })).toEqual([{ message: TEXT.serverNotFound }]);
+      expect(await api.claimStoreTransactions('  ')).toEqual([{ message: TEXT.invalidPlayer }]);
       const noName = await api.post('/api/v3/store/transaction/update', { 'x-api-key': KEY, 'content-type': 'application/json' }, '{}');
       expect(await noName.json()).toEqual([{ message: TEXT.invalidPlayer }]);
       mock.addPurchase(KEY, { playerName: 'Player1', id: 1 });
       mock.removeProduct(KEY, 1);
-      expect(await api.claimV3('Player1')).toEqual([{ message: TEXT.productNotFound }]);
+      expect(await api.claimLegacy('Player1')).toEqual([{ message: TEXT.productNotFound }]);
     });
 
     it('refuses an unsupported content type', async () => {
@@ -460,17 +460,17 @@ describe.each(transports)('mock contract over $name', (transport) => {
     });
   });
 
-  describe('vote reward claim', () => {
+  describe('claimVoteReward', () => {
     it('answers "not voted" before anything else about the player', async () => {
-      expect((await api.vote({ player: 'Player1', reward: '1', amount: 'all' })).body).toEqual([{ message: TEXT.notVoted }]);
+      expect((await api.claimVoteReward({ player: 'Player1', reward: '1', amount: 'all' })).body).toEqual([{ message: TEXT.notVoted }]);
     });
 
     it('answers a message row for an unknown reward and a bad amount', async () => {
       mock.recordVote(KEY, 'Player1', 3);
-      expect((await api.vote({ player: 'Player1', reward: '9', amount: '1' })).body).toEqual([{ message: TEXT.rewardNotFound }]);
-      expect((await api.vote({ player: 'Player1', reward: 'x', amount: '1' })).body[0].message).toMatch(/reward could not be found/);
+      expect((await api.claimVoteReward({ player: 'Player1', reward: '9', amount: '1' })).body).toEqual([{ message: TEXT.rewardNotFound }]);
+      expect((await api.claimVoteReward({ player: 'Player1', reward: 'x', amount: '1' })).body[0].message).toMatch(/reward could not be found/);
       for (const amount of ['0', '-1', '1.5', 'some']) {
-        expect((await api.vote({ player: 'Player1', reward: '1', amount })).body[0].message).toMatch(/^Invalid amount/);
+        expect((await api.claimVoteReward({ player: 'Player1', reward: '1', amount })).body[0].message).toMatch(/^Invalid amount/);
       }
     });
 
@@ -478,16 +478,16 @@ describe.each(transports)('mock contract over $name', (transport) => {
       mock.recordVote(KEY, 'Player1', 2);
       const recorded = await api.admin('POST', '/__mock/votes', { apiKey: KEY, playerName: 'Player1', points: 10 });
       expect(recorded.json()).toEqual({ playerName: 'Player1', vote_points: 12, votes_month: 2, total_points: 12 });
-      const { status, body } = await api.vote({ player: 'Player1', reward: '2', amount: '2' });
+      const { status, body } = await api.claimVoteReward({ player: 'Player1', reward: '2', amount: '2' });
       expect(status).toBe(200);
       expect(body).toEqual([TWO_SCROLLS]);
     });
 
     it('`all` buys as many units as the points pay for, then Insufficient Points', async () => {
       mock.recordVote(KEY, 'Player1', 3);
-      const all = await api.vote({ player: 'Player1', reward: '1', amount: 'all' });
+      const all = await api.claimVoteReward({ player: 'Player1', reward: '1', amount: 'all' });
       expect(all.body[0]).toMatchObject({ give_amount: 3, vote_points: 0, total_points: '3', reward_id: 1 });
-      const again = await api.vote({ player: 'Player1', reward: '1', amount: 'all' });
+      const again = await api.claimVoteReward({ player: 'Player1', reward: '1', amount: 'all' });
       expect(again.body).toHaveLength(1);
       expect(again.body[0].message).toMatch(/^Insufficient Points/);
       expect(Object.keys(again.body[0])).toEqual(['message']);
@@ -495,18 +495,18 @@ describe.each(transports)('mock contract over $name', (transport) => {
 
     it('refuses more units than the points pay for and keeps the points', async () => {
       mock.recordVote(KEY, 'Player1', 4);
-      expect((await api.vote({ player: 'Player1', reward: '2', amount: '1' })).body[0].message).toMatch(/^Insufficient Points/);
+      expect((await api.claimVoteReward({ player: 'Player1', reward: '2', amount: '1' })).body[0].message).toMatch(/^Insufficient Points/);
       expect(mock.state().servers[0]?.votes).toEqual([{ playerName: 'Player1', vote_points: 4, votes_month: 1, total_points: 4 }]);
     });
 
     it('accepts Bearer, refuses a wrong key and a JSON body, names are case-sensitive', async () => {
       mock.recordVote(KEY, 'Player1', 1);
-      expect((await api.vote({ player: 'Player1', reward: '1', amount: '1' }, { authorization: `Bearer ${KEY}` })).body[0].give_amount).toBe(1);
-      expect((await api.vote({ player: 'Player1', reward: '1', amount: '1' }, { 'x-api-key': 'nope' })).body).toEqual([{ message: TEXT.serverNotFound }]);
-      expect((await api.vote({ player: 'player1', reward: '1', amount: '1' })).body).toEqual([{ message: TEXT.notVoted }]);
+      expect((await api.claimVoteReward({ player: 'Player1', reward: '1', amount: '1' }, { authorization: `Bearer ${KEY}` })).body[0].give_amount).toBe(1);
+      expect((await api.claimVoteReward({ player: 'Player1', reward: '1', amount: '1' }, { 'x-api-key': 'nope' })).body).toEqual([{ message: TEXT.serverNotFound }]);
+      expect((await api.claimVoteReward({ player: 'player1', reward: '1', amount: '1' })).body).toEqual([{ message: TEXT.notVoted }]);
       const json = await api.post('/v3/vote/reward/claim', { 'x-api-key': KEY, 'content-type': 'application/json' }, '{"player":"Player1"}');
       expect(json.status).toBe(415);
-      expect((await api.vote({ player: 'Player1', reward: '1', amount: '1', extra: 'x' })).status).toBe(400);
+      expect((await api.claimVoteReward({ player: 'Player1', reward: '1', amount: '1', extra: 'x' })).status).toBe(400);
     });
   });
 

@@ -21,11 +21,11 @@ describe('mock.fetch', () => {
   it('drops the connection like a reset socket: the SDK reports a lost claim answer, and the mock did deliver', async () => {
     const mock = createMockService({ seed: storeSeed, now: T0 });
     mock.addPurchase(KEY, { playerName: 'Player1', id: 1 });
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
     const direct = mock.fetch('http://127.0.0.1:9/api/v4/store/transaction/update', { method: 'POST' });
     await expect(direct).rejects.toThrow(expect.objectContaining({ name: 'TypeError', message: 'fetch failed', cause: expect.objectContaining({ code: 'ECONNRESET' }) }));
 
-    mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', times: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
     const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now });
     await expect(client.claim('Player1')).rejects.toBeInstanceOf(ClaimOutcomeUnknownError);
     expect(mock.purchases(KEY, 'Player1').map((row) => row.deliverystatus)).toEqual(['Delivered']);
@@ -34,7 +34,7 @@ describe('mock.fetch', () => {
   it('rejects with the signal\'s reason when aborted, while the mock finishes what it received', async () => {
     vi.useFakeTimers();
     const mock = createMockService({ seed: storeSeed, now: T0 });
-    mock.faults.add({ operation: 'catalog', kind: 'delay', delayMs: 5_000, times: 1 });
+    mock.faults.add({ operation: 'getCatalog', kind: 'delay', delayMs: 5_000, times: 1 });
     const controller = new AbortController();
     const answer = mock.fetch('http://127.0.0.1:9/api/v2/client/global/products', { method: 'POST', body: '{}', signal: controller.signal });
     const reason = new Error('caller gave up');

@@ -61,7 +61,7 @@ describe.each(transports)('the mock over $name, as the evidence has it', (transp
   describe('4. item rows carry a message only when the seed says so', () => {
     it('by default no claim row has a message (v4, v3 update, store claim)', async () => {
       for (const player of ['P1', 'P2', 'P3']) mock.addPurchase(KEY, { playerName: player, id: 1 });
-      const rows = [(await api.claim('P1')).data.claims, await api.claimV3('P2'), await api.storeClaim('P3')].flat();
+      const rows = [(await api.claim('P1')).data.claims, await api.claimLegacy('P2'), await api.claimStoreTransactions('P3')].flat();
       expect(rows).toHaveLength(3);
       expect(rows.every((row: object) => !('message' in row))).toBe(true);
     });
@@ -74,14 +74,14 @@ describe.each(transports)('the mock over $name, as the evidence has it', (transp
       ]);
       // The raw rows are the database columns: no message there.
       expect(v4.data.rawTransactions[0].message).toBeUndefined();
-      expect(await api.claimV3('P2', { 'x-api-key': KEY_ITEM_MESSAGE })).toEqual([
+      expect(await api.claimLegacy('P2', { 'x-api-key': KEY_ITEM_MESSAGE })).toEqual([
         expect.objectContaining({ message: ITEM_MESSAGE, player_name: 'P2', product_amount: 1, amount_purchased: 1 }),
       ]);
-      expect(await api.storeClaim('P3', { 'X-API-Key': KEY_ITEM_MESSAGE })).toEqual([
+      expect(await api.claimStoreTransactions('P3', { 'X-API-Key': KEY_ITEM_MESSAGE })).toEqual([
         expect.objectContaining({ message: ITEM_MESSAGE, player_name: 'P3', product_id: 42 }),
       ]);
       // Outcomes other than items are still message-only rows.
-      expect(await api.claimV3('Nobody', { 'x-api-key': KEY_ITEM_MESSAGE })).toEqual([{ message: TEXT.noItems }]);
+      expect(await api.claimLegacy('Nobody', { 'x-api-key': KEY_ITEM_MESSAGE })).toEqual([{ message: TEXT.noItems }]);
       expect(mock.state().servers.find((s) => s.apiKey === KEY_ITEM_MESSAGE)?.transactionMessage).toBe(ITEM_MESSAGE);
     });
   });
@@ -129,9 +129,9 @@ describe.each(transports)('the mock over $name, as the evidence has it', (transp
       mock.addPurchase(KEY_LIMITS, { playerName: 'Player2', id: JAVA_INT_MAX, quantity: 1_000_000 });
       const v4 = await api.claim('Player1', {}, auth(KEY_LIMITS));
       expect(v4.data.claims[0]).toMatchObject({ product_id: 0, product_id_string: '99999999999', quantity_to_grant: 2_147_000_000, quantity_purchased: 1_000_000 });
-      const v3 = await api.claimV3('Player2', { 'x-api-key': KEY_LIMITS });
+      const v3 = await api.claimLegacy('Player2', { 'x-api-key': KEY_LIMITS });
       expect(v3[0]).toMatchObject({ product_id: 0, product_amount: 2_147_000_000 });
-      const catalog = await api.catalog({}, auth(KEY_LIMITS));
+      const catalog = await api.getCatalog({}, auth(KEY_LIMITS));
       const stock = await api.checkout('P', [{ id: JAVA_INT_MAX, quantity: 1 }, { id: 99, quantity: 1 }], {}, auth(KEY_LIMITS));
       for (const body of [checkout.body, v4, v3, catalog.body, stock.body]) {
         expect(integersIn(body).every((n) => n >= -2_147_483_648 && n <= JAVA_INT_MAX), JSON.stringify(body)).toBe(true);
@@ -140,9 +140,9 @@ describe.each(transports)('the mock over $name, as the evidence has it', (transp
 
     it('`all` gives at most a Java int of units; vote counts stay within one too', async () => {
       mock.recordVote(KEY_LIMITS, 'Voter', 3_000);
-      const { body } = await api.vote({ player: 'Voter', reward: '1', amount: 'all' }, { 'X-API-Key': KEY_LIMITS });
+      const { body } = await api.claimVoteReward({ player: 'Voter', reward: '1', amount: 'all' }, { 'X-API-Key': KEY_LIMITS });
       expect(body[0]).toMatchObject({ give_amount: 2_147_000_000, vote_points: 853 });
-      expect((await api.vote({ player: 'Voter', reward: '1', amount: '2148' }, { 'X-API-Key': KEY_LIMITS })).body[0].message).toMatch(/^Insufficient Points|^Invalid amount/);
+      expect((await api.claimVoteReward({ player: 'Voter', reward: '1', amount: '2148' }, { 'X-API-Key': KEY_LIMITS })).body[0].message).toMatch(/^Insufficient Points|^Invalid amount/);
       mock.recordVote(KEY, 'Rich', JAVA_INT_MAX - 1);
       expect(() => mock.recordVote(KEY, 'Rich', 2)).toThrow(expect.objectContaining({ status: 400 }));
     });
@@ -192,12 +192,12 @@ describe.each(transports)('the mock over $name, as the evidence has it', (transp
   describe('8. the store claim takes a form body only', () => {
     it('answers a JSON body with 415 and changes nothing; the v3 update keeps accepting JSON', async () => {
       mock.addPurchase(KEY, { playerName: 'Player1', id: 1 });
-      const json = await api.storeClaimJson('Player1');
+      const json = await api.claimStoreTransactionsJson('Player1');
       expect(json.status).toBe(415);
       expect(json.body).toEqual({ error: 'Unsupported Media Type', message: expect.stringMatching(/application\/x-www-form-urlencoded/) });
       expect(mock.purchases(KEY, 'Player1')[0]?.deliverystatus).toBe('Undelivered');
       expect(mock.state().servers[0]?.lastAcceptedClaims).toEqual([]);
-      expect(await api.claimV3('Player1')).toHaveLength(1);
+      expect(await api.claimLegacy('Player1')).toHaveLength(1);
     });
   });
 });

@@ -109,8 +109,9 @@ export function useMockSession(transport: Transport, seed: MockSeed = storeSeed)
 
 /**
  * Plain-fetch calls to each wire operation, in the exact shapes of SPEC §2 (as a plugin in
- * another language would send them). Each takes the headers to send; the default is the
- * store key in the operation's scheme.
+ * another language would send them), each named after the client method that calls its
+ * endpoint. Each takes the headers to send; the default is the store key in the
+ * operation's scheme.
  */
 export function wire(base: () => string, fetcher: () => typeof globalThis.fetch = () => fetch) {
   const post = (path: string, headers: Record<string, string>, body?: string) =>
@@ -124,7 +125,7 @@ export function wire(base: () => string, fetcher: () => typeof globalThis.fetch 
 
   return {
     post,
-    catalog: (body: unknown = {}, headers: Record<string, string> = { authorization: KEY_BASE64 }) =>
+    getCatalog: (body: unknown = {}, headers: Record<string, string> = { authorization: KEY_BASE64 }) =>
       postJson('/api/v2/client/global/products', headers, body),
     checkout: (
       username: string,
@@ -143,20 +144,20 @@ export function wire(base: () => string, fetcher: () => typeof globalThis.fetch 
       headers: Record<string, string> = { authorization: KEY_BASE64 },
     ) =>
       (await postJson('/api/v4/store/transaction/update', headers, { playerName, ...options })).body,
-    claimV3: async (playerName: string, headers: Record<string, string> = { 'x-api-key': KEY }) =>
+    claimLegacy: async (playerName: string, headers: Record<string, string> = { 'x-api-key': KEY }) =>
       (await postJson('/api/v3/store/transaction/update', headers, { playerName })).body,
-    claimV3Form: async (playerName: string, headers: Record<string, string> = { 'x-api-key': KEY }) => {
+    claimLegacyForm: async (playerName: string, headers: Record<string, string> = { 'x-api-key': KEY }) => {
       const res = await post('/api/v3/store/transaction/update', { 'content-type': formType, ...headers }, form({ playerName }));
       return (await res.json()) as any;
     },
-    storeClaim: async (playerName: string, headers: Record<string, string> = { 'X-API-Key': KEY }) => {
+    claimStoreTransactions: async (playerName: string, headers: Record<string, string> = { 'X-API-Key': KEY }) => {
       const res = await post('/v3/store/transaction/claim', { 'content-type': 'application/x-www-form-urlencoded', ...headers }, form({ playerName }));
       return (await res.json()) as any;
     },
     /** The store claim with a JSON body, which the description does not allow (form only). */
-    storeClaimJson: (playerName: string, headers: Record<string, string> = { 'X-API-Key': KEY }) =>
+    claimStoreTransactionsJson: (playerName: string, headers: Record<string, string> = { 'X-API-Key': KEY }) =>
       postJson('/v3/store/transaction/claim', headers, { playerName }),
-    vote: async (fields: Record<string, string>, headers: Record<string, string> = { 'X-API-Key': KEY }) => {
+    claimVoteReward: async (fields: Record<string, string>, headers: Record<string, string> = { 'X-API-Key': KEY }) => {
       const res = await post('/v3/vote/reward/claim', { 'content-type': formType, ...headers }, form(fields));
       return { status: res.status, body: (await res.json()) as any };
     },

@@ -12,7 +12,7 @@ export interface OperationCase {
 
 const withSignal = (signal: AbortSignal | undefined) => (signal ? { signal } : undefined);
 
-export const catalogOp: OperationCase = {
+export const getCatalogOp: OperationCase = {
   operation: 'getCatalog',
   endpoint: '/api/v2/client/global/products',
   delivers: false,
@@ -48,14 +48,14 @@ export const claimLegacyOp: OperationCase = {
   call: (client, signal) => client.claimLegacy('Player123', withSignal(signal)),
 };
 
-export const storeClaimOp: OperationCase = {
+export const claimStoreTransactionsOp: OperationCase = {
   operation: 'claimStoreTransactions',
   endpoint: '/v3/store/transaction/claim',
   delivers: true,
   call: (client, signal) => client.claimStoreTransactions('Player123', withSignal(signal)),
 };
 
-export const voteOp: OperationCase = {
+export const claimVoteRewardOp: OperationCase = {
   operation: 'claimVoteReward',
   endpoint: '/v3/vote/reward/claim',
   delivers: true,
@@ -63,9 +63,9 @@ export const voteOp: OperationCase = {
 };
 
 /** The six operations (and the preview), for `it.each` tables. */
-export const ALL_OPS: readonly OperationCase[] = [catalogOp, checkoutOp, claimOp, previewOp, claimLegacyOp, storeClaimOp, voteOp];
+export const ALL_OPS: readonly OperationCase[] = [getCatalogOp, checkoutOp, claimOp, previewOp, claimLegacyOp, claimStoreTransactionsOp, claimVoteRewardOp];
 /** Sent exactly once, never retried. */
-export const WRITE_OPS: readonly OperationCase[] = ALL_OPS.filter((op) => op !== catalogOp);
+export const WRITE_OPS: readonly OperationCase[] = ALL_OPS.filter((op) => op !== getCatalogOp);
 /** A sent request without an answer throws ClaimOutcomeUnknownError. */
 export const DELIVERING_OPS: readonly OperationCase[] = ALL_OPS.filter((op) => op.delivers);
 /** A sent request without an answer fails plainly (nothing at stake). */

@@ -131,7 +131,7 @@ async function play(s: Scenario, dir: string, died: Promise<void>): Promise<Worl
   const world: World = { store, game, events, dir, witness };
   const client = store.client(witness, { onEvent: (e) => events.push(e) });
   for (const [p, id] of s.initial) mock.addPurchase(KEY, { playerName: s.players[p] as string, id });
-  for (const skip of s.drops) mock.faults.add({ operation: 'claimV4', kind: 'dropAfter', skip, times: 1 });
+  for (const skip of s.drops) mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip, times: 1 });
   let grants = 0;
   const grant = game.grant(() => ++grants === s.grantFailsAt);
   const waited = new Set<string>();
