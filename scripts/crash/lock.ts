@@ -21,18 +21,18 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { seededRandom } from '../../src/mock/service/random.js';
+import { median } from '../shared/figures.js';
+import { commandLine } from '../shared/command-line.js';
 import { NODE_BUNDLE } from './node-bundle.js';
 
-const { values } = parseArgs({ options: { kills: { type: 'string', default: '300' }, seed: { type: 'string', default: '1' } } });
-const KILLS = Number(values.kills);
-const SEED = Number(values.seed);
-if (!Number.isSafeInteger(KILLS) || KILLS < 1 || !Number.isSafeInteger(SEED)) {
-  process.stderr.write('usage: npx tsx scripts/crash/lock.ts [--kills 300] [--seed 1]\n');
-  process.exit(2);
-}
+const cli = commandLine('crash lock', 'usage: npx tsx scripts/crash/lock.ts [--kills 300] [--seed 1]', {
+  kills: { type: 'string', default: '300' },
+  seed: { type: 'string', default: '1' },
+});
+const KILLS = cli.integer('kills', 1, Number.MAX_SAFE_INTEGER);
+const SEED = cli.integer('seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 
 const PROBE = `
 import { FileJournal, isStorefrontError } from '../../src/index.js';
@@ -116,10 +116,9 @@ async function main(): Promise<number> {
     await p.closed;
     rmSync(lock, { force: true });
   }
-  times.sort((a, b) => a - b);
-  const median = times[2] as number;
-  const spread = Math.max(5, Math.ceil(median * 1.5));
-  process.stderr.write(`crash lock: taking the lock takes ~${median.toFixed(0)} ms here; kills land 0–${spread} ms after the path is sent\n`);
+  const typical = median(times);
+  const spread = Math.max(5, Math.ceil(typical * 1.5));
+  process.stderr.write(`crash lock: taking the lock takes ~${typical.toFixed(0)} ms here; kills land 0–${spread} ms after the path is sent\n`);
 
   const random = seededRandom(SEED);
   let left = 0;

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
 import type { DeliveryMode } from '../../src/index.js';
+import { commandLine } from '../shared/command-line.js';
 import { SCENARIOS, type ScenarioChoice } from './scenario.js';
 
 export const USAGE =
@@ -14,59 +14,34 @@ export const USAGE =
   '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]\n' +
   '       npm run crash -- --power-loss …   (the power-loss campaign: scripts/crash/power-loss.ts)';
 
-function usage(problem: string): never {
-  process.stderr.write(`crash: ${problem}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      kills: { type: 'string', default: '300' },
-      mode: { type: 'string' },
-      loop: { type: 'boolean', default: false },
-      seed: { type: 'string', default: '1' },
-      'purchases-during-runs': { type: 'string', default: 'true' },
-      processes: { type: 'string', default: '1' },
-      shared: { type: 'boolean', default: false },
-      nodes: { type: 'string', default: '1' },
-      journal: { type: 'string', default: 'file' },
-      players: { type: 'string', default: '20' },
-      lanes: { type: 'string', default: '2' },
-      scenario: { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-} catch (error) {
-  usage(error instanceof Error ? error.message : String(error));
-}
-const options = parsed.values;
-if (options.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-const int = (name: string, value: string, min: number, max: number): number => {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) usage(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
-  return n;
-};
-export const KILLS = int('kills', options.kills, 0, 100_000);
-export const SEED = int('seed', options.seed, 0, 0xffff_ffff);
-export const PLAYERS = int('players', options.players, 1, 1000);
-export const LANES = int('lanes', options.lanes, 1, 16);
-export const PROCESSES = int('processes', options.processes, 1, 2);
-if (!['true', 'false'].includes(options['purchases-during-runs'])) usage('--purchases-during-runs must be true or false');
-export const DURING_RUNS = options['purchases-during-runs'] === 'true';
+const cli = commandLine('crash', USAGE, {
+  kills: { type: 'string', default: '300' },
+  mode: { type: 'string' },
+  loop: { type: 'boolean', default: false },
+  seed: { type: 'string', default: '1' },
+  'purchases-during-runs': { type: 'string', default: 'true' },
+  processes: { type: 'string', default: '1' },
+  shared: { type: 'boolean', default: false },
+  nodes: { type: 'string', default: '1' },
+  journal: { type: 'string', default: 'file' },
+  players: { type: 'string', default: '20' },
+  lanes: { type: 'string', default: '2' },
+  scenario: { type: 'string' },
+  keep: { type: 'boolean', default: false },
+});
+const options = cli.values;
+const usage = cli.fail;
+export const KILLS = cli.integer('kills', 0, 100_000);
+export const SEED = cli.integer('seed', 0, 0xffff_ffff);
+export const PLAYERS = cli.integer('players', 1, 1000);
+export const LANES = cli.integer('lanes', 1, 16);
+export const PROCESSES = cli.integer('processes', 1, 2);
+export const DURING_RUNS = cli.oneOf('purchases-during-runs', ['true', 'false']) === 'true';
 if (PROCESSES === 2 && !options.shared) usage('--processes 2 needs --shared (two workers on one journal file)');
 if (options.shared && PROCESSES !== 2) usage('--shared needs --processes 2');
 export const SHARED = options.shared;
-export const NODES = int('nodes', options.nodes, 1, 8);
-if (!['file', 'postgres', 'mysql'].includes(options.journal)) usage(`--journal must be file, postgres or mysql, got "${options.journal}"`);
-export const JOURNAL = options.journal as 'file' | 'postgres' | 'mysql';
+export const NODES = cli.integer('nodes', 1, 8);
+export const JOURNAL = cli.oneOf('journal', ['file', 'postgres', 'mysql']);
 /** Nodes on a database journal (the `--nodes` campaign). */
 export const CLUSTER = JOURNAL !== 'file';
 if (NODES > 1 && !CLUSTER) usage('--nodes above 1 needs a database journal: --journal postgres or --journal mysql (one FileJournal file serves one process)');

@@ -29,49 +29,25 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
 import { campaign } from '../../test/support/power-loss-campaign.js';
 import type { Breakage } from '../../test/support/power-loss.js';
+import { commandLine } from '../shared/command-line.js';
 
 const USAGE = 'usage: npm run crash -- --power-loss [--states all|<n>] [--seed 1] [--random 2] [--break none|sync|dirsync|batch] [--verbose]';
 
-function usage(problem: string): never {
-  process.stderr.write(`crash: ${problem}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      'power-loss': { type: 'boolean', default: false },
-      states: { type: 'string', default: 'all' },
-      seed: { type: 'string', default: '1' },
-      random: { type: 'string', default: '2' },
-      break: { type: 'string', default: 'none' },
-      verbose: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  }));
-} catch (error) {
-  usage(error instanceof Error ? error.message : String(error));
-}
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-const int = (name: string, value: string, min: number, max: number): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) usage(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
-  return n;
-};
-const states = values.states === 'all' ? undefined : int('states', values.states, 1, 1_000_000);
-const seed = int('seed', values.seed, 0, 0xffff_ffff);
-const randomChoices = int('random', values.random, 0, 100);
-if (!['none', 'sync', 'dirsync', 'batch'].includes(values.break)) usage(`--break must be none, sync, dirsync or batch, got "${values.break}"`);
-const breakage = values.break as Breakage;
+const cli = commandLine('crash', USAGE, {
+  'power-loss': { type: 'boolean', default: false },
+  states: { type: 'string', default: 'all' },
+  seed: { type: 'string', default: '1' },
+  random: { type: 'string', default: '2' },
+  break: { type: 'string', default: 'none' },
+  verbose: { type: 'boolean', default: false },
+});
+const { values } = cli;
+const states = values.states === 'all' ? undefined : cli.integer('states', 1, 1_000_000);
+const seed = cli.integer('seed', 0, 0xffff_ffff);
+const randomChoices = cli.integer('random', 0, 100);
+const breakage: Breakage = cli.oneOf('break', ['none', 'sync', 'dirsync', 'batch']);
 
 const result = await campaign({
   seed,

@@ -14,7 +14,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 const HELP = { help: { type: 'boolean', short: 'h', default: false } } as const;
 type Value<S> = S extends { type: 'boolean' } ? boolean : string;
 /** The parsed values: an option with a default always has one. */
-type Values<O extends Options> = { [K in keyof O]: O[K] extends { default: unknown } ? Value<O[K]> : Value<O[K]> | undefined } & { help: boolean };
+type Values<O extends Options> = { -readonly [K in keyof O]: O[K] extends { default: unknown } ? Value<O[K]> : Value<O[K]> | undefined } & { help: boolean };
 
 /** A script's parsed command line and the checks that end it with its usage. */
 export interface ScriptCommandLine<O extends Options> {
