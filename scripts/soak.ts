@@ -16,33 +16,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { FileJournal, MemoryJournal, StorefrontClient, type DeliveryJournal, type DeliveryMode } from '../src/index.js';
-import { createMockService } from '../src/mock/index.js';
-import { seededRandom } from '../src/mock/adapters/faults.js';
-import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, paidUnits, processView, seed } from '../test/support/reliability.js';
+import { FileJournal, MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryJournal, type DeliveryMode } from '../src/index.js';
+import { createMockService, type MockService } from '../src/mock/index.js';
+import { seededRandom } from '../src/mock/service/random.js';
+import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, paidUnits, processView, seed, type UnitCounts } from '../test/support/reliability.js';
+import { commandLine } from './shared/command-line.js';
 
 type Mode = 'claim' | DeliveryMode;
 
-const { values } = parseArgs({
-  options: {
-    cycles: { type: 'string', default: '1000' },
-    seed: { type: 'string', default: '42' },
-    players: { type: 'string', default: '50' },
-    journal: { type: 'string', default: 'memory' },
-  },
+const cli = commandLine('soak', 'usage: npm run soak -- --cycles <n> --seed <n> [--players <n>] [--journal memory|file]', {
+  cycles: { type: 'string', default: '1000' },
+  seed: { type: 'string', default: '42' },
+  players: { type: 'string', default: '50' },
+  journal: { type: 'string', default: 'memory' },
 });
-const cycles = Number(values.cycles);
-const baseSeed = Number(values.seed);
-const playerCount = Number(values.players);
-if (![cycles, baseSeed, playerCount].every(Number.isSafeInteger) || cycles < 1 || playerCount < 1) {
-  console.error('usage: npm run soak -- --cycles <n> --seed <n> [--players <n>] [--journal memory|file]');
-  process.exit(2);
-}
-if (values.journal !== 'memory' && values.journal !== 'file') {
-  console.error('--journal must be memory or file');
-  process.exit(2);
-}
+const cycles = cli.integer('cycles', 1, Number.MAX_SAFE_INTEGER);
+const baseSeed = cli.integer('seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+const playerCount = cli.integer('players', 1, Number.MAX_SAFE_INTEGER);
+const journalKind = cli.oneOf('journal', ['memory', 'file']);
 
 // How often each trouble strikes.
 const P_BUY = 0.55;
@@ -50,22 +41,17 @@ const P_PAY = 0.9;
 const P_GRANT_FAILS = 0.03;
 const P_CRASH = 0.01; // at each journal write or acknowledgement (and after a plain claim)
 
-interface Figures {
+interface Figures extends UnitCounts {
   mode: Mode;
-  paid: number;
-  granted: number;
-  lost: number;
-  duplicated: number;
   regrants: number;
   crashes: number;
   grantFailures: number;
   faults: number;
 }
 
-async function run(mode: Mode): Promise<Figures> {
-  const mock = createMockService({ seed, now: T0 });
+/** Claim faults: the lost answer (after the state change) in three forms, and two that change nothing; checkout faults. */
+function injectFaults(mock: MockService): void {
   mock.faults.seed(baseSeed);
-  // Claim faults: the lost answer (after the state change) in three forms, and two that change nothing.
   mock.faults.add({ operation: 'claim', kind: 'dropAfter', probability: 0.03 });
   mock.faults.add({ operation: 'claim', kind: 'status', status: 502, phase: 'after', probability: 0.01 });
   mock.faults.add({ operation: 'claim', kind: 'malformed', probability: 0.01 });
@@ -73,122 +59,150 @@ async function run(mode: Mode): Promise<Figures> {
   mock.faults.add({ operation: 'claim', kind: 'status', status: 503, probability: 0.02 });
   mock.faults.add({ operation: 'checkout', kind: 'status', status: 500, probability: 0.02 });
   mock.faults.add({ operation: 'checkout', kind: 'dropAfter', probability: 0.01 });
+}
 
-  const random = seededRandom(baseSeed ^ 0x5eed);
-  const int = (n: number) => Math.floor(random() * n);
-  const chaos = seededRandom(baseSeed ^ 0xc4a05);
-  let troubles = true;
-  let crashes = 0;
-  let grantFailures = 0;
+/** One mode's soak: the mock, the journal that crashes the process, the client of the process alive, the game. */
+class Soak {
+  readonly mock = createMockService({ seed, now: T0 });
+  readonly random = seededRandom(baseSeed ^ 0x5eed);
+  readonly chaos = seededRandom(baseSeed ^ 0xc4a05);
+  readonly sleep = clockSleep(this.mock.clock);
+  readonly dir = journalKind === 'file' ? mkdtempSync(join(tmpdir(), 'teamgames-soak-')) : undefined;
+  readonly disk: DeliveryJournal;
+  readonly journal: CrashingJournal;
+  readonly game = new Game();
+  readonly grant: (item: DeliveredItem) => void;
+  readonly players = Array.from({ length: playerCount }, (_, i) => `Player${i + 1}`);
+  readonly products = seed.servers[0]?.products ?? [];
+  client: StorefrontClient;
+  troubles = true;
+  crashes = 0;
+  grantFailures = 0;
+  plainIds = 0;
 
-  const sleep = clockSleep(mock.clock);
-  const fetch = mock.fetch;
-  const dir = values.journal === 'file' ? mkdtempSync(join(tmpdir(), 'teamgames-soak-')) : undefined;
-  const disk: DeliveryJournal = dir === undefined ? new MemoryJournal() : new FileJournal(join(dir, `${mode}.jsonl`));
-  const journal = new CrashingJournal(disk, () => troubles && chaos() < P_CRASH);
-  // Each simulated process gets its own view of the journal: what the SDK keeps per journal
-  // object (the per-player order, unwritten lines) dies with the process.
-  const make = () => new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch, now: mock.clock.now, journal: processView(journal), retry: 0 });
-  let client = make();
+  constructor(readonly mode: Mode) {
+    injectFaults(this.mock);
+    this.disk = this.dir === undefined ? new MemoryJournal() : new FileJournal(join(this.dir, `${mode}.jsonl`));
+    this.journal = new CrashingJournal(this.disk, () => this.troubles && this.chaos() < P_CRASH);
+    this.client = this.make();
+    this.grant = this.game.grant(() => {
+      if (!this.troubles || this.chaos() >= P_GRANT_FAILS) return false;
+      this.grantFailures += 1;
+      return true;
+    });
+  }
 
-  const game = new Game();
-  const grant = game.grant(() => {
-    if (!troubles || chaos() >= P_GRANT_FAILS) return false;
-    grantFailures += 1;
-    return true;
-  });
-  let plainIds = 0;
+  /**
+   * A client as one simulated process has it, with its own view of the journal: what the
+   * SDK keeps per journal object (the per-player order, unwritten lines) dies with the process.
+   */
+  make(): StorefrontClient {
+    return new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch: this.mock.fetch, now: this.mock.clock.now, journal: processView(this.journal), retry: 0 });
+  }
+
+  int(n: number): number {
+    return Math.floor(this.random() * n);
+  }
+
+  /** One cycle: time passes, a random player buys (and mostly pays) or claims. */
+  async cycle(): Promise<void> {
+    this.mock.clock.advance(this.int(3_000));
+    const player = this.players[this.int(this.players.length)] as string;
+    if (this.random() < P_BUY) return this.buy(player);
+    if (this.mode === 'claim') return this.plainClaim(player);
+    try {
+      await this.journal.run(this.client.deliver(player, this.grant, { mode: this.mode, sleep: this.sleep }));
+    } catch (error) {
+      if (!(error instanceof Crash)) throw error;
+      await this.restart();
+    }
+  }
+
+  async buy(player: string): Promise<void> {
+    const lines = 1 + this.int(3);
+    const items = Array.from({ length: lines }, () => ({ id: (this.products[this.int(this.products.length)] as { id: number }).id, quantity: 1 + this.int(3) }));
+    const pays = this.random() < P_PAY;
+    try {
+      const result = await this.client.checkout({ username: player, items });
+      if (result.outcome === 'PAYMENT_REQUIRED' && pays) this.mock.completePayment(result.transactionId);
+    } catch {
+      // A failed checkout leaves at most an unpaid cart: nothing to deliver.
+    }
+  }
+
+  /** The plain loop most plugins run: claim, then grant each item. */
+  async plainClaim(player: string): Promise<void> {
+    try {
+      const result = await this.client.claim(player);
+      if (result.code !== 'SUCCESS') return;
+      if (this.chaos() < P_CRASH) {
+        this.crashes += 1; // died before granting: these items are gone
+        this.client = this.make();
+        return;
+      }
+      for (const item of result.claims) {
+        try {
+          this.grant({ ...item, deliveryId: `plain:${this.plainIds++}` });
+        } catch {
+          // The game failed; the plain loop has nothing to retry from.
+        }
+      }
+    } catch {
+      // ClaimOutcomeUnknownError and friends: the plain loop shrugs.
+    }
+  }
 
   /** The process died: a new client over the same journal finishes what it left. */
-  const restart = async () => {
-    crashes += 1;
+  async restart(): Promise<void> {
+    this.crashes += 1;
     for (;;) {
-      client = make();
-      journal.revive();
+      this.client = this.make();
+      this.journal.revive();
       try {
-        await journal.run(client.resumeDeliveries(grant, { sleep }));
+        await this.journal.run(this.client.resumeDeliveries(this.grant, { sleep: this.sleep }));
         return;
       } catch (error) {
         if (!(error instanceof Crash)) throw error;
-        crashes += 1;
+        this.crashes += 1;
       }
-    }
-  };
-
-  const players = Array.from({ length: playerCount }, (_, i) => `Player${i + 1}`);
-  const products = seed.servers[0]?.products ?? [];
-
-  for (let cycle = 0; cycle < cycles; cycle++) {
-    mock.clock.advance(int(3_000));
-    const player = players[int(players.length)] as string;
-    if (random() < P_BUY) {
-      const lines = 1 + int(3);
-      const items = Array.from({ length: lines }, () => ({ id: (products[int(products.length)] as { id: number }).id, quantity: 1 + int(3) }));
-      const pays = random() < P_PAY;
-      try {
-        const result = await client.checkout({ username: player, items });
-        if (result.outcome === 'PAYMENT_REQUIRED' && pays) mock.completePayment(result.transactionId);
-      } catch {
-        // A failed checkout leaves at most an unpaid cart: nothing to deliver.
-      }
-      continue;
-    }
-
-    if (mode === 'claim') {
-      // The plain loop most plugins run: claim, then grant each item.
-      try {
-        const result = await client.claim(player);
-        if (result.code !== 'SUCCESS') continue;
-        if (chaos() < P_CRASH) {
-          crashes += 1; // died before granting: these items are gone
-          client = make();
-          continue;
-        }
-        for (const item of result.claims) {
-          try {
-            grant({ ...item, deliveryId: `plain:${plainIds++}` });
-          } catch {
-            // The game failed; the plain loop has nothing to retry from.
-          }
-        }
-      } catch {
-        // ClaimOutcomeUnknownError and friends: the plain loop shrugs.
-      }
-      continue;
-    }
-
-    try {
-      await journal.run(client.deliver(player, grant, { mode, sleep }));
-    } catch (error) {
-      if (!(error instanceof Crash)) throw error;
-      await restart();
     }
   }
 
-  // Drain: the troubles stop, the process restarts once, every player claims again.
-  troubles = false;
-  mock.faults.clear();
-  mock.clock.advance(10_000);
-  client = make();
-  journal.revive();
-  if (mode === 'claim') {
-    for (const player of players) {
-      const result = await client.claim(player);
-      if (result.code === 'SUCCESS') for (const item of result.claims) grant({ ...item, deliveryId: `plain:${plainIds++}` });
+  /** The troubles stop, the process restarts once, every player claims again. */
+  async drain(): Promise<void> {
+    this.troubles = false;
+    this.mock.faults.clear();
+    this.mock.clock.advance(10_000);
+    this.client = this.make();
+    this.journal.revive();
+    if (this.mode === 'claim') {
+      for (const player of this.players) {
+        const result = await this.client.claim(player);
+        if (result.code === 'SUCCESS') for (const item of result.claims) this.grant({ ...item, deliveryId: `plain:${this.plainIds++}` });
+      }
+    } else {
+      await this.client.resumeDeliveries(this.grant, { sleep: this.sleep });
+      for (const player of this.players) await this.client.deliver(player, this.grant, { mode: this.mode, sleep: this.sleep });
+      // The windows found are kept for staff (until resolved); anything else left is work undone.
+      const left = (await this.disk.pending()).filter((e) => e.state !== 'unverified');
+      if (left.length > 0) throw new Error(`soak ${this.mode}: ${left.length} journal entries still pending after the drain`);
     }
-  } else {
-    await client.resumeDeliveries(grant, { sleep });
-    for (const player of players) await client.deliver(player, grant, { mode, sleep });
-    // The windows found are kept for staff (until resolved); anything else left is work undone.
-    const left = (await disk.pending()).filter((e) => e.state !== 'unverified');
-    if (left.length > 0) throw new Error(`soak ${mode}: ${left.length} journal entries still pending after the drain`);
+    if (this.disk instanceof FileJournal) await this.disk.close();
+    if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
   }
-  if (disk instanceof FileJournal) await disk.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 
-  const totals = compare(paidUnits(mock.purchases(KEY)), game.applied);
-  const faults = mock.faults.list().reduce((sum, f) => sum + f.fired, 0);
-  return { mode, ...totals, regrants: game.regrants, crashes, grantFailures, faults };
+  figures(): Figures {
+    const totals = compare(paidUnits(this.mock.purchases(KEY)), this.game.applied);
+    const faults = this.mock.faults.list().reduce((sum, f) => sum + f.fired, 0);
+    return { mode: this.mode, ...totals, regrants: this.game.regrants, crashes: this.crashes, grantFailures: this.grantFailures, faults };
+  }
+}
+
+async function run(mode: Mode): Promise<Figures> {
+  const soak = new Soak(mode);
+  for (let cycle = 0; cycle < cycles; cycle++) await soak.cycle();
+  await soak.drain();
+  return soak.figures();
 }
 
 const started = performance.now();

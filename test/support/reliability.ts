@@ -174,8 +174,18 @@ export function paidUnits(rows: ReadonlyArray<{ username: string; productid: str
   return paid;
 }
 
+/** Units paid and granted, and the difference either way: the figures every campaign prints. */
+export interface UnitCounts {
+  paid: number;
+  granted: number;
+  /** Paid units never granted. */
+  lost: number;
+  /** Units granted beyond what was paid. */
+  duplicated: number;
+}
+
 /** Compares what was paid with what the game applied: units lost and units applied twice. */
-export function compare(paid: ReadonlyMap<string, number>, applied: ReadonlyMap<string, number>): { paid: number; granted: number; lost: number; duplicated: number } {
+export function compare(paid: ReadonlyMap<string, number>, applied: ReadonlyMap<string, number>): UnitCounts {
   let lost = 0;
   let duplicated = 0;
   let paidTotal = 0;
