@@ -7,17 +7,16 @@
  * Prints one line per property; exits 1 on the first counterexample (shrunk) or on any
  * unhandled rejection.
  */
-import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { INPUT_CALLS, OPERATIONS, inputProperty, responseProperty } from '../test/support/fuzz-properties.js';
+import { commandLine } from './shared/command-line.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '10000' }, seed: { type: 'string', default: String(Date.now() % 2 ** 31) } } });
-const numRuns = Number(values.runs);
-const seed = Number(values.seed);
-if (!Number.isSafeInteger(numRuns) || numRuns < 1 || !Number.isSafeInteger(seed)) {
-  console.error('usage: npm run fuzz -- [--runs <n>] [--seed <n>]');
-  process.exit(2);
-}
+const cli = commandLine('fuzz', 'usage: npm run fuzz -- [--runs <n>] [--seed <n>]', {
+  runs: { type: 'string', default: '10000' },
+  seed: { type: 'string', default: String(Date.now() % 2 ** 31) },
+});
+const numRuns = cli.integer('runs', 1, Number.MAX_SAFE_INTEGER);
+const seed = cli.integer('seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 
 let unhandled = 0;
 process.on('unhandledRejection', (reason) => {

@@ -13,33 +13,33 @@
  *
  * Last line: `heap calls=… node=… op=… growth_mb=… per_call_bytes=…`.
  */
-import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { StorefrontClient } from '../src/index.js';
 import { createMockService, type MockSeed } from '../src/mock/index.js';
+import { commandLine } from './shared/command-line.js';
+import { exposeGc } from './shared/gc.js';
 
-const { values: flags } = parseArgs({
-  options: {
-    calls: { type: 'string', default: '100000' },
-    every: { type: 'string', default: '10000' },
-    op: { type: 'string', default: 'mixed' },
-    signal: { type: 'string', default: 'true' },
-    guard: { type: 'string', default: 'true' },
-    turns: { type: 'string', default: 'true' },
-    'max-growth-mb': { type: 'string' },
-    verbose: { type: 'boolean', default: false },
-  },
+const USAGE =
+  'usage: npm run heap -- [--calls 100000] [--every 10000] [--op claim|preview|getCatalog|mixed] [--signal true|false] [--guard true|false]\n' +
+  '                       [--turns true|false] [--max-growth-mb <n>] [--verbose]';
+const cli = commandLine('heap', USAGE, {
+  calls: { type: 'string', default: '100000' },
+  every: { type: 'string', default: '10000' },
+  op: { type: 'string', default: 'mixed' },
+  signal: { type: 'string', default: 'true' },
+  guard: { type: 'string', default: 'true' },
+  turns: { type: 'string', default: 'true' },
+  'max-growth-mb': { type: 'string' },
+  verbose: { type: 'boolean', default: false },
 });
-const CALLS = Number(flags.calls);
-const EVERY = Number(flags.every);
+const flags = cli.values;
+const CALLS = cli.integer('calls', 1, Number.MAX_SAFE_INTEGER);
+const EVERY = cli.integer('every', 1, Number.MAX_SAFE_INTEGER);
 const WARMUP = Math.min(1_000, CALLS);
-const OP = flags.op;
-if (!['claim', 'preview', 'getCatalog', 'mixed'].includes(OP)) throw new Error(`--op: claim, preview, getCatalog or mixed, not ${OP}`);
+const OP = cli.oneOf('op', ['claim', 'preview', 'getCatalog', 'mixed']);
+/** Exit 1 when the heap grew more (MB); none: a figure, not a test. */
+const limit = flags['max-growth-mb'] === undefined ? undefined : cli.number('max-growth-mb', 0, Number.POSITIVE_INFINITY);
 
-// `--expose-gc` without asking for it on the command line (tsx, npx node@22 …).
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+const gc = exposeGc();
 
 const TURNS = flags.turns !== 'false';
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -124,7 +124,6 @@ if (!TURNS) {
   console.log(`heap after one turn of the event loop: growth_mb=${((turned - base) / 1e6).toFixed(2)} per_call_bytes=${Math.round((turned - base) / measured)}`);
 }
 lifetime.abort();
-const limit = flags['max-growth-mb'] === undefined ? undefined : Number(flags['max-growth-mb']);
 if (limit !== undefined && growth / 1e6 > limit) {
   console.error(`heap: grew ${(growth / 1e6).toFixed(2)} MB over ${measured} calls, above --max-growth-mb ${limit}`);
   process.exitCode = 1;

@@ -72,45 +72,37 @@
  *   compiled the code. It includes the mock's rows and the simulation's own records, so it
  *   bounds the loop's growth from above (--verbose: the heap's growth).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { parseArgs } from 'node:util';
-import { seededRandom } from '../src/mock/adapters/faults.js';
+import { seededRandom } from '../src/mock/service/random.js';
 import { KEY } from '../test/support/reliability.js';
 import { account } from './simulate/accounting.js';
 import { World, type SimConfig } from './simulate/world.js';
+import { commandLine } from './shared/command-line.js';
+import { exposeGc } from './shared/gc.js';
 import type { DeliveryLoop } from '../src/delivery/loop.js';
 
 const USAGE = 'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--faults on|off] [--verbose]';
-const { values } = parseArgs({
-  options: {
-    players: { type: 'string', default: '50' },
-    minutes: { type: 'string', default: '30' },
-    seed: { type: 'string', default: '1' },
-    interval: { type: 'string' },
-    budget: { type: 'string' },
-    'purchases-per-hour': { type: 'string', default: '2' },
-    'typed-claims': { type: 'string', default: '0.15' },
-    faults: { type: 'string', default: 'on' },
-    verbose: { type: 'boolean', default: false },
-  },
+const cli = commandLine('simulate', USAGE, {
+  players: { type: 'string', default: '50' },
+  minutes: { type: 'string', default: '30' },
+  seed: { type: 'string', default: '1' },
+  interval: { type: 'string' },
+  budget: { type: 'string' },
+  'purchases-per-hour': { type: 'string', default: '2' },
+  'typed-claims': { type: 'string', default: '0.15' },
+  faults: { type: 'string', default: 'on' },
+  verbose: { type: 'boolean', default: false },
 });
-const PLAYERS = Number(values.players);
-const MINUTES = Number(values.minutes);
-const SEED = Number(values.seed);
-const INTERVAL = values.interval === undefined ? undefined : Number(values.interval);
-const BUDGET = values.budget === undefined ? undefined : Number(values.budget);
-const PURCHASES_PER_HOUR = Number(values['purchases-per-hour']);
-const TYPED_CLAIMS = Number(values['typed-claims']);
-const FAULTS = values.faults === 'on';
-if (!(TYPED_CLAIMS >= 0 && TYPED_CLAIMS <= 1) || (values.faults !== 'on' && values.faults !== 'off')) {
-  console.error(USAGE);
-  process.exit(2);
-}
-if (![PLAYERS, MINUTES, SEED].every(Number.isSafeInteger) || PLAYERS < 1 || MINUTES < 1 || !(PURCHASES_PER_HOUR > 0) || [INTERVAL, BUDGET].some((v) => v !== undefined && !Number.isSafeInteger(v))) {
-  console.error(USAGE);
-  process.exit(2);
-}
+const { values } = cli;
+const ANY = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] as const;
+const PLAYERS = cli.integer('players', 1, ANY[1]);
+const MINUTES = cli.integer('minutes', 1, ANY[1]);
+const SEED = cli.integer('seed', ...ANY);
+const INTERVAL = values.interval === undefined ? undefined : cli.integer('interval', ...ANY);
+const BUDGET = values.budget === undefined ? undefined : cli.integer('budget', ...ANY);
+const PURCHASES_PER_HOUR = cli.number('purchases-per-hour', 0, Number.POSITIVE_INFINITY);
+if (PURCHASES_PER_HOUR === 0) cli.fail('--purchases-per-hour must be above 0');
+const TYPED_CLAIMS = cli.number('typed-claims', 0, 1);
+const FAULTS = cli.oneOf('faults', ['on', 'off']) === 'on';
 /** The loop's defaults, for the printed line. */
 const EFFECTIVE_INTERVAL = INTERVAL ?? 30_000;
 const EFFECTIVE_BUDGET = BUDGET ?? 10;
@@ -118,8 +110,7 @@ const EFFECTIVE_BUDGET = BUDGET ?? 10;
 // Everything random is seeded, the loop's jitter (Math.random) included.
 const random = seededRandom(SEED ^ 0x51e1a7e);
 Math.random = seededRandom(SEED ^ 0x7a11e4);
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+const gc = exposeGc();
 
 const config = (players: number): SimConfig => ({ players, pollIntervalMs: INTERVAL, maxCallsPerSecond: BUDGET, purchasesPerHour: PURCHASES_PER_HOUR, typedClaims: TYPED_CLAIMS, seed: SEED, random });
 

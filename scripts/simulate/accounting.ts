@@ -2,14 +2,11 @@
  * The figures of scripts/simulate.ts: what was paid against what the game was given, per
  * invoice (the mock's rows are the ground truth), and the latencies.
  */
-import { KEY, compare, paidUnits } from '../../test/support/reliability.js';
+import { KEY, compare, paidUnits, type UnitCounts } from '../../test/support/reliability.js';
+import { percentile } from '../shared/figures.js';
 import type { World } from './world.js';
 
-export interface Figures {
-  paid: number;
-  granted: number;
-  lost: number;
-  duplicated: number;
+export interface Figures extends UnitCounts {
   silent: number;
   p50: number;
   p99: number;
@@ -68,11 +65,4 @@ export function account(world: World, finalStart: number): Figures {
     mainP99: percentile(main, 0.99),
     grantedInFinal,
   };
-}
-
-/** Nearest rank. */
-export function percentile(samples: readonly number[], q: number): number {
-  if (samples.length === 0) return 0;
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
