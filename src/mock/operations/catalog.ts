@@ -1,9 +1,13 @@
 /** The catalog operation (`getCatalog`): `POST /api/v2/client/global/products`. */
+import { z } from 'zod';
 import { activeSales, isAvailable, priceWithSale } from '../service/rules.js';
 import type { MockSeedProduct } from '../service/seed.js';
 import { resolveServer, type MockState } from '../service/state.js';
 import { TEXT } from '../service/texts.js';
-import { type WireRequest, type WireResponse, badRequest, decodeBody, getCatalogBodySchema, readFields } from '../service/wire.js';
+import { type WireRequest, type WireResponse, badRequest, decodeBody, positiveInt, readFields } from '../service/wire.js';
+
+/** Catalog body: `{}` or `{"categoryId": <int>}`. */
+const getCatalogBodySchema = z.strictObject({ categoryId: positiveInt.optional() });
 
 /**
  * Lists the products that are enabled and inside their window now, with only the sales

@@ -2,6 +2,7 @@
  * The checkout operation: `POST /api/v2/client/global/checkout/complete`. Every failure
  * answer carries a `code` (I-7); the checks run in the order of I-16.
  */
+import { z } from 'zod';
 import { describeIssues } from '../service/issues.js';
 import type { MockSeedCoupon, MockSeedProduct } from '../service/seed.js';
 import {
@@ -18,7 +19,33 @@ import {
 import { isoNow, newPurchaseRow, resolveServer, type CheckoutState, type MockState, type ServerState } from '../service/state.js';
 import { CHECKOUT_CODE, TEXT } from '../service/texts.js';
 import type { CheckoutLine } from '../service/types.js';
-import { type WireRequest, type WireResponse, cartItemsSchema, checkoutBodySchema, decodeBody, readFields } from '../service/wire.js';
+import { type WireRequest, type WireResponse, decodeBody, positiveInt, readFields } from '../service/wire.js';
+import { playerNameProblem } from '../../shared/player-name.js';
+
+/** Checkout body; `cartItems` is the JSON text of the array, decoded by {@link cartItemsSchema}. */
+const checkoutBodySchema = z.strictObject({
+  // [interpretation I-13] The buyer is the player who claims: a name no claim would accept is refused here.
+  username: z.string().superRefine((name, ctx) => {
+    const problem = playerNameProblem(name);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `expected a valid player name (${problem})` });
+  }),
+  cartItems: z.string(),
+  // [interpretation I-1] The real field name is undocumented; change it here.
+  coupon: z.string().optional(),
+});
+
+/**
+ * The decoded `cartItems` array: non-empty, only `id` and `quantity`, both positive
+ * integers, a quantity at most 1,000,000 (I-11).
+ */
+const cartItemsSchema = z
+  .array(
+    z.strictObject({
+      id: positiveInt,
+      quantity: positiveInt.max(MAX_CART_QUANTITY, { error: `expected at most ${MAX_CART_QUANTITY} units` }),
+    }),
+  )
+  .min(1, { error: 'expected at least one cart item' });
 
 type CartItem = { id: number; quantity: number };
 

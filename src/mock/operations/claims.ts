@@ -5,6 +5,7 @@
  * One rule decides them all (key → player → rate limit → state); each endpoint only words
  * the outcome its own way.
  */
+import { z } from 'zod';
 import type { CredentialScheme } from '../service/auth.js';
 import { isValidPlayerName, toTransaction, type TransactionKeys } from '../service/rules.js';
 import { resolveServer, type MockState, type ServerState } from '../service/state.js';
@@ -15,11 +16,19 @@ import {
   type WireRequest,
   type WireResponse,
   badRequest,
-  claimBodySchema,
   decodeBody,
-  legacyClaimBodySchema,
   readFields,
 } from '../service/wire.js';
+
+/** The (v4) claim's body. The player name is checked by the claim rules, not here. */
+const claimBodySchema = z.strictObject({
+  playerName: z.unknown().optional(),
+  preview: z.boolean().optional(),
+  includeRawTransactions: z.boolean().optional(),
+});
+
+/** The legacy claims' body: JSON or form for `claimLegacy`, form only for `claimStoreTransactions`. */
+const legacyClaimBodySchema = z.strictObject({ playerName: z.unknown().optional() });
 
 type ClaimOutcome =
   | { code: 'INVALID_PLAYER' | 'RATE_LIMIT' | 'NO_ITEMS' | 'ALREADY_CLAIMED' | 'PRODUCT_NOT_FOUND' }

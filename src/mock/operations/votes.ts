@@ -1,8 +1,16 @@
 /** The vote reward claim (`claimVoteReward`): `POST /v3/vote/reward/claim` (form body). */
+import { z } from 'zod';
 import { JAVA_INT_MAX, isValidPlayerName } from '../service/rules.js';
 import { resolveServer, type MockState } from '../service/state.js';
 import { TEXT } from '../service/texts.js';
-import { type WireRequest, type WireResponse, badRequest, claimVoteRewardBodySchema, decodeBody, readFields } from '../service/wire.js';
+import { type WireRequest, type WireResponse, badRequest, decodeBody, readFields } from '../service/wire.js';
+
+/** Vote reward form: every field arrives as a string; the vote rules judge the values. */
+const claimVoteRewardBodySchema = z.strictObject({
+  player: z.string().optional(),
+  reward: z.string().optional(),
+  amount: z.string().optional(),
+});
 
 const messageRow = (message: string): WireResponse => ({ status: 200, body: [{ message }] });
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { HeaderReader } from './auth.js';
-import { JAVA_INT_MAX, MAX_CART_QUANTITY } from './rules.js';
+import { JAVA_INT_MAX } from './rules.js';
 import { describeIssues } from './issues.js';
-import { playerNameProblem } from '../../shared/player-name.js';
 
 /**
  * A request as the store sees it: headers and the body text, nothing transport-specific.
@@ -85,49 +84,5 @@ export function badRequest(status: 400 | 415, problem: string): WireResponse {
   return { status, body: { error: status === 415 ? 'Unsupported Media Type' : 'Bad Request', message: problem } };
 }
 
-const positiveInt = z.number().int().min(1).max(JAVA_INT_MAX);
-
-/** Catalog body: `{}` or `{"categoryId": <int>}`. */
-export const getCatalogBodySchema = z.strictObject({ categoryId: positiveInt.optional() });
-
-/** Checkout body; `cartItems` is the JSON text of the array, decoded by {@link cartItemsSchema}. */
-export const checkoutBodySchema = z.strictObject({
-  // [interpretation I-13] The buyer is the player who claims: a name no claim would accept is refused here.
-  username: z.string().superRefine((name, ctx) => {
-    const problem = playerNameProblem(name);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `expected a valid player name (${problem})` });
-  }),
-  cartItems: z.string(),
-  // [interpretation I-1] The real field name is undocumented; change it here.
-  coupon: z.string().optional(),
-});
-
-/**
- * The decoded `cartItems` array: non-empty, only `id` and `quantity`, both positive
- * integers, a quantity at most 1,000,000 (I-11).
- */
-export const cartItemsSchema = z
-  .array(
-    z.strictObject({
-      id: positiveInt,
-      quantity: positiveInt.max(MAX_CART_QUANTITY, { error: `expected at most ${MAX_CART_QUANTITY} units` }),
-    }),
-  )
-  .min(1, { error: 'expected at least one cart item' });
-
-/** The (v4) claim's body. The player name is checked by the claim rules, not here. */
-export const claimBodySchema = z.strictObject({
-  playerName: z.unknown().optional(),
-  preview: z.boolean().optional(),
-  includeRawTransactions: z.boolean().optional(),
-});
-
-/** The legacy claims' body: JSON or form for `claimLegacy`, form only for `claimStoreTransactions`. */
-export const legacyClaimBodySchema = z.strictObject({ playerName: z.unknown().optional() });
-
-/** Vote reward form: every field arrives as a string; the vote rules judge the values. */
-export const claimVoteRewardBodySchema = z.strictObject({
-  player: z.string().optional(),
-  reward: z.string().optional(),
-  amount: z.string().optional(),
-});
+/** A positive Java int: the ids, quantities and categories of the bodies. */
+export const positiveInt = z.number().int().min(1).max(JAVA_INT_MAX);
