@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeliveryMode } from '../../src/index.js';
 import { seededRandom } from '../../src/mock/service/random.js';
+import { MOCK_BANNER, bannerUrl, mockAdmin } from '../shared/mock-admin.js';
 import type { Bundles } from './bundle.js';
 import { pause, start, waitForLine, type Child } from './children.js';
 import type { AdminDb, Tables } from './database.js';
@@ -111,23 +112,18 @@ export class Campaign {
 
     const mock = start(this.bundles.mock, ['--port', '0', '--host', '127.0.0.1', '--seed', seedPath], `${this.mode} mock`);
     this.mock = mock;
-    const banner = await waitForLine(mock, (l) => l.startsWith('TeamGames mock listening on '), 20_000);
-    if (banner === undefined) throw new Error(`crash: the mock did not start: ${mock.stderr}`);
-    this.url = banner.slice('TeamGames mock listening on '.length).trim();
+    const banner = await waitForLine(mock, (l) => l.startsWith(MOCK_BANNER), 20_000);
+    const url = banner === undefined ? undefined : bannerUrl(banner);
+    if (url === undefined) throw new Error(`crash: the mock did not start: ${mock.stderr}`);
+    this.url = url;
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(this.url)) throw new Error(`crash: the mock is not on loopback: ${this.url}`);
     await this.admin('POST', '/__mock/faults', { seed: this.base, rules: [{ kind: 'dropAfter', operation: 'claim', probability: P_DROP_AFTER }] });
     this.clock?.start(this);
     for (let i = 0; i < Math.ceil(PLAYERS / 2); i++) await this.buy();
   }
 
-  async admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.url}${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`crash: ${method} ${path}: HTTP ${response.status} ${text}`);
-    return JSON.parse(text) as T;
+  admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return mockAdmin(this.url, 'crash')<T>(method, path, body);
   }
 
   async buy(): Promise<void> {

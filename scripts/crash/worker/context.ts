@@ -6,6 +6,7 @@
  */
 import { openSync, writeSync } from 'node:fs';
 import { seededRandom } from '../../../src/mock/service/random.js';
+import { mockAdmin } from '../../shared/mock-admin.js';
 import type { WorkerConfig } from './config.js';
 
 // The orchestrator holds our stdin: when it goes away (even SIGKILLed), so do we.
@@ -77,15 +78,8 @@ export function die(text: string): never {
 
 process.on('uncaughtException', (error) => die(`uncaught: ${error.stack ?? String(error)}`));
 process.on('unhandledRejection', (error) => die(`unhandled rejection: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
-export async function admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${config.url}${path}`, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${text}`);
-  return JSON.parse(text) as T;
-}
+/** The campaign's mock, over HTTP (its admin routes). */
+export const admin = mockAdmin(config.url);
 
 /** What this run did, for the `drained` line. */
 export const stats = { regrants: 0, grantFailures: 0, applied: 0 };
