@@ -82,13 +82,8 @@ export const LOCK_TIMEOUT_MS = 10_000;
 export const OUTAGE_EVERY_KILLS = [2, 6] as const; // kills between two outages (every node killed at once)
 
 export const API_KEY = 'crash-key';
-export const PRODUCTS = [
-  { id: 1, productId: '42', name: 'Whip', price: 10 },
-  { id: 2, productId: 'minecraft:diamond', name: 'Diamonds', price: 5, quantity: 64 },
-  { id: 3, productId: 7, name: 'Sword', price: 20 },
-  { id: 4, productId: 'rank_vip', name: 'VIP rank', price: 50 },
-  { id: 5, productId: 'coins', name: 'Coins', price: 1, quantity: 100 },
-];
+/** The reliability store's products (test/support/products.ts). */
+export { PRODUCTS } from '../../test/support/products.js';
 export const PLAYER_NAMES = Array.from({ length: PLAYERS }, (_, i) => (i === 1 ? 'Iron Man' : i === 2 ? '76561198000000003' : `Player${i + 1}`));
 /** Keep the temp dir (and the tables, on a server of one's own) for a post-mortem. */
 export const KEEP = options.keep;

@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileJournal, type DeliveryJournal, type DeliveryMode, type JournalEntry, type StorefrontEvent, type UnverifiedWindow } from '../../src/index.js';
 import { choices, cutState, fingerprint, materialize, record, seeded, walk, type Breakage, type CutChoice, type Moment, type Step } from './power-loss.js';
+import { PRODUCTS } from './products.js';
 import { Game, KEY, inProcessStore } from './reliability.js';
 
 /** One delivery run of the campaign. */
@@ -51,7 +52,8 @@ export interface Scenario {
   rounds: number;
 }
 
-const PRODUCTS = [1, 2, 3, 4, 5];
+/** The store's product ids (the reliability seed's). */
+const PRODUCT_IDS = PRODUCTS.map((p) => p.id);
 const FILE = 'journal.jsonl';
 
 /** The dozen runs: both modes, every trouble, each (player, product) bought at most once so every unit is traced to its purchase. */
@@ -61,7 +63,7 @@ export function scenarios(seed = 1): Scenario[] {
     const random = seeded(seed * 1000 + i);
     const mode: DeliveryMode = i % 2 === 0 ? 'exactlyOnce' : 'fast';
     const players = ['Ann', 'Bo', 'Cy'].slice(0, 2 + (i % 2));
-    const free = players.map(() => [...PRODUCTS].sort(() => random() - 0.5));
+    const free = players.map(() => [...PRODUCT_IDS].sort(() => random() - 0.5));
     const take = (p: number): number => free[p]?.pop() as number;
     const initial: Array<[number, number]> = [];
     players.forEach((_, p) => {
@@ -135,7 +137,7 @@ async function play(s: Scenario, dir: string, died: Promise<void>): Promise<Worl
   let grants = 0;
   const grant = game.grant(() => ++grants === s.grantFailsAt);
   const waited = new Set<string>();
-  const spare = s.players.map((_, p) => PRODUCTS.filter((id) => !s.initial.some(([q, i]) => q === p && i === id) && !s.later.some(([, q, i]) => q === p && i === id)));
+  const spare = s.players.map((_, p) => PRODUCT_IDS.filter((id) => !s.initial.some(([q, i]) => q === p && i === id) && !s.later.some(([, q, i]) => q === p && i === id)));
   const run = async () => {
     await client.resumeDeliveries(grant, { sleep });
     for (let round = 0; round < s.rounds; round++) {

@@ -7,6 +7,7 @@
  */
 import { StorefrontClient, type DeliveredItem, type DeliveryJournal, type JournalEntry, type StorefrontClientOptions } from '../../src/index.js';
 import { createMockService, type MockClock, type MockSeed } from '../../src/mock/index.js';
+import { PRODUCTS } from './products.js';
 
 /** The mock's frozen start, 2026-01-01T00:00:00Z, for every test and script (time moves only by `mock.clock`). */
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -22,13 +23,7 @@ export const seed: MockSeed = {
     {
       apiKey: KEY,
       name: 'Reliability store',
-      products: [
-        { id: 1, productId: '42', name: 'Whip', price: 10 },
-        { id: 2, productId: 'minecraft:diamond', name: 'Diamonds', price: 5, quantity: 64 },
-        { id: 3, productId: 7, name: 'Sword', price: 20 },
-        { id: 4, productId: 'rank_vip', name: 'VIP rank', price: 50 },
-        { id: 5, productId: 'coins', name: 'Coins', price: 1, quantity: 100 },
-      ],
+      products: PRODUCTS,
     },
   ],
 };
