@@ -1,0 +1,82 @@
+/**
+ * The house rules of ARCHITECTURE.md, checked: which folder may import which, and the
+ * proportions (no script file over 500 lines, no function over 120 lines in `src/`,
+ * `scripts/` or `test/support/`). A rule broken here is a layout decision to take on
+ * purpose (and to write into ARCHITECTURE.md), not by accident.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { importsOf } from '../support/import-graph.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+function files(dir: string, pattern = /\.(ts|mts)$/): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name), pattern) : pattern.test(e.name) ? [join(dir, e.name)] : [],
+  );
+}
+
+/** The repository-relative files a file imports (relative specifiers only). */
+function importedBy(file: string): string[] {
+  const abs = join(ROOT, file);
+  return importsOf(abs, readFileSync(abs, 'utf8')).map((target) => relative(ROOT, target));
+}
+
+function violations(from: string, allowed: (target: string) => boolean): string[] {
+  return files(from).flatMap((file) => importedBy(file).filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`));
+}
+
+const inside = (folder: string) => (target: string) => target.startsWith(`${folder}/`);
+
+describe('who may import whom', () => {
+  it('the mock depends on nothing of the SDK but the credential scheme and src/shared/', () => {
+    expect(violations('src/mock', (t) => inside('src/mock')(t) || inside('src/shared')(t) || t === 'src/auth.ts')).toEqual([]);
+  });
+
+  it('src/shared/ (below the SDK, the mock and both CLIs) imports nothing of src/', () => {
+    expect(violations('src/shared', inside('src/shared'))).toEqual([]);
+  });
+
+  it('the journals do not depend on the delivery engine, the client, the CLIs or the mock', () => {
+    const above = ['src/delivery', 'src/cli', 'src/mock'].map(inside);
+    expect(violations('src/journals', (t) => !above.some((a) => a(t)) && t !== 'src/client.ts' && t !== 'src/index.ts')).toEqual([]);
+  });
+
+  it('nothing in src/ imports tests or scripts, and no test imports scripts/', () => {
+    expect(violations('src', inside('src'))).toEqual([]);
+    expect(violations('test', (t) => !inside('scripts')(t))).toEqual([]);
+  });
+});
+
+/** Functions (declarations, methods, arrows, expressions) longer than `max` lines. */
+function longFunctions(file: string, max: number): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const last = source.getLineAndCharacterOfPosition(node.end).line;
+      if (last - first + 1 > max) found.push(`${file}:${first + 1} (${last - first + 1} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('proportions', () => {
+  it('no function over 120 lines in src/, scripts/ or test/support/', () => {
+    const all = [...files('src'), ...files('scripts'), ...files('test/support')];
+    expect(all.flatMap((file) => longFunctions(file, 120))).toEqual([]);
+  });
+
+  it('no script file over 500 lines', () => {
+    const long = files('scripts')
+      .map((file) => [file, readFileSync(join(ROOT, file), 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > 500);
+    expect(long).toEqual([]);
+  });
+});
