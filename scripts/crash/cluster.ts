@@ -175,13 +175,7 @@ export async function runCluster(c: Campaign): Promise<ClusterFigures> {
     }
   }
   c.stopping = true;
-  const allNodes = Promise.all(nodes);
-  let done = false;
-  void allNodes.then(() => (done = true));
-  while (!done) {
-    for (const w of c.workers.live) kill(w);
-    await Promise.race([allNodes, pause(50)]);
-  }
+  await c.workers.killUntil(Promise.all(nodes));
   if (cluster.fatal !== undefined) throw cluster.fatal;
   await Promise.all(cluster.goneChecks);
   return cluster.figures;

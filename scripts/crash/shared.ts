@@ -84,13 +84,7 @@ export async function runShared(c: Campaign): Promise<void> {
     c.progress();
   }
   c.stopping = true;
-  const allSlots = Promise.all(slots);
-  let done = false;
-  void allSlots.then(() => (done = true));
-  while (!done) {
-    for (const w of c.workers.live) kill(w);
-    await Promise.race([allSlots, pause(50)]);
-  }
+  await c.workers.killUntil(Promise.all(slots));
   if (c.refused === 0) c.problem('no worker was ever refused: two processes on one journal file were never told apart');
   if (violations > 0) c.problem(`${violations} times two workers held the journal's lock at once`);
   if (unnamed > 0) c.notes.push(`${unnamed} of ${c.refused} refusals did not name the holder's pid (the other worker was creating the lock file: it exists, still empty)`);

@@ -8,7 +8,7 @@
 import type { DeliveryMode } from '../../src/index.js';
 import { seededRandom } from '../../src/mock/service/random.js';
 import type { Bundles } from './bundle.js';
-import { kill, start, waitForLine, type Child } from './children.js';
+import { kill, pause, start, waitForLine, type Child } from './children.js';
 import {
   API_KEY,
   CLAIM_EVERY_MS,
@@ -85,6 +85,16 @@ export class WorkerPool {
 
   anyAlive(): boolean {
     return [...this.live].some((w) => w.alive);
+  }
+
+  /** The campaign's end: kills every live worker, and any its loops start meanwhile, until `loops` (the slots, the nodes) have all returned. */
+  async killUntil(loops: Promise<unknown>): Promise<void> {
+    let done = false;
+    void loops.then(() => (done = true));
+    while (!done) {
+      for (const w of this.live) kill(w);
+      await Promise.race([loops, pause(50)]);
+    }
   }
 
   scenarioOf(w: Child): Scenario {
