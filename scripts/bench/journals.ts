@@ -44,31 +44,33 @@ interface Journals {
   closers: Array<() => Promise<void>>;
 }
 
-/** A SQL journal on its own tables in a server, with a pool that holds a lock connection per delivery in flight, and some more. */
-async function sqlJournal(engine: Engine, server: DatabaseServer, table: string): Promise<{ journal: DeliveryJournal; close: () => Promise<void> }> {
-  const poolSize = JOURNAL_CONCURRENCY + 5;
-  const tables = { table: `${table}_journal`, grantedTable: `${table}_granted` };
-  const drop = `DROP TABLE IF EXISTS ${table}_journal, ${table}_granted`;
+/** A SQL journal and its pool: what the engines differ in. */
+interface SqlParts {
+  journal: DeliveryJournal & { createTables(): Promise<void> };
+  pool: { query(sql: string): Promise<unknown>; end(): Promise<void> };
+}
+
+/** A journal on a PostgreSQL or MariaDB server, with a pool of `poolSize` connections. */
+async function sqlParts(engine: Engine, url: string, poolSize: number, tables: { table: string; grantedTable: string }): Promise<SqlParts> {
   if (engine === 'postgres') {
     const { default: pg } = await import('pg');
     const { PostgresJournal } = await import('teamgames-sdk/postgres');
-    const pool = new pg.Pool({ connectionString: server.url, max: poolSize });
+    const pool = new pg.Pool({ connectionString: url, max: poolSize });
     pool.on('error', () => undefined);
-    const journal = new PostgresJournal(pool, tables);
-    await journal.createTables();
-    const close = async () => {
-      await pool.query(drop);
-      await pool.end();
-    };
-    return { journal, close };
+    return { journal: new PostgresJournal(pool, tables), pool };
   }
   const { default: mysql } = await import('mysql2/promise');
   const { MySqlJournal } = await import('teamgames-sdk/mysql');
-  const pool = mysql.createPool({ uri: server.url, connectionLimit: poolSize });
-  const journal = new MySqlJournal(pool, tables);
+  const pool = mysql.createPool({ uri: url, connectionLimit: poolSize });
+  return { journal: new MySqlJournal(pool, tables), pool };
+}
+
+/** A SQL journal on its own tables in a server, with a pool that holds a lock connection per delivery in flight, and some more. */
+async function sqlJournal(engine: Engine, server: DatabaseServer, table: string): Promise<{ journal: DeliveryJournal; close: () => Promise<void> }> {
+  const { journal, pool } = await sqlParts(engine, server.url, JOURNAL_CONCURRENCY + 5, { table: `${table}_journal`, grantedTable: `${table}_granted` });
   await journal.createTables();
   const close = async () => {
-    await pool.query(drop);
+    await pool.query(`DROP TABLE IF EXISTS ${table}_journal, ${table}_granted`);
     await pool.end();
   };
   return { journal, close };
