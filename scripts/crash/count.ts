@@ -10,6 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { DeliveryMode } from '../../src/index.js';
+import { percentile } from '../shared/figures.js';
 import type { Campaign } from './campaign.js';
 import { kill, pause, waitForLine } from './children.js';
 import type { ClusterFigures } from './cluster.js';
@@ -212,8 +213,7 @@ function offlineGrants(c: Campaign, e: Evidence): number {
 /** The details on stderr: timing, faults fired, regrants, the nodes' figures, the scenarios, losses by player. */
 function tell(c: Campaign, e: Evidence, uncovered: number, details: readonly string[], cluster: ClusterFigures | undefined): void {
   const count = (pattern: RegExp): number => e.workerLog.match(pattern)?.length ?? 0;
-  const sorted = [...c.workers.startupMs].sort((a, b) => a - b);
-  const pct = (q: number): string => (sorted.length === 0 ? '-' : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number).toFixed(0));
+  const pct = (q: number): string => (c.workers.startupMs.length === 0 ? '-' : percentile(c.workers.startupMs, q).toFixed(0));
   const seconds = (performance.now() - c.startedAt) / 1000;
   const head = `crash ${c.name}${c.tag}:`;
   process.stderr.write(
