@@ -48,6 +48,28 @@ describe('PlayerLocks', () => {
     expect(await b1).toBe('b1');
   });
 
+  it('a call that comes while the second of a player runs waits for it: the first one ending frees only its own turn', async () => {
+    const locks = new PlayerLocks();
+    const log: string[] = [];
+    const second = deferred();
+    const first = locks.run('Ann', undefined, async () => log.push('first'));
+    const running = locks.run('Ann', undefined, async () => {
+      log.push('second starts');
+      await second.promise;
+      log.push('second ends');
+    });
+    await first;
+    await settle();
+    expect(log).toEqual(['first', 'second starts']);
+    const third = locks.run('Ann', undefined, async () => log.push('third'));
+    await settle();
+    expect(log).toEqual(['first', 'second starts']);
+    second.resolve();
+    await Promise.all([running, third]);
+    expect(log).toEqual(['first', 'second starts', 'second ends', 'third']);
+    expect(locks.size).toBe(0);
+  });
+
   it('keeps nothing for a player once their calls are done: 1,000 players leave no entry', async () => {
     const locks = new PlayerLocks();
     await Promise.all(Array.from({ length: 1_000 }, (_, i) => locks.run(`player-${i}`, undefined, async () => i)));
