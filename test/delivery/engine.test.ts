@@ -1,0 +1,144 @@
+/**
+ * The delivery engine (src/delivery/engine.ts) on what staff and players read: a failed
+ * grant leaves its note on the line, a listener that throws changes nothing, a window
+ * names the node that found it, a journal that fails is reported with its own words, and
+ * a rate-limited claim waits as long as the service asks (never longer than its window).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { JournalError, MemoryJournal, type DeliveryJournal, type JournalLine, type StorefrontEvent } from '../../src/index.js';
+import { Game, KEY, inProcessStore } from '../support/reliability.js';
+
+const { mock, sleep, client, outcome } = inProcessStore();
+
+afterEach(() => {
+  mock.reset();
+});
+
+const linesOf = async (journal: DeliveryJournal) => (await journal.pending()).filter((e): e is JournalLine => e.state === 'claimed');
+
+describe('a grant that fails', () => {
+  it('leaves its last failure on the line for staff: the message, when, and how many attempts so far', async () => {
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const c = client(journal);
+    const first = await c.deliver('Ann', () => Promise.reject(new Error('inventory full')), { mode: 'fast', sleep });
+    expect(first.code).toBe('PARTIAL');
+    const failedAt = mock.clock.now();
+    expect((await linesOf(journal))[0]?.lastError).toEqual({ message: 'inventory full', at: failedAt, attempts: 1 });
+
+    mock.clock.advance(5_000);
+    // Thrown synchronously, and not an Error: its text all the same, cut to 300 characters.
+    await c.deliver('Ann', () => {
+      throw 'x'.repeat(500);
+    }, { mode: 'fast', sleep });
+    expect((await linesOf(journal))[0]?.lastError).toEqual({ message: 'x'.repeat(300), at: failedAt + 5_000, attempts: 2 });
+
+    const game = new Game();
+    const last = await c.deliver('Ann', game.grant(), { mode: 'fast', sleep });
+    expect(last.granted).toHaveLength(1);
+    expect(await journal.pending()).toEqual([]);
+    expect(outcome(game)).toEqual({ paid: 1, granted: 1, lost: 0, duplicated: 0 });
+  });
+
+  it('the report lists the item with what the grant threw, and the player is told the rest comes on the next claim', async () => {
+    mock.addPurchase(KEY, { playerName: 'Bo', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Bo', id: 3, quantity: 1 });
+    const refused = new Error('no room for a sword');
+    const report = await client(new MemoryJournal()).deliver('Bo', (item) => {
+      if (item.product_id_string === '7') throw refused;
+    }, { mode: 'fast', sleep });
+    expect(report.code).toBe('PARTIAL');
+    expect(report.granted.map((i) => i.product_id_string)).toEqual(['42']);
+    expect(report.failed).toEqual([{ item: expect.objectContaining({ product_id_string: '7' }), error: refused }]);
+    expect(report.pending).toBe(1);
+    expect(report.message).toMatch(/next claim/);
+  });
+});
+
+describe('an onEvent listener that throws', () => {
+  it('changes nothing: the window is reported and written, the items granted', async () => {
+    mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
+    const journal = new MemoryJournal();
+    const seen: string[] = [];
+    const c = client(journal, {
+      onEvent: (event: StorefrontEvent) => {
+        seen.push(event.type);
+        throw new Error('the listener is broken');
+      },
+    });
+    const game = new Game();
+    expect((await c.deliver('Cy', game.grant(), { sleep })).code).toBe('OUTCOME_UNKNOWN');
+    const reconciled = await c.deliver('Cy', game.grant(), { sleep });
+    expect(reconciled.granted).toHaveLength(1);
+    expect(reconciled.unverified).toMatchObject({ playerName: 'Cy' });
+    expect(seen).toContain('unverified');
+    expect(outcome(game)).toMatchObject({ lost: 0, duplicated: 0 });
+  });
+});
+
+describe('a window found on a journal shared by several nodes', () => {
+  it('names the node that found it; a journal without a node id writes none', async () => {
+    for (const nodeId of ['node-7', undefined]) {
+      mock.reset();
+      mock.addPurchase(KEY, { playerName: 'Dee', id: 1, quantity: 1 });
+      mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+      const inner = new MemoryJournal();
+      const journal: DeliveryJournal = { append: (e) => inner.append(e), pending: (p) => inner.pending(p), acknowledge: (ids) => inner.acknowledge(ids), ...(nodeId === undefined ? {} : { nodeId }) };
+      await client(journal).deliver('Dee', () => {}, { mode: 'fast', sleep });
+      const [window] = await inner.pending();
+      expect(window?.state).toBe('unverified');
+      if (nodeId === undefined) expect(window).not.toHaveProperty('node');
+      else expect(window).toMatchObject({ node: nodeId });
+    }
+  });
+});
+
+describe('a journal that fails', () => {
+  it("its own JournalError is reported as it is; any other error is wrapped, its message cut to 200 characters", async () => {
+    const own = new JournalError('MyJournal: the disk is read-only');
+    const failing = (error: unknown): DeliveryJournal => ({
+      append: async () => undefined,
+      acknowledge: async () => undefined,
+      pending: async () => {
+        throw error;
+      },
+    });
+    const events: StorefrontEvent[] = [];
+    const mine = await client(failing(own), { onEvent: (e) => events.push(e) }).deliver('Eve', () => {}, { sleep });
+    expect(mine.journalError).toBe(own);
+    expect(mine.error).toBe(own);
+    expect(events).toContainEqual({ type: 'journalError', operation: 'deliver', playerName: 'Eve', error: own });
+
+    const wrapped = await client(failing(new Error('y'.repeat(400)))).deliver('Eve', () => {}, { sleep });
+    expect(wrapped.journalError).toBeInstanceOf(JournalError);
+    expect(wrapped.journalError?.message).toBe(`deliver: the delivery journal failed (${'y'.repeat(200)})`);
+    const plain = await client(failing('disk gone')).resumeDeliveries(() => {}, { sleep }).catch((e: unknown) => e);
+    expect(plain).toBeInstanceOf(JournalError);
+    expect((plain as Error).message).toBe('resumeDeliveries: the delivery journal failed (disk gone)');
+  });
+
+  it('a journal whose pending() is not a list is damage: nothing granted, nothing claimed', async () => {
+    mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
+    const odd: DeliveryJournal = { append: async () => undefined, acknowledge: async () => undefined, pending: async () => ({ length: 0 }) as never };
+    const report = await client(odd).deliver('Fay', () => {}, { sleep });
+    expect(report.code).toBe('ERROR');
+    expect(report.journalError?.message).toMatch(/pending\(\) did not return an array \(object\)/);
+    expect(mock.purchases(KEY, 'Fay')[0]?.deliverystatus).toBe('Undelivered');
+  });
+});
+
+describe('a claim the service rate-limits', () => {
+  it('waits as long as the service asks, a few times, then reports RATE_LIMIT', async () => {
+    mock.addPurchase(KEY, { playerName: 'Gus', id: 1, quantity: 1 });
+    const waits: number[] = [];
+    const c = client(new MemoryJournal());
+    // A first claim for Gus opens the service's 10 s window (nothing pending yet for him … a preview is a claim call too).
+    await c.claim('Gus', { preview: true });
+    mock.clock.advance(4_000);
+    const report = await c.deliver('Gus', () => {}, { mode: 'fast', maxRateLimitWaits: 2, sleep: async (ms) => void waits.push(ms) });
+    // Nothing moved the clock: each wait is the 6 s left of the window.
+    expect(waits).toEqual([6_000, 6_000]);
+    expect(report.code).toBe('RATE_LIMIT');
+  });
+});
