@@ -1,0 +1,161 @@
+/**
+ * The file journal's store (src/journals/file/store.ts) at its edges: compaction happens
+ * exactly when the documented rule says (more lines than `compactAfter`, and more than
+ * twice the pending entries), a compacted file keeps working through a failed write and a
+ * restart, and every kind of damaged line is refused with its line number and its problem.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FileJournal } from '../../src/journals/file/journal.js';
+import { JournalError } from '../../src/errors.js';
+import { journalLine } from '../support/journal.js';
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'teamgames-file-store-')));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const file = () => {
+  const dir = join(root, `case-${++n}`);
+  mkdirSync(dir);
+  return join(dir, 'journal.jsonl');
+};
+const lineCount = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
+
+const opened: FileJournal[] = [];
+function journal(path: string, options?: ConstructorParameters<typeof FileJournal>[1]): FileJournal {
+  const made = new FileJournal(path, options);
+  opened.push(made);
+  return made;
+}
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const j of opened.splice(0)) await j.close().catch(() => undefined);
+});
+
+/** What a new process reads from the file. */
+async function reload(path: string): Promise<string[]> {
+  const fresh = new FileJournal(path);
+  try {
+    return (await fresh.pending()).map((e) => e.deliveryId);
+  } finally {
+    await fresh.close();
+  }
+}
+
+let handleProto: { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+beforeAll(async () => {
+  const probe: FileHandle = await open(join(root, 'probe'), 'w');
+  handleProto = Object.getPrototypeOf(probe) as typeof handleProto;
+  await probe.close();
+});
+
+describe('compaction follows its rule to the line', () => {
+  it('not at exactly compactAfter lines; at one more', async () => {
+    const path = file();
+    const j = journal(path, { compactAfter: 4 });
+    await j.append([journalLine('a')]);
+    await j.append([journalLine('b')]);
+    await j.append([journalLine('c')]);
+    await j.acknowledge(['b', 'c']); // 4 lines, 1 pending
+    expect(lineCount(path)).toBe(4);
+    await j.append([journalLine('d')]);
+    await j.acknowledge(['d']); // 6 lines, 1 pending: compacted
+    expect(lineCount(path)).toBe(1);
+    await j.close();
+    expect(await reload(path)).toEqual(['a']);
+  });
+
+  it('not at exactly twice the pending entries; at one more', async () => {
+    const path = file();
+    const j = journal(path, { compactAfter: 1 });
+    await j.append([journalLine('a'), journalLine('b'), journalLine('c')]);
+    await j.append([journalLine('d')]);
+    await j.acknowledge(['d']); // 3 lines, 3 pending
+    expect(lineCount(path)).toBe(3);
+    await j.acknowledge(['c']); // 4 lines, 2 pending
+    expect(lineCount(path)).toBe(4);
+    await j.acknowledge(['b']); // 5 lines, 1 pending: compacted
+    expect(lineCount(path)).toBe(1);
+  });
+
+  it('after a compaction, counts from the compacted file: the next one comes as late as the rule says', async () => {
+    const path = file();
+    const j = journal(path, { compactAfter: 4 });
+    const churn = async (id: string) => {
+      await j.append([journalLine(id)]);
+      await j.acknowledge([id]);
+    };
+    await j.append([journalLine('a'), journalLine('b')]);
+    await churn('x'); // 3 lines, 2 pending
+    await churn('y'); // 5 lines, 2 pending: compacted to 2 lines
+    expect(lineCount(path)).toBe(2);
+    await churn('z'); // 4 lines, 2 pending: not yet
+    expect(lineCount(path)).toBe(4);
+    await churn('w'); // 6 lines: compacted again
+    expect(lineCount(path)).toBe(2);
+    await j.close();
+    expect(await reload(path)).toEqual(['a', 'b']);
+  });
+
+  it('a write that fails after a compaction is cut off at the compacted size: every entry survives, the next write lands on a clean line', async () => {
+    const path = file();
+    const j = journal(path, { compactAfter: 2 });
+    await j.append([journalLine('a')]);
+    await j.append([journalLine('x')]);
+    await j.acknowledge(['x']); // 3 lines, 1 pending: compacted
+    expect(lineCount(path)).toBe(1);
+    const compacted = readFileSync(path, 'utf8');
+    // Part of the line written, then the disk is full.
+    const write = handleProto.write;
+    vi.spyOn(handleProto, 'write').mockImplementationOnce(async function (this: FileHandle, data: unknown) {
+      await write.call(this, (data as Buffer).subarray(0, 10), 0, 10, null);
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    });
+    await expect(j.append([journalLine('lost')])).rejects.toBeInstanceOf(JournalError);
+    expect(readFileSync(path, 'utf8')).toBe(compacted);
+    await j.append([journalLine('c')]);
+    await j.close();
+    expect(await reload(path)).toEqual(['a', 'c']);
+  });
+});
+
+describe('a damaged line is refused, naming its number and its problem', () => {
+  const good = JSON.stringify({ op: 'put', entry: journalLine('a') });
+  it.each<[string, string, RegExp]>([
+    ['an array', '[1,2]', /line 2 is not a journal record \(not an object/],
+    ['an unknown op', '{"op":"drop","ids":["a"]}', /line 2 .*op is not 'put' or 'ack'/],
+    ['a put with entry and entries', JSON.stringify({ op: 'put', entry: journalLine('b'), entries: [journalLine('c')] }), /line 2 .*both entry and entries/],
+    ['entries that are not a list', '{"op":"put","entries":{"a":1}}', /line 2 .*entries is not an array/],
+    ['a put whose entry is not one', '{"op":"put","entry":{"deliveryId":"b"}}', /line 2 .*entry: playerName is not a non-empty string/],
+    ['an ack whose ids are not a list', '{"op":"ack","ids":"a"}', /line 2 .*ids is not an array/],
+    ['an ack with an id that is not text', '{"op":"ack","ids":["a",7]}', /line 2 .*ids\[1\] is not a string \(7\)/],
+  ])('%s', async (_name, bad, message) => {
+    const path = file();
+    writeFileSync(path, `${good}\n${bad}\n${good}\n`);
+    const before = readFileSync(path);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).toMatch(/damaged .*nothing was changed/);
+    expect(readFileSync(path)).toEqual(before);
+  });
+
+  it('a complete record on the last line without its newline is kept, and the next append starts a line of its own', async () => {
+    const path = file();
+    writeFileSync(path, `${good}\n${JSON.stringify({ op: 'ack', ids: ['a'] })}`);
+    const j = journal(path);
+    expect(await j.pending()).toEqual([]);
+    await j.append([journalLine('b')]);
+    await j.close();
+    expect(await reload(path)).toEqual(['b']);
+    expect(lineCount(path)).toBe(3);
+  });
+
+  it('blank lines anywhere are skipped, a last blank line without newline too', async () => {
+    const path = file();
+    writeFileSync(path, `\n${good}\n   \n${JSON.stringify({ op: 'put', entries: [journalLine('b'), journalLine('c')] })}\n  `);
+    expect((await journal(path).pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
+  });
+});
