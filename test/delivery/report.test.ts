@@ -11,7 +11,7 @@ import type { ClaimResult, Transaction } from '../../src/wire/claim.js';
 const item = (id: number): Transaction => ({ player_name: 'Ann', product_id: id, product_id_string: String(id), product_name: `P${id}`, product_price: 1, quantity_to_grant: 1, quantity_purchased: 1, product_amount: 1, amount_purchased: 1 });
 const delivered = (id: number) => ({ ...item(id), deliveryId: `invoice:${id}` });
 const run = (changes: Partial<Run> = {}): Run => ({ ...newRun('deliver', { claim: async () => ({}) as ClaimResult, onEvent: undefined }), ...changes });
-const claimAnswer = (invoices: unknown[], extra: Partial<ClaimResult> = {}): ClaimResult =>
+const claimAnswer = (invoices: unknown[], extra: Record<string, unknown> = {}): ClaimResult =>
   ({ status: 'SUCCESS', code: 'SUCCESS', message: 'ok', claims: invoices.map((_, i) => item(i + 1)), rawTransactions: invoices.map((invoice) => (invoice === undefined ? {} : { invoice })), ...extra }) as ClaimResult;
 
 describe('deliveryReport', () => {

@@ -45,7 +45,7 @@ afterEach(async () => {
 });
 
 /** The process's registry of held journal files, whose `onExit` runs at process exit. */
-const registry = () => (globalThis as Record<symbol, { onExit: () => void; held: Map<string, () => void> }>)[Symbol.for('teamgames-sdk.FileJournal.locks')];
+const registry = () => (globalThis as Record<symbol, { onExit: () => void; held: Map<string, () => void> }>)[Symbol.for('teamgames-sdk.FileJournal.locks')]!;
 
 describe('taking the lock when the file system refuses', () => {
   it('a lock file that cannot be written (a full disk): a JournalError, no draft left, nothing held, and the next call takes it', async () => {
@@ -174,10 +174,10 @@ describe('what a lock file must hold to name its holder', () => {
   it('a live holder without a start time is named without one; with one, since when', async () => {
     const path = file();
     plant(path, { pid: process.ppid, host: hostname() });
-    const without = await journal(path).pending().catch((e: unknown) => e as Error);
+    const without = (await journal(path).pending().catch((e: unknown) => e)) as Error;
     expect(without.message).toContain(`in use by process ${process.ppid} on host ${hostname()} (lock file`);
     plant(path, { pid: process.ppid, host: hostname(), since: '2020-01-01T00:00:00.000Z' });
-    const withSince = await journal(path).pending().catch((e: unknown) => e as Error);
+    const withSince = (await journal(path).pending().catch((e: unknown) => e)) as Error;
     expect(withSince.message).toContain(`on host ${hostname()} since 2020-01-01T00:00:00.000Z (lock file`);
   });
 });
