@@ -4,7 +4,7 @@
  * names the node that found it, a journal that fails is reported with its own words, and
  * a rate-limited claim waits as long as the service asks (never longer than its window).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JournalError, MemoryJournal, type DeliveryJournal, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { Game, KEY, inProcessStore } from '../support/reliability.js';
 
@@ -140,5 +140,118 @@ describe('a claim the service rate-limits', () => {
     // Nothing moved the clock: each wait is the 6 s left of the window.
     expect(waits).toEqual([6_000, 6_000]);
     expect(report.code).toBe('RATE_LIMIT');
+  });
+});
+
+/** A promise and the function that settles it. */
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+describe('a grant that outlives grantTimeoutMs, then fails', () => {
+  it('the line stays pending, and the next call grants it again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      mock.addPurchase(KEY, { playerName: 'Hu', id: 1, quantity: 1 });
+      const journal = new MemoryJournal();
+      const c = client(journal);
+      const stuck = deferred();
+      const first = c.deliver('Hu', () => stuck.promise, { sleep, mode: 'fast', grantTimeoutMs: 1_000 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect((await first).code).toBe('PARTIAL');
+      stuck.reject(new Error('the game crashed mid-grant'));
+      await vi.advanceTimersByTimeAsync(0);
+      const game = new Game();
+      const next = await c.deliver('Hu', game.grant(), { sleep, mode: 'fast' });
+      expect(next.granted).toHaveLength(1);
+      expect(await journal.pending()).toEqual([]);
+      expect(outcome(game)).toEqual({ paid: 1, granted: 1, lost: 0, duplicated: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("another node's lock on the player", () => {
+  it('a deliver waiting for it rejects with signal.reason as soon as aborted; when the lock comes later, nothing is claimed', async () => {
+    mock.addPurchase(KEY, { playerName: 'Ida', id: 1, quantity: 1 });
+    const inner = new MemoryJournal();
+    const free = deferred();
+    const ran: boolean[] = [];
+    let asked = false;
+    const journal: DeliveryJournal = {
+      append: (e) => inner.append(e),
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+      withPlayerLock: async (_player, work) => {
+        asked = true;
+        await free.promise;
+        const result = await work();
+        ran.push(true);
+        return result;
+      },
+    };
+    const controller = new AbortController();
+    const delivering = client(journal).deliver('Ida', () => {}, { sleep, signal: controller.signal });
+    await vi.waitFor(() => expect(asked).toBe(true));
+    const reason = new Error('the player logged out');
+    controller.abort(reason);
+    await expect(delivering).rejects.toBe(reason);
+    free.resolve();
+    await vi.waitFor(() => expect(ran).toEqual([true]));
+    expect(mock.purchases(KEY, 'Ida')[0]?.deliverystatus).toBe('Undelivered');
+    expect(await inner.pending()).toEqual([]);
+  });
+
+  it('a lock that cannot be had: ERROR with the journal failure, nothing claimed, the player free for the next call', async () => {
+    mock.addPurchase(KEY, { playerName: 'Jay', id: 1, quantity: 1 });
+    const inner = new MemoryJournal();
+    let refuse = true;
+    const journal: DeliveryJournal = {
+      append: (e) => inner.append(e),
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+      withPlayerLock: async (_player, work) => {
+        if (refuse) throw new Error('lock_timeout');
+        return work();
+      },
+    };
+    const c = client(journal);
+    const refused = await c.deliver('Jay', () => {}, { sleep });
+    expect(refused).toMatchObject({ code: 'ERROR', granted: [], pending: 0 });
+    expect(refused.journalError?.message).toMatch(/lock_timeout/);
+    expect(mock.purchases(KEY, 'Jay')[0]?.deliverystatus).toBe('Undelivered');
+    refuse = false;
+    const game = new Game();
+    expect((await c.deliver('Jay', game.grant(), { sleep })).granted).toHaveLength(1);
+  });
+});
+
+describe('a window the journal cannot take', () => {
+  it("is reported all the same, and kept in memory: the player's next texts say staff are checking; another player's do not", async () => {
+    mock.addPurchase(KEY, { playerName: 'Kai', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Lee', id: 1, quantity: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+    const inner = new MemoryJournal();
+    const journal: DeliveryJournal = {
+      append: async (entries) => {
+        if (entries.some((e) => e.state === 'unverified')) throw new Error('EROFS: the window cannot be written');
+        await inner.append(entries);
+      },
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    const c = client(journal);
+    const lost = await c.deliver('Kai', () => {}, { mode: 'fast', sleep });
+    expect(lost.unverified).toMatchObject({ playerName: 'Kai' });
+    expect(lost.journalError).toBeDefined();
+    mock.clock.advance(10_000);
+    const next = await c.deliver('Kai', () => {}, { mode: 'fast', sleep });
+    expect(next.message).toMatch(/staff can check/);
+    const other = await c.deliver('Lee', () => {}, { mode: 'fast', sleep });
+    expect(other.message).not.toMatch(/staff/);
   });
 });
