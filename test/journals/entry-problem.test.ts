@@ -1,0 +1,99 @@
+/**
+ * Every record a journal reads back is validated like an answer from the network
+ * (src/journals/contract.ts, `entryProblem`): a record of the wrong shape is damage, named
+ * by its problem, never an item to grant. Each field of each kind of record, one by one,
+ * and through a journal of the user's that returns it: deliver grants nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkJournal, entryProblem } from '../../src/journals/contract.js';
+import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
+import { journalLine } from '../support/journal.js';
+
+const line = journalLine('invoice:1');
+const mark = { deliveryId: 'claim:1', playerName: 'Ann', state: 'claiming', recordedAt: 1 };
+const window = { deliveryId: 'window:1', playerName: 'Ann', state: 'unverified', from: 1, to: 2, cause: 'lostClaim', recordedAt: 2 };
+const resolved = { ...window, state: 'resolved', resolution: { by: 'staff', at: 3, note: 'granted by hand' } };
+
+describe('entryProblem', () => {
+  it.each<[string, unknown]>([
+    ['a claimed line', line],
+    ['an intended line with every optional field', { ...line, state: 'intended', invoice: '1', node: 'n', previewedAt: 1, settled: false, lastError: { message: 'm', at: 1, attempts: 1 }, item: { ...line.item, message: 'gift' } }],
+    ['a claim mark', mark],
+    ['an open window', window],
+    ['a window from another node', { ...window, node: 'n', cause: 'claimMark' }],
+    ['a resolved window', resolved],
+  ])('%s: a journal entry', (_name, value) => {
+    expect(entryProblem(value)).toBeUndefined();
+  });
+
+  it.each<[string, unknown, string]>([
+    ['null', null, 'not an object (null)'],
+    ['a list', [line], 'not an object'],
+    ['text', 'claimed', 'not an object'],
+    ['no deliveryId', { ...line, deliveryId: undefined }, 'deliveryId is not a non-empty string'],
+    ['an empty deliveryId', { ...line, deliveryId: '' }, 'deliveryId is not a non-empty string'],
+    ['an empty playerName', { ...line, playerName: '' }, 'playerName is not a non-empty string'],
+    ['a numeric playerName', { ...line, playerName: 7 }, 'playerName is not a non-empty string'],
+    ['an unknown state', { ...line, state: 'done' }, "state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved'"],
+    ['recordedAt as text', { ...line, recordedAt: '1' }, 'recordedAt is not a number'],
+    ['recordedAt not finite', { ...mark, recordedAt: Number.POSITIVE_INFINITY }, 'recordedAt is not a number'],
+    ['an item that is a list', { ...line, item: [] }, 'item is not an object'],
+    ['no item', { ...line, item: null }, 'item is not an object (null)'],
+    ['an item without its name', { ...line, item: { ...line.item, product_name: undefined } }, 'item.product_name is not a string'],
+    ['a quantity as text', { ...line, item: { ...line.item, quantity_to_grant: '1' } }, 'item.quantity_to_grant is not a number'],
+    ['a price that is not finite', { ...line, item: { ...line.item, product_price: Number.NaN } }, 'item.product_price is not a number'],
+    ['an item message that is not text', { ...line, item: { ...line.item, message: 3 } }, 'item.message is not a string'],
+    ['a numeric invoice', { ...line, invoice: 1 }, 'invoice is not a string'],
+    ['a numeric node', { ...line, node: 1 }, 'node is not a string'],
+    ['previewedAt as text', { ...line, previewedAt: 'now' }, 'previewedAt is not a number'],
+    ['previewedAt not finite', { ...line, previewedAt: Number.NaN }, 'previewedAt is not a number'],
+    ['settled as text', { ...line, settled: 'yes' }, 'settled is not a boolean'],
+    ['a lastError that is text', { ...line, lastError: 'failed' }, 'lastError is not { message, at, attempts }'],
+    ['a lastError that is null', { ...line, lastError: null }, 'lastError is not { message, at, attempts }'],
+    ['a lastError without its message', { ...line, lastError: { at: 1, attempts: 1 } }, 'lastError is not { message, at, attempts }'],
+    ['a lastError without its time', { ...line, lastError: { message: 'm', attempts: 1 } }, 'lastError is not { message, at, attempts }'],
+    ['a lastError without its count', { ...line, lastError: { message: 'm', at: 1 } }, 'lastError is not { message, at, attempts }'],
+    ['a window without its start', { ...window, from: undefined }, 'from is not a number'],
+    ['a window whose start is not finite', { ...window, from: Number.NaN }, 'from is not a number'],
+    ['a window without its end', { ...window, to: '2' }, 'to is not a number'],
+    ['a window whose end is not finite', { ...window, to: Number.POSITIVE_INFINITY }, 'to is not a number'],
+    ['a window of an unknown cause', { ...window, cause: 'crash' }, "cause is not 'lostClaim' or 'claimMark'"],
+    ['a window with a numeric node', { ...window, node: 2 }, 'node is not a string'],
+    ['a resolved window without its resolution', { ...resolved, resolution: undefined }, 'resolution is not { by, at, note }'],
+    ['a resolved window whose resolution is null', { ...resolved, resolution: null }, 'resolution is not { by, at, note }'],
+    ['a resolution without who', { ...resolved, resolution: { at: 3, note: 'n' } }, 'resolution is not { by, at, note }'],
+    ['a resolution without when', { ...resolved, resolution: { by: 's', note: 'n' } }, 'resolution is not { by, at, note }'],
+    ['a resolution without its note', { ...resolved, resolution: { by: 's', at: 3 } }, 'resolution is not { by, at, note }'],
+  ])('%s: "%s"', (_name, value, problem) => {
+    expect(entryProblem(value)).toContain(problem);
+  });
+
+  it('an open window needs no resolution; a claim mark needs no item', () => {
+    expect(entryProblem({ ...window, resolution: undefined })).toBeUndefined();
+    expect(entryProblem({ ...mark, item: 'anything' })).toBeUndefined();
+  });
+});
+
+describe('a journal of the user that returns a damaged record', () => {
+  it('deliver grants nothing and names the problem', async () => {
+    const records: unknown[] = [{ ...line, playerName: 'Ann', lastError: { message: 'm' } }];
+    const journal: DeliveryJournal = { append: async () => undefined, acknowledge: async () => undefined, pending: async () => records as JournalEntry[] };
+    const granted: unknown[] = [];
+    const client = new StorefrontClient({ apiKey: 'k', baseUrl: 'https://api.teamgames.io', fetch: async () => new Response('{}'), journal, retry: 0 });
+    const report = await client.deliver('Ann', (item) => void granted.push(item));
+    expect(granted).toEqual([]);
+    expect(report.journalError?.message).toMatch(/lastError is not \{ message, at, attempts \}/);
+  });
+});
+
+describe('the journal option', () => {
+  it('takes any object with append, pending and acknowledge; refuses anything else, naming what it got', () => {
+    const journal = new MemoryJournal();
+    expect(checkJournal(undefined)).toBeUndefined();
+    expect(checkJournal(journal)).toBe(journal);
+    for (const bad of [null, 'file.jsonl', { append() {}, pending() {} }, { append() {}, acknowledge() {}, pending: 1 }, { pending() {}, acknowledge() {} }]) {
+      expect(() => checkJournal(bad)).toThrow(InvalidInputError);
+    }
+    expect(() => checkJournal('file.jsonl')).toThrow(/options\.journal.*must be a DeliveryJournal \(an object with append, pending and acknowledge\), got/);
+  });
+});
