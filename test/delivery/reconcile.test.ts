@@ -225,3 +225,37 @@ describe('resumeDeliveries at startup', () => {
     expect((await journal.pending()).map((e) => e.state)).toEqual(['unverified']);
   });
 });
+
+describe("exactly-once: the wait for the service's 10 s window", () => {
+  /** A journal whose appends take `ms` of the mock's clock (a slow disk between the preview and the wait). */
+  const slowJournal = (ms: number): DeliveryJournal => {
+    const inner = new MemoryJournal();
+    return {
+      append: async (entries) => {
+        mock.clock.advance(ms);
+        await inner.append(entries);
+      },
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+  };
+
+  it.each([
+    [0, [10_000]],
+    [4_000, [6_000]],
+    [10_000, []],
+    [15_000, []],
+  ])('%i ms between the preview answer and the wait: sleeps %j, and the claim is never refused for coming early', async (elapsed, expected) => {
+    mock.addPurchase(KEY, { playerName: 'Mo', id: 1, quantity: 1 });
+    const sleeps: number[] = [];
+    const report = await client(slowJournal(elapsed)).deliver('Mo', () => {}, {
+      maxRateLimitWaits: 0,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        await sleep(ms);
+      },
+    });
+    expect(sleeps).toEqual(expected);
+    expect(report.code).toBe('SUCCESS');
+  });
+});
