@@ -259,3 +259,85 @@ describe("exactly-once: the wait for the service's 10 s window", () => {
     expect(report.code).toBe('SUCCESS');
   });
 });
+
+describe('a journal that fails part of the way', () => {
+  it('resumeDeliveries: a player whose entries cannot be read is listed with the failure, the others finished', async () => {
+    const inner = new MemoryJournal();
+    await inner.append([
+      { deliveryId: 'claim:a:0', playerName: 'Ned', state: 'claimed', item: whip('Ned'), recordedAt: 1 },
+      { deliveryId: 'claim:b:0', playerName: 'Oli', state: 'claimed', item: whip('Oli'), recordedAt: 1 },
+    ]);
+    const journal: DeliveryJournal = {
+      append: (e) => inner.append(e),
+      acknowledge: (ids) => inner.acknowledge(ids),
+      pending: async (player) => {
+        if (player === 'Ned') throw new Error('EIO: bad sector');
+        return inner.pending(player);
+      },
+    };
+    const granted: string[] = [];
+    const resumed = await client(journal).resumeDeliveries((item) => void granted.push(item.deliveryId), { sleep });
+    expect(granted).toEqual(['claim:b:0']);
+    expect(resumed.errors.map((e) => [e.playerName, e.error.code])).toEqual([['Ned', 'JOURNAL_FAILED']]);
+    expect(resumed.journalError?.message).toMatch(/EIO: bad sector/);
+  });
+
+  it('lines kept in memory are granted even when the journal cannot be read on the next call; nothing new is claimed then', async () => {
+    mock.addPurchase(KEY, { playerName: 'Pia', id: 1, quantity: 1 });
+    const inner = new MemoryJournal();
+    let broken: 'none' | 'lines' | 'read' = 'lines';
+    const journal: DeliveryJournal = {
+      append: async (entries) => {
+        if (broken !== 'none' && entries.some((e) => e.state === 'claimed')) throw new Error('ENOSPC');
+        await inner.append(entries);
+      },
+      acknowledge: (ids) => inner.acknowledge(ids),
+      pending: async (player) => {
+        if (broken === 'read') throw new Error('EIO');
+        return inner.pending(player);
+      },
+    };
+    const c = client(journal);
+    // The claim succeeds, the lines cannot be written, the grant fails: the line lives in memory only.
+    const first = await c.deliver('Pia', () => Promise.reject(new Error('offline')), { mode: 'fast', sleep });
+    expect(first.code).toBe('PARTIAL');
+    mock.addPurchase(KEY, { playerName: 'Pia', id: 3, quantity: 1 });
+    mock.clock.advance(10_000);
+    broken = 'read';
+    const granted: string[] = [];
+    const second = await c.deliver('Pia', (item) => void granted.push(item.product_id_string), { mode: 'fast', sleep });
+    expect(granted).toEqual(['42']);
+    expect(second.code).toBe('SUCCESS');
+    expect(second.journalError).toBeDefined();
+    // The sword bought since was not claimed while the journal could not be read.
+    expect(mock.purchases(KEY, 'Pia').filter((r) => r.deliverystatus === 'Undelivered')).toHaveLength(1);
+  });
+
+  it('a journal that fails while finishing earlier work claims nothing new', async () => {
+    mock.addPurchase(KEY, { playerName: 'Quinn', id: 1, quantity: 1 });
+    const inner = new MemoryJournal();
+    await inner.append([{ deliveryId: 'claim:old:0', playerName: 'Quinn', state: 'claimed', item: whip('Quinn'), recordedAt: 1 }]);
+    const journal: DeliveryJournal = {
+      append: (e) => inner.append(e),
+      pending: (p) => inner.pending(p),
+      acknowledge: async () => {
+        throw new Error('EROFS');
+      },
+    };
+    const report = await client(journal).deliver('Quinn', () => {}, { mode: 'fast', sleep });
+    expect(report.granted.map((i) => i.deliveryId)).toEqual(['claim:old:0']);
+    expect(report.journalError).toBeDefined();
+    expect(mock.purchases(KEY, 'Quinn')[0]?.deliverystatus).toBe('Undelivered');
+  });
+
+  it('exactly-once with nothing to claim: NO_ITEMS at once, no wait, no claim after the preview', async () => {
+    const seen = counting();
+    const sleeps: number[] = [];
+    const journal = new MemoryJournal();
+    const report = await client(journal, { fetch: seen.fetch }).deliver('Ray', () => {}, { sleep: async (ms) => void sleeps.push(ms) });
+    expect(report.code).toBe('NO_ITEMS');
+    expect(sleeps).toEqual([]);
+    expect(seen.calls()).toBe(1);
+    expect(await journal.pending()).toEqual([]);
+  });
+});
