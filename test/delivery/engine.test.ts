@@ -5,7 +5,7 @@
  * a rate-limited claim waits as long as the service asks (never longer than its window).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { JournalError, MemoryJournal, type DeliveryJournal, type JournalLine, type StorefrontEvent } from '../../src/index.js';
+import { InvalidInputError, JournalError, MemoryJournal, type DeliveryJournal, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { Game, KEY, inProcessStore } from '../support/reliability.js';
 
 const { mock, sleep, client, outcome } = inProcessStore();
@@ -253,5 +253,111 @@ describe('a window the journal cannot take', () => {
     expect(next.message).toMatch(/staff can check/);
     const other = await c.deliver('Lee', () => {}, { mode: 'fast', sleep });
     expect(other.message).not.toMatch(/staff/);
+  });
+});
+
+describe('the operation named to the caller', () => {
+  it('a grant that is not a function, and a grant calling back for its own player, name the call they came from', async () => {
+    mock.addPurchase(KEY, { playerName: 'Max', id: 1, quantity: 1 });
+    const c = client(new MemoryJournal());
+    const badGrant = (await c.deliver('Max', 'grant' as never).catch((e: unknown) => e)) as InvalidInputError;
+    expect(badGrant).toBeInstanceOf(InvalidInputError);
+    expect(badGrant.operation).toBe('deliver');
+    const badResume = (await c.resumeDeliveries(42 as never).catch((e: unknown) => e)) as InvalidInputError;
+    expect(badResume.operation).toBe('resumeDeliveries');
+    const inner: unknown[] = [];
+    await c.deliver('Max', async () => {
+      inner.push(await c.deliver('Max', () => {}, { sleep }).catch((e: unknown) => e));
+      inner.push(await c.resumeDeliveries(() => {}, { sleep }).catch((e: unknown) => e));
+    }, { sleep, mode: 'fast' });
+    expect((inner[0] as InvalidInputError).operation).toBe('deliver');
+    expect((inner[0] as Error).message).toMatch(/calling deliver for "Max"/);
+    expect((inner[1] as InvalidInputError).operation).toBe('resumeDeliveries');
+    expect((inner[1] as Error).message).toMatch(/calling resumeDeliveries for "Max"/);
+  });
+
+  it('a journal that cannot be read at startup: resumeDeliveries rejects, and no event names a player', async () => {
+    const events: StorefrontEvent[] = [];
+    const broken: DeliveryJournal = { append: async () => undefined, acknowledge: async () => undefined, pending: async () => Promise.reject(new Error('EIO')) };
+    await expect(client(broken, { onEvent: (e) => events.push(e) }).resumeDeliveries(() => {}, { sleep })).rejects.toBeInstanceOf(JournalError);
+    expect(events).toEqual([]);
+  });
+});
+
+describe('what a delivery leaves behind', () => {
+  it('no timer: the grant timeout is cleared once the grant returns', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 1 });
+      mock.addPurchase(KEY, { playerName: 'Ned', id: 3, quantity: 1 });
+      const report = await client(new MemoryJournal()).deliver('Ned', async () => undefined, { sleep, mode: 'fast' });
+      expect(report.granted).toHaveLength(2);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('records without the fields they do not have: a fast line has no invoice, an intent of a journal without node id no node', async () => {
+    mock.addPurchase(KEY, { playerName: 'Oz', id: 1, quantity: 1 });
+    const fast = new MemoryJournal();
+    await client(fast).deliver('Oz', () => Promise.reject(new Error('later')), { mode: 'fast', sleep });
+    const [line] = await fast.pending('Oz');
+    expect(line).toMatchObject({ state: 'claimed' });
+    expect(line).not.toHaveProperty('invoice');
+
+    mock.reset();
+    mock.addPurchase(KEY, { playerName: 'Oz', id: 1, quantity: 1 });
+    const exact = new MemoryJournal();
+    let intent: unknown;
+    await client(exact).deliver('Oz', () => {}, {
+      sleep: async (ms) => {
+        [intent] = await exact.pending('Oz');
+        await sleep(ms);
+      },
+    });
+    expect(intent).toMatchObject({ state: 'intended', invoice: expect.any(String) });
+    expect(intent).not.toHaveProperty('node');
+  });
+
+  it('lines of claim answers without invoices get ids of their own claim: two claims never share one', async () => {
+    const noRawRows: typeof globalThis.fetch = async (input, init) => {
+      const response = await mock.fetch(input, init);
+      const body = (await response.json()) as { data?: Record<string, unknown> };
+      delete body.data?.['rawTransactions'];
+      return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
+    };
+    const journal = new MemoryJournal();
+    const c = client(journal, { fetch: noRawRows });
+    const ids: string[] = [];
+    for (const player of ['Pat', 'Quin']) {
+      mock.addPurchase(KEY, { playerName: player, id: 1, quantity: 1 });
+      const report = await c.deliver(player, (item) => void ids.push(item.deliveryId), { mode: 'fast', sleep });
+      expect(report.granted).toHaveLength(1);
+    }
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    for (const id of ids) expect(id).toMatch(/^claim:[0-9a-f-]{36}:0$/);
+  });
+});
+
+describe('aborting a delivery', () => {
+  it('aborts the claim request itself: a claim sent and aborted is an unknown outcome, reported at once with its window', async () => {
+    mock.addPurchase(KEY, { playerName: 'Rae', id: 1, quantity: 1 });
+    const sent = deferred();
+    const hanging: typeof globalThis.fetch = (_input, init) =>
+      new Promise((_resolve, reject) => {
+        sent.resolve();
+        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+      });
+    const controller = new AbortController();
+    const delivering = client(new MemoryJournal(), { fetch: hanging }).deliver('Rae', () => {}, { mode: 'fast', sleep, signal: controller.signal });
+    await sent.promise;
+    const reason = new Error('shutting down');
+    controller.abort(reason);
+    const report = await delivering;
+    expect(report.code).toBe('OUTCOME_UNKNOWN');
+    expect(report.error).toMatchObject({ code: 'CLAIM_OUTCOME_UNKNOWN', reason: 'aborted' });
+    expect(report.unverified).toMatchObject({ playerName: 'Rae' });
   });
 });
