@@ -7,7 +7,7 @@
  * a fast claim whose lines only memory kept leaves no false window; resume asks the
  * service nothing for players whose lines are all journaled.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveryJournal, type JournalEntry, type JournalLine } from '../../src/index.js';
 import { BASE_URL, Game, KEY, inProcessStore } from '../support/reliability.js';
 
@@ -339,5 +339,32 @@ describe('a journal that fails part of the way', () => {
     expect(sleeps).toEqual([]);
     expect(seen.calls()).toBe(1);
     expect(await journal.pending()).toEqual([]);
+  });
+});
+
+describe('what an earlier run left beside a window', () => {
+  it("a line to grant beside an open window: granted, and the player's text still says staff are checking", async () => {
+    const journal = new MemoryJournal();
+    await journal.append([
+      { deliveryId: 'window:w', playerName: 'Sam', state: 'unverified', from: 1, to: 2, cause: 'claimMark', recordedAt: 2 },
+      { deliveryId: 'claim:a:0', playerName: 'Sam', state: 'claimed', item: whip('Sam'), recordedAt: 1 },
+    ]);
+    const report = await client(journal).deliver('Sam', () => {}, { mode: 'fast', sleep });
+    expect(report.granted.map((i) => i.deliveryId)).toEqual(['claim:a:0']);
+    expect(report.message).toMatch(/staff can check/);
+  });
+
+  it('a line left by an earlier run whose grant now outlives grantTimeoutMs stays in the journal (never acknowledged before its grant returns)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const journal = new MemoryJournal();
+      await journal.append([{ deliveryId: 'claim:a:0', playerName: 'Tia', state: 'claimed', item: whip('Tia'), recordedAt: 1 }]);
+      const delivering = client(journal).deliver('Tia', () => new Promise(() => {}), { mode: 'fast', sleep, grantTimeoutMs: 1_000 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect((await delivering).failed).toHaveLength(1);
+      expect((await journal.pending()).map((e) => e.deliveryId)).toEqual(['claim:a:0']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
