@@ -86,6 +86,7 @@ export function linesOf(result: ClaimResult): Map<string, Transaction> | undefin
   if (raw === undefined || raw.length !== result.claims.length) return undefined;
   const lines = new Map<string, Transaction>();
   for (let i = 0; i < raw.length; i++) {
+    // Stryker disable next-line OptionalChaining: i is below raw.length and the rows are validated objects: raw[i] is always there
     const invoice = raw[i]?.['invoice'];
     if ((typeof invoice !== 'string' && typeof invoice !== 'number') || String(invoice) === '') return undefined;
     if (lines.has(String(invoice))) return undefined;
