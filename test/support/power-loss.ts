@@ -218,8 +218,14 @@ function recordedOpen(r: Recorder, real: typeof fsCalls): typeof fsCalls.open {
     if (r.gone()) return never();
     const existed = existsSync(path);
     const file = await real.open(path, flags as never, mode as never);
+    if (r.dead) {
+      // The power went while it opened: the caller hangs, and the handle is closed here, as
+      // `uninstall()` may already have closed the others (left open, the garbage collector
+      // would close it with Node's DEP0137 warning, at random in a later test file).
+      await file.close().catch(() => undefined);
+      return never();
+    }
     r.handles.add(file);
-    if (r.dead) return never(); // the power went while it opened
     if ((await file.stat()).isDirectory()) return recordedDirectory(r, file, path);
     const { create, append } = flagsOf(flags);
     if (existed || !create) return recordedFile(r, file, r.inodeOf(path), append);
