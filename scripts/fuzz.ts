@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { INPUT_CALLS, OPERATIONS, inputProperty, responseProperty } from '../test/support/fuzz-properties.js';
-import { commandLine } from './shared/command-line.js';
+import { commandLine } from './common/command-line.js';
 
 const cli = commandLine('fuzz', 'usage: npm run fuzz -- [--runs <n>] [--seed <n>]', {
   runs: { type: 'string', default: '10000' },

@@ -15,8 +15,8 @@
  */
 import { StorefrontClient } from '../src/index.js';
 import { createMockService, type MockSeed } from '../src/mock/index.js';
-import { commandLine } from './shared/command-line.js';
-import { exposeGc } from './shared/gc.js';
+import { commandLine } from './common/command-line.js';
+import { exposeGc } from './common/gc.js';
 
 const USAGE =
   'usage: npm run heap -- [--calls 100000] [--every 10000] [--op claim|preview|getCatalog|mixed] [--signal true|false] [--guard true|false]\n' +

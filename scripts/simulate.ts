@@ -76,8 +76,8 @@ import { seededRandom } from '../src/mock/service/random.js';
 import { KEY } from '../test/support/reliability.js';
 import { account } from './simulate/accounting.js';
 import { World, type SimConfig } from './simulate/world.js';
-import { commandLine } from './shared/command-line.js';
-import { exposeGc } from './shared/gc.js';
+import { commandLine } from './common/command-line.js';
+import { exposeGc } from './common/gc.js';
 import type { DeliveryLoop } from '../src/delivery/loop.js';
 
 const USAGE = 'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--faults on|off] [--verbose]';

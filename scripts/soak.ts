@@ -20,7 +20,7 @@ import { FileJournal, MemoryJournal, StorefrontClient, type DeliveredItem, type 
 import { createMockService, type MockService } from '../src/mock/index.js';
 import { seededRandom } from '../src/mock/service/random.js';
 import { BASE_URL, Crash, CrashingJournal, Game, KEY, T0, clockSleep, compare, paidUnits, processView, seed, type UnitCounts } from '../test/support/reliability.js';
-import { commandLine } from './shared/command-line.js';
+import { commandLine } from './common/command-line.js';
 
 type Mode = 'claim' | DeliveryMode;
 

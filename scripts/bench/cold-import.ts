@@ -5,7 +5,7 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
-import { median } from '../shared/figures.js';
+import { median } from '../common/figures.js';
 import { QUICK } from './settings.js';
 
 type Kind = 'import' | 'require';

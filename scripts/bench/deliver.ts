@@ -8,8 +8,8 @@
  * @module
  */
 import { MemoryJournal, StorefrontClient, type DeliveryJournal } from 'teamgames-sdk';
-import { median } from '../shared/figures.js';
-import { mockAdmin, type MockAdmin } from '../shared/mock-admin.js';
+import { median } from '../common/figures.js';
+import { mockAdmin, type MockAdmin } from '../common/mock-admin.js';
 import { JOURNAL_CONCURRENCY, QUICK } from './settings.js';
 import { SMALL_KEY, player } from './service.js';
 

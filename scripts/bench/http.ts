@@ -9,7 +9,7 @@
  */
 import ky from 'ky';
 import { StorefrontClient } from 'teamgames-sdk';
-import { median, percentile } from '../shared/figures.js';
+import { median, percentile } from '../common/figures.js';
 import { CONCURRENCY, CONCURRENT_CALLS, ITERATIONS, ROUNDS, WARMUP } from './settings.js';
 import { LARGE_KEY, SMALL_KEY, b64, player } from './service.js';
 

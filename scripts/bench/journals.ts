@@ -13,7 +13,7 @@
  */
 import { join } from 'node:path';
 import { FileJournal, type DeliveryJournal } from 'teamgames-sdk';
-import { mockAdmin } from '../shared/mock-admin.js';
+import { mockAdmin } from '../common/mock-admin.js';
 import { ENGINES, NotInstalledError, useDatabase, type DatabaseServer, type Engine } from '../../test/support/throwaway-databases.js';
 import { deliverBatch, sharedClock } from './deliver.js';
 import { JOURNAL_CONCURRENCY, QUICK } from './settings.js';

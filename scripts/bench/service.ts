@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MockSeed } from 'teamgames-sdk/mock';
-import { bannerUrl } from '../shared/mock-admin.js';
+import { bannerUrl } from '../common/mock-admin.js';
 
 export const SMALL_KEY = 'bench-small-key';
 export const LARGE_KEY = 'bench-large-key';

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { commandLine } from '../shared/command-line.js';
+import { commandLine } from '../common/command-line.js';
 
 const USAGE = 'usage: npm run bench -- [--rounds 7] [--iterations 45] [--concurrent 256] [--quick]';
 

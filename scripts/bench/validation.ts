@@ -6,8 +6,8 @@
  */
 import { readCatalog } from '../../src/wire/catalog.js';
 import { readClaim } from '../../src/wire/claim.js';
-import { median } from '../shared/figures.js';
-import { mockAdmin } from '../shared/mock-admin.js';
+import { median } from '../common/figures.js';
+import { mockAdmin } from '../common/mock-admin.js';
 import { LARGE_KEY, SMALL_KEY, b64 } from './service.js';
 
 /** µs per call: the median of several short windows, so one GC pause or a busy neighbour does not decide it. */

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeliveryMode } from '../../src/index.js';
 import { seededRandom } from '../../src/mock/service/random.js';
-import { MOCK_BANNER, bannerUrl, mockAdmin } from '../shared/mock-admin.js';
+import { MOCK_BANNER, bannerUrl, mockAdmin } from '../common/mock-admin.js';
 import type { Bundles } from './bundle.js';
 import { pause, start, waitForLine, type Child } from './children.js';
 import type { AdminDb, Tables } from './database.js';

@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { DeliveryMode } from '../../src/index.js';
-import { percentile } from '../shared/figures.js';
+import { percentile } from '../common/figures.js';
 import type { Campaign } from './campaign.js';
 import { kill, pause, waitForLine } from './children.js';
 import type { ClusterFigures } from './cluster.js';

@@ -23,8 +23,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { seededRandom } from '../../src/mock/service/random.js';
-import { median } from '../shared/figures.js';
-import { commandLine } from '../shared/command-line.js';
+import { median } from '../common/figures.js';
+import { commandLine } from '../common/command-line.js';
 import { NODE_BUNDLE } from './node-bundle.js';
 
 const cli = commandLine('crash lock', 'usage: npx tsx scripts/crash/lock.ts [--kills 300] [--seed 1]', {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { DeliveryMode } from '../../src/index.js';
-import { commandLine } from '../shared/command-line.js';
+import { commandLine } from '../common/command-line.js';
 import { SCENARIOS, type ScenarioChoice } from './scenario.js';
 
 export const USAGE =

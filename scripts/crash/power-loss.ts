@@ -31,7 +31,7 @@
  */
 import { campaign } from '../../test/support/power-loss-campaign.js';
 import type { Breakage } from '../../test/support/power-loss.js';
-import { commandLine } from '../shared/command-line.js';
+import { commandLine } from '../common/command-line.js';
 
 const USAGE = 'usage: npm run crash -- --power-loss [--states all|<n>] [--seed 1] [--random 2] [--break none|sync|dirsync|batch] [--verbose]';
 

@@ -3,7 +3,7 @@
  * invoice (the mock's rows are the ground truth), and the latencies.
  */
 import { KEY, compare, paidUnits, type UnitCounts } from '../../test/support/reliability.js';
-import { percentile } from '../shared/figures.js';
+import { percentile } from '../common/figures.js';
 import type { World } from './world.js';
 
 export interface Figures extends UnitCounts {

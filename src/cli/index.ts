@@ -3,7 +3,7 @@
  * The `teamgames` support command (package `bin`). See `teamgames --help`.
  */
 import { createInterface } from 'node:readline/promises';
-import { surviveWriteErrors } from '../shared/output.js';
+import { surviveWriteErrors } from '../common/output.js';
 import { runTeamgames } from './program.js';
 
 // A closed stdout must not kill the process after a claim: the program hears of it and

@@ -16,8 +16,8 @@ import { InvalidInputError, isStorefrontError } from '../errors.js';
 import { MySqlJournal, type MySqlPool } from '../journals/mysql/index.js';
 import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
-import { UsageError, parseCommandLine } from '../shared/command-line.js';
-import { writeText } from '../shared/output.js';
+import { UsageError, parseCommandLine } from '../common/command-line.js';
+import { writeText } from '../common/output.js';
 import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 
 export type { JournalDeps } from './shared.js';

@@ -14,9 +14,9 @@ import {
   type StorefrontClientOptions,
 } from '../index.js';
 import { parseArgs } from 'node:util';
-import { COMMON_EXIT, UsageError, parseCommandLine } from '../shared/command-line.js';
+import { COMMON_EXIT, UsageError, parseCommandLine } from '../common/command-line.js';
 import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
-import { writeFailure, writeText, type OutputStream } from '../shared/output.js';
+import { writeFailure, writeText, type OutputStream } from '../common/output.js';
 import { ProgressLine, painter, type Paint, type TerminalEnv, type Tone } from './terminal.js';
 
 /** Extra client options for tests (a short timeout, a custom fetch). */

@@ -7,8 +7,8 @@
  * @module
  * @internal
  */
-import { COMMON_EXIT } from '../shared/command-line.js';
-import { writeFailure, writeText, type OutputStream } from '../shared/output.js';
+import { COMMON_EXIT } from '../common/command-line.js';
+import { writeFailure, writeText, type OutputStream } from '../common/output.js';
 import type { Paint, TerminalEnv } from './terminal.js';
 
 /**

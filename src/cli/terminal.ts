@@ -6,7 +6,7 @@
  * @module
  */
 import { styleText } from 'node:util';
-import type { OutputStream } from '../shared/output.js';
+import type { OutputStream } from '../common/output.js';
 
 /** The environment variables that switch the terminal features off. */
 export interface TerminalEnv {

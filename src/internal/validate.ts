@@ -2,7 +2,7 @@
  * Argument checks run before any request. Each failure names the argument and the rule.
  */
 import { InvalidInputError, type Operation } from '../errors.js';
-import { playerNameProblem } from '../shared/player-name.js';
+import { playerNameProblem } from '../common/player-name.js';
 
 /** Ceiling of `quantity` in a cart line. */
 export const MAX_QUANTITY = 1_000_000;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { surviveWriteErrors } from '../shared/output.js';
+import { surviveWriteErrors } from '../common/output.js';
 import { runCli } from './adapters/cli-program.js';
 
 // A closed stdout is reported by runCli in one line, never as an unhandled 'error' event.

@@ -32,12 +32,12 @@ function violations(from: string, allowed: (target: string) => boolean): string[
 const inside = (folder: string) => (target: string) => target.startsWith(`${folder}/`);
 
 describe('who may import whom', () => {
-  it('the mock depends on nothing of the SDK but the credential scheme and src/shared/', () => {
-    expect(violations('src/mock', (t) => inside('src/mock')(t) || inside('src/shared')(t) || t === 'src/auth.ts')).toEqual([]);
+  it('the mock depends on nothing of the SDK but the credential scheme and src/common/', () => {
+    expect(violations('src/mock', (t) => inside('src/mock')(t) || inside('src/common')(t) || t === 'src/auth.ts')).toEqual([]);
   });
 
-  it('src/shared/ (below the SDK, the mock and both CLIs) imports nothing of src/', () => {
-    expect(violations('src/shared', inside('src/shared'))).toEqual([]);
+  it('src/common/ (below the SDK, the mock and both CLIs) imports nothing of src/', () => {
+    expect(violations('src/common', inside('src/common'))).toEqual([]);
   });
 
   it('the journals do not depend on the delivery engine, the client, the CLIs or the mock', () => {

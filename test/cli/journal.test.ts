@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal, inspectJournal, type JournalWindow, type StorefrontClient } from 'teamgames-sdk';
 import { KEY, inProcessStore } from '../support/reliability.js';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
-import type { OutputStream } from '../../src/shared/output.js';
+import type { OutputStream } from '../../src/common/output.js';
 import { EXIT, USAGE, runTeamgames } from '../../src/cli/program.js';
 
 const store = inProcessStore();

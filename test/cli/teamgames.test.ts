@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { encodeApiKey } from 'teamgames-sdk';
 import { createMockService, exampleSeed, type MockService } from 'teamgames-sdk/mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { OutputStream } from '../../src/shared/output.js';
+import type { OutputStream } from '../../src/common/output.js';
 import { EXIT, runTeamgames, type ClientOverrides, type TeamgamesEnv } from '../../src/cli/program.js';
 import { T0, TEXT } from '../support/fixtures.js';
 

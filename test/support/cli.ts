@@ -3,7 +3,7 @@
  * that check `teamgames journal` do: its stdout and stderr collected, no terminal, no
  * prompt, the journal command's clock injected.
  */
-import type { OutputStream } from '../../src/shared/output.js';
+import type { OutputStream } from '../../src/common/output.js';
 import { runTeamgames } from '../../src/cli/program.js';
 
 export interface CliRun {

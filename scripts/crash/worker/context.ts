@@ -6,7 +6,7 @@
  */
 import { openSync, writeSync } from 'node:fs';
 import { seededRandom } from '../../../src/mock/service/random.js';
-import { mockAdmin } from '../../shared/mock-admin.js';
+import { mockAdmin } from '../../common/mock-admin.js';
 import type { WorkerConfig } from './config.js';
 
 // The orchestrator holds our stdin: when it goes away (even SIGKILLed), so do we.

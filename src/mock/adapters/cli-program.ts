@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { COMMON_EXIT, UsageError, parseCommandLine } from '../../shared/command-line.js';
-import { writeFailure, writeText, type OutputStream } from '../../shared/output.js';
+import { COMMON_EXIT, UsageError, parseCommandLine } from '../../common/command-line.js';
+import { writeFailure, writeText, type OutputStream } from '../../common/output.js';
 import { exampleSeed } from '../service/example-seed.js';
 import { createMockService } from '../index.js';
 import { parseMockSeed, type MockSeed } from '../service/seed.js';

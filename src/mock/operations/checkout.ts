@@ -20,7 +20,7 @@ import { isoNow, newPurchaseRow, resolveServer, type CheckoutState, type MockSta
 import { CHECKOUT_CODE, TEXT } from '../service/texts.js';
 import type { CheckoutLine } from '../service/types.js';
 import { type WireRequest, type WireResponse, decodeBody, positiveInt, readFields } from '../service/wire.js';
-import { playerNameProblem } from '../../shared/player-name.js';
+import { playerNameProblem } from '../../common/player-name.js';
 
 /** Checkout body; `cartItems` is the JSON text of the array, decoded by {@link cartItemsSchema}. */
 const checkoutBodySchema = z.strictObject({

@@ -6,7 +6,7 @@
  * names the entry of "Interpretations" in docs/testing-with-the-mock.md, where the choice
  * and its evidence are written down.
  */
-import { playerNameProblem } from '../../shared/player-name.js';
+import { playerNameProblem } from '../../common/player-name.js';
 import type { MockSeedProduct, MockSeedSale } from './seed-types.js';
 import type { PurchaseRow } from './types.js';
 
@@ -14,7 +14,7 @@ import type { PurchaseRow } from './types.js';
 export const CLAIM_WINDOW_MS = 10_000;
 
 /** Longest valid player name, in characters (code points). */
-export { MAX_PLAYER_NAME_LENGTH } from '../../shared/player-name.js';
+export { MAX_PLAYER_NAME_LENGTH } from '../../common/player-name.js';
 
 /**
  * The most units one cart line (and one product over all its lines) may ask for: the bound

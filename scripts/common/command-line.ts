@@ -1,14 +1,14 @@
 /**
  * The scripts' command line (the bench, the soak, the simulation, the heap script, the
  * fuzzer, the crash campaigns): `parseArgs` in strict mode through the CLIs' reader
- * (src/shared/command-line.ts, whose errors a person can read), `--help`, and numbers
+ * (src/common/command-line.ts, whose errors a person can read), `--help`, and numbers
  * checked against their range. A command line the script cannot run prints
  * `<script>: <problem>` and the usage on stderr and exits 2.
  *
  * @module
  */
 import type { ParseArgsConfig } from 'node:util';
-import { COMMON_EXIT, parseCommandLine } from '../../src/shared/command-line.js';
+import { COMMON_EXIT, parseCommandLine } from '../../src/common/command-line.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 const HELP = { help: { type: 'boolean', short: 'h', default: false } } as const;
