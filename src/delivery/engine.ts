@@ -204,16 +204,22 @@ export class DeliveryEngine {
       return { ok: false, error: journalError };
     }
     const marks = entries.filter((e): e is JournalClaimMark => e.state === 'claiming');
-    const orphans = marks.filter((mark) => !entries.some((e) => e.deliveryId.startsWith(`${mark.deliveryId}:`)));
+    // A mark whose lines only memory holds (the journal still refuses them) stays until they
+    // are granted or written: dropped now, a crash would leave no trace of them.
+    const held = marks.filter((mark) => linesInMemory(unjournaled, mark));
+    const orphans = marks.filter((mark) => !held.includes(mark) && !entries.some((e) => e.deliveryId.startsWith(`${mark.deliveryId}:`)));
     if (orphans.length > 0) await this.#reportUnverified(run, player, Math.min(...orphans.map((m) => m.recordedAt)), 'claimMark');
     // A window staff have not resolved yet: the player's texts say staff are checking.
     if (entries.some((e) => e.state === 'unverified')) run.windowOpen = true;
     // Intents a claim settled (its lines were journaled in the same append): nothing to reconcile.
-    const done = [...marks, ...entries.filter((e) => e.state === 'intended' && e.settled === true)];
+    const done = [...marks.filter((mark) => !held.includes(mark)), ...entries.filter((e) => e.state === 'intended' && e.settled === true)];
     if (done.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(done.map((e) => e.deliveryId)));
     const claimed = entries.filter(isClaimed);
     const inMemory = [...unjournaled.values()].filter((e) => e.playerName === player && isClaimed(e) && !claimed.some((c) => c.deliveryId === e.deliveryId));
     await this.#grantAll(run, [...claimed, ...(inMemory as JournalLine[])], grant, control);
+    // Marks whose lines the game has now been given leave nothing to verify.
+    const granted = held.filter((mark) => !linesInMemory(unjournaled, mark));
+    if (granted.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(granted.map((e) => e.deliveryId)));
     return { ok: true, entries };
   }
 
@@ -559,6 +565,12 @@ function checked(entries: JournalEntry[]): JournalEntry[] {
     if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
   }
   return entries;
+}
+
+/** Whether memory holds lines of the claim that `mark` marks (the journal refused them). */
+function linesInMemory(unjournaled: ReadonlyMap<string, JournalEntry>, mark: JournalClaimMark): boolean {
+  for (const id of unjournaled.keys()) if (id.startsWith(`${mark.deliveryId}:`)) return true;
+  return false;
 }
 
 /** An entry that is work still to do (not a window kept for staff, not a settled intent). */
