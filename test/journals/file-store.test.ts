@@ -4,7 +4,7 @@
  * twice the pending entries), a compacted file keeps working through a failed write and a
  * restart, and every kind of damaged line is refused with its line number and its problem.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +125,9 @@ describe('a damaged line is refused, naming its number and its problem', () => {
   const good = JSON.stringify({ op: 'put', entry: journalLine('a') });
   it.each<[string, string, RegExp]>([
     ['an array', '[1,2]', /line 2 is not a journal record \(not an object/],
-    ['an unknown op', '{"op":"drop","ids":["a"]}', /line 2 .*op is not 'put' or 'ack'/],
+    ['null', 'null', /line 2 is not a journal record \(not an object \(null\)\)/],
+    ['an unknown op', '{"op":"drop","ids":["a"]}', /line 2 .*op is not 'put' or 'ack' \("drop"\)/],
+    ['an unknown op with entries', JSON.stringify({ op: 'drop', entries: [journalLine('b')] }), /line 2 .*op is not 'put' or 'ack' \("drop"\)/],
     ['a put with entry and entries', JSON.stringify({ op: 'put', entry: journalLine('b'), entries: [journalLine('c')] }), /line 2 .*both entry and entries/],
     ['entries that are not a list', '{"op":"put","entries":{"a":1}}', /line 2 .*entries is not an array/],
     ['a put whose entry is not one', '{"op":"put","entry":{"deliveryId":"b"}}', /line 2 .*entry: playerName is not a non-empty string/],
@@ -155,7 +157,50 @@ describe('a damaged line is refused, naming its number and its problem', () => {
 
   it('blank lines anywhere are skipped, a last blank line without newline too', async () => {
     const path = file();
-    writeFileSync(path, `\n${good}\n   \n${JSON.stringify({ op: 'put', entries: [journalLine('b'), journalLine('c')] })}\n  `);
-    expect((await journal(path).pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
+    const batch = JSON.stringify({ op: 'put', entries: [journalLine('b'), journalLine('c')] });
+    writeFileSync(path, `\n${good}\n   \n${batch}\n  `);
+    const j = journal(path);
+    expect((await j.pending()).map((e) => e.deliveryId)).toEqual(['a', 'b', 'c']);
+    // The blank tail is cut off (no newline added to it): the next append lands on a clean line.
+    expect(readFileSync(path, 'utf8')).toBe(`\n${good}\n   \n${batch}\n`);
+    await j.append([journalLine('d')]);
+    await j.close();
+    expect(await reload(path)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a power cut inside a character of several bytes (an accented name, an emoji) is a torn write: cut off, every line before it kept', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.append([journalLine('a')]);
+    await j.close();
+    const before = readFileSync(path);
+    const entry = { ...journalLine('b', 'Zoë'), item: { ...journalLine('b', 'Zoë').item, product_name: 'Épée 🐉' } };
+    const torn = Buffer.from(`${JSON.stringify({ op: 'put', entry })}\n`);
+    // Every cut that splits a character: after its first byte, and inside the emoji.
+    const cuts = [torn.indexOf('ë') + 1, torn.indexOf('É') + 1, torn.indexOf('🐉') + 1, torn.indexOf('🐉') + 2, torn.indexOf('🐉') + 3];
+    for (const cut of cuts) {
+      writeFileSync(path, Buffer.concat([before, torn.subarray(0, cut)]));
+      expect(await reload(path), `power cut after ${cut} bytes`).toEqual(['a']);
+      expect(readFileSync(path).equals(before)).toBe(true);
+    }
+  });
+});
+
+describe('opening a journal removes its own compaction leftovers, never anything else', () => {
+  it('keeps the files of other journals in the same directory (a name of the same length, a name that extends its own) and the user\'s own files', async () => {
+    const dir = join(root, `case-${++n}`);
+    mkdirSync(dir);
+    const path = join(dir, 'game-1.jsonl');
+    const ours = ['game-1.jsonl.4242.0123456789ab.compact', 'game-1.jsonl.compact'];
+    const others = [
+      'game-2.jsonl.4242.0123456789ab.compact', // game-2.jsonl's compaction, maybe running in another process
+      'game-1.jsonl.2.4242.0123456789ab.compact', // the journal game-1.jsonl.2's
+      'game-1.jsonl.4242.0123456789ab.compact.bak',
+      'game-1.jsonl.compact.bak',
+      'game-1.jsonl.x4242.0123456789ab.compact',
+    ];
+    for (const name of [...ours, ...others]) writeFileSync(join(dir, name), 'x');
+    await journal(path).pending();
+    expect(readdirSync(dir).sort()).toEqual(['game-1.jsonl', 'game-1.jsonl.lock', ...others].sort());
   });
 });
