@@ -52,6 +52,7 @@ export class FileStore {
   append(entries: readonly JournalEntry[]): Promise<void> {
     return this.#exclusive(async () => {
       const [only] = entries;
+      // Stryker disable next-line ConditionalExpression: `only !== undefined` always holds when entries.length is 1 (an array of entries); it is there for the type checker
       await this.#write(entries.length === 1 && only !== undefined ? { op: 'put', entry: only } : { op: 'put', entries: [...entries] }, 'nothing was recorded');
       for (const entry of entries) this.#entries.set(entry.deliveryId, entry);
     });
@@ -140,6 +141,7 @@ export class FileStore {
       if (error instanceof JournalError) throw error;
       throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
     }
+    // Stryker disable next-line ConditionalExpression: on a read again the lock was held throughout, so no leftover can be new; tidying again changes nothing
     if (locked) await removeCompactionLeftovers(lock.journal);
   }
 
@@ -236,6 +238,7 @@ export class FileStore {
     this.#file = out;
     this.#size = data.length;
     this.#lines = this.#entries.size;
+    // Stryker disable next-line OptionalChaining: old is always set here (a compaction follows a successful write, which needs the open file)
     await old?.close().catch(() => undefined);
   }
 }
@@ -281,6 +284,7 @@ export function parseJournal(data: Buffer, name: string): ParsedJournal {
   const entries = new Map<string, JournalEntry>();
   let count = 0;
   let start = 0;
+  // Stryker disable next-line EqualityOperator: one more round at start === data.length reads an empty blank last line, which returns the same result
   for (let number = 1; start < data.length; number++) {
     const newline = data.indexOf(0x0a, start);
     const end = newline === -1 ? data.length : newline;
