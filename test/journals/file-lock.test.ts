@@ -6,14 +6,15 @@
  * at close or at exit; and the low-level calls the journal relies on (writes of every byte,
  * reads of a journal larger than one read, the directory sync) hold what they promise.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
-import { fsCalls, inspectLock } from '../../src/journals/file/lock.js';
+import { fsCalls, inspectLock, notRegular } from '../../src/journals/file/lock.js';
 import { JournalError } from '../../src/errors.js';
 import { journalLine } from '../support/journal.js';
 
@@ -85,6 +86,8 @@ describe('taking the lock when the file system refuses', () => {
     const error = await j.pending().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalError);
     expect((error as Error).message).toContain(`could not create the lock file ${lockOf(path)}: EPERM`);
+    expect((error as JournalError).path).toBe(path);
+    expect(((error as JournalError).cause as NodeJS.ErrnoException).code).toBe('EPERM');
     expect(beside(path)).toEqual([]);
     expect(await j.pending()).toEqual([]);
     expect(JSON.parse(readFileSync(lockOf(path), 'utf8'))).toMatchObject({ pid: process.pid });
@@ -98,14 +101,18 @@ describe('taking the lock when the file system refuses', () => {
       if (target === lockOf(path)) throw fsError('EACCES');
       return realOpen(target, ...rest);
     });
-    await expect(journal(path).pending()).rejects.toThrow(`could not read the lock file ${lockOf(path)}: EACCES`);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`could not read the lock file ${lockOf(path)}: EACCES`);
+    expect((error as JournalError).path).toBe(path);
     expect(beside(path)).toEqual(['journal.jsonl.lock']);
   });
 
   it('a directory where the lock file goes: refused, naming it and saying to remove it', async () => {
     const path = file();
     mkdirSync(lockOf(path));
-    await expect(journal(path).pending()).rejects.toThrow(`the lock file ${lockOf(path)} of ${path} is a directory, not a lock file; remove it`);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`the lock file ${lockOf(path)} of ${path} is a directory, not a lock file; remove it`);
+    expect((error as JournalError).path).toBe(path);
     expect(statSync(lockOf(path)).isDirectory()).toBe(true);
     expect(existsSync(path)).toBe(false);
   });
@@ -115,7 +122,9 @@ describe('taking the lock when the file system refuses', () => {
     plant(path, { pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00.000Z' });
     const before = readFileSync(lockOf(path), 'utf8');
     vi.spyOn(fsCalls, 'rename').mockRejectedValueOnce(fsError('EACCES'));
-    await expect(journal(path).pending()).rejects.toThrow(`could not remove the stale lock ${lockOf(path)}: EACCES`);
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`could not remove the stale lock ${lockOf(path)}: EACCES`);
+    expect((error as JournalError).path).toBe(path);
     expect(readFileSync(lockOf(path), 'utf8')).toBe(before);
     expect(beside(path)).toEqual(['journal.jsonl.lock']);
   });
@@ -147,7 +156,9 @@ describe('taking the lock when the file system refuses', () => {
       return realOpen(target, ...rest);
     });
     const j = journal(path);
-    await expect(j.pending()).rejects.toThrow(`could not take the lock ${lockOf(path)} of ${path}: it kept changing`);
+    const error = await j.pending().catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`could not take the lock ${lockOf(path)} of ${path}: it kept changing`);
+    expect((error as JournalError).path).toBe(path);
     expect(reads).toHaveBeenCalledTimes(5);
     expect(beside(path)).toEqual([]);
     vi.restoreAllMocks();
@@ -167,7 +178,9 @@ describe('what a lock file must hold to name its holder', () => {
   ])('%s: no holder, refused, left alone', async (_name, holder) => {
     const path = file();
     plant(path, JSON.stringify(holder));
-    await expect(journal(path).pending()).rejects.toThrow('which does not name its holder');
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`is locked by ${lockOf(path)}, which does not name its holder`);
+    expect((error as JournalError).path).toBe(path);
     expect(beside(path)).toEqual(['journal.jsonl.lock']);
   });
 
@@ -241,7 +254,8 @@ describe('who holds a journal, read beside it (inspectLock)', () => {
 });
 
 // FileHandle's methods live on its prototype: spying there reaches the journal's handles.
-let handleProto: { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+type Read = (this: FileHandle, buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number }>;
+let handleProto: { write: (...args: unknown[]) => Promise<{ bytesWritten: number }>; read: Read };
 beforeAll(async () => {
   const probe: FileHandle = await open(join(root, 'probe'), 'w');
   handleProto = Object.getPrototypeOf(probe) as typeof handleProto;
@@ -283,5 +297,339 @@ describe('the file calls the journal relies on', () => {
     const j = journal(path);
     await j.append([journalLine('a')]);
     expect((await j.pending()).map((e) => e.deliveryId)).toEqual(['a']);
+  });
+});
+
+describe('what is not a journal file, named for what it is', () => {
+  const blockDevice = readdirSync('/dev')
+    .map((name) => join('/dev', name))
+    .find((path) => {
+      try {
+        return statSync(path).isBlockDevice();
+      } catch {
+        return false;
+      }
+    });
+
+  it('a socket: refused, naming the path once and saying what to give instead', async () => {
+    const path = file();
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(path, done));
+    try {
+      const error = await journal(path).pending().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(JournalError);
+      expect((error as Error).message).toContain(`FileJournal: ${path} is a socket, not a regular file; a journal is a regular file: give FileJournal the path of one`);
+      expect(beside(path)).toEqual(['journal.jsonl']); // no lock taken
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  });
+
+  it.skipIf(blockDevice === undefined)('a link to a block device: refused, naming the device behind the link', async () => {
+    const path = file();
+    symlinkSync(blockDevice as string, path);
+    await expect(journal(path).pending()).rejects.toThrow(`FileJournal: ${path} (${blockDevice}) is a block device, not a regular file`);
+    expect(existsSync(`${blockDevice}.lock`)).toBe(false);
+  });
+
+  it('a file of no type Node names: "not a regular file"', () => {
+    const no = () => false;
+    const stats = { isFile: no, isDirectory: no, isFIFO: no, isCharacterDevice: no, isBlockDevice: no, isSocket: no } as unknown as Stats;
+    expect(notRegular(stats)).toBe('not a regular file');
+  });
+
+  it('a file with another name (a hard link): refused, saying how to find the other names', async () => {
+    const path = file();
+    writeFileSync(path, '');
+    linkSync(path, join(dirname(path), 'other.jsonl'));
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    expect((error as Error).message).toContain(`find / -samefile ${path}`);
+    expect(beside(path)).toEqual(['journal.jsonl', 'other.jsonl']);
+  });
+});
+
+describe('the names of one file', () => {
+  /** `count` links in a row in the journal's directory, the last naming `journal.jsonl` (not created). */
+  function chain(path: string, count: number): string {
+    for (let i = 0; i < count; i++) symlinkSync(i === count - 1 ? 'journal.jsonl' : `link-${i + 1}`, join(dirname(path), `link-${i}`));
+    return join(dirname(path), 'link-0');
+  }
+
+  it('follows 40 dangling links to the file the last one names, and creates and locks it; 41 are refused (ELOOP)', async () => {
+    const path = file();
+    const j = journal(chain(path, 40));
+    await j.append([journalLine('a')]);
+    expect(existsSync(lockOf(path))).toBe(true);
+    expect(readFileSync(path, 'utf8')).toContain('"a"');
+
+    const other = file();
+    await expect(journal(chain(other, 41)).pending()).rejects.toThrow(/ELOOP/);
+    expect(existsSync(other)).toBe(false);
+  });
+
+  it('a held journal whose file was removed does not stop another journal from opening', async () => {
+    const [a, b] = [file(), file()];
+    await journal(a).append([journalLine('a')]);
+    rmSync(a);
+    const j = journal(b);
+    await j.append([journalLine('b')]);
+    expect((await j.pending()).map((e) => e.deliveryId)).toEqual(['b']);
+  });
+
+  it('a second FileJournal of this process on the same path: refused, saying to close the other one', async () => {
+    const path = file();
+    await journal(path).pending();
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      `FileJournal: ${path} is in use by process ${process.pid} on host ${hostname()} (lock file ${lockOf(path)}); close the other FileJournal of this process on that file first, or use one FileJournal per file.`,
+    );
+  });
+});
+
+describe('how much of a lock file is read', () => {
+  const holder = () => JSON.stringify({ pid: process.ppid, host: hostname(), since: '' });
+
+  it('4096 bytes (a holder and blanks) name their holder; 4097 bytes do not', async () => {
+    const path = file();
+    plant(path, holder().padEnd(4096, ' '));
+    await expect(journal(path).pending()).rejects.toThrow(`in use by process ${process.ppid} on host ${hostname()} (lock file`);
+    plant(path, holder().padEnd(4097, ' '));
+    await expect(journal(path).pending()).rejects.toThrow('which does not name its holder');
+    expect(statSync(lockOf(path)).size).toBe(4097); // left as it is
+  });
+
+  it('read in several short reads, still never past byte 4097', async () => {
+    const path = file();
+    const realRead = handleProto.read;
+    const ends: number[] = [];
+    vi.spyOn(handleProto, 'read').mockImplementation(function (this: FileHandle, buffer, offset, length, position) {
+      ends.push(position + length);
+      return realRead.call(this, buffer, offset, Math.min(length, 1000), position);
+    });
+    plant(path, holder().padEnd(4096, ' '));
+    await expect(journal(path).pending()).rejects.toThrow(`in use by process ${process.ppid}`);
+    expect(ends.length).toBeGreaterThan(4);
+    plant(path, 'x'.repeat(64 * 1024));
+    await expect(journal(path).pending()).rejects.toThrow('which does not name its holder');
+    expect(Math.max(...ends)).toBe(4097);
+  });
+});
+
+describe('the exit listener and the process registry', () => {
+  const key = Symbol.for('teamgames-sdk.FileJournal.locks');
+
+  it('one listener while any journal is held, kept until the last one closes', async () => {
+    const listeners = process.listenerCount('exit');
+    const [a, b] = [file(), file()];
+    const [ja, jb] = [journal(a), journal(b)];
+    await ja.pending();
+    await jb.pending();
+    expect(process.listenerCount('exit')).toBe(listeners + 1);
+    await ja.close();
+    expect(process.listenerCount('exit')).toBe(listeners + 1);
+    expect(process.listeners('exit')).toContain(registry().onExit);
+    await jb.close();
+    expect(process.listenerCount('exit')).toBe(listeners);
+  });
+
+  it("the first journal of a process (a fresh registry, under the key every copy of the SDK shares): its lock is removed at exit", async () => {
+    const global = globalThis as Record<symbol, { held: Map<string, unknown> } | undefined>;
+    expect(global[key]?.held.size ?? 0).toBe(0); // nothing held: as in a process that just started
+    delete global[key];
+    const path = file();
+    await journal(path).pending();
+    expect(global[key]?.held.has(path)).toBe(true);
+    registry().onExit();
+    expect(existsSync(lockOf(path))).toBe(false);
+  });
+});
+
+describe('a holder that may still run', () => {
+  it('a process of this host that runs as another user (kill says EPERM): alive, refused, its lock left', async () => {
+    const path = file();
+    const pid = deadPid();
+    plant(path, { pid, host: hostname(), since: '2020-01-01T00:00:00.000Z' });
+    const before = readFileSync(lockOf(path), 'utf8');
+    const kill = process.kill.bind(process);
+    vi.spyOn(process, 'kill').mockImplementation((target, signal) => {
+      if (target === pid) throw fsError('EPERM');
+      return kill(target, signal);
+    });
+    await expect(journal(path).pending()).rejects.toThrow(`in use by process ${pid} on host ${hostname()} since 2020-01-01T00:00:00.000Z`);
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(before);
+  });
+});
+
+describe('files opened for the lock', () => {
+  it('every one is closed: the lock read, the directory synced, refused or not', async () => {
+    const path = file();
+    const handles: FileHandle[] = [];
+    const realOpen = fsCalls.open;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, ...rest) => {
+      const handle = await realOpen(target, ...rest);
+      handles.push(handle);
+      return handle;
+    });
+    plant(path, { pid: process.ppid, host: hostname(), since: '' });
+    await expect(journal(path).pending()).rejects.toThrow('in use by process');
+    rmSync(lockOf(path));
+    const j = journal(path);
+    await j.append([journalLine('a')]);
+    await j.close();
+    expect(handles.length).toBeGreaterThanOrEqual(4); // the lock read, the draft, the directory, the journal
+    expect(handles.filter((handle) => handle.fd !== -1)).toEqual([]);
+  });
+});
+
+describe('a stale lock that changes while it is moved aside: never removed', () => {
+  const stale = () => ({ pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00.000Z' });
+  const live = (since: string) => JSON.stringify({ pid: process.ppid, host: hostname(), since });
+  const asideName = /^journal\.jsonl\.lock\.\d+\.[0-9a-f]{12}\.stale$/;
+
+  /** Runs `change` on the lock just before the journal moves it aside (every time, or once). */
+  function beforeMove(path: string, change: () => void, times = Infinity): void {
+    const realRename = fsCalls.rename;
+    let left = times;
+    vi.spyOn(fsCalls, 'rename').mockImplementation(async (from, to) => {
+      if (from === lockOf(path) && left-- > 0) change();
+      return realRename(from, to);
+    });
+  }
+
+  it('rewritten in place by a live process (same file, other holder): put back, and that process named', async () => {
+    const path = file();
+    plant(path, stale());
+    const theirs = live(new Date().toISOString());
+    beforeMove(path, () => writeFileSync(lockOf(path), theirs), 1);
+    await expect(journal(path).pending()).rejects.toThrow(`in use by process ${process.ppid}`);
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(theirs);
+    expect(beside(path)).toEqual(['journal.jsonl.lock']);
+  });
+
+  it('the same, on a file system without hard links (link: EPERM): put back by rename', async () => {
+    const path = file();
+    plant(path, stale());
+    const theirs = live(new Date().toISOString());
+    beforeMove(path, () => writeFileSync(lockOf(path), theirs), 1);
+    const realLink = fsCalls.link;
+    vi.spyOn(fsCalls, 'link').mockImplementation(async (from, to) => {
+      if (String(from).endsWith('.stale')) throw fsError('EPERM');
+      return realLink(from, to);
+    });
+    await expect(journal(path).pending()).rejects.toThrow(`in use by process ${process.ppid}`);
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(theirs);
+    expect(beside(path)).toEqual(['journal.jsonl.lock']);
+  });
+
+  it('replaced by a copy of itself every time (another file, same holder): put back every time, refused after a few rounds', async () => {
+    const path = file();
+    plant(path, stale());
+    const text = readFileSync(lockOf(path), 'utf8');
+    // A new file renamed over the lock: another inode, while the old one still exists.
+    beforeMove(path, () => {
+      writeFileSync(`${lockOf(path)}.copy`, text);
+      renameSync(`${lockOf(path)}.copy`, lockOf(path));
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toContain('it kept changing');
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(text);
+    expect(beside(path)).toEqual(['journal.jsonl.lock']);
+  });
+
+  it('moved aside as a file of another device (same inode number): put back every time, refused after a few rounds', async () => {
+    const path = file();
+    plant(path, stale());
+    const text = readFileSync(lockOf(path), 'utf8');
+    const realOpen = fsCalls.open;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, ...rest) => {
+      const handle = await realOpen(target, ...rest);
+      if (String(target).endsWith('.stale')) {
+        const realStat = handle.stat.bind(handle);
+        vi.spyOn(handle, 'stat').mockImplementation(async () => {
+          const stats = await realStat({ bigint: true });
+          return Object.assign(Object.create(Object.getPrototypeOf(stats) as object) as object, stats, { dev: stats.dev + 1n }) as never;
+        });
+      }
+      return handle;
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect((error as Error).message).toContain('it kept changing');
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(text);
+    expect(beside(path)).toEqual(['journal.jsonl.lock']);
+  });
+
+  it('yet another lock in place when putting it back: that one kept, the moved one left aside, and the error says which to remove', async () => {
+    const path = file();
+    plant(path, stale());
+    const [moved, newest] = [live('2030-01-01T00:00:00.000Z'), live('2030-01-02T00:00:00.000Z')];
+    const realRename = fsCalls.rename;
+    vi.spyOn(fsCalls, 'rename').mockImplementationOnce(async (from, to) => {
+      writeFileSync(lockOf(path), moved);
+      await realRename(from, to);
+      writeFileSync(lockOf(path), newest);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    const aside = beside(path).find((name) => asideName.test(name)) as string;
+    expect(beside(path)).toEqual(['journal.jsonl.lock', aside]);
+    expect((error as Error).message).toContain(
+      `while removing the stale lock ${lockOf(path)} of ${path}, another process locked the journal; its lock is now ${join(dirname(path), aside)}. Stop the other processes on this journal, then remove ${join(dirname(path), aside)}.`,
+    );
+    expect(((error as JournalError).cause as NodeJS.ErrnoException).code).toBe('EEXIST');
+    expect(readFileSync(lockOf(path), 'utf8')).toBe(newest);
+    expect(readFileSync(join(dirname(path), aside), 'utf8')).toBe(moved);
+  });
+
+  it('gone from where it was moved (another process took it away): a JournalError, nothing left behind', async () => {
+    const path = file();
+    plant(path, stale());
+    const realRename = fsCalls.rename;
+    vi.spyOn(fsCalls, 'rename').mockImplementationOnce(async (from, to) => {
+      await realRename(from, to);
+      rmSync(to);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).path).toBe(path);
+    expect((error as Error).message).toContain('Stop the other processes on this journal');
+    expect(beside(path)).toEqual([]);
+  });
+});
+
+describe('writing every byte', () => {
+  it('a write that stops accepting bytes midway fails the append, saying how many bytes were left', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.append([journalLine('a')]);
+    const realWrite = handleProto.write;
+    let asked = 0;
+    vi.spyOn(handleProto, 'write')
+      .mockImplementationOnce(function (this: FileHandle, data, offset, length, position) {
+        asked = length as number;
+        return realWrite.call(this, data, offset, 10, position);
+      })
+      .mockResolvedValueOnce({ bytesWritten: 0 });
+    const error = await j.append([journalLine('b')]).catch((e: unknown) => e);
+    expect(asked).toBeGreaterThan(10);
+    expect((error as Error).message).toContain(`accepted no bytes (${asked - 10} left to write)`);
+  });
+});
+
+describe('a second copy of the SDK in this process (ESM and CommonJS, or two versions)', () => {
+  it('sees the journals the first copy holds, under the registry key every version shares', { timeout: 5_000 }, async () => {
+    const path = file();
+    await journal(path).pending();
+    vi.resetModules();
+    const copy = await import('../../src/journals/file/lock.js');
+    expect(copy.fsCalls).not.toBe(fsCalls); // another copy indeed
+    expect(await copy.inspectLock(path)).toMatchObject({ state: 'held', pid: process.pid, running: true });
+    expect(registry().held.has(path)).toBe(true);
+    // It too reads a lock file that is a FIFO without waiting for a writer.
+    const other = file();
+    execFileSync('mkfifo', [lockOf(other)]);
+    await expect(copy.inspectLock(other)).rejects.toThrow(`the lock file ${lockOf(other)} of ${other} is a FIFO, not a lock file`);
   });
 });
