@@ -201,7 +201,6 @@ export function entryProblem(value: unknown): string | undefined {
   if (typeof e['deliveryId'] !== 'string' || e['deliveryId'] === '') return 'deliveryId is not a non-empty string';
   if (typeof e['playerName'] !== 'string' || e['playerName'] === '') return 'playerName is not a non-empty string';
   if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (${describe(e['state'])})`;
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number, so the typeof test only reads better
   if (typeof e['recordedAt'] !== 'number' || !Number.isFinite(e['recordedAt'])) return 'recordedAt is not a number';
   if (e['state'] === 'claiming') return undefined;
   if (e['state'] === 'unverified' || e['state'] === 'resolved') return windowProblem(e);
@@ -209,12 +208,10 @@ export function entryProblem(value: unknown): string | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return `item is not an object (${describe(item)})`;
   const t = item as Record<string, unknown>;
   for (const key of TRANSACTION_STRINGS) if (typeof t[key] !== 'string') return `item.${key} is not a string`;
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number, so the typeof test only reads better
   for (const key of TRANSACTION_NUMBERS) if (typeof t[key] !== 'number' || !Number.isFinite(t[key])) return `item.${key} is not a number`;
   if (t['message'] !== undefined && typeof t['message'] !== 'string') return 'item.message is not a string';
   if (e['invoice'] !== undefined && typeof e['invoice'] !== 'string') return 'invoice is not a string';
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number, so the typeof test only reads better
   if (e['previewedAt'] !== undefined && (typeof e['previewedAt'] !== 'number' || !Number.isFinite(e['previewedAt']))) return 'previewedAt is not a number';
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
@@ -223,9 +220,7 @@ export function entryProblem(value: unknown): string | undefined {
 }
 
 function windowProblem(e: Record<string, unknown>): string | undefined {
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number, so the typeof test only reads better
   if (typeof e['from'] !== 'number' || !Number.isFinite(e['from'])) return 'from is not a number';
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number, so the typeof test only reads better
   if (typeof e['to'] !== 'number' || !Number.isFinite(e['to'])) return 'to is not a number';
   if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim' or 'claimMark' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';

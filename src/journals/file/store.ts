@@ -141,7 +141,6 @@ export class FileStore {
       if (error instanceof JournalError) throw error;
       throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
     }
-    // Stryker disable next-line ConditionalExpression: on a read again the lock was held throughout, so no leftover can be new; tidying again changes nothing
     if (locked) await removeCompactionLeftovers(lock.journal);
   }
 
