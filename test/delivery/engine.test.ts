@@ -4,6 +4,7 @@
  * names the node that found it, a journal that fails is reported with its own words, and
  * a rate-limited claim waits as long as the service asks (never longer than its window).
  */
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, JournalError, MemoryJournal, type DeliveryJournal, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { Game, KEY, inProcessStore } from '../support/reliability.js';
@@ -32,6 +33,10 @@ describe('a grant that fails', () => {
       throw 'x'.repeat(500);
     }, { mode: 'fast', sleep });
     expect((await linesOf(journal))[0]?.lastError).toEqual({ message: 'x'.repeat(300), at: failedAt + 5_000, attempts: 2 });
+
+    // Nothing at all thrown (a game's bridge may do that): noted as such.
+    await c.deliver('Ann', () => Promise.reject(undefined), { mode: 'fast', sleep });
+    expect((await linesOf(journal))[0]?.lastError).toMatchObject({ message: 'undefined', attempts: 3 });
 
     const game = new Game();
     const last = await c.deliver('Ann', game.grant(), { mode: 'fast', sleep });
@@ -116,6 +121,9 @@ describe('a journal that fails', () => {
     const plain = await client(failing('disk gone')).resumeDeliveries(() => {}, { sleep }).catch((e: unknown) => e);
     expect(plain).toBeInstanceOf(JournalError);
     expect((plain as Error).message).toBe('resumeDeliveries: the delivery journal failed (disk gone)');
+    // A journal of the user's making may throw anything, even nothing.
+    const nothing = await client(failing(undefined)).deliver('Eve', () => {}, { sleep });
+    expect(nothing.journalError?.message).toBe('deliver: the delivery journal failed (undefined)');
   });
 
   it('a journal whose pending() is not a list is damage: nothing granted, nothing claimed', async () => {
@@ -162,6 +170,8 @@ describe('a grant that outlives grantTimeoutMs, then fails', () => {
       const first = c.deliver('Hu', () => stuck.promise, { sleep, mode: 'fast', grantTimeoutMs: 1_000 });
       await vi.advanceTimersByTimeAsync(1_000);
       expect((await first).code).toBe('PARTIAL');
+      // Still running, not failed: staff see no failure on the line while the grant may still succeed.
+      expect((await linesOf(journal))[0]).not.toHaveProperty('lastError');
       stuck.reject(new Error('the game crashed mid-grant'));
       await vi.advanceTimersByTimeAsync(0);
       const game = new Game();
@@ -206,6 +216,32 @@ describe("another node's lock on the player", () => {
     expect(await inner.pending()).toEqual([]);
   });
 
+  it('a deliver aborted while waiting, whose lock then fails: rejected with signal.reason only, no journal failure reported for it', async () => {
+    const refused = deferred();
+    let asked = false;
+    const inner = new MemoryJournal();
+    const journal: DeliveryJournal = {
+      append: (e) => inner.append(e),
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+      withPlayerLock: async () => {
+        asked = true;
+        await refused.promise;
+        throw new Error('lock_timeout');
+      },
+    };
+    const events: StorefrontEvent[] = [];
+    const controller = new AbortController();
+    const delivering = client(journal, { onEvent: (e) => events.push(e) }).deliver('Ivo', () => {}, { sleep, signal: controller.signal });
+    await vi.waitFor(() => expect(asked).toBe(true));
+    const reason = new Error('the player logged out');
+    controller.abort(reason);
+    await expect(delivering).rejects.toBe(reason);
+    refused.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events.filter((e) => e.type === 'journalError')).toEqual([]);
+  });
+
   it('a lock that cannot be had: ERROR with the journal failure, nothing claimed, the player free for the next call', async () => {
     mock.addPurchase(KEY, { playerName: 'Jay', id: 1, quantity: 1 });
     const inner = new MemoryJournal();
@@ -220,13 +256,62 @@ describe("another node's lock on the player", () => {
       },
     };
     const c = client(journal);
-    const refused = await c.deliver('Jay', () => {}, { sleep });
+    const controller = new AbortController();
+    const refused = await c.deliver('Jay', () => {}, { sleep, signal: controller.signal });
     expect(refused).toMatchObject({ code: 'ERROR', granted: [], pending: 0 });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     expect(refused.journalError?.message).toMatch(/lock_timeout/);
     expect(mock.purchases(KEY, 'Jay')[0]?.deliverystatus).toBe('Undelivered');
     refuse = false;
     const game = new Game();
     expect((await c.deliver('Jay', game.grant(), { sleep })).granted).toHaveLength(1);
+  });
+});
+
+describe('a delivery under the journal\'s cross-node lock, once it has started', () => {
+  /** A journal whose cross-node lock is free at once (another node's would be the same once had). */
+  const locked = (inner: DeliveryJournal): DeliveryJournal => ({
+    append: (e) => inner.append(e),
+    pending: (p) => inner.pending(p),
+    acknowledge: (ids) => inner.acknowledge(ids),
+    withPlayerLock: (_player, work) => work(),
+  });
+
+  it('settles on its own when aborted during the grant: the item given is reported, nothing left behind on the signal', async () => {
+    mock.addPurchase(KEY, { playerName: 'Mo', id: 1, quantity: 1 });
+    const controller = new AbortController();
+    const game = new Game();
+    const report = await client(locked(new MemoryJournal())).deliver('Mo', (item) => {
+      controller.abort(new Error('the player logged out'));
+      return game.grant()(item);
+    }, { mode: 'fast', sleep, signal: controller.signal });
+    expect(report).toMatchObject({ code: 'SUCCESS', granted: [expect.objectContaining({ product_id_string: '42' })] });
+    expect(outcome(game)).toEqual({ paid: 1, granted: 1, lost: 0, duplicated: 0 });
+  });
+
+  it("aborted during exactly-once's wait: rejects with signal.reason, as without the lock; the intent is kept", async () => {
+    mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 1 });
+    const inner = new MemoryJournal();
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const delivering = client(locked(inner)).deliver('Ned', () => {}, {
+      signal: controller.signal,
+      sleep: async () => controller.abort(reason),
+    });
+    await expect(delivering).rejects.toBe(reason);
+    expect((await inner.pending()).map((e) => e.state)).toEqual(['intended']);
+    expect(mock.purchases(KEY, 'Ned')[0]?.deliverystatus).toBe('Undelivered');
+  });
+
+  it('leaves no listener on a long-lived signal, call after call', async () => {
+    const controller = new AbortController();
+    const c = client(locked(new MemoryJournal()));
+    for (let i = 0; i < 3; i++) {
+      mock.addPurchase(KEY, { playerName: 'Oz', id: 1, quantity: 1 });
+      await c.deliver('Oz', () => {}, { mode: 'fast', sleep, signal: controller.signal });
+      mock.clock.advance(10_000);
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
 

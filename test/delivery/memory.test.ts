@@ -54,6 +54,7 @@ describe('a claimed line the journal could not take', () => {
     const first = await c.deliver('Ann', refuse, { mode: 'fast', sleep });
     expect(first).toMatchObject({ code: 'PARTIAL', pending: 2 }); // the claim mark in the journal, the line in memory
     expect(first.journalError?.message).toMatch(/ENOSPC/);
+    expect(first.message).not.toMatch(/staff/); // nothing unverified: the line is known
     expect(await linesOf(storage, 'Ann')).toEqual([]);
 
     // The disk has room again; the game still refuses. The line is now on disk, once.
@@ -150,5 +151,31 @@ describe('a claimed line the journal could not take', () => {
     const after = await client(processView(storage)).deliver('Gil', () => {}, { mode: 'fast', sleep });
     expect(after.unverified).toMatchObject({ playerName: 'Gil' });
     expect(after.message).toMatch(/staff/);
+  });
+
+  it('a window memory holds is never handed to the game, even when the journal cannot be read', async () => {
+    mock.addPurchase(KEY, { playerName: 'Hana', id: 1, quantity: 1 });
+    const storage = new MemoryJournal();
+    let unreadable = false;
+    const journal: DeliveryJournal = {
+      append: async (entries) => {
+        if (entries.some((e) => e.state === 'unverified')) throw enospc();
+        await storage.append(entries);
+      },
+      pending: async (player) => {
+        if (unreadable) throw new Error('EIO: bad sector');
+        return storage.pending(player);
+      },
+      acknowledge: (ids) => storage.acknowledge(ids),
+    };
+    const c = client(journal);
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+    const lost = await c.deliver('Hana', () => {}, { mode: 'fast', sleep });
+    expect(lost.unverified).toMatchObject({ playerName: 'Hana' }); // reported, kept in memory
+    unreadable = true;
+    const given: DeliveredItem[] = [];
+    const next = await c.deliver('Hana', (item) => void given.push(item), { mode: 'fast', sleep });
+    expect(given).toEqual([]);
+    expect(next.journalError).toBeDefined(); // the window still cannot be written, the journal not read
   });
 });

@@ -4,7 +4,7 @@
  * shape, a resume that left players unreconciled, a window forgotten by the player's next
  * call, stuck grants, aborts and re-entrant calls, and a wall clock that steps back.
  */
-import { isMainThread } from 'node:worker_threads';
+import { readdirSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   GrantTimeoutError,
@@ -82,11 +82,11 @@ describe('two clients on one journal', () => {
     expect((await journal.pending()).map((e) => e.state)).toEqual(['unverified']);
   });
 
-  // A worker thread cannot change directory: `npm run mutate` (StrykerJS) runs vitest in one.
-  it.skipIf(!isMainThread)('two clients with no journal option share the default file journal and its order', async () => {
+  it('two clients with no journal option share the default file journal and its order', async () => {
     const dir = await import('node:fs/promises').then((fs) => fs.mkdtemp(`${(process.env['TMPDIR'] ?? '/tmp').replace(/\/$/, '')}/tg-default-`));
-    const before = process.cwd();
-    process.chdir(dir);
+    // The working directory, as the bridge would start in it (a worker thread, as under
+    // `npm run mutate`, cannot change directory: the path is resolved from process.cwd()).
+    const cwd = vi.spyOn(process, 'cwd').mockReturnValue(dir);
     try {
       mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });
       const a = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mockFetch, now: mock.clock.now, retry: 0 });
@@ -101,8 +101,10 @@ describe('two clients on one journal', () => {
       granting.resolve();
       expect((await first).code).toBe('SUCCESS');
       expect((await second).code).toBe('ALREADY_CLAIMED');
+      expect(readdirSync(dir)).toContain('.teamgames-journal.jsonl');
     } finally {
-      process.chdir(before);
+      cwd.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
