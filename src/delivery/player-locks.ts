@@ -62,7 +62,8 @@ export class PlayerLocks {
     const turn: Turn = { locks: this, player, held: true };
     try {
       // Stryker disable next-line ArrayDeclaration: a string in place of an empty store is no turn of any player
-      return await inside.run([...(inside.getStore() ?? []), turn], work);
+      const outer = inside.getStore() ?? [];
+      return await inside.run([...outer, turn], work);
     } finally {
       turn.held = false;
       leave();
