@@ -6,13 +6,12 @@
  * node:fs/promises answering otherwise, once; every other call is the real one.
  */
 import * as fsSync from 'node:fs';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { FileJournal } from '../../src/journals/file/journal.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
+import { fsError, scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
 // The calls lock.ts imports directly (not through fsCalls): spies that make the real call
@@ -37,30 +36,13 @@ const mocked = {
 const onAnotherDevice = (stats: fsSync.BigIntStats) =>
   Object.assign(Object.create(Object.getPrototypeOf(stats) as object) as object, stats, { dev: stats.dev + 1n });
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'teamgames-file-lock-resolve-')));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-/** A journal path in a directory of its own. */
-const file = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return join(dir, 'journal.jsonl');
-};
+const { file, journal } = scratchJournals('file-lock-resolve');
 const beside = (path: string) => readdirSync(dirname(path)).sort();
-const fsError = (code: string) => Object.assign(new Error(`${code}: injected failure`), { code });
-
-const opened: FileJournal[] = [];
-function journal(path: string): FileJournal {
-  const made = new FileJournal(path);
-  opened.push(made);
-  return made;
-}
 afterEach(async () => {
   mocked.realpath.mockReset().mockImplementation(real.realpath as (path: string) => Promise<string>);
   mocked.readlink.mockReset().mockImplementation(real.readlink as (path: string) => Promise<string>);
   mocked.stat.mockReset().mockImplementation(real.stat as (path: string) => Promise<unknown>);
   mocked.statSync.mockReset().mockImplementation(realStatSync as (path: string) => unknown);
-  for (const j of opened.splice(0)) await j.close().catch(() => undefined);
 });
 
 /** The journal's refusal: a JournalError naming the path, with nothing taken or created. */

@@ -7,42 +7,26 @@
  * reads of a journal larger than one read, the directory sync) hold what they promise.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { type FileHandle } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
 import { fsCalls, inspectLock, notRegular } from '../../src/journals/file/lock.js';
 import { JournalError } from '../../src/errors.js';
+import { fileHandlePrototype, fsError, scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'teamgames-file-lock-')));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-/** A journal path in a directory of its own. */
-const file = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return join(dir, 'journal.jsonl');
-};
+const { root, file, journal } = scratchJournals('file-lock');
 const lockOf = (path: string) => `${path}.lock`;
 const beside = (path: string) => readdirSync(dirname(path)).sort();
 const plant = (path: string, holder: object | string) => writeFileSync(lockOf(path), typeof holder === 'string' ? holder : JSON.stringify(holder));
 /** The pid of a process that has exited. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
-const fsError = (code: string) => Object.assign(new Error(`${code}: injected failure`), { code });
-
-const opened: FileJournal[] = [];
-function journal(path: string): FileJournal {
-  const made = new FileJournal(path);
-  opened.push(made);
-  return made;
-}
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  for (const j of opened.splice(0)) await j.close().catch(() => undefined);
 });
 
 /** The process's registry of held journal files, whose `onExit` runs at process exit. */
@@ -257,9 +241,7 @@ describe('who holds a journal, read beside it (inspectLock)', () => {
 type Read = (this: FileHandle, buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number }>;
 let handleProto: { write: (...args: unknown[]) => Promise<{ bytesWritten: number }>; read: Read };
 beforeAll(async () => {
-  const probe: FileHandle = await open(join(root, 'probe'), 'w');
-  handleProto = Object.getPrototypeOf(probe) as typeof handleProto;
-  await probe.close();
+  handleProto = await fileHandlePrototype<typeof handleProto>(root);
 });
 
 describe('the file calls the journal relies on', () => {

@@ -3,60 +3,30 @@
  * flush, a failed compaction, and other processes (real ones, SIGKILLed) on the same file.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { hostname, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal, type FileJournalOptions } from '../../src/journals/file/journal.js';
 import { fsCalls } from '../../src/journals/file/lock.js';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
+import { fileHandlePrototype, fsError, reload, scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
-// Its real path: the journal locks a file's real path (macOS's tmpdir is behind a symlink).
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'teamgames-file-journal-')));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-/** A journal path in a directory of its own, so tests can list what lies beside it. */
-const file = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return join(dir, 'journal.jsonl');
-};
-
-const opened: FileJournal[] = [];
-/** A journal closed after the test, so no lock outlives it. */
-function journal(path: string, options?: ConstructorParameters<typeof FileJournal>[1]): FileJournal {
-  const made = new FileJournal(path, options);
-  opened.push(made);
-  return made;
-}
+const { root, file, journal } = scratchJournals('file-journal');
 
 const ids = async (j: FileJournal) => (await j.pending()).map((e) => e.deliveryId);
-
-/** What a fresh journal reads from the file, as another process would after a restart. */
-async function reload(path: string): Promise<string[]> {
-  const fresh = new FileJournal(path);
-  try {
-    return await ids(fresh);
-  } finally {
-    await fresh.close();
-  }
-}
-
-const fsError = (code: string) => Object.assign(new Error(`${code}: injected failure`), { code });
 
 // FileHandle's methods live on its prototype: spying there reaches the journal's handles.
 type Write = (this: FileHandle, data: Buffer | string, offset?: number, length?: number, position?: number | null) => Promise<{ bytesWritten: number }>;
 let handles: { write: Write; datasync: () => Promise<void>; sync: () => Promise<void>; truncate: (length?: number) => Promise<void> };
 let realWrite: Write;
 beforeAll(async () => {
-  const probe = await open(join(root, 'probe'), 'w');
-  handles = Object.getPrototypeOf(probe) as typeof handles;
+  handles = await fileHandlePrototype<typeof handles>(root);
   realWrite = handles.write;
-  await probe.close();
 });
 
 /** Writes at most `max` bytes of what it is asked, as a real short write does. */
@@ -71,7 +41,6 @@ function shortWrite(max: number): Write {
 const children: ChildProcess[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
-  for (const j of opened.splice(0)) await j.close().catch(() => undefined);
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
@@ -692,7 +661,7 @@ describe('FileJournal: one file, one journal, whatever its name', () => {
 
   it('refuses a path through a symbolic link to the directory', async () => {
     const path = file();
-    const dirLink = join(root, `dir-link-${n}`);
+    const dirLink = join(root, `dir-link-${basename(dirname(path))}`);
     symlinkSync(dirname(path), dirLink);
     await refusedBeside(journal(path), journal(join(dirLink, 'journal.jsonl')));
   });
@@ -740,7 +709,7 @@ describe('FileJournal: one file, one journal, whatever its name', () => {
 
   it('compacts the real file through a symbolic link: the link stays a link, nothing is left beside it', async () => {
     const path = file();
-    const linkDir = join(root, `elsewhere-${n}`);
+    const linkDir = join(root, `elsewhere-${basename(dirname(path))}`);
     mkdirSync(linkDir);
     const link = join(linkDir, 'journal.jsonl');
     symlinkSync(path, link);
@@ -803,7 +772,7 @@ describe('FileJournal and another process', () => {
 
   it('is refused through a symbolic link while another process holds the real file, and takes over once it is SIGKILLed', { timeout: 30_000 }, async () => {
     const path = file();
-    const link = join(root, `link-${n}.jsonl`);
+    const link = join(root, `link-${basename(dirname(path))}.jsonl`);
     symlinkSync(path, link);
     const child = await holder(path);
     const j = journal(link);

@@ -1,0 +1,62 @@
+/**
+ * Scratch file journals for the file journal's suites (test/journals/file*.test.ts): a
+ * temp root removed after the suite, a directory of its own per journal, journals closed
+ * after each test (no lock outlives a test), what a restarted process reads, an injected
+ * file-system error, and FileHandle's prototype (spying there reaches the journal's handles).
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach } from 'vitest';
+import { FileJournal, type FileJournalOptions } from '../../src/journals/file/journal.js';
+
+/** A scratch root for one suite, named `teamgames-<name>-…` in the temp directory. */
+export function scratchJournals(name: string) {
+  // Its real path: the journal locks a file's real path (macOS's tmpdir is behind a symlink).
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `teamgames-${name}-`)));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const opened: FileJournal[] = [];
+  afterEach(async () => {
+    for (const j of opened.splice(0)) await j.close().catch(() => undefined);
+  });
+  let n = 0;
+  return {
+    root,
+    /** A journal path in a directory of its own, so tests can list what lies beside it. */
+    file(): string {
+      const dir = join(root, `case-${++n}`);
+      mkdirSync(dir);
+      return join(dir, 'journal.jsonl');
+    },
+    /** A journal closed after the test. */
+    journal(path: string, options?: FileJournalOptions): FileJournal {
+      const made = new FileJournal(path, options);
+      opened.push(made);
+      return made;
+    },
+  };
+}
+
+/** The ids a fresh journal reads from the file, as another process would after a restart. */
+export async function reload(path: string): Promise<string[]> {
+  const fresh = new FileJournal(path);
+  try {
+    return (await fresh.pending()).map((e) => e.deliveryId);
+  } finally {
+    await fresh.close();
+  }
+}
+
+/** A file-system error as Node gives it: a message starting with its code, and the code. */
+export const fsError = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: injected failure`), { code });
+
+/** FileHandle's prototype, where its methods live (probed with a file in `dir`). */
+export async function fileHandlePrototype<T>(dir: string): Promise<T> {
+  const probe = await open(join(dir, 'probe'), 'w');
+  try {
+    return Object.getPrototypeOf(probe) as T;
+  } finally {
+    await probe.close();
+  }
+}
