@@ -8,6 +8,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, JournalError, MemoryJournal, type DeliveryJournal, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { Game, KEY, inProcessStore } from '../support/reliability.js';
+import { deferred, withoutRawRows } from '../support/answers.js';
 
 const { mock, sleep, client, outcome } = inProcessStore();
 
@@ -150,14 +151,6 @@ describe('a claim the service rate-limits', () => {
     expect(report.code).toBe('RATE_LIMIT');
   });
 });
-
-/** A promise and the function that settles it. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-}
 
 describe('a grant that outlives grantTimeoutMs, then fails', () => {
   it('the line stays pending, and the next call grants it again', async () => {
@@ -407,14 +400,8 @@ describe('what a delivery leaves behind', () => {
 
   it.each(['fast', 'exactlyOnce'] as const)('%s: lines of claim answers without invoices get ids of their own claim: two claims never share one', async (mode) => {
     // The previews keep their rows (exactly-once needs them); the claims' answers lose them.
-    const noRawRows: typeof globalThis.fetch = async (input, init) => {
-      const response = await mock.fetch(input, init);
-      const body = (await response.json()) as { data?: Record<string, unknown> };
-      if (!String(init?.body ?? '').includes('"preview":true')) delete body.data?.['rawTransactions'];
-      return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
-    };
     const journal = new MemoryJournal();
-    const c = client(journal, { fetch: noRawRows });
+    const c = client(journal, { fetch: withoutRawRows(mock.fetch) });
     const ids: string[] = [];
     for (const player of ['Pat', 'Quin']) {
       mock.addPurchase(KEY, { playerName: player, id: 1, quantity: 1 });

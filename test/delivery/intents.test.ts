@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
 import { BASE_URL, Game, KEY, inProcessStore, processView } from '../support/reliability.js';
+import { withSuccessText, withoutRawRows } from '../support/answers.js';
 
 const { mock, sleep, fetch: mockFetch, client, outcome } = inProcessStore();
 
@@ -17,14 +18,9 @@ afterEach(() => {
 });
 
 const whip = (player: string) => ({ player_name: player, product_id: 1, product_id_string: '42', product_name: 'Whip', product_price: 10, quantity_to_grant: 1, quantity_purchased: 1, product_amount: 1, amount_purchased: 1 });
+
 /** A store whose claims answer with a message of its own: the player reads that one. */
 const STORE_TEXT = 'Thanks for supporting Acme! Your items are in your bank.';
-const storeText = (fetch: typeof globalThis.fetch): typeof globalThis.fetch => async (input, init) => {
-  const response = await fetch(input, init);
-  const body = (await response.json()) as { message?: string; code?: string };
-  if (body.code === 'SUCCESS') body.message = STORE_TEXT;
-  return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
-};
 
 /** Claims the player's purchases with a plain client: a claim whose answer never reached the bridge. */
 const claimElsewhere = (player: string) => new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch: mockFetch, now: mock.clock.now, retry: 0 }).claim(player);
@@ -42,13 +38,7 @@ const intentFor = (player: string, row: { invoice: string | number }, previewedA
 } as JournalEntry);
 
 /** The proxy drops the raw rows of real claims (previews keep theirs): the claimed lines cannot be matched to intents. */
-const noRawRows: typeof globalThis.fetch = async (input, init) => {
-  const response = await mockFetch(input, init);
-  if (String(init?.body).includes('"preview":true')) return response;
-  const body = (await response.json()) as { data?: Record<string, unknown> };
-  delete body.data?.['rawTransactions'];
-  return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
-};
+const noRawRows = withoutRawRows(mockFetch);
 
 describe('the window of a lost claim', () => {
   it('starts at the preview before the claim that was lost, not at an earlier run whose claim never arrived', async () => {
@@ -89,7 +79,7 @@ describe('intents a claim settled', () => {
     mock.addPurchase(KEY, { playerName: 'Cas', id: 1, quantity: 1 });
     const journal = new MemoryJournal();
     const game = new Game();
-    const report = await client(journal, { fetch: storeText(noRawRows) }).deliver('Cas', game.grant(), { sleep });
+    const report = await client(journal, { fetch: withSuccessText(noRawRows, STORE_TEXT) }).deliver('Cas', game.grant(), { sleep });
     expect(report).toMatchObject({ code: 'SUCCESS', message: STORE_TEXT, pending: 0 });
     expect(await journal.pending()).toEqual([]);
     expect(outcome(game)).toEqual({ paid: 1, granted: 1, lost: 0, duplicated: 0 });
@@ -189,7 +179,7 @@ describe('a journal that cannot be read while reconciling', () => {
 describe("the player's text", () => {
   it("exactly-once: the store's own message on success", async () => {
     mock.addPurchase(KEY, { playerName: 'Hal', id: 1, quantity: 1 });
-    const report = await client(new MemoryJournal(), { fetch: storeText(mockFetch) }).deliver('Hal', () => {}, { sleep });
+    const report = await client(new MemoryJournal(), { fetch: withSuccessText(mockFetch, STORE_TEXT) }).deliver('Hal', () => {}, { sleep });
     expect(report).toMatchObject({ code: 'SUCCESS', message: STORE_TEXT });
   });
 
@@ -197,7 +187,7 @@ describe("the player's text", () => {
     mock.addPurchase(KEY, { playerName: 'Ira', id: 1, quantity: 1 });
     const previewAsClaim: typeof globalThis.fetch = (input, init) => mockFetch(input, { ...init, body: String(init?.body).replace('"preview":true', '"preview":false') });
     const game = new Game();
-    const report = await client(new MemoryJournal(), { fetch: storeText(previewAsClaim) }).deliver('Ira', game.grant(), { sleep });
+    const report = await client(new MemoryJournal(), { fetch: withSuccessText(previewAsClaim, STORE_TEXT) }).deliver('Ira', game.grant(), { sleep });
     expect(report).toMatchObject({ code: 'SUCCESS', message: STORE_TEXT });
     expect(report.granted).toHaveLength(1);
     expect(outcome(game)).toEqual({ paid: 1, granted: 1, lost: 0, duplicated: 0 });

@@ -7,14 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PlayerLocks } from '../../src/delivery/player-locks.js';
-
-/** A promise and the function that settles it. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-}
+import { deferred } from '../support/answers.js';
 
 /** Lets every queued callback run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));

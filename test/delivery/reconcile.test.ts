@@ -10,24 +10,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveryJournal, type JournalEntry, type JournalLine } from '../../src/index.js';
 import { BASE_URL, Game, KEY, inProcessStore } from '../support/reliability.js';
+import { counting, withoutRawRows } from '../support/answers.js';
 
 const { mock, sleep, fetch: mockFetch, client, outcome } = inProcessStore();
 
 afterEach(() => {
   mock.reset();
 });
-
-/** A fetch that counts the calls it passes to the mock. */
-function counting(): { fetch: typeof globalThis.fetch; calls: () => number } {
-  let calls = 0;
-  return {
-    fetch: async (input, init) => {
-      calls += 1;
-      return mockFetch(input, init);
-    },
-    calls: () => calls,
-  };
-}
 
 const whip = (player: string) => ({ player_name: player, product_id: 1, product_id_string: '42', product_name: 'Whip', product_price: 10, quantity_to_grant: 1, quantity_purchased: 1, product_amount: 1, amount_purchased: 1 });
 
@@ -134,16 +123,9 @@ describe('exactly-once: the claim after the wait', () => {
 
   it('a preview that does not list an invoice for every line claims nothing: ERROR, the purchase left pending', async () => {
     mock.addPurchase(KEY, { playerName: 'Hal', id: 1, quantity: 1 });
-    const noRawRowsInPreviews: typeof globalThis.fetch = async (input, init) => {
-      const response = await mockFetch(input, init);
-      if (!String(init?.body).includes('"preview":true')) return response;
-      const body = (await response.json()) as { data?: Record<string, unknown> };
-      delete body.data?.['rawTransactions'];
-      return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
-    };
     const journal = new MemoryJournal();
     const granted: unknown[] = [];
-    const report = await client(journal, { fetch: noRawRowsInPreviews }).deliver('Hal', (item) => void granted.push(item), { sleep });
+    const report = await client(journal, { fetch: withoutRawRows(mockFetch, 'previews') }).deliver('Hal', (item) => void granted.push(item), { sleep });
     expect(report.code).toBe('ERROR');
     expect(report.error?.message).toMatch(/did not list an invoice for every line/);
     expect(granted).toEqual([]);
@@ -215,7 +197,7 @@ describe('resumeDeliveries at startup', () => {
     await journal.append([{ deliveryId: 'claim:a:0', playerName: 'Kim', state: 'claimed', item: whip('Kim'), recordedAt: 1 }]);
     // A window kept for staff is no work either.
     await journal.append([{ deliveryId: 'window:w', playerName: 'Lou', state: 'unverified', from: 1, to: 2, cause: 'claimMark', recordedAt: 2 }]);
-    const seen = counting();
+    const seen = counting(mockFetch);
     const granted: string[] = [];
     const resumed = await client(journal, { fetch: seen.fetch }).resumeDeliveries((item) => void granted.push(item.deliveryId), { sleep });
     expect(granted).toEqual(['claim:a:0']);
@@ -331,7 +313,7 @@ describe('a journal that fails part of the way', () => {
   });
 
   it('exactly-once with nothing to claim: NO_ITEMS at once, no wait, no claim after the preview', async () => {
-    const seen = counting();
+    const seen = counting(mockFetch);
     const sleeps: number[] = [];
     const journal = new MemoryJournal();
     const report = await client(journal, { fetch: seen.fetch }).deliver('Ray', () => {}, { sleep: async (ms) => void sleeps.push(ms) });

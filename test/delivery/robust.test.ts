@@ -18,6 +18,7 @@ import {
   type StorefrontEvent,
 } from '../../src/index.js';
 import { Crash, CrashingJournal, Game, KEY, inProcessStore } from '../support/reliability.js';
+import { counting, deferred, withoutRawRows } from '../support/answers.js';
 
 const { mock, sleep, fetch: mockFetch, client, outcome } = inProcessStore();
 
@@ -26,31 +27,12 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A promise and the function that settles it. */
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** A fetch that counts the calls it passes to the mock. */
-function counting(): { fetch: typeof globalThis.fetch; calls: () => number } {
-  let calls = 0;
-  return {
-    fetch: async (input, init) => {
-      calls += 1;
-      return mockFetch(input, init);
-    },
-    calls: () => calls,
-  };
-}
-
 describe('two clients on one journal', () => {
   it('are serialised per player: the second waits for the first, grant included', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
     const journal = new MemoryJournal();
     const a = client(journal);
-    const seen = counting();
+    const seen = counting(mockFetch);
     const b = client(journal, { fetch: seen.fetch });
     const granting = deferred();
     const first = a.deliver('Ann', () => granting.promise, { sleep, mode: 'fast' });
@@ -90,7 +72,7 @@ describe('two clients on one journal', () => {
     try {
       mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });
       const a = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mockFetch, now: mock.clock.now, retry: 0 });
-      const seen = counting();
+      const seen = counting(mockFetch);
       const b = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: seen.fetch, now: mock.clock.now, retry: 0 });
       const granting = deferred();
       const first = a.deliver('Cy', () => granting.promise, { sleep, mode: 'fast' });
@@ -111,13 +93,7 @@ describe('two clients on one journal', () => {
 
 describe('exactly-once, a claim answer without rawTransactions, then a crash', () => {
   /** The proxy drops the raw rows of real claims (previews keep theirs). */
-  const noRawRows: typeof globalThis.fetch = async (input, init) => {
-    const response = await mockFetch(input, init);
-    if (String(init?.body).includes('"preview":true')) return response;
-    const body = (await response.json()) as { data?: Record<string, unknown> };
-    delete body.data?.['rawTransactions'];
-    return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
-  };
+  const noRawRows = withoutRawRows(mockFetch);
 
   // Writes after the claim: [the claimed lines with the settled intents], then acknowledgements.
   it.each([1, 2, 3, 4])('a crash at journal write #%i after the claim: nothing silent, nothing twice', async (crashAt) => {

@@ -6,66 +6,34 @@
  * says what it is (wrapped once, with its cause), the size limit is exact, and every kind
  * of entry comes back field by field after a restart.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
 import { fsCalls } from '../../src/journals/file/lock.js';
 import { JournalError } from '../../src/errors.js';
 import type { JournalClaimMark, JournalEntry, JournalLine, JournalWindow } from '../../src/journals/contract.js';
+import { fileHandlePrototype, fsError, type FileHandleMethods, type Write, reload, scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
-// Its real path: the journal locks a file's real path (macOS's tmpdir is behind a symlink).
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'teamgames-file-journal-more-')));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-/** A journal path in a directory of its own. */
-const file = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return join(dir, 'journal.jsonl');
-};
-
-const opened: Array<{ close(): Promise<void> }> = [];
-/** A journal closed after the test, so no lock outlives it. */
-function journal(path: string, options?: ConstructorParameters<typeof FileJournal>[1]): FileJournal {
-  const made = new FileJournal(path, options);
-  opened.push(made);
-  return made;
-}
-afterEach(async () => {
+const { root, file, journal, closing } = scratchJournals('file-journal-more');
+afterEach(() => {
   vi.restoreAllMocks();
-  for (const j of opened.splice(0)) await j.close().catch(() => undefined);
 });
 
 const ids = async (j: FileJournal) => (await j.pending()).map((e) => e.deliveryId);
 
-/** What a fresh journal reads from the file, as another process would after a restart. */
-async function reload(path: string): Promise<string[]> {
-  const fresh = new FileJournal(path);
-  try {
-    return await ids(fresh);
-  } finally {
-    await fresh.close();
-  }
-}
-
 const put = (id: string) => `${JSON.stringify({ op: 'put', entry: journalLine(id) })}\n`;
 const ack = (...acked: string[]) => `${JSON.stringify({ op: 'ack', ids: acked })}\n`;
-const fsError = (code: string) => Object.assign(new Error(`${code}: injected failure`), { code });
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-// FileHandle's methods live on its prototype: spying there reaches the journal's handles.
-type Write = (this: FileHandle, data: Buffer | string, offset?: number, length?: number, position?: number | null) => Promise<{ bytesWritten: number }>;
-let handles: { write: Write; datasync: () => Promise<void>; sync: () => Promise<void>; truncate: (length?: number) => Promise<void> };
+let handles: FileHandleMethods;
 let realWrite: Write;
 beforeAll(async () => {
-  const probe = await open(join(root, 'probe'), 'w');
-  handles = Object.getPrototypeOf(probe) as typeof handles;
+  handles = await fileHandlePrototype(root);
   realWrite = handles.write;
-  await probe.close();
 });
 
 /** The disk fills up in the middle of the next write: 9 bytes of it land, then ENOSPC. */
@@ -286,8 +254,7 @@ describe('FileJournal: the size limit', () => {
       const path = file();
       writeFileSync(path, put('a'));
       truncateSync(path, 4096); // zeros: what a power cut can leave after the last write
-      const j = new Limited(path);
-      opened.push(j);
+      const j = closing(new Limited(path));
       expect((await j.pending()).map((e) => e.deliveryId)).toEqual(['a']);
       expect(readFileSync(path, 'utf8')).toBe(put('a'));
       await j.close();
@@ -327,14 +294,12 @@ describe('FileJournal after a restart', () => {
     const window: JournalWindow = { deliveryId: 'window:1', playerName: 'Ann', state: 'unverified', from: 1, to: 2, cause: 'lostClaim', recordedAt: 6 };
     const resolved: JournalWindow = { deliveryId: 'window:2', playerName: 'Bob', state: 'resolved', from: 1, to: 2, cause: 'claimMark', recordedAt: 7, node: 'node-b', resolution: { by: 'staff', at: 8, note: 'granted by hand' } };
     const written: JournalEntry[] = [claimed, intended, mark, window, resolved];
-    const first = new Fresh(path);
-    opened.push(first);
+    const first = closing(new Fresh(path));
     await first.append(written.slice(0, 2));
     for (const entry of written.slice(2)) await first.append([entry]);
     await first.close();
 
-    const second = new Fresh(path);
-    opened.push(second);
+    const second = closing(new Fresh(path));
     expect(await second.pending()).toEqual(written);
   });
 
@@ -343,8 +308,7 @@ describe('FileJournal after a restart', () => {
     const path = file();
     const bad = Buffer.concat([Buffer.from(put('a').slice(0, put('a').indexOf('Ann'))), Buffer.from([0x41, 0xff, 0x6e]), Buffer.from(put('a').slice(put('a').indexOf('Ann') + 3))]);
     writeFileSync(path, Buffer.concat([Buffer.from(put('b')), bad]));
-    const j = new Fresh(path);
-    opened.push(j);
+    const j = closing(new Fresh(path));
     const error = await j.pending().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FreshError);
     expect((error as Error).message).toMatch(/line 2 is not a journal record \(not UTF-8 text\)/);

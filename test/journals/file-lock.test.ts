@@ -16,7 +16,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
 import { fsCalls, inspectLock, notRegular } from '../../src/journals/file/lock.js';
 import { JournalError } from '../../src/errors.js';
-import { fileHandlePrototype, fsError, scratchJournals } from '../support/file-journals.js';
+import { fileHandlePrototype, fsError, scratchJournals, type FileHandleMethods } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
 const { root, file, journal } = scratchJournals('file-lock');
@@ -237,11 +237,9 @@ describe('who holds a journal, read beside it (inspectLock)', () => {
   });
 });
 
-// FileHandle's methods live on its prototype: spying there reaches the journal's handles.
-type Read = (this: FileHandle, buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number }>;
-let handleProto: { write: (...args: unknown[]) => Promise<{ bytesWritten: number }>; read: Read };
+let handleProto: FileHandleMethods;
 beforeAll(async () => {
-  handleProto = await fileHandlePrototype<typeof handleProto>(root);
+  handleProto = await fileHandlePrototype(root);
 });
 
 describe('the file calls the journal relies on', () => {

@@ -4,51 +4,24 @@
  * twice the pending entries), a compacted file keeps working through a failed write and a
  * restart, and every kind of damaged line is refused with its line number and its problem.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FileJournal } from '../../src/journals/file/journal.js';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
+import { fileHandlePrototype, reload, scratchJournals, type FileHandleMethods } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'teamgames-file-store-')));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const file = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return join(dir, 'journal.jsonl');
-};
+const { root, file, journal } = scratchJournals('file-store');
 const lineCount = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
 
-const opened: FileJournal[] = [];
-function journal(path: string, options?: ConstructorParameters<typeof FileJournal>[1]): FileJournal {
-  const made = new FileJournal(path, options);
-  opened.push(made);
-  return made;
-}
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  for (const j of opened.splice(0)) await j.close().catch(() => undefined);
 });
 
-/** What a new process reads from the file. */
-async function reload(path: string): Promise<string[]> {
-  const fresh = new FileJournal(path);
-  try {
-    return (await fresh.pending()).map((e) => e.deliveryId);
-  } finally {
-    await fresh.close();
-  }
-}
-
-let handleProto: { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+let handleProto: FileHandleMethods;
 beforeAll(async () => {
-  const probe: FileHandle = await open(join(root, 'probe'), 'w');
-  handleProto = Object.getPrototypeOf(probe) as typeof handleProto;
-  await probe.close();
+  handleProto = await fileHandlePrototype(root);
 });
 
 describe('compaction follows its rule to the line', () => {
@@ -188,8 +161,7 @@ describe('a damaged line is refused, naming its number and its problem', () => {
 
 describe('opening a journal removes its own compaction leftovers, never anything else', () => {
   it('keeps the files of other journals in the same directory (a name of the same length, a name that extends its own) and the user\'s own files', async () => {
-    const dir = join(root, `case-${++n}`);
-    mkdirSync(dir);
+    const dir = dirname(file());
     const path = join(dir, 'game-1.jsonl');
     const ours = ['game-1.jsonl.4242.0123456789ab.compact', 'game-1.jsonl.compact'];
     const others = [

@@ -13,19 +13,17 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal, type FileJournalOptions } from '../../src/journals/file/journal.js';
 import { fsCalls } from '../../src/journals/file/lock.js';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
-import { fileHandlePrototype, fsError, reload, scratchJournals } from '../support/file-journals.js';
+import { fileHandlePrototype, fsError, type FileHandleMethods, type Write, reload, scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
 const { root, file, journal } = scratchJournals('file-journal');
 
 const ids = async (j: FileJournal) => (await j.pending()).map((e) => e.deliveryId);
 
-// FileHandle's methods live on its prototype: spying there reaches the journal's handles.
-type Write = (this: FileHandle, data: Buffer | string, offset?: number, length?: number, position?: number | null) => Promise<{ bytesWritten: number }>;
-let handles: { write: Write; datasync: () => Promise<void>; sync: () => Promise<void>; truncate: (length?: number) => Promise<void> };
+let handles: FileHandleMethods;
 let realWrite: Write;
 beforeAll(async () => {
-  handles = await fileHandlePrototype<typeof handles>(root);
+  handles = await fileHandlePrototype(root);
   realWrite = handles.write;
 });
 

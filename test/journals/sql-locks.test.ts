@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JournalError } from 'teamgames-sdk';
 import { MySqlJournal, type MySqlPool, type MySqlPoolConnection } from 'teamgames-sdk/mysql';
 import { PostgresJournal, type PgPool, type PgPoolClient } from 'teamgames-sdk/postgres';
+import { deferred } from '../support/answers.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -47,13 +48,6 @@ function mysqlPool(size: number, options: { got?: () => unknown; release?: () =>
     },
   };
   return { pool: pool as unknown as MySqlPool, log, connections };
-}
-
-/** A promise and the function that settles it. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => (resolve = res));
-  return { promise, resolve };
 }
 
 describe("the players' locks on a pool", () => {

@@ -5,7 +5,7 @@
  * file-system error, and FileHandle's prototype (spying there reaches the journal's handles).
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
@@ -16,7 +16,7 @@ export function scratchJournals(name: string) {
   // Its real path: the journal locks a file's real path (macOS's tmpdir is behind a symlink).
   const root = realpathSync(mkdtempSync(join(tmpdir(), `teamgames-${name}-`)));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-  const opened: FileJournal[] = [];
+  const opened: Array<{ close(): Promise<void> }> = [];
   afterEach(async () => {
     for (const j of opened.splice(0)) await j.close().catch(() => undefined);
   });
@@ -32,6 +32,11 @@ export function scratchJournals(name: string) {
     /** A journal closed after the test. */
     journal(path: string, options?: FileJournalOptions): FileJournal {
       const made = new FileJournal(path, options);
+      opened.push(made);
+      return made;
+    },
+    /** Closes `made` (a journal of a freshly loaded module) after the test. */
+    closing<T extends { close(): Promise<void> }>(made: T): T {
       opened.push(made);
       return made;
     },
@@ -51,11 +56,27 @@ export async function reload(path: string): Promise<string[]> {
 /** A file-system error as Node gives it: a message starting with its code, and the code. */
 export const fsError = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: injected failure`), { code });
 
-/** FileHandle's prototype, where its methods live (probed with a file in `dir`). */
-export async function fileHandlePrototype<T>(dir: string): Promise<T> {
+/** FileHandle's `write`, as spies see it. */
+export type Write = (this: FileHandle, data: Buffer | string, offset?: number, length?: number, position?: number | null) => Promise<{ bytesWritten: number }>;
+/** FileHandle's `read`, as spies see it. */
+export type Read = (this: FileHandle, buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number }>;
+/** The FileHandle methods the suites spy on. */
+export interface FileHandleMethods {
+  write: Write;
+  read: Read;
+  datasync: () => Promise<void>;
+  sync: () => Promise<void>;
+  truncate: (length?: number) => Promise<void>;
+}
+
+/**
+ * FileHandle's prototype, where its methods live (probed with a file in `dir`): spying
+ * there reaches the journal's handles.
+ */
+export async function fileHandlePrototype(dir: string): Promise<FileHandleMethods> {
   const probe = await open(join(dir, 'probe'), 'w');
   try {
-    return Object.getPrototypeOf(probe) as T;
+    return Object.getPrototypeOf(probe) as FileHandleMethods;
   } finally {
     await probe.close();
   }
