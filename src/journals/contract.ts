@@ -201,27 +201,32 @@ export function entryProblem(value: unknown): string | undefined {
   if (typeof e['deliveryId'] !== 'string' || e['deliveryId'] === '') return 'deliveryId is not a non-empty string';
   if (typeof e['playerName'] !== 'string' || e['playerName'] === '') return 'playerName is not a non-empty string';
   if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (${describe(e['state'])})`;
-  if (typeof e['recordedAt'] !== 'number' || !Number.isFinite(e['recordedAt'])) return 'recordedAt is not a number';
+  if (!isNumber(e['recordedAt'])) return 'recordedAt is not a number';
   if (e['state'] === 'claiming') return undefined;
   if (e['state'] === 'unverified' || e['state'] === 'resolved') return windowProblem(e);
   const item = e['item'];
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return `item is not an object (${describe(item)})`;
   const t = item as Record<string, unknown>;
   for (const key of TRANSACTION_STRINGS) if (typeof t[key] !== 'string') return `item.${key} is not a string`;
-  for (const key of TRANSACTION_NUMBERS) if (typeof t[key] !== 'number' || !Number.isFinite(t[key])) return `item.${key} is not a number`;
+  for (const key of TRANSACTION_NUMBERS) if (!isNumber(t[key])) return `item.${key} is not a number`;
   if (t['message'] !== undefined && typeof t['message'] !== 'string') return 'item.message is not a string';
   if (e['invoice'] !== undefined && typeof e['invoice'] !== 'string') return 'invoice is not a string';
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
-  if (e['previewedAt'] !== undefined && (typeof e['previewedAt'] !== 'number' || !Number.isFinite(e['previewedAt']))) return 'previewedAt is not a number';
+  if (e['previewedAt'] !== undefined && !isNumber(e['previewedAt'])) return 'previewedAt is not a number';
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
   if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || typeof lastError['at'] !== 'number' || typeof lastError['attempts'] !== 'number')) return 'lastError is not { message, at, attempts }';
   return undefined;
 }
 
+/** A finite number (`Number.isFinite` is false for anything that is not a number). */
+function isNumber(value: unknown): value is number {
+  return Number.isFinite(value);
+}
+
 function windowProblem(e: Record<string, unknown>): string | undefined {
-  if (typeof e['from'] !== 'number' || !Number.isFinite(e['from'])) return 'from is not a number';
-  if (typeof e['to'] !== 'number' || !Number.isFinite(e['to'])) return 'to is not a number';
+  if (!isNumber(e['from'])) return 'from is not a number';
+  if (!isNumber(e['to'])) return 'to is not a number';
   if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim' or 'claimMark' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   const r = e['resolution'] as Record<string, unknown> | undefined;
@@ -238,8 +243,9 @@ export const DEFAULT_JOURNAL_PATH = '.teamgames-journal.jsonl';
  */
 export function checkJournal(value: unknown): DeliveryJournal | undefined {
   if (value === undefined) return undefined;
+  // Anything with the three methods is a journal (a primitive has none, null neither).
   const journal = value as Partial<DeliveryJournal> | null;
-  if (typeof journal !== 'object' || journal === null || typeof journal.append !== 'function' || typeof journal.pending !== 'function' || typeof journal.acknowledge !== 'function') {
+  if (typeof journal?.append !== 'function' || typeof journal.pending !== 'function' || typeof journal.acknowledge !== 'function') {
     fail('options.journal', `must be a DeliveryJournal (an object with append, pending and acknowledge), got ${describe(value)}`);
   }
   return journal as DeliveryJournal;
