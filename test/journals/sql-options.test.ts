@@ -151,4 +151,16 @@ describe('recordDelivery checks its arguments before any statement', () => {
   it('mysql refuses an id longer than its column (INSERT IGNORE would cut it and collide)', async () => {
     await expect(mysqlRecord(db as never, 'x'.repeat(513))).rejects.toThrow(/at most 512 bytes/);
   });
+
+  it('mysql takes an id of up to 512 bytes, counted in UTF-8 (its column is VARBINARY(512))', async () => {
+    const inserted: unknown[] = [];
+    const table = { query: async (_sql: string, values: unknown[]) => (inserted.push(values[0]), [{ affectedRows: 1 }, []]) };
+    const full = 'é'.repeat(256);
+    expect(await mysqlRecord(table as never, full)).toBe(true);
+    expect(inserted).toEqual([full]);
+    await expect(mysqlRecord(table as never, `${full}x`)).rejects.toThrow(
+      expect.objectContaining({ name: 'InvalidInputError', argument: 'deliveryId', rule: 'must be at most 512 bytes in UTF-8 (recordDelivery), got 513' }),
+    );
+    expect(inserted).toHaveLength(1);
+  });
 });

@@ -8,7 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
-import type { JournalEntry } from '../contract.js';
+import { entryProblem, type JournalEntry } from '../contract.js';
 import { JournalError } from '../../errors.js';
 import { checkBoolean, checkIntegerInRange, checkNonBlank, checkOptionsObject, describe, fail } from '../../internal/validate.js';
 
@@ -64,6 +64,7 @@ export interface SqlJournalOptions {
 }
 
 // Derived from the interface, so a new option cannot be left out of the allow-list.
+// Stryker disable next-line BooleanLiteral: only the keys are read (Object.keys); `true` is there for the type check
 const OPTION_KEYS = { table: true, grantedTable: true, lockTimeoutMs: true, maxLockConnections: true, nodeId: true, createTables: true } satisfies Record<keyof SqlJournalOptions, true>;
 export const SQL_JOURNAL_OPTIONS = Object.keys(OPTION_KEYS) as ReadonlyArray<keyof SqlJournalOptions>;
 
@@ -151,19 +152,25 @@ export function latestById(entries: readonly JournalEntry[]): JournalEntry[] {
   return [...byId.values()];
 }
 
-/** An entry read back from its row. */
+/**
+ * An entry read back from its row: JSON text as the SDK writes it (a string, or bytes or a
+ * parsed object when the column was made with another type), validated like an answer
+ * from the network.
+ *
+ * @throws JournalError naming the journal and what is wrong when the row is not JSON or
+ *   not a journal entry: a damaged row is never an item to grant.
+ */
 export function parseEntry(journal: string, text: unknown): JournalEntry {
   let entry: unknown;
   try {
-    entry = typeof text === 'string' ? JSON.parse(text) : typeof text === 'object' && text !== null && !Buffer.isBuffer(text) ? text : JSON.parse(String(text));
+    // A string or bytes are parsed; String() leaves a string as it is.
+    entry = typeof text === 'object' && !Buffer.isBuffer(text) ? text : JSON.parse(String(text));
   } catch (error) {
     throw new JournalError(`${journal}: a row of the journal is not JSON (${(error as Error).message}); it was changed outside the SDK`, { cause: error });
   }
-  const e = entry as Partial<JournalEntry> | null;
-  if (typeof e !== 'object' || e === null || typeof e.deliveryId !== 'string' || typeof e.playerName !== 'string' || typeof e.state !== 'string') {
-    throw new JournalError(`${journal}: a row of the journal is not a journal entry; it was changed outside the SDK`);
-  }
-  return e as JournalEntry;
+  const problem = entryProblem(entry);
+  if (problem !== undefined) throw new JournalError(`${journal}: a row of the journal is not a journal entry (${problem}); it was changed outside the SDK`);
+  return entry as JournalEntry;
 }
 
 /** Wraps a driver's failure as the journal's error, keeping it as `cause`. */
@@ -192,7 +199,8 @@ export function connectWithin<C>(connect: () => Promise<C>, ms: number, giveBack
       },
       (error: unknown) => {
         clearTimeout(timer);
-        if (!late) reject(error as Error);
+        // After the deadline the promise is settled already: this reject does nothing then.
+        reject(error as Error);
       },
     );
   });
@@ -206,6 +214,7 @@ export function connectWithin<C>(connect: () => Promise<C>, ms: number, giveBack
  */
 export class LockSlots {
   #held = 0;
+  // Stryker disable next-line ArrayDeclaration: an element that is not a waiter is never let in (its limit is undefined) nor removed
   readonly #waiting: Array<{ limit: number; take: () => void }> = [];
 
   /**
@@ -239,6 +248,7 @@ export class LockSlots {
   give(): void {
     this.#held -= 1;
     const next = this.#waiting.findIndex((w) => this.#held < w.limit);
+    // Stryker disable next-line OptionalChaining: the element at a found index is always there; `?.` is for the type check
     if (next !== -1) this.#waiting.splice(next, 1)[0]?.take();
   }
 }
