@@ -213,8 +213,9 @@ export class MySqlJournal implements DeliveryJournal {
 function poolSize(pool: object): number | undefined {
   type Sized = { config?: { connectionLimit?: unknown } };
   const limit = ((pool as { pool?: Sized }).pool ?? (pool as Sized)).config?.connectionLimit;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) return undefined;
-  return limit === 0 ? Infinity : limit;
+  // Number.isInteger refuses whatever is not a number.
+  if (!Number.isInteger(limit) || (limit as number) < 0) return undefined;
+  return limit === 0 ? Infinity : (limit as number);
 }
 
 /** The tables' DDL, run once by the journal's first query. */

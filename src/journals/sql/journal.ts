@@ -175,7 +175,6 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
       this.#slots.give();
       throw journalFailure(name, `connect to take ${who}; nothing was done`, error);
     }
-    let freed = false;
     const scope: LockScope<C> = { connection, lost: undefined, closed: false };
     const onError = (error: Error) => (scope.lost ??= error);
     connection.on('error', onError);
@@ -185,11 +184,7 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
       who,
       remainingMs,
       detach: () => connection.removeListener('error', onError),
-      free: () => {
-        if (freed) return;
-        freed = true;
-        this.#slots.give();
-      },
+      free: () => this.#slots.give(),
       busy: (cause?: unknown) => new JournalError(`${name}: ${who} was not free within ${lockTimeoutMs} ms (another node is delivering for this player); nothing was done`, { cause }),
     };
   }
@@ -239,18 +234,17 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
  */
 function lockConnections(pool: object, given: number | undefined, shape: PoolShape): number {
   const size = shape.size(pool);
-  const known = size !== undefined && size !== Infinity;
   if (given !== undefined) {
-    if (known && given > size) fail('options.maxLockConnections', `must be at most the pool's size (${shape.sizeOption}: ${size}), got ${given}`);
+    // An unbounded pool, or one whose size cannot be read, takes any number.
+    if (given > (size ?? Infinity)) fail('options.maxLockConnections', `must be at most the pool's size (${shape.sizeOption}: ${size}), got ${given}`);
     return given;
   }
   if (size === undefined) return DEFAULT_LOCK_CONNECTIONS;
-  if (size === Infinity) return Infinity;
   if (size < 2) {
     fail(
       'pool',
       `has ${size} connection (${shape.sizeOption}: ${size}): a player's lock holds a connection of the pool for the whole delivery, and a grant that opens its transaction on the same pool would wait for it forever. Give the pool at least 2 connections (the players delivered at once plus one), or pass options.maxLockConnections: 1 if nothing the deliveries run uses this pool`,
     );
   }
-  return size - 1;
+  return size - 1; // Infinity for an unbounded pool
 }
