@@ -172,8 +172,11 @@ describe('a claimed line the journal could not take', () => {
     mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
     const lost = await c.deliver('Hana', () => {}, { mode: 'fast', sleep });
     expect(lost.unverified).toMatchObject({ playerName: 'Hana' }); // reported, kept in memory
-    unreadable = true;
     const given: DeliveredItem[] = [];
+    mock.clock.advance(10_000);
+    await c.deliver('Hana', (item) => void given.push(item), { mode: 'fast', sleep }); // the window still refused
+    expect(given).toEqual([]);
+    unreadable = true;
     const next = await c.deliver('Hana', (item) => void given.push(item), { mode: 'fast', sleep });
     expect(given).toEqual([]);
     expect(next.journalError).toBeDefined(); // the window still cannot be written, the journal not read
