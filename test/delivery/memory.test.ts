@@ -74,6 +74,35 @@ describe('a claimed line the journal could not take', () => {
     expect(await storage.pending()).toEqual([]);
   });
 
+  it('a line on disk and another in memory: both granted on the next call, the journal still refusing new lines', async () => {
+    mock.addPurchase(KEY, { playerName: 'Ivo', id: 1, quantity: 1 });
+    const storage = new MemoryJournal();
+    // Refuses lines it does not hold yet (a quota reached): notes on the lines it holds still go in.
+    let refuseNew = false;
+    const journal: DeliveryJournal = {
+      append: async (entries) => {
+        const held = new Set((await storage.pending()).map((e) => e.deliveryId));
+        if (refuseNew && entries.some((e) => e.state === 'claimed' && !held.has(e.deliveryId))) throw Object.assign(new Error('EDQUOT: quota exceeded'), { code: 'EDQUOT' });
+        await storage.append(entries);
+      },
+      pending: (player) => storage.pending(player),
+      acknowledge: (ids) => storage.acknowledge(ids),
+    };
+    const c = client(journal);
+    const refuse = () => Promise.reject(new Error('offline'));
+    await c.deliver('Ivo', refuse, { mode: 'fast', sleep }); // the whip's line on disk
+    mock.addPurchase(KEY, { playerName: 'Ivo', id: 3, quantity: 1 });
+    mock.clock.advance(10_000);
+    refuseNew = true;
+    await c.deliver('Ivo', refuse, { mode: 'fast', sleep }); // the sword's line in memory only
+    expect((await linesOf(storage, 'Ivo')).map((l) => l.item.product_id_string)).toEqual(['42']);
+    expect(mock.purchases(KEY, 'Ivo').every((r) => r.deliverystatus === 'Delivered')).toBe(true);
+    const game = new Game();
+    const next = await c.deliver('Ivo', game.grant(), { mode: 'fast', sleep });
+    expect(next.granted.map((i) => i.product_id_string).sort()).toEqual(['42', '7']);
+    expect(outcome(game)).toEqual({ paid: 2, granted: 2, lost: 0, duplicated: 0 });
+  });
+
   it('taken by the journal although it said it failed (the sync failed, the data was written): granted once', async () => {
     mock.addPurchase(KEY, { playerName: 'Bea', id: 1, quantity: 1 });
     const storage = new MemoryJournal();

@@ -3,7 +3,7 @@
  * text for each outcome, one window per player, and when a claim answer's lines can be
  * tracked by invoice (never when two lines share one, or one has none).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deliveryReport, failed, linesOf, mergedWindows, newRun, outcomeOf, type Run } from '../../src/delivery/report.js';
 import { JournalError, TimeoutError } from '../../src/errors.js';
 import type { ClaimResult, Transaction } from '../../src/wire/claim.js';
@@ -107,5 +107,22 @@ describe('outcomes', () => {
     const bug = new TypeError('a bug');
     expect(() => failed(bug)).toThrow(bug);
     expect(failed(new JournalError('x'))).toMatchObject({ code: 'ERROR', message: 'The store is unavailable right now. Your purchase is safe; try again later.' });
+  });
+});
+
+describe("the player's texts, word for word", () => {
+  // The modules are loaded inside the test: the texts are set when report.ts loads.
+  it('partial, unknown outcome, unavailable store, unverified purchases', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/delivery/report.js');
+    const errors = await import('../../src/errors.js');
+    const details = { operation: 'claim' as const, endpoint: '/x', host: 'h', basePath: '', attempts: 1 };
+    const noItems = { code: 'NO_ITEMS' as const, message: 'You have no items to claim.' };
+    expect(fresh.deliveryReport(run({ failed: [{ item: delivered(1), error: new Error('full') }] }), noItems, 1).message).toBe('Some items could not be delivered yet; they will be delivered on your next claim.');
+    expect(fresh.failed(new errors.ClaimOutcomeUnknownError(details, 'Ann', 'timeout', 'no answer')).message).toBe('The store did not answer in time. Your purchase is safe; try again in a few seconds.');
+    expect(fresh.failed(new errors.JournalError('disk full')).message).toBe('The store is unavailable right now. Your purchase is safe; try again later.');
+    expect(fresh.deliveryReport(run({ unverified: [{ playerName: 'Ann', from: 1, to: 2 }] }), noItems, 0).message).toBe(
+      'We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.',
+    );
   });
 });

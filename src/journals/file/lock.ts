@@ -389,7 +389,7 @@ async function read(journal: string, path: string): Promise<Found | undefined> {
     // A holder is tiny: a larger file is not a lock of this SDK, and is never read whole.
     const data = await readAtMost(file, MAX_LOCK_BYTES);
     const text = data === undefined ? '' : data.toString('utf8');
-    return { holder: data === undefined ? undefined : parseHolder(text), text, dev: stats.dev, ino: stats.ino };
+    return { holder: parseHolder(text), text, dev: stats.dev, ino: stats.ino };
   } finally {
     await file.close().catch(() => undefined);
   }
