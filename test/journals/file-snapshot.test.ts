@@ -139,7 +139,10 @@ describe('what it cannot read, it says', () => {
       truncateSync(path, 4096); // zeros after the line: what a power cut can leave
       expect((await limited(path)).entries.map((e) => e.deliveryId)).toEqual(['a']);
       truncateSync(path, 4097);
+      const read = vi.spyOn(handles, 'read');
       const error = await limited(path).catch((e: unknown) => e);
+      expect(read).not.toHaveBeenCalled(); // refused by its size, never read into memory
+      read.mockRestore();
       expect((error as Error).message).toBe(`FileJournal: ${path} is larger than ${4096 / 1024 / 1024} MiB: not a journal this SDK wrote, or a damaged one (nothing was read)`);
       expect((error as { path?: string }).path).toBe(path);
       // Grown past the limit between its size and its read (the bridge appending): refused the same.

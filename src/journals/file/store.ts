@@ -141,7 +141,8 @@ export class FileStore {
       if (error instanceof JournalError) throw error;
       throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
     }
-    if (locked) await removeCompactionLeftovers(lock.journal);
+    // Its own compaction leftovers (a crash mid-compaction); none appear while the lock is held, so tidying again after a re-read finds nothing.
+    await removeCompactionLeftovers(lock.journal);
   }
 
   /** The real path of the file: known once the lock is held. */
