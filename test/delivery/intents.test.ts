@@ -89,12 +89,11 @@ describe('intents a claim settled', () => {
     mock.addPurchase(KEY, { playerName: 'Dia', id: 1, quantity: 1 });
     const storage = new MemoryJournal();
     const journal: DeliveryJournal = {
+      ...processView(storage),
       append: async (entries) => {
         if (entries.some((e) => e.state === 'claimed')) throw new Error('ENOSPC');
         await storage.append(entries);
       },
-      pending: (p) => storage.pending(p),
-      acknowledge: (ids) => storage.acknowledge(ids),
     };
     const first = await client(journal, { fetch: noRawRows }).deliver('Dia', () => Promise.reject(new Error('offline')), { sleep });
     expect(first.code).toBe('PARTIAL');
@@ -117,8 +116,7 @@ describe('intents a claim settled', () => {
     ]);
     let acks = 0;
     const journal: DeliveryJournal = {
-      append: (e) => storage.append(e),
-      pending: (p) => storage.pending(p),
+      ...processView(storage),
       acknowledge: async (ids) => {
         if (++acks === 1) throw new Error('EIO');
         await storage.acknowledge(ids);
@@ -159,8 +157,7 @@ describe('a journal that cannot be read while reconciling', () => {
     const storage = new MemoryJournal();
     let reads = 0;
     const journal: DeliveryJournal = {
-      append: (e) => storage.append(e),
-      acknowledge: (ids) => storage.acknowledge(ids),
+      ...processView(storage),
       pending: async (p) => {
         // The first read (finishing earlier work) succeeds; the reconcile's does not.
         if (++reads === 2) throw new Error('EIO: bad sector');

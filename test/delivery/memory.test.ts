@@ -28,14 +28,13 @@ const hasClaimedLine = (entries: readonly JournalEntry[]) => entries.some((e) =>
 function flakyJournal(inner: DeliveryJournal) {
   const state = { full: false, writesThenFails: false, appended: [] as string[][] };
   const journal: DeliveryJournal = {
+    ...processView(inner),
     append: async (entries) => {
       state.appended.push(entries.map((e) => e.playerName));
       if (state.full && hasClaimedLine(entries)) throw enospc();
       await inner.append(entries);
       if (state.writesThenFails && hasClaimedLine(entries)) throw Object.assign(new Error('EIO: fsync failed'), { code: 'EIO' });
     },
-    pending: (player) => inner.pending(player),
-    acknowledge: (ids) => inner.acknowledge(ids),
   };
   return { journal, state };
 }
@@ -80,13 +79,12 @@ describe('a claimed line the journal could not take', () => {
     // Refuses lines it does not hold yet (a quota reached): notes on the lines it holds still go in.
     let refuseNew = false;
     const journal: DeliveryJournal = {
+      ...processView(storage),
       append: async (entries) => {
         const held = new Set((await storage.pending()).map((e) => e.deliveryId));
         if (refuseNew && entries.some((e) => e.state === 'claimed' && !held.has(e.deliveryId))) throw Object.assign(new Error('EDQUOT: quota exceeded'), { code: 'EDQUOT' });
         await storage.append(entries);
       },
-      pending: (player) => storage.pending(player),
-      acknowledge: (ids) => storage.acknowledge(ids),
     };
     const c = client(journal);
     const refuse = () => Promise.reject(new Error('offline'));
@@ -187,6 +185,7 @@ describe('a claimed line the journal could not take', () => {
     const storage = new MemoryJournal();
     let unreadable = false;
     const journal: DeliveryJournal = {
+      ...processView(storage),
       append: async (entries) => {
         if (entries.some((e) => e.state === 'unverified')) throw enospc();
         await storage.append(entries);
@@ -195,7 +194,6 @@ describe('a claimed line the journal could not take', () => {
         if (unreadable) throw new Error('EIO: bad sector');
         return storage.pending(player);
       },
-      acknowledge: (ids) => storage.acknowledge(ids),
     };
     const c = client(journal);
     mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
