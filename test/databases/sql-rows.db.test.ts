@@ -43,7 +43,8 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     expect(notJson.cause).toBeInstanceOf(SyntaxError);
   });
 
-  it.skipIf(kit.url === undefined || kit.engine !== 'mysql')('a table made by hand with a binary entry column (LONGBLOB: the driver gives bytes) reads back the entries written', async () => {
+  // Registered for MariaDB only (not a skipped test on PostgreSQL).
+  if (kit.engine === 'mysql') it.skipIf(kit.url === undefined)('a table made by hand with a binary entry column (LONGBLOB: the driver gives bytes) reads back the entries written', async () => {
     const names = tables();
     await kit.query(`CREATE TABLE ${quote(names.table)} (
       seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, delivery_id VARBINARY(512) NOT NULL, player_name VARBINARY(320) NOT NULL,
