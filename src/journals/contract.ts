@@ -219,6 +219,23 @@ export function entryProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The entries given to a journal's `append`, checked as strictly as what it reads back
+ * ({@link entryProblem}): a record the next start would refuse as damage is never written.
+ *
+ * @throws InvalidInputError naming the entry (`entries[2]`) and what is wrong with it;
+ *   nothing was recorded then.
+ * @internal
+ */
+export function checkEntries(value: unknown): readonly JournalEntry[] {
+  if (!Array.isArray(value)) fail('entries', `must be an array of journal entries, got ${describe(value)}`);
+  value.forEach((entry: unknown, i) => {
+    const problem = entryProblem(entry);
+    if (problem !== undefined) fail(`entries[${i}]`, `must be a journal entry: ${problem}`);
+  });
+  return value;
+}
+
 /** A finite number (`Number.isFinite` is false for anything that is not a number). */
 function isNumber(value: unknown): value is number {
   return Number.isFinite(value);

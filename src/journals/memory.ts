@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { DeliveryJournal, JournalEntry } from './contract.js';
+import { checkEntries, type DeliveryJournal, type JournalEntry } from './contract.js';
 
 /**
  * A journal in memory: for tests and for games whose own state is not durable either.
@@ -18,9 +18,13 @@ import type { DeliveryJournal, JournalEntry } from './contract.js';
 export class MemoryJournal implements DeliveryJournal {
   readonly #entries = new Map<string, JournalEntry>();
 
-  /** Records entries (copies); an entry with a known `deliveryId` replaces it in place. */
+  /**
+   * Records entries (copies); an entry with a known `deliveryId` replaces it in place.
+   *
+   * @throws InvalidInputError when an entry is not a {@link JournalEntry}; nothing was recorded.
+   */
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    for (const entry of entries) this.#entries.set(entry.deliveryId, structuredClone(entry));
+    for (const entry of checkEntries(entries)) this.#entries.set(entry.deliveryId, structuredClone(entry));
   }
 
   /** The entries not acknowledged (copies), oldest first. */

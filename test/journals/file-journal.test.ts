@@ -15,7 +15,7 @@ import { FileJournal } from '../../src/journals/file/journal.js';
 import { fsCalls } from '../../src/journals/file/lock.js';
 import { JournalError } from '../../src/errors.js';
 import type { JournalClaimMark, JournalEntry, JournalLine, JournalWindow } from '../../src/journals/contract.js';
-import { fileHandlePrototype, fsError, type FileHandleMethods, type Write, reload, scratchJournals } from '../support/file-journals.js';
+import { fileHandlePrototype, fsError, type FileHandleMethods, type Write, reload, scratchJournals, underSizeLimit } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
 const { root, file, journal, closing } = scratchJournals('file-journal-more');
@@ -77,6 +77,19 @@ describe('FileJournal: a call that changes nothing writes nothing', () => {
     await j.acknowledge([7, { deliveryId: 'a' }] as unknown as string[]);
     expect(readFileSync(path).equals(before)).toBe(true);
     expect(await ids(j)).toEqual(['a']);
+  });
+
+  it('an append holding something that is not an entry is refused whole: the file stays byte for byte as it was, and readable after a restart', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.append([journalLine('a')]);
+    const before = readFileSync(path);
+    // Written, the NaN would read back as null: the next start would refuse the whole file as damaged.
+    await expect(j.append([journalLine('b'), { ...journalLine('c'), recordedAt: Number.NaN }])).rejects.toThrow('invalid entries[1]: must be a journal entry: recordedAt is not a number');
+    await expect(j.append([undefined] as unknown as JournalEntry[])).rejects.toThrow('invalid entries[0]: must be a journal entry: not an object (undefined)');
+    expect(readFileSync(path).equals(before)).toBe(true);
+    await j.close();
+    expect(await reload(path)).toEqual(['a']);
   });
 
   it('ids that are not text among real ones are left out: the acknowledgement is written and the file stays readable', async () => {
@@ -247,9 +260,7 @@ describe('FileJournal: the size limit', () => {
   // Reading 256 MiB takes seconds: the same rule under a limit lowered to 4 KiB (the real
   // limit's refusal is in file.test.ts).
   it('reads a journal of exactly the limit (its zero-filled torn tail cut off); one byte more is refused', async () => {
-    vi.resetModules();
-    vi.doMock('../../src/journals/file/lock.js', async (importOriginal) => ({ ...(await importOriginal<object>()), MAX_JOURNAL_BYTES: 4096 }));
-    try {
+    await underSizeLimit(4096, async () => {
       const { FileJournal: Limited } = await import('../../src/journals/file/journal.js');
       const path = file();
       writeFileSync(path, put('a'));
@@ -262,10 +273,7 @@ describe('FileJournal: the size limit', () => {
       truncateSync(path, 4097);
       await expect(new Limited(path).pending()).rejects.toThrow(`FileJournal: ${path} is larger than ${4096 / 1024 / 1024} MiB`);
       expect(statSync(path).size).toBe(4097);
-    } finally {
-      vi.doUnmock('../../src/journals/file/lock.js');
-      vi.resetModules();
-    }
+    });
   });
 });
 

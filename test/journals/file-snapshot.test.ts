@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
 import { fsCalls } from '../../src/journals/file/lock.js';
 import { readFileSnapshot } from '../../src/journals/file/snapshot.js';
-import { fileHandlePrototype, fsError, scratchJournals, type FileHandleMethods } from '../support/file-journals.js';
+import { fileHandlePrototype, fsError, scratchJournals, underSizeLimit, type FileHandleMethods } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
 const { root, file } = scratchJournals('file-snapshot');
@@ -130,9 +130,7 @@ describe('what it cannot read, it says', () => {
   });
 
   it('larger than the journal limit: refused, never read; at the limit exactly it is read', async () => {
-    vi.resetModules();
-    vi.doMock('../../src/journals/file/lock.js', async (importOriginal) => ({ ...(await importOriginal<object>()), MAX_JOURNAL_BYTES: 4096 }));
-    try {
+    await underSizeLimit(4096, async () => {
       const { readFileSnapshot: limited } = await import('../../src/journals/file/snapshot.js');
       const path = file();
       writeFileSync(path, put('a'));
@@ -155,9 +153,6 @@ describe('what it cannot read, it says', () => {
         return stats;
       });
       await expect(limited(path)).rejects.toThrow(`FileJournal: ${path} is larger than`);
-    } finally {
-      vi.doUnmock('../../src/journals/file/lock.js');
-      vi.resetModules();
-    }
+    });
   });
 });

@@ -192,7 +192,7 @@ describe('the connection holding a lock', () => {
     const error = await journal
       .withPlayerLock('Ann', async () => {
         connections[0]!.fail(lost);
-        await journal.append([{ deliveryId: 'a', playerName: 'Ann', state: 'claimed' } as never]);
+        await journal.append([{ deliveryId: 'a', playerName: 'Ann', state: 'claiming', recordedAt: 1 }]);
       })
       .catch((e: unknown) => e);
     expect((error as Error).cause).toBe(lost);
@@ -239,6 +239,28 @@ describe('withPlayerLock on PostgreSQL, when a statement fails', () => {
     await new PostgresJournal(pool, { createTables: false, table: 'deliveries' }).withPlayerLock('Ann', async () => undefined);
     expect(sent).toEqual(["SELECT set_config('lock_timeout', $1, false)", 'SELECT pg_advisory_lock(hashtextextended($1, 0))', 'RESET lock_timeout', 'SELECT pg_advisory_unlock(hashtextextended($1, 0))']);
     expect(released).toEqual([undefined]);
+  });
+});
+
+describe('append checks its entries', () => {
+  it('refuses one the next read would refuse as damage before any statement, on both journals', async () => {
+    const { PostgresJournal } = await postgres();
+    const { MySqlJournal } = await mysql();
+    const my = mysqlPool();
+    const sent: string[] = [];
+    const pg = {
+      options: { max: 3 },
+      query: async (sql: string) => void sent.push(sql),
+      connect: async () => Promise.reject(new Error('not used')),
+    } as unknown as PgPool;
+    const damaged = [{ deliveryId: 'a', playerName: 'Ann', state: 'claiming', recordedAt: Number.NaN }];
+    for (const journal of [new PostgresJournal(pg, { createTables: false }), new MySqlJournal(my.pool, { createTables: false })]) {
+      const error = await journal.append(damaged as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument: 'entries[0]', rule: 'must be a journal entry: recordedAt is not a number' });
+    }
+    expect(sent).toEqual([]);
+    expect(my.statements).toEqual([]);
   });
 });
 

@@ -2,13 +2,14 @@
  * Scratch file journals for the file journal's suites (test/journals/file*.test.ts): a
  * temp root removed after the suite, a directory of its own per journal, journals closed
  * after each test (no lock outlives a test), what a restarted process reads, an injected
- * file-system error, and FileHandle's prototype (spying there reaches the journal's handles).
+ * file-system error, FileHandle's prototype (spying there reaches the journal's handles),
+ * and the journal's modules under a lower size limit.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, vi } from 'vitest';
 import { FileJournal, type FileJournalOptions } from '../../src/journals/file/journal.js';
 
 /** A scratch root for one suite, named `teamgames-<name>-…` in the temp directory. */
@@ -79,5 +80,21 @@ export async function fileHandlePrototype(dir: string): Promise<FileHandleMethod
     return Object.getPrototypeOf(probe) as FileHandleMethods;
   } finally {
     await probe.close();
+  }
+}
+
+/**
+ * Runs `work` with the journal's modules loaded afresh under a size limit of `bytes`
+ * (reading the real 256 MiB takes seconds): `work` imports what it tests, and the
+ * modules are unloaded after it.
+ */
+export async function underSizeLimit<T>(bytes: number, work: () => Promise<T>): Promise<T> {
+  vi.resetModules();
+  vi.doMock('../../src/journals/file/lock.js', async (importOriginal) => ({ ...(await importOriginal<object>()), MAX_JOURNAL_BYTES: bytes }));
+  try {
+    return await work();
+  } finally {
+    vi.doUnmock('../../src/journals/file/lock.js');
+    vi.resetModules();
   }
 }

@@ -4,6 +4,7 @@
  * the memory and file journals can too). `make` returns a fresh, empty journal.
  */
 import { expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
 import type { DeliveryJournal, JournalClaimMark, JournalEntry, JournalLine } from '../../src/journals/contract.js';
 import { journalLine } from './journal.js';
 
@@ -65,6 +66,28 @@ export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJo
     await journal.acknowledge([]);
     expect(await journal.pending('Nobody')).toEqual([]);
     expect(await journal.pending()).toEqual([]);
+    await close(journal);
+  });
+
+  it('refuses an append holding anything that is not an entry, naming it and the rule, and records nothing of it', async () => {
+    const journal = await make();
+    await journal.append([journalLine('a')]);
+    const line = journalLine('b');
+    // Each would be written as a record the next start refuses as damage (NaN becomes null in JSON).
+    const refused: Array<[unknown, string, string]> = [
+      [[line, undefined], 'entries[1]', 'not an object (undefined)'],
+      [[line, { ...journalLine('c'), state: 'lost' }], 'entries[1]', "state is not 'claimed'"],
+      [[{ ...line, recordedAt: Number.NaN }], 'entries[0]', 'recordedAt is not a number'],
+      [[line, { ...journalLine('c'), item: { ...line.item, quantity_to_grant: '3' } }], 'entries[1]', 'item.quantity_to_grant is not a number'],
+      [[line, { ...journalLine('c'), deliveryId: '' }], 'entries[1]', 'deliveryId is not a non-empty string'],
+      [line, 'entries', 'must be an array of journal entries, got an object'],
+    ];
+    for (const [entries, argument, rule] of refused) {
+      const error = await journal.append(entries as JournalEntry[]).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument, message: expect.stringContaining(rule) });
+    }
+    expect(await journal.pending()).toEqual([journalLine('a')]);
     await close(journal);
   });
 

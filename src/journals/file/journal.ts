@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { lazy } from '../../internal/lazy.js';
 import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger } from '../../internal/validate.js';
 import type { FileStore } from './store.js';
-import type { DeliveryJournal, JournalEntry } from '../contract.js';
+import { checkEntries, type DeliveryJournal, type JournalEntry } from '../contract.js';
 
 const fileStore = lazy(() => import('./store.js'));
 
@@ -89,9 +89,11 @@ export class FileJournal implements DeliveryJournal {
    *
    * @throws JournalError when the file is locked by another process or cannot be written;
    *   nothing was recorded then.
+   * @throws InvalidInputError when an entry is not a {@link JournalEntry} (the next start
+   *   would refuse the file as damaged); nothing was recorded.
    */
-  append(entries: readonly JournalEntry[]): Promise<void> {
-    if (entries.length === 0) return Promise.resolve();
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    if (checkEntries(entries).length === 0) return;
     // Copied now: what the caller changes after this call is not what gets written.
     const copies = entries.map((e) => structuredClone(e));
     return this.#with((store) => store.append(copies));

@@ -114,6 +114,8 @@ export class MySqlJournal implements DeliveryJournal {
    *
    * @throws JournalError when the database refuses or cannot be reached, or a
    *   `deliveryId` is longer than 512 bytes; nothing was recorded.
+   * @throws InvalidInputError when an entry is not a {@link JournalEntry}; nothing was
+   *   recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
     await this.#core.append(

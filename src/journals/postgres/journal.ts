@@ -112,6 +112,8 @@ export class PostgresJournal implements DeliveryJournal {
    * Records entries in one statement, replacing entries with the same `deliveryId` in place.
    *
    * @throws JournalError when the database refuses or cannot be reached; nothing was recorded.
+   * @throws InvalidInputError when an entry is not a {@link JournalEntry}; nothing was
+   *   recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
     await this.#core.append(entries, (db, rows) =>

@@ -8,7 +8,7 @@
  * @module
  * @internal
  */
-import type { JournalEntry } from '../contract.js';
+import { checkEntries, type JournalEntry } from '../contract.js';
 import { JournalError } from '../../errors.js';
 import { checkNonBlank, describe, fail } from '../../internal/validate.js';
 import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
@@ -96,9 +96,12 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
     this.#slots = lockSlots(pool as object);
   }
 
-  /** Records the entries, one row per `deliveryId`, after `refuse` (which may throw) saw them. */
+  /**
+   * Records the entries (checked by {@link checkEntries}), one row per `deliveryId`, after
+   * `refuse` (which may throw) saw them.
+   */
   async append(entries: readonly JournalEntry[], insert: (db: Q, rows: JournalEntry[]) => Promise<unknown>, refuse?: (rows: JournalEntry[]) => void): Promise<void> {
-    if (entries.length === 0) return;
+    if (checkEntries(entries).length === 0) return;
     const rows = latestById(entries);
     refuse?.(rows);
     await this.query('append to the journal', (db) => insert(db, rows));
