@@ -4,7 +4,7 @@
  * (the earliest of several lost intents'); intents a claim settled are dropped and never
  * granted again, even when their acknowledgement failed; resumeDeliveries reconciles a
  * player who also has a line to grant; a journal that cannot be read while reconciling
- * claims nothing; the store's own message reaches the player.
+ * claims nothing; the store's own message reaches the player (in fast mode too).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
@@ -174,10 +174,11 @@ describe('a journal that cannot be read while reconciling', () => {
 });
 
 describe("the player's text", () => {
-  it("exactly-once: the store's own message on success", async () => {
+  it.each(['exactlyOnce', 'fast'] as const)("%s: the store's own message on success", async (mode) => {
     mock.addPurchase(KEY, { playerName: 'Hal', id: 1, quantity: 1 });
-    const report = await client(new MemoryJournal(), { fetch: withSuccessText(mockFetch, STORE_TEXT) }).deliver('Hal', () => {}, { sleep });
+    const report = await client(new MemoryJournal(), { fetch: withSuccessText(mockFetch, STORE_TEXT) }).deliver('Hal', () => {}, { mode, sleep });
     expect(report).toMatchObject({ code: 'SUCCESS', message: STORE_TEXT });
+    expect(report.granted).toHaveLength(1);
   });
 
   it('a preview a proxy turned into a claim: the lines are granted, and the player reads the success', async () => {
