@@ -487,7 +487,8 @@ export class StorefrontClient {
 
   /** This client as the delivery engine's caller: its own claim and `onEvent`. */
   #via(): RunVia {
-    return { claim: (player, claimOptions) => this.claim(player, claimOptions), onEvent: this.#settings.onEvent };
+    const { credentials } = this.#shared;
+    return { claim: (player, claimOptions) => this.claim(player, claimOptions), onEvent: this.#settings.onEvent, redact: (text) => credentials.redact(text) };
   }
 
   /**

@@ -22,7 +22,8 @@ export type StorefrontErrorCode =
   | 'CLAIM_OUTCOME_UNKNOWN'
   | 'RESPONSE_TOO_LARGE'
   | 'JOURNAL_FAILED'
-  | 'NOT_RECONCILED';
+  | 'NOT_RECONCILED'
+  | 'LOOP_RUNNING';
 
 /**
  * The SDK operation an error or event belongs to: the name of the client method
@@ -362,6 +363,30 @@ export class NotReconciledError extends StorefrontError {
   }
 }
 
+/**
+ * A second delivery loop refused: one already runs on the same journal in this process
+ * (on this client, a client derived from it, or another client given the same journal).
+ * Two loops would poll every player twice and together spend twice `maxCallsPerSecond`.
+ * Stop the running loop first, or share it.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   loop = client.startDeliveryLoop({ give });
+ * } catch (error) {
+ *   if (isStorefrontError(error, 'LOOP_RUNNING')) loop = existingLoop; // one per journal
+ *   else throw error;
+ * }
+ * ```
+ */
+export class LoopRunningError extends StorefrontError {
+  /** @internal */
+  constructor() {
+    super('LOOP_RUNNING', 'startDeliveryLoop: a delivery loop already runs on this journal in this process (this client, a client derived from it, or another client on the same journal); stop() it first, or share the running loop', { operation: 'startDeliveryLoop' });
+    this.name = 'LoopRunningError';
+  }
+}
+
 /** The error class of each {@link StorefrontErrorCode}, for {@link isStorefrontError}. */
 export interface StorefrontErrorByCode {
   /** {@link InvalidInputError} */
@@ -386,6 +411,8 @@ export interface StorefrontErrorByCode {
   JOURNAL_FAILED: JournalError;
   /** {@link NotReconciledError} */
   NOT_RECONCILED: NotReconciledError;
+  /** {@link LoopRunningError} */
+  LOOP_RUNNING: LoopRunningError;
 }
 
 /**

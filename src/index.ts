@@ -21,6 +21,7 @@ export {
   ClaimOutcomeUnknownError,
   JournalError,
   NotReconciledError,
+  LoopRunningError,
   ResponseTooLargeError,
   isStorefrontError,
   type StorefrontErrorCode,
@@ -79,7 +80,7 @@ export type {
   UnverifiedWindow,
 } from './delivery/types.js';
 export { GrantTimeoutError } from './delivery/types.js';
-export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats } from './delivery/loop.js';
+export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, PlayerDeliveryStatus } from './delivery/loop-types.js';
 export {
   DEFAULT_JOURNAL_PATH,
   type DeliveryJournal,

@@ -6,7 +6,7 @@
  */
 import type { JournalError, Operation } from './errors.js';
 import type { DeliveryJournal } from './journals/contract.js';
-import type { DeliveryReport, UnverifiedWindow } from './delivery/types.js';
+import type { DeliveredItem, DeliveryCode, DeliveryReport, UnverifiedWindow } from './delivery/types.js';
 
 // ---------------------------------------------------------------------------
 // Client options
@@ -146,6 +146,49 @@ export type StorefrontEvent =
       playerName: string;
       /** The run's report, as `deliver` returns it. */
       report: DeliveryReport;
+    }
+  | {
+      /**
+       * A grant kept failing for one item: it reached the delivery loop's
+       * `staffAfterAttempts` and is marked for staff (`teamgames journal pending` shows it
+       * as stuck). It stays pending and is still given, less often, and on the player's next join.
+       */
+      type: 'stuck';
+      /** `deliver` (the loop's runs) or `resumeDeliveries`. */
+      operation: Operation;
+      /** The player. */
+      playerName: string;
+      /** The item. */
+      item: DeliveredItem;
+      /** Failed grants so far. */
+      attempts: number;
+      /** What the last grant threw. */
+      error: unknown;
+    }
+  | {
+      /**
+       * The delivery loop cannot deliver to an online player: their runs keep ending with
+       * `code` (`PRODUCT_NOT_FOUND`, `RATE_LIMIT` for long, `INVALID_PLAYER`, `UNKNOWN`,
+       * `ERROR`…). Emitted once when it starts; `playerUnblocked` when a run goes through again.
+       * The player is counted in `stats().blocked` meanwhile.
+       */
+      type: 'playerBlocked';
+      /** `startDeliveryLoop`. */
+      operation: Operation;
+      /** The player. */
+      playerName: string;
+      /** The code the player's runs end with. */
+      code: DeliveryCode;
+      /** How many runs in a row ended so. */
+      runs: number;
+    }
+  | {
+      /** A player the loop reported as blocked was delivered to (or found nothing to deliver) again. */
+      type: 'playerUnblocked';
+      /** `startDeliveryLoop`. */
+      operation: Operation;
+      /** The player. */
+      playerName: string;
     }
   | {
       /** A run of the delivery loop failed (network, service, journal, a refused key); the loop backs off and goes on. */

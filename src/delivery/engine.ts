@@ -29,7 +29,7 @@
  */
 import { resolve } from 'node:path';
 import { ENDPOINTS } from '../endpoints.js';
-import { JournalError, isStorefrontError, NotReconciledError, type StorefrontError } from '../errors.js';
+import { JournalError, isStorefrontError, NotReconciledError, type Operation, type StorefrontError } from '../errors.js';
 import { unusableAnswer } from '../internal/to-error.js';
 import type { StorefrontEvent } from '../types.js';
 import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
@@ -37,7 +37,7 @@ import { FileJournal } from '../journals/file/journal.js';
 import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalClaimMark, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from '../journals/contract.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
 import { PlayerLocks } from './player-locks.js';
-import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunVia, type StepOutcome } from './report.js';
+import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunExtras, type RunVia, type StepOutcome } from './report.js';
 import { GrantTimeoutError, type DeliveredItem, type DeliveryMode, type DeliveryReport, type GrantFunction, type ResumeReport, type UnverifiedWindow } from './types.js';
 import { fail } from '../internal/validate.js';
 
@@ -64,13 +64,28 @@ interface Shared {
   unjournaled: Map<string, JournalEntry>;
   /** Lines whose grant outlived `grantTimeoutMs` and still runs: never granted a second time meanwhile. */
   granting: Set<string>;
+  /** Lines the game was given whose acknowledgement the journal has not taken yet: never given again by this process. */
+  given: Set<string>;
+  /** When each player's whole list of undelivered purchases was last seen (a preview's or a claim's answer). */
+  seen: Map<string, SeenAt>;
+  /** The delivery loop running on this journal, if any: one per journal in a process. */
+  loop: object | undefined;
 }
+
+/** A moment on both clocks: the wall time to stamp, the monotonic time to measure from. */
+interface SeenAt {
+  wall: number;
+  mono: number;
+}
+
+/** Players whose last-seen moment is remembered; the oldest are forgotten first (their next window starts at 0). */
+const SEEN_LIMIT = 100_000;
 
 const shared = new WeakMap<DeliveryJournal, Shared>();
 
 function sharedOf(journal: DeliveryJournal): Shared {
   let state = shared.get(journal);
-  if (state === undefined) shared.set(journal, (state = { locks: new PlayerLocks(), unjournaled: new Map(), granting: new Set() }));
+  if (state === undefined) shared.set(journal, (state = { locks: new PlayerLocks(), unjournaled: new Map(), granting: new Set(), given: new Set(), seen: new Map(), loop: undefined }));
   return state;
 }
 
@@ -79,7 +94,7 @@ const NOT_STARTED = Symbol('not started');
 
 /** What a preview found: the lines still pending, and the open intents the journal held (those a lost claim took are granted by then). */
 type Reconciled =
-  | { ok: true; pending: Map<string, Transaction>; intents: JournalLine[]; sentAt: number; answeredAt: number; outcome: StepOutcome }
+  | { ok: true; pending: Map<string, Transaction>; intents: JournalLine[]; moment: SeenAt; answeredAt: number; outcome: StepOutcome }
   | { ok: false; outcome: StepOutcome };
 
 /**
@@ -106,6 +121,52 @@ export class DeliveryEngine {
     return sharedOf(this.journal);
   }
 
+  /** True when the calling code runs inside a delivery of `player` on this journal (a grant, an `onEvent`). */
+  holds(player: string): boolean {
+    return this.#shared.locks.holds(player);
+  }
+
+  /**
+   * Registers `loop` as the journal's one delivery loop in this process; returns the loop
+   * already running, if any (then nothing is registered). `release` undoes it.
+   */
+  claimLoop(loop: object): object | undefined {
+    const state = this.#shared;
+    if (state.loop !== undefined && state.loop !== loop) return state.loop;
+    state.loop = loop;
+    return undefined;
+  }
+
+  releaseLoop(loop: object): void {
+    const state = this.#shared;
+    if (state.loop === loop) state.loop = undefined;
+  }
+
+  /** A journal's failure as a {@link JournalError} of the delivery loop. */
+  journalErrorOf(error: unknown): JournalError {
+    return journalErrorOf('startDeliveryLoop', error, undefined);
+  }
+
+  /** The wall clock the journal's timestamps are on (epoch ms). */
+  wallNow(): number {
+    return this.#config.now();
+  }
+
+  /**
+   * What is still to do for `player`: the journal's entries and the claimed lines only memory
+   * holds (the journal refused them). Rejects with the journal's failure, checked entries only.
+   */
+  async entriesOf(player: string): Promise<JournalEntry[]> {
+    const entries = checked(await this.journal.pending(player));
+    const inMemory = [...this.#shared.unjournaled.values()].filter((e) => e.playerName === player && !entries.some((j) => j.deliveryId === e.deliveryId));
+    return [...entries, ...inMemory];
+  }
+
+  /** The claimed lines of `player` only memory holds (the journal refused them). */
+  remembered(player: string): JournalEntry[] {
+    return [...this.#shared.unjournaled.values()].filter((e) => e.playerName === player);
+  }
+
   /** The journal; the default file journal is opened on first use, never at construction. */
   get journal(): DeliveryJournal {
     if (this.#journal === undefined) {
@@ -117,13 +178,13 @@ export class DeliveryEngine {
     return this.#journal;
   }
 
-  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
+  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown, extras: RunExtras = {}): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
     const grantFn = checkGrant(grant, 'deliver');
     const { locks } = this.#shared;
     refuseReentry(locks, player, 'deliver');
     return locks.run(player, control.signal, async () => {
-      const run = newRun('deliver', via);
+      const run = newRun('deliver', via, extras);
       const locked = await this.#acrossNodes(run, player, control, () => this.#deliver(run, player, grantFn, mode, control));
       return locked.ok ? locked.value : this.#report(run, player, journalOutcome(run), await this.#pendingCount(run, player));
     });
@@ -209,7 +270,13 @@ export class DeliveryEngine {
     // are granted or written: dropped now, a crash would leave no trace of them.
     const held = marks.filter((mark) => linesInMemory(unjournaled, mark));
     const orphans = marks.filter((mark) => !held.includes(mark) && !entries.some((e) => e.deliveryId.startsWith(`${mark.deliveryId}:`)));
-    if (orphans.length > 0) await this.#reportUnverified(run, player, Math.min(...orphans.map((m) => m.recordedAt)), 'claimMark');
+    // Each claim could take what was completed since the list it followed was seen (a mark
+    // without that moment: since ever).
+    if (orphans.length > 0) {
+      const start = earliest(orphans.map((m) => m.since ?? 0));
+      const known = this.#shared.seen.get(player);
+      await this.#reportUnverified(run, player, known?.wall === start ? known : start, 'claimMark');
+    }
     // A window staff have not resolved yet: the player's texts say staff are checking.
     if (entries.some((e) => e.state === 'unverified')) run.windowOpen = true;
     // Intents a claim settled (its lines were journaled in the same append): nothing to reconcile.
@@ -226,14 +293,17 @@ export class DeliveryEngine {
 
   /** Fast mode: mark → claim → journal the lines → drop the mark → grant → acknowledge. */
   async #fast(run: Run, player: string, grant: GrantFunction, control: Control): Promise<StepOutcome> {
-    const mark: JournalClaimMark = { deliveryId: `claim:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'claiming', recordedAt: this.#config.now() };
+    // What the claim can take unseen was completed after the player's list was last seen.
+    const seen = this.#shared.seen.get(player);
+    const mark: JournalClaimMark = { deliveryId: `claim:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'claiming', recordedAt: this.#config.now(), ...(seen === undefined ? {} : { since: seen.wall }) };
+    const sentAt = this.#moment();
     // The mark is the durable record that comes first: a full disk stops the claim here.
     if (!(await this.#write(run, player, (journal) => journal.append([mark])))) return journalOutcome(run);
     let result: ClaimResult;
     try {
       result = await this.#claim(run, player, {}, control);
     } catch (error) {
-      if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await this.#reportUnverified(run, player, mark.recordedAt, 'claimMark');
+      if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await this.#reportUnverified(run, player, seen ?? 0, 'claimMark');
       await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return failed(error);
     }
@@ -241,6 +311,7 @@ export class DeliveryEngine {
       await this.#write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return outcomeOf(result);
     }
+    this.#seen(player, sentAt);
     const lines = result.claims.map((item, index) => this.#line(`${mark.deliveryId}:${index}`, player, 'claimed', item));
     // One append, all or nothing: a mark with any line of its claim had all of them journaled.
     const journaled = await this.#record(run, player, lines);
@@ -266,8 +337,9 @@ export class DeliveryEngine {
     const foreign = new Set(reconciled.intents.filter((e) => e.node !== node).map((e) => e.invoice));
     const intents = [...reconciled.pending]
       .filter(([invoice]) => !foreign.has(invoice))
-      .map(([invoice, item]) => ({ ...this.#line(`invoice:${invoice}`, player, 'intended', item, invoice), previewedAt: reconciled.sentAt, ...(node === undefined ? {} : { node }) }));
+      .map(([invoice, item]) => ({ ...this.#line(`invoice:${invoice}`, player, 'intended', item, invoice), previewedAt: reconciled.moment.wall, ...(node === undefined ? {} : { node }) }));
     if (!(await this.#write(run, player, (journal) => journal.append(intents)))) return journalOutcome(run);
+    this.#seen(player, reconciled.moment);
     // The service opened the window when the preview arrived, which is before its answer
     // was back here: timing from the answer never claims too early. Measured on the
     // monotonic clock, and never longer than the window, whatever the wall clock does.
@@ -275,6 +347,7 @@ export class DeliveryEngine {
     if (wait > 0) await pause(control, wait);
 
     let result: ClaimResult;
+    const claimSentAt = this.#moment();
     try {
       result = await this.#claim(run, player, { includeRawTransactions: true }, control);
     } catch (error) {
@@ -287,6 +360,7 @@ export class DeliveryEngine {
       return outcomeOf(result);
     }
     if (result.code !== 'SUCCESS') return outcomeOf(result);
+    this.#seen(player, claimSentAt);
 
     const claimed = this.#claimedLines(player, result);
     // The claimed lines replace the intents in one append, all or nothing: an intent of the
@@ -311,7 +385,7 @@ export class DeliveryEngine {
    * from the journal now, and the time that claim could have taken more is reported.
    */
   async #reconcile(run: Run, player: string, grant: GrantFunction, control: Control): Promise<Reconciled> {
-    const sentAt = this.#config.now();
+    const moment = this.#moment();
     let preview: ClaimResult;
     try {
       preview = await this.#claim(run, player, { preview: true, includeRawTransactions: true }, control);
@@ -349,14 +423,21 @@ export class DeliveryEngine {
     const lost = intents.filter((e) => !covered.has(e.deliveryId) && !pending.has(e.invoice ?? ''));
     if (lost.length > 0) {
       // Reported before the intents, which carry the window's start, leave the journal.
-      await this.#reportUnverified(run, player, Math.min(...lost.map((e) => e.previewedAt ?? e.recordedAt)), 'lostClaim');
+      const start = earliest(lost.map((e) => e.previewedAt ?? e.recordedAt));
+      // The preview this process saw itself is measured on the monotonic clock.
+      const known = this.#shared.seen.get(player);
+      await this.#reportUnverified(run, player, known?.wall === start ? known : start, 'lostClaim');
       delivered.push(...lost.map(({ previewedAt: _, settled: __, ...e }) => ({ ...e, state: 'claimed' as const, recordedAt: this.#config.now() })));
     }
     if (delivered.length > 0) {
       await this.#record(run, player, delivered);
       await this.#grantAll(run, delivered, grant, control);
     }
-    return { ok: true, pending, intents, sentAt, answeredAt, outcome: outcomeOf(preview) };
+    // The answer listed everything still undelivered when the preview was sent: with nothing
+    // listed, a later lost claim can only take what came after (with lines listed, once
+    // their intents are journaled).
+    if (pending.size === 0) this.#seen(player, moment);
+    return { ok: true, pending, intents, moment, answeredAt, outcome: outcomeOf(preview) };
   }
 
   /**
@@ -365,9 +446,14 @@ export class DeliveryEngine {
    * succeeds; never granted again while it runs).
    */
   async #grantAll(run: Run, lines: readonly JournalLine[], grant: GrantFunction, control: Control): Promise<void> {
-    const { unjournaled, granting } = this.#shared;
+    const { unjournaled, granting, given } = this.#shared;
     for (const line of lines) {
-      if (granting.has(line.deliveryId)) continue;
+      if (granting.has(line.deliveryId) || run.extras.defer?.(line) === true) continue;
+      // Given already by this process; only its acknowledgement is missing: never given twice.
+      if (given.has(line.deliveryId)) {
+        await this.#acknowledgeGiven(run, line.playerName, line.deliveryId);
+        continue;
+      }
       const item: DeliveredItem = { ...line.item, deliveryId: line.deliveryId };
       const error = await this.#grantWithin(run, item, grant, control.grantTimeoutMs);
       if (error !== undefined) {
@@ -377,14 +463,26 @@ export class DeliveryEngine {
       }
       run.granted.push(item);
       unjournaled.delete(line.deliveryId);
-      await this.#write(run, line.playerName, (journal) => journal.acknowledge([line.deliveryId]));
+      given.add(line.deliveryId);
+      await this.#acknowledgeGiven(run, line.playerName, line.deliveryId);
     }
+  }
+
+  /** Acknowledges a line the game was given; until the journal takes it, the line is remembered as given. */
+  async #acknowledgeGiven(run: Run, player: string, deliveryId: string): Promise<void> {
+    if (await this.#write(run, player, (journal) => journal.acknowledge([deliveryId]))) this.#shared.given.delete(deliveryId);
   }
 
   /** Keeps the grant's failure on the line, for staff (`teamgames journal pending`). */
   async #noteFailure(run: Run, line: JournalLine, thrown: unknown): Promise<void> {
     const message = String((thrown as Error | undefined)?.message ?? thrown).slice(0, 300);
-    const updated: JournalLine = { ...line, lastError: { message, at: this.#config.now(), attempts: (line.lastError?.attempts ?? 0) + 1 } };
+    const attempts = (line.lastError?.attempts ?? 0) + 1;
+    const limit = run.extras.staffAfterAttempts;
+    const stuck = line.lastError?.stuck === true || (limit !== undefined && attempts >= limit);
+    const updated: JournalLine = { ...line, lastError: { message, at: this.#config.now(), attempts, ...(stuck ? { stuck } : {}) } };
+    if (stuck && line.lastError?.stuck !== true) {
+      this.#emit(run, { type: 'stuck', operation: run.operation, playerName: line.playerName, item: { ...line.item, deliveryId: line.deliveryId }, attempts, error: thrown });
+    }
     const { unjournaled } = this.#shared;
     if (unjournaled.has(line.deliveryId)) unjournaled.set(line.deliveryId, updated);
     else await this.#write(run, line.playerName, (journal) => journal.append([updated]));
@@ -411,11 +509,14 @@ export class DeliveryEngine {
     const { granting, unjournaled } = this.#shared;
     const journal = this.journal;
     granting.add(item.deliveryId);
+    const { given } = this.#shared;
     attempt.then(
       async () => {
         granting.delete(item.deliveryId);
         unjournaled.delete(item.deliveryId);
-        await journal.acknowledge([item.deliveryId]).catch(() => undefined); // else granted again later: the game's dedupe check
+        given.add(item.deliveryId);
+        // Not acknowledged now: the next call for the player acknowledges it, never gives it again.
+        await journal.acknowledge([item.deliveryId]).then(() => given.delete(item.deliveryId), () => undefined);
       },
       () => granting.delete(item.deliveryId),
     );
@@ -447,9 +548,7 @@ export class DeliveryEngine {
   }
 
   #journalFailed(run: Run, player: string | undefined, error: unknown): JournalError {
-    const journalError = isStorefrontError(error, 'JOURNAL_FAILED')
-      ? (error as JournalError)
-      : new JournalError(`${run.operation}: the delivery journal failed (${String((error as Error | undefined)?.message ?? error).slice(0, 200)})`, { operation: run.operation, cause: error });
+    const journalError = journalErrorOf(run.operation, error, run.via.redact);
     run.journalError ??= journalError;
     if (player !== undefined) this.#emit(run, { type: 'journalError', operation: run.operation, playerName: player, error: journalError });
     return journalError;
@@ -460,8 +559,12 @@ export class DeliveryEngine {
    * window the journal could not take is kept in memory and written on the next call; it
    * is reported all the same.
    */
-  async #reportUnverified(run: Run, player: string, from: number, cause: WindowCause): Promise<void> {
+  async #reportUnverified(run: Run, player: string, start: number | SeenAt, cause: WindowCause): Promise<void> {
+    // Stamped with the wall clock once; a start this process saw is measured back from it
+    // on the monotonic clock, a start read from the journal is kept (never after `to`, even
+    // when the wall clock stepped back since).
     const to = this.#config.now();
+    const from = typeof start === 'number' ? Math.min(start, to) : to - Math.max(0, this.#monotonic() - start.mono);
     const node = this.journal.nodeId;
     const record: JournalWindow = { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'unverified', from, to, cause, recordedAt: to, ...(node === undefined ? {} : { node }) };
     await this.#record(run, player, [record]);
@@ -470,6 +573,19 @@ export class DeliveryEngine {
     const window: UnverifiedWindow = { playerName: player, from, to };
     run.unverified.push(window);
     this.#emit(run, { type: 'unverified', operation: run.operation, window });
+  }
+
+  /** Now, on both clocks. */
+  #moment(): SeenAt {
+    return { wall: this.#config.now(), mono: this.#monotonic() };
+  }
+
+  /** The player's whole list was seen at `at`: a later lost claim can only have taken what came after. */
+  #seen(player: string, at: SeenAt): void {
+    const { seen } = this.#shared;
+    seen.delete(player);
+    seen.set(player, at);
+    if (seen.size > SEEN_LIMIT) seen.delete(seen.keys().next().value as string);
   }
 
   #emit(run: Run, event: StorefrontEvent): void {
@@ -570,6 +686,20 @@ function checked(entries: JournalEntry[]): JournalEntry[] {
     if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
   }
   return entries;
+}
+
+/** A journal's failure as a {@link JournalError} (as it is when it is one already). */
+function journalErrorOf(operation: Operation, error: unknown, redact: ((text: string) => string) | undefined): JournalError {
+  if (isStorefrontError(error, 'JOURNAL_FAILED')) return error;
+  const text = String((error as Error | undefined)?.message ?? error).slice(0, 200);
+  return new JournalError(`${operation}: the delivery journal failed (${redact === undefined ? text : redact(text)})`, { operation, cause: error });
+}
+
+/** The earliest of the starts (each from the journal or this process's memory). */
+function earliest(starts: ReadonlyArray<number>): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (const start of starts) if (start < min) min = start;
+  return min;
 }
 
 /** Whether memory holds lines of the claim that `mark` marks (the journal refused them). */

@@ -7,114 +7,55 @@
  *
  * It is `deliver` run by a scheduler: the journal, the per-player order, the reconcile of
  * lost answers and the reports are the engine's. What the loop adds is when to call, for
- * whom (only players it was told are online), and that `give` is never called for a
- * player who left.
+ * whom (only players it was told are online), that `give` is never called for a player
+ * who left, a backoff per item whose `give` keeps failing, and what staff need to see (a
+ * blocked player, a stuck item, `status(player)`).
  *
  * @module
  */
-import { isStorefrontError } from '../errors.js';
-import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../internal/validate.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { isStorefrontError, LoopRunningError } from '../errors.js';
+import { checkPlayerName, fail } from '../internal/validate.js';
 import type { StorefrontEvent } from '../types.js';
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
 import { CallBudget, platformTimers, type LoopTimers } from './call-budget.js';
 import { DueHeap, type DueEntry } from './due-heap.js';
 import type { DeliveryEngine } from './engine.js';
-import type { RunVia } from './report.js';
-import type { DeliveredItem, DeliveryReport, GrantFunction } from './types.js';
+import { checkLoopOptions, type CheckedLoopOptions, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimCode, type LoopClaimReport, type LoopPendingItem, type PlayerDeliveryStatus } from './loop-types.js';
+import { ERROR_MESSAGE, type RunVia } from './report.js';
+import { inspectEntries } from './staff.js';
+import type { DeliveredItem, DeliveryCode, DeliveryReport } from './types.js';
 
-/** Options of {@link StorefrontClient.startDeliveryLoop}. */
-export interface DeliveryLoopOptions {
-  /** Gives an item in game, as the `grant` of {@link StorefrontClient.deliver}; never called for a player who is offline. */
-  give: GrantFunction;
-  /** How often each online player is previewed, in ms. Default `30000`; at least `10000` (the service's window). */
-  pollIntervalMs?: number;
-  /** The most calls the loop makes in any one second, `claim()` included. Default `10`. */
-  maxCallsPerSecond?: number;
-  /** Aborting it stops the loop, like {@link DeliveryLoop.stop}. */
-  signal?: AbortSignal;
-  /** As {@link ResumeOptions.grantTimeoutMs}. Default `60000`. */
-  grantTimeoutMs?: number;
-}
+export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, PlayerDeliveryStatus } from './loop-types.js';
 
-/** What {@link DeliveryLoop.stats} counts since the loop started. */
-export interface DeliveryLoopStats {
-  /** Players online on this node (joined, not left). */
-  online: number;
-  /** Calls sent to the service. */
-  calls: number;
-  /** Of which previews. */
-  previews: number;
-  /** Of which claims. */
-  claims: number;
-  /** Items granted. */
-  granted: number;
-  /** Items pending in the journal for online players, as last seen. */
-  pending: number;
-  /** Unverified windows reported (see {@link UnverifiedWindow}). */
-  unverified: number;
-  /** Runs that ended in an error (network, service, journal). */
-  errors: number;
-  /** The last of those errors. */
-  lastError: unknown;
-  /** The poll interval in force: `pollIntervalMs`, or longer when the budget cannot cover every player. */
-  intervalMs: number;
-  /** The most calls sent in one second. */
-  maxCallsInOneSecond: number;
-  /** True while the service refuses the key (`SERVER_NOT_FOUND`): the loop waits and tries again now and then. */
-  paused: boolean;
-}
-
-/**
- * A running delivery loop; see {@link StorefrontClient.startDeliveryLoop}.
- *
- * @example
- * ```ts
- * const loop = client.startDeliveryLoop({ give });
- * game.on('join', (player) => loop.join(player));
- * game.on('quit', (player) => loop.leave(player));
- * game.onCommand('claim', async (player) => tell(player, (await loop.claim(player)).message));
- * process.on('SIGTERM', () => void loop.stop());
- * ```
- */
-export interface DeliveryLoop {
-  /** The player is online on this node: what is pending for them is granted, then they are previewed soon. */
-  join(playerName: string): void;
-  /** The player left: nothing more is granted to them here, nothing more is called for them. */
-  leave(playerName: string): void;
-  /**
-   * A `/claim` typed by the player: delivers now with one call when the player's last call
-   * is a window old, else joins the player's next scheduled delivery. Resolves to its report.
-   */
-  claim(playerName: string): Promise<DeliveryReport>;
-  /** Counts since the start. */
-  stats(): DeliveryLoopStats;
-  /** Stops scheduling, aborts waits, waits (bounded) for deliveries in flight; resolves once nothing more is called or granted. */
-  stop(): Promise<void>;
-}
-
-const DEFAULT_POLL_MS = 30_000;
-const DEFAULT_CALLS_PER_SECOND = 10;
 /** Of the budget, the share routine polls may plan on: the rest is for claims, joins and `/claim`. */
 const POLL_SHARE = 0.8;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 60_000;
 const REFUSED_KEY_CAP_MS = 600_000;
 const STOP_BOUND_MS = 30_000;
-const OPTIONS = Object.keys({ give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true } satisfies Record<keyof DeliveryLoopOptions, true>);
+/** A failed `give` waits this long before the item is given again, doubling per failure up to the cap. */
+const GIVE_BACKOFF_BASE_MS = CLAIM_WINDOW_MS;
+const GIVE_BACKOFF_CAP_MS = 3_600_000;
+/** Runs in a row that end with a code that delivers nothing before a player counts as blocked. */
+const BLOCKED_AFTER_RUNS = 3;
+/** Codes of a run that went through: the player is not blocked. */
+const PROGRESS: ReadonlySet<LoopClaimCode> = new Set(['SUCCESS', 'PARTIAL', 'NO_ITEMS', 'ALREADY_CLAIMED', 'OFFLINE', 'STOPPED']);
+const OFFLINE_MESSAGE = 'You must be online in game to claim your purchases. They are safe and will be delivered when you are.';
+const STOPPED_MESSAGE = 'Deliveries are paused for a moment. Your purchases are safe and will be delivered shortly.';
 
 /** Why a wait of the loop ended early. */
 class Interrupted extends Error {
+  readonly why: 'left' | 'stopped';
   constructor(why: 'left' | 'stopped') {
     super(why === 'left' ? 'the player left' : 'the delivery loop stopped');
     this.name = 'Interrupted';
+    this.why = why;
   }
 }
 
-/** A `claim()` caller waiting for a run's report. */
-interface Waiter {
-  resolve: (report: DeliveryReport) => void;
-  reject: (reason: unknown) => void;
-}
+/** The run the current async context belongs to: `stop()` from inside a `give` does not wait for it. */
+const insideRun = new AsyncLocalStorage<object>();
 
 /** What the loop knows of one online player. */
 interface Player {
@@ -122,7 +63,7 @@ interface Player {
   /** Aborted when the player leaves (or the loop stops): ends the player's waits. */
   readonly gone: AbortController;
   /** The delivery running now, if any. */
-  running: Promise<DeliveryReport> | undefined;
+  running: Promise<LoopClaimReport> | undefined;
   /** When the service's window for the player last opened (our last call for them), monotonic. */
   lastCallAt: number;
   /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
@@ -131,9 +72,9 @@ interface Player {
   /** Set when the next run is a `/claim` that may go in one call. */
   fast: boolean;
   /** Callers of `claim()` waiting for the next run. */
-  waiting: Waiter[];
+  waiting: Array<(report: LoopClaimReport) => void>;
   /** Callers of `claim()` waiting for the run in flight. */
-  joined: Waiter[];
+  joined: Array<(report: LoopClaimReport) => void>;
   /** Bumped at each reschedule: stale heap entries are skipped. */
   version: number;
   /** A run is in the heap, not started yet. */
@@ -144,6 +85,13 @@ interface Player {
   failed: boolean;
   /** Items pending for the player, as the last report said. */
   pending: number;
+  /** Failed gives per item since the join, and when (monotonic) each item may be given again. */
+  readonly giveFailures: Map<string, number>;
+  readonly retryAt: Map<string, number>;
+  /** Runs in a row that delivered nothing and ended with a blocking code; the code and since when (epoch ms) once blocked. */
+  blockedRuns: number;
+  blocked: { code: DeliveryCode; runs: number; since: number } | undefined;
+  lastError: unknown;
 }
 
 /** @internal */
@@ -160,38 +108,17 @@ export function startDeliveryLoop(host: LoopHost, options: unknown, timers: Loop
   return new Loop(host, checkLoopOptions(options), timers);
 }
 
-interface Checked {
-  give: GrantFunction;
-  pollIntervalMs: number;
-  maxCallsPerSecond: number;
-  signal: AbortSignal | undefined;
-  grantTimeoutMs: number | undefined;
-}
-
-function checkLoopOptions(options: unknown): Checked {
-  const op = 'startDeliveryLoop';
-  if (options === undefined || options === null) fail('options', 'must be an object with at least { give }', op);
-  const opts = checkOptionsObject(options as { [K in keyof DeliveryLoopOptions]?: unknown }, OPTIONS, 'options', op);
-  if (typeof opts.give !== 'function') fail('options.give', `must be a function (item) => void | Promise<void>, got ${describe(opts.give)}`, op);
-  return {
-    give: opts.give as GrantFunction,
-    pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
-    maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
-    signal: checkSignal(opts.signal, op),
-    grantTimeoutMs: opts.grantTimeoutMs === undefined ? undefined : checkIntegerInRange(opts.grantTimeoutMs, 1, 24 * 3_600_000, 'options.grantTimeoutMs', op),
-  };
-}
-
 class Loop implements DeliveryLoop {
   readonly #host: LoopHost;
-  readonly #options: Checked;
+  readonly #options: CheckedLoopOptions;
   readonly #timers: LoopTimers;
   readonly #budget: CallBudget;
   readonly #players = new Map<string, Player>();
   /** Due runs: joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
   readonly #urgent = new DueHeap<Player>();
   readonly #routine = new DueHeap<Player>();
-  readonly #running = new Set<Promise<unknown>>();
+  /** Runs in flight, by the token their async context carries. */
+  readonly #running = new Map<object, Promise<unknown>>();
   /** Runs started that have not asked the budget for their first call yet. */
   #starting = 0;
   readonly #stats = { calls: 0, previews: 0, claims: 0, granted: 0, unverified: 0, errors: 0, lastError: undefined as unknown };
@@ -204,7 +131,9 @@ class Loop implements DeliveryLoop {
   #failures = 0;
   #paused = false;
 
-  constructor(host: LoopHost, options: Checked, timers: LoopTimers) {
+  constructor(host: LoopHost, options: CheckedLoopOptions, timers: LoopTimers) {
+    // One loop per journal in a process: two would poll every player twice, on two budgets.
+    if (host.engine.claimLoop(this) !== undefined) throw new LoopRunningError();
     this.#host = host;
     this.#options = options;
     this.#timers = timers;
@@ -217,7 +146,27 @@ class Loop implements DeliveryLoop {
   join(playerName: string): void {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
     if (this.#stopping !== undefined || this.#players.has(name)) return;
-    const player: Player = { name, gone: new AbortController(), running: undefined, lastCallAt: Number.NEGATIVE_INFINITY, due: 0, urgent: false, fast: false, waiting: [], joined: [], version: 0, scheduled: false, claimAhead: false, failed: false, pending: 0 };
+    const player: Player = {
+      name,
+      gone: new AbortController(),
+      running: undefined,
+      lastCallAt: Number.NEGATIVE_INFINITY,
+      due: 0,
+      urgent: false,
+      fast: false,
+      waiting: [],
+      joined: [],
+      version: 0,
+      scheduled: false,
+      claimAhead: false,
+      failed: false,
+      pending: 0,
+      giveFailures: new Map(),
+      retryAt: new Map(),
+      blockedRuns: 0,
+      blocked: undefined,
+      lastError: undefined,
+    };
     this.#players.set(name, player);
     this.#schedule(player, this.#timers.now(), true);
   }
@@ -229,29 +178,76 @@ class Loop implements DeliveryLoop {
     this.#players.delete(name);
     player.version += 1;
     player.gone.abort(new Interrupted('left'));
-    for (const waiter of [...player.waiting.splice(0), ...player.joined.splice(0)]) waiter.reject(new Interrupted('left'));
+    // Whoever waits for this player's delivery learns at once that it will not come here.
+    const report = this.#undelivered('OFFLINE', player);
+    for (const resolve of [...player.waiting.splice(0), ...player.joined.splice(0)]) resolve(report);
   }
 
-  async claim(playerName: string): Promise<DeliveryReport> {
+  async claim(playerName: string): Promise<LoopClaimReport> {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
-    if (this.#stopping !== undefined) throw new Interrupted('stopped');
-    if (!this.#players.has(name)) this.join(name);
-    const player = this.#players.get(name) as Player;
+    // A give (or onEvent) of this player's delivery waiting for the next one would wait for itself.
+    if (this.#host.engine.holds(name)) {
+      fail('playerName', `must not be the player of a delivery this call runs inside (a give calling loop.claim for ${JSON.stringify(name)} would wait for itself); give the item and return`, 'startDeliveryLoop');
+    }
+    if (this.#stopping !== undefined) return this.#undelivered('STOPPED', undefined);
+    const player = this.#players.get(name);
+    // Only who is here: a claim never joins a player the game did not say is online.
+    if (player === undefined) return this.#undelivered('OFFLINE', undefined);
     // A delivery whose claim is still to come is the player's: join it rather than start a second one.
-    if (player.running !== undefined && player.claimAhead) return new Promise<DeliveryReport>((resolve, reject) => player.joined.push({ resolve, reject }));
+    if (player.running !== undefined && player.claimAhead) return new Promise<LoopClaimReport>((resolve) => player.joined.push(resolve));
     // Otherwise the next run (after the one in flight, if any) is this /claim's.
-    const report = new Promise<DeliveryReport>((resolve, reject) => player.waiting.push({ resolve, reject }));
-    // One call when the service's window is open again; else at its edge.
-    player.fast = true;
+    const report = new Promise<LoopClaimReport>((resolve) => player.waiting.push(resolve));
+    // Fast: one call when the service's window is open again. Exactly once: a preview then.
+    player.fast = this.#options.claimMode === 'fast';
     this.#schedule(player, Math.max(this.#timers.now(), player.lastCallAt + CLAIM_WINDOW_MS), true);
     return report;
   }
 
   stats(): DeliveryLoopStats {
     let pending = 0;
-    for (const player of this.#players.values()) pending += player.pending;
+    let blocked = 0;
+    let backingOff = 0;
+    const now = this.#timers.now();
+    for (const player of this.#players.values()) {
+      pending += player.pending;
+      if (player.blocked !== undefined) blocked += 1;
+      for (const at of player.retryAt.values()) if (at > now) backingOff += 1;
+    }
     const { calls, previews, claims, granted, unverified, errors, lastError } = this.#stats;
-    return { online: this.#players.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused };
+    return { online: this.#players.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
+  }
+
+  async status(playerName: string): Promise<PlayerDeliveryStatus> {
+    const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
+    const { engine } = this.#host;
+    let entries;
+    let journalError: PlayerDeliveryStatus['journalError'];
+    try {
+      entries = await engine.entriesOf(name);
+    } catch (error) {
+      journalError = this.#host.engine.journalErrorOf(error);
+      entries = engine.remembered(name);
+    }
+    // Read after the journal: the player may have joined or left meanwhile.
+    const player = this.#players.get(name);
+    const wall = engine.wallNow();
+    const mono = this.#timers.now();
+    const seen = inspectEntries(entries, wall);
+    const pending: LoopPendingItem[] = seen.pending.map((p) => {
+      const at = player?.retryAt.get(p.deliveryId);
+      return at === undefined || at <= mono ? p : { ...p, retryAt: wall + (at - mono) };
+    });
+    return {
+      playerName: name,
+      online: player !== undefined,
+      running: player?.running !== undefined,
+      ...(player?.scheduled === true && player.running === undefined ? { nextCheckAt: wall + Math.max(0, this.#startAt(player) - mono) } : {}),
+      ...(player?.blocked === undefined ? {} : { blocked: { ...player.blocked } }),
+      ...(player?.lastError === undefined ? {} : { lastError: player.lastError }),
+      pending,
+      openWindows: seen.openWindows,
+      ...(journalError === undefined ? {} : { journalError }),
+    };
   }
 
   stop(): Promise<void> {
@@ -266,23 +262,42 @@ class Loop implements DeliveryLoop {
     this.#budget.rejectAll(stopped);
     for (const player of this.#players.values()) {
       player.gone.abort(stopped);
-      // Callers of the runs in flight get their reports; those waiting for a next run, the stop.
-      for (const waiter of player.waiting.splice(0)) waiter.reject(stopped);
+      // Callers of the runs in flight get their reports; those waiting for a next run, STOPPED.
+      const report = this.#undelivered('STOPPED', player);
+      for (const resolve of player.waiting.splice(0)) resolve(report);
     }
-    // Deliveries in flight finish their grants (each bounded by grantTimeoutMs); the wait is bounded too.
+    // Deliveries in flight finish their grants (each bounded by grantTimeoutMs); the wait is
+    // bounded too, and never waits for the delivery stop() was called from (a give).
+    const self = insideRun.getStore();
+    const others = [...this.#running].filter(([token]) => token !== self).map(([, settled]) => settled);
     let bound: unknown;
-    await Promise.race([Promise.allSettled([...this.#running]), new Promise<void>((resolve) => (bound = this.#timers.setTimeout(resolve, STOP_BOUND_MS)))]);
+    await Promise.race([Promise.allSettled(others), new Promise<void>((resolve) => (bound = this.#timers.setTimeout(resolve, STOP_BOUND_MS)))]);
     this.#timers.clearTimeout(bound);
     this.#stopped = true;
+    for (const player of this.#players.values()) {
+      const report = this.#undelivered('STOPPED', player);
+      for (const resolve of player.joined.splice(0)) resolve(report);
+    }
     this.#players.clear();
     this.#urgent.clear();
     this.#routine.clear();
+    this.#host.engine.releaseLoop(this);
+  }
+
+  /** The report of a `claim()` that delivered nothing because the player is not here or the loop stopped. */
+  #undelivered(code: 'OFFLINE' | 'STOPPED', player: Player | undefined): LoopClaimReport {
+    return { code, granted: [], failed: [], pending: player?.pending ?? 0, message: code === 'OFFLINE' ? OFFLINE_MESSAGE : STOPPED_MESSAGE };
   }
 
   /** The poll interval in force: stretched evenly when the budget cannot cover every player. */
   #interval(): number {
     const needed = Math.ceil((this.#players.size * 1_000) / (this.#options.maxCallsPerSecond * POLL_SHARE));
     return Math.max(this.#options.pollIntervalMs, needed);
+  }
+
+  /** When the player's planned run may start (a routine one waits out the loop's backoff). */
+  #startAt(player: Player): number {
+    return player.urgent ? player.due : Math.max(player.due, this.#holdUntil);
   }
 
   #schedule(player: Player, at: number, urgent: boolean): void {
@@ -294,7 +309,7 @@ class Loop implements DeliveryLoop {
     player.urgent = urgent;
     player.scheduled = true;
     (urgent ? this.#urgent : this.#routine).push(at, player);
-    this.#arm(urgent ? at : Math.max(at, this.#holdUntil));
+    this.#arm(this.#startAt(player));
   }
 
   /** Wakes the scheduler at `at` (or sooner, if it is already set sooner). */
@@ -345,26 +360,23 @@ class Loop implements DeliveryLoop {
     player.fast = false;
     player.urgent = false;
     player.joined = player.waiting.splice(0);
-    const run = this.#run(player, fast, urgent);
+    const token = {};
+    // Never rejects: every way a run ends is a report (OFFLINE, STOPPED and ERROR included).
+    const run = insideRun.run(token, () => this.#run(player, fast, urgent));
     player.running = run;
-    const settled = run.then(
-      (report) => {
-        for (const waiter of player.joined.splice(0)) waiter.resolve(report);
-      },
-      (error: unknown) => {
-        for (const waiter of player.joined.splice(0)) waiter.reject(error);
-      },
-    );
-    this.#running.add(settled);
+    const settled = run.then((report) => {
+      for (const resolve of player.joined.splice(0)) resolve(report);
+    });
+    this.#running.set(token, settled);
     void settled.finally(() => {
-      this.#running.delete(settled);
+      this.#running.delete(token);
       if (player.running === run) player.running = undefined;
       if (this.#players.get(player.name) === player) this.#afterRun(player);
     });
   }
 
-  /** One delivery for the player, on the engine, through the budget. */
-  async #run(player: Player, fast: boolean, urgent: boolean): Promise<DeliveryReport> {
+  /** One delivery for the player, on the engine, through the budget; always a report. */
+  async #run(player: Player, fast: boolean, urgent: boolean): Promise<LoopClaimReport> {
     const base = this.#host.via();
     // Until its first call asks the budget, this run counts as starting (the scheduler's gate).
     let starting = true;
@@ -374,7 +386,7 @@ class Loop implements DeliveryLoop {
     };
     this.#starting += 1;
     const via: RunVia = {
-      onEvent: base.onEvent,
+      ...base,
       claim: async (name, options) => {
         const preview = options.preview === true;
         const turn = this.#budget.take(urgent || !preview, player.gone.signal);
@@ -397,20 +409,16 @@ class Loop implements DeliveryLoop {
         return result;
       },
     };
-    const give = (item: DeliveredItem): unknown => {
-      // Offline (or stopped) means no grant: the item stays pending for the next join, here or elsewhere.
-      if (this.#players.get(player.name) !== player || this.#stopped) throw new Interrupted('left');
-      return this.#options.give(item);
-    };
     const sleep = (ms: number) => this.#sleep(ms, player.gone.signal);
     const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
+    const extras = { defer: (line: { deliveryId: string }) => (player.retryAt.get(line.deliveryId) ?? 0) > this.#timers.now(), staffAfterAttempts: this.#options.staffAfterAttempts };
     let report: DeliveryReport;
     try {
-      report = await this.#host.engine.deliver(via, player.name, give, options);
+      report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);
     } catch (error) {
-      if (error instanceof Interrupted) throw error;
+      if (error instanceof Interrupted) return this.#undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
       this.#failed(player, error);
-      throw error;
+      return { code: 'ERROR', granted: [], failed: [], pending: player.pending, message: ERROR_MESSAGE, ...(isStorefrontError(error) ? { error } : {}) };
     } finally {
       asked();
       player.claimAhead = false;
@@ -419,22 +427,69 @@ class Loop implements DeliveryLoop {
     return report;
   }
 
-  /** Counts a report, emits it, and sets the backoff from its error. */
+  /** The game's `give`, for a player still here; its failures back the item off. */
+  #give(player: Player, item: DeliveredItem): unknown {
+    // Offline (or stopped) means no grant: the item stays pending for the next join, here or elsewhere.
+    if (this.#players.get(player.name) !== player || this.#stopped) throw new Interrupted('left');
+    const id = item.deliveryId;
+    const failed = (error: unknown) => {
+      const failures = (player.giveFailures.get(id) ?? 0) + 1;
+      player.giveFailures.set(id, failures);
+      player.retryAt.set(id, this.#timers.now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** Math.min(failures - 1, 30)));
+      throw error;
+    };
+    const given = (value: unknown) => {
+      player.giveFailures.delete(id);
+      player.retryAt.delete(id);
+      return value;
+    };
+    let result: unknown;
+    try {
+      result = this.#options.give(item);
+    } catch (error) {
+      return failed(error);
+    }
+    return isThenable(result) ? Promise.resolve(result).then(given, failed) : given(result);
+  }
+
+  /** Counts a report, emits it, tracks a blocked player, and sets the backoff from its error. */
   #account(player: Player, report: DeliveryReport): void {
     this.#stats.granted += report.granted.length;
     if (report.unverified !== undefined) this.#stats.unverified += 1;
     player.pending = report.pending;
     if (report.granted.length > 0 || report.failed.length > 0) this.#emit({ type: 'delivery', operation: 'startDeliveryLoop', playerName: player.name, report });
+    this.#blocking(player, report.code);
     const error = report.error ?? report.journalError;
     if (error !== undefined && (report.code === 'ERROR' || report.code === 'OUTCOME_UNKNOWN')) this.#failed(player, error);
     else if (report.code !== 'RATE_LIMIT') {
+      player.lastError = undefined;
       this.#failures = 0;
       this.#paused = false;
     }
   }
 
+  /** A player whose runs keep delivering nothing for a blocking code is reported once, and again once it clears. */
+  #blocking(player: Player, code: DeliveryCode): void {
+    if (PROGRESS.has(code)) {
+      player.blockedRuns = 0;
+      if (player.blocked === undefined) return;
+      player.blocked = undefined;
+      this.#emit({ type: 'playerUnblocked', operation: 'startDeliveryLoop', playerName: player.name });
+      return;
+    }
+    player.blockedRuns += 1;
+    if (player.blocked !== undefined) {
+      player.blocked = { ...player.blocked, code, runs: player.blockedRuns };
+      return;
+    }
+    if (player.blockedRuns < BLOCKED_AFTER_RUNS) return;
+    player.blocked = { code, runs: player.blockedRuns, since: this.#host.engine.wallNow() };
+    this.#emit({ type: 'playerBlocked', operation: 'startDeliveryLoop', playerName: player.name, code, runs: player.blockedRuns });
+  }
+
   #failed(player: Player, error: unknown): void {
     player.failed = true;
+    player.lastError = error;
     this.#stats.errors += 1;
     this.#stats.lastError = error;
     this.#failures += 1;
@@ -453,12 +508,20 @@ class Loop implements DeliveryLoop {
     if (player.waiting.length > 0 || player.fast) return this.#schedule(player, Math.max(now, player.lastCallAt + CLAIM_WINDOW_MS), true);
     const interval = this.#interval();
     const next = now + interval * (0.9 + 0.2 * Math.random());
-    // Intents or lines left (a lost answer, a failed grant), or a run that failed: try again
-    // once the window allows (routine: the backoff still holds it while the service is in trouble).
-    const again = player.pending > 0 || player.failed;
+    // Items whose give failed wait for their own time; the run that gives them again comes then.
+    let held = 0;
+    let retry = Number.POSITIVE_INFINITY;
+    for (const at of player.retryAt.values()) {
+      if (at <= now) continue;
+      held += 1;
+      retry = Math.min(retry, at);
+    }
+    // Intents or lines left (a lost answer, a journal in trouble), or a run that failed: try
+    // again once the window allows (routine: the backoff still holds it while the service is in trouble).
+    const again = player.pending > held || player.failed;
     player.failed = false;
     const soon = again ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
-    this.#schedule(player, Math.min(soon, next), false);
+    this.#schedule(player, Math.min(soon, next, Math.max(retry, player.lastCallAt + CLAIM_WINDOW_MS)), false);
   }
 
   /** Waits `ms` on the loop's timers; the player's leaving or the loop's stop ends it. */
@@ -484,4 +547,8 @@ class Loop implements DeliveryLoop {
       // A listener's failure must not stop the loop.
     }
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

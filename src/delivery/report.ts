@@ -8,6 +8,7 @@
 import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../errors.js';
 import type { StorefrontEvent } from '../types.js';
 import { SUCCESS_MESSAGE, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
+import type { JournalLine } from '../journals/contract.js';
 import type { DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryReport, UnverifiedWindow } from './types.js';
 
 const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
@@ -20,11 +21,26 @@ const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent pu
 export interface RunVia {
   claim: (playerName: string, options: ClaimOptions) => Promise<ClaimResult>;
   onEvent: ((event: StorefrontEvent) => void) | undefined;
+  /** Removes the client's key, in every form, from a text the SDK shows (a player's message). */
+  redact?: (text: string) => string;
 }
+
+/**
+ * What the delivery loop adds to a run, beyond `deliver`'s public options.
+ * @internal
+ */
+export interface RunExtras {
+  /** Lines not to give on this run (their per-item backoff holds): they stay pending. */
+  defer?: (line: JournalLine) => boolean;
+  /** Failed grants after which a line is marked for staff (`lastError.stuck`) and a `stuck` event is emitted. */
+  staffAfterAttempts?: number;
+}
+
 
 export interface Run {
   operation: Operation;
   via: RunVia;
+  extras: RunExtras;
   granted: DeliveredItem[];
   failed: DeliveryFailure[];
   unverified: UnverifiedWindow[];
@@ -59,7 +75,8 @@ export function deliveryReport(run: Run, outcome: StepOutcome, pending: number, 
     granted: run.granted,
     failed: run.failed,
     pending,
-    message,
+    // The service's text reaches the player: a proxy or a store echoing the key must not.
+    message: run.via.redact === undefined ? message : run.via.redact(message),
     ...(error === undefined ? {} : { error }),
     ...(unverified === undefined ? {} : { unverified }),
     ...(run.journalError === undefined ? {} : { journalError: run.journalError }),
@@ -76,8 +93,8 @@ export function mergedWindows(windows: readonly UnverifiedWindow[]): UnverifiedW
   return [...byPlayer.values()];
 }
 
-export function newRun(operation: Operation, via: RunVia): Run {
-  return { operation, via, granted: [], failed: [], unverified: [] };
+export function newRun(operation: Operation, via: RunVia, extras: RunExtras = {}): Run {
+  return { operation, via, extras, granted: [], failed: [], unverified: [] };
 }
 
 /** Pairs each claim with its raw row's invoice; undefined when they do not line up. */

@@ -23,6 +23,12 @@ export interface GrantFailureNote {
   at: number;
   /** How many grants of this line have failed so far. */
   attempts: number;
+  /**
+   * Set once `attempts` reached the delivery loop's `staffAfterAttempts`: the item is
+   * marked for staff (`teamgames journal pending` shows it as stuck). It is never dropped:
+   * the loop keeps giving it, less and less often, and at once on the player's next join.
+   */
+  stuck?: boolean;
 }
 
 /** How an {@link UnverifiedWindow} arose. */
@@ -131,6 +137,14 @@ export interface JournalClaimMark {
   state: 'claiming';
   /** When the claim was about to be sent, in epoch ms of the client's clock. */
   recordedAt: number;
+  /**
+   * When the SDK last saw everything still undelivered for the player (a preview's or a
+   * claim's answer), in epoch ms of the client's clock: the claim can only have taken
+   * unseen purchases completed after it, the start of the {@link UnverifiedWindow} a lost
+   * answer opens. Absent when this process had not seen the player's list: the window
+   * then starts at `0` (every purchase of the player is in question).
+   */
+  since?: number;
 }
 
 /**
@@ -202,7 +216,7 @@ export function entryProblem(value: unknown): string | undefined {
   if (typeof e['playerName'] !== 'string' || e['playerName'] === '') return 'playerName is not a non-empty string';
   if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (${describe(e['state'])})`;
   if (!isNumber(e['recordedAt'])) return 'recordedAt is not a number';
-  if (e['state'] === 'claiming') return undefined;
+  if (e['state'] === 'claiming') return e['since'] !== undefined && !isNumber(e['since']) ? 'since is not a number' : undefined;
   if (e['state'] === 'unverified' || e['state'] === 'resolved') return windowProblem(e);
   const item = e['item'];
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return `item is not an object (${describe(item)})`;
@@ -216,6 +230,7 @@ export function entryProblem(value: unknown): string | undefined {
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
   if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || typeof lastError['at'] !== 'number' || typeof lastError['attempts'] !== 'number')) return 'lastError is not { message, at, attempts }';
+  if (lastError !== undefined && lastError['stuck'] !== undefined && typeof lastError['stuck'] !== 'boolean') return 'lastError.stuck is not a boolean';
   return undefined;
 }
 

@@ -24,11 +24,12 @@ async function crashAfterFastClaim(disk: DeliveryJournal, player: string, game: 
 }
 
 describe('fast mode, a crash between the claim and the journal', () => {
-  it('the next deliver reports an unverified window from the claim mark, keeps it for staff, and tells the player staff can check', async () => {
+  it('the next deliver reports an unverified window covering what the claim could take (a process that never saw the list: since 0), keeps it for staff, and tells the player staff can check', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
     const disk = new MemoryJournal();
     const game = new Game();
-    const markedAt = mock.clock.now();
+    // The purchase was completed before the mark: a window from the mark would not cover it.
+    const markedAt = 0;
     await crashAfterFastClaim(disk, 'Ann', game);
     // The service delivered the line; the journal holds only the mark.
     expect(mock.purchases(KEY, 'Ann')[0]?.deliverystatus).toBe('Delivered');
@@ -44,19 +45,20 @@ describe('fast mode, a crash between the claim and the journal', () => {
     expect(outcome(game)).toMatchObject({ paid: 1, granted: 0, lost: 1 });
   });
 
-  it('resumeDeliveries at startup reports the same window, from the earliest of two marks', async () => {
+  it('resumeDeliveries at startup reports the same window, from the earliest of two marks (each from the list it followed)', async () => {
     mock.addPurchase(KEY, { playerName: 'Bo', id: 1, quantity: 1 });
     const disk = new MemoryJournal();
     const game = new Game();
     await crashAfterFastClaim(disk, 'Bo', game);
     // And a mark another process on the journal left, a minute earlier.
     const first = mock.clock.now() - 60_000;
-    await disk.append([{ deliveryId: 'claim:earlier', playerName: 'Bo', state: 'claiming', recordedAt: first }]);
+    await disk.append([{ deliveryId: 'claim:earlier', playerName: 'Bo', state: 'claiming', recordedAt: first, since: first - 5_000 }]);
     expect(await states(disk)).toEqual(['claiming', 'claiming']);
 
     mock.clock.advance(30_000);
     const resumed = await client(processView(disk)).resumeDeliveries(game.grant(), { sleep });
-    expect(resumed.unverified).toEqual([{ playerName: 'Bo', from: first, to: mock.clock.now() }]);
+    // The crashed process had never seen Bo's list: its mark has no `since`, the window starts at 0.
+    expect(resumed.unverified).toEqual([{ playerName: 'Bo', from: 0, to: mock.clock.now() }]);
     expect(resumed.pending).toBe(0);
     expect(await states(disk)).toEqual(['unverified']);
   });

@@ -1,0 +1,206 @@
+/**
+ * The public face of automatic delivery ({@link StorefrontClient.startDeliveryLoop}): its
+ * options, the loop's methods, what `stats()` counts and what `status(player)` tells
+ * staff; and the check of the options.
+ *
+ * @module
+ */
+import type { JournalError } from '../errors.js';
+import { checkIntegerInRange, checkOptionsObject, checkSignal, describe, fail } from '../internal/validate.js';
+import type { JournalWindow } from '../journals/contract.js';
+import { CLAIM_WINDOW_MS } from '../wire/claim.js';
+import type { PendingDelivery } from './staff.js';
+import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from './types.js';
+
+/** Options of {@link StorefrontClient.startDeliveryLoop}. */
+export interface DeliveryLoopOptions {
+  /** Gives an item in game, as the `grant` of {@link StorefrontClient.deliver}; never called for a player who is offline. */
+  give: GrantFunction;
+  /** How often each online player is previewed, in ms. Default `30000`; at least `10000` (the service's window). */
+  pollIntervalMs?: number;
+  /** The most calls the loop makes in any one second, `claim()` included. Default `10`. */
+  maxCallsPerSecond?: number;
+  /** Aborting it stops the loop, like {@link DeliveryLoop.stop}. */
+  signal?: AbortSignal;
+  /** As {@link ResumeOptions.grantTimeoutMs}. Default `60000`. */
+  grantTimeoutMs?: number;
+  /**
+   * How {@link DeliveryLoop.claim} (a `/claim` typed in game) delivers:
+   * - `exactlyOnce` (the default), as every other run of the loop: a purchase no preview
+   *   has listed yet is previewed, journaled, and claimed one window (10 s) later; a lost
+   *   answer loses nothing that was previewed. The player waits up to about 20 s when
+   *   they type `/claim` right after buying.
+   * - `fast`: one claim call as soon as the service's window allows. Quicker for the
+   *   player, but a claim whose answer is lost takes what it took unseen: a window for
+   *   staff (from the player's last preview to the loss), never a silent loss.
+   */
+  claimMode?: DeliveryMode;
+  /**
+   * After this many failed `give` calls for one item, the item is marked for staff
+   * (`lastError.stuck` in the journal, shown by `teamgames journal pending`) and a `stuck`
+   * event is emitted. It is never dropped: the loop keeps giving it, backing off per item
+   * (10 s, doubling, at most 1 h), and at once on the player's next join. Default `5`.
+   */
+  staffAfterAttempts?: number;
+}
+
+/** What {@link DeliveryLoop.stats} counts since the loop started. */
+export interface DeliveryLoopStats {
+  /** Players online on this node (joined, not left). */
+  online: number;
+  /** Calls sent to the service. */
+  calls: number;
+  /** Of which previews. */
+  previews: number;
+  /** Of which claims. */
+  claims: number;
+  /** Items granted. */
+  granted: number;
+  /** Items pending in the journal for online players, as last seen. */
+  pending: number;
+  /** Unverified windows reported (see {@link UnverifiedWindow}). */
+  unverified: number;
+  /** Runs that ended in an error (network, service, journal). */
+  errors: number;
+  /** The last of those errors. */
+  lastError: unknown;
+  /** The poll interval in force: `pollIntervalMs`, or longer when the budget cannot cover every player. */
+  intervalMs: number;
+  /** The most calls sent in one second. */
+  maxCallsInOneSecond: number;
+  /** True while the service refuses the key (`SERVER_NOT_FOUND`): the loop waits and tries again now and then. */
+  paused: boolean;
+  /** Online players whose deliveries are blocked (see {@link PlayerDeliveryStatus.blocked}); `status(player)` says why. */
+  blocked: number;
+  /** Items whose `give` failed and that wait for their next attempt (per-item backoff). */
+  backingOff: number;
+}
+
+/** A pending item as {@link DeliveryLoop.status} shows it. */
+export interface LoopPendingItem extends PendingDelivery {
+  /** When the loop gives it again, epoch ms, while its `give` failures hold it back. */
+  retryAt?: number;
+}
+
+/**
+ * The `code` of what {@link DeliveryLoop.claim} resolves to: a {@link DeliveryCode}, or
+ * - `OFFLINE`: the loop does not hold the player online (never joined, or they left before
+ *   the delivery finished): nothing was called or given for them; what they are owed waits
+ *   for their next join, here or on another node;
+ * - `STOPPED`: the loop stopped first; what they are owed is delivered after the next start.
+ */
+export type LoopClaimCode = DeliveryCode | 'OFFLINE' | 'STOPPED';
+
+/** What {@link DeliveryLoop.claim} resolves to: a {@link DeliveryReport}, whose `code` may also be `OFFLINE` or `STOPPED`. */
+export interface LoopClaimReport extends Omit<DeliveryReport, 'code'> {
+  /** The outcome; see {@link LoopClaimCode}. */
+  code: LoopClaimCode;
+}
+
+/** What {@link DeliveryLoop.status} tells about one player: what a store's staff would ask. */
+export interface PlayerDeliveryStatus {
+  /** The player, exact name. */
+  playerName: string;
+  /** Joined on this node and not left. */
+  online: boolean;
+  /** A delivery for the player is running now. */
+  running: boolean;
+  /** When the loop checks the player next, epoch ms; absent when offline or while a run is in flight. */
+  nextCheckAt?: number;
+  /**
+   * Set while the player's deliveries are blocked: their last `runs` runs (3 or more) ended
+   * with `code` (`PRODUCT_NOT_FOUND`, `RATE_LIMIT`, `INVALID_PLAYER`, `UNKNOWN`, `ERROR`…)
+   * and nothing was delivered since `since` (epoch ms).
+   */
+  blocked?: { code: DeliveryCode; runs: number; since: number };
+  /** The error of the player's last run, when it failed. */
+  lastError?: unknown;
+  /** What the journal holds for the player still to do, oldest first, with age, attempts and last error. */
+  pending: LoopPendingItem[];
+  /** The player's unverified windows staff have not resolved yet. */
+  openWindows: JournalWindow[];
+  /** Set when the journal could not be read: `pending` and `openWindows` are then what memory holds. */
+  journalError?: JournalError;
+}
+
+/**
+ * A running delivery loop; see {@link StorefrontClient.startDeliveryLoop}.
+ *
+ * @example
+ * ```ts
+ * const loop = client.startDeliveryLoop({ give });
+ * game.on('join', (player) => loop.join(player));
+ * game.on('quit', (player) => loop.leave(player));
+ * game.onCommand('claim', async (player) => tell(player, (await loop.claim(player)).message));
+ * process.on('SIGTERM', () => void loop.stop());
+ * ```
+ */
+export interface DeliveryLoop {
+  /** The player is online on this node: what is pending for them is granted, then they are previewed soon. */
+  join(playerName: string): void;
+  /** The player left: nothing more is granted to them here, nothing more is called for them; their `claim()` calls resolve `OFFLINE`. */
+  leave(playerName: string): void;
+  /**
+   * A `/claim` typed by the player. Resolves to the report of the delivery that answers it,
+   * never rejects for anything but a bad name or a call from inside a `give` for the same
+   * player (an {@link InvalidInputError}, at once):
+   * - the player is online: the next delivery for them, exactly once by default (see
+   *   {@link DeliveryLoopOptions.claimMode}), or the one in flight when its claim is still
+   *   to come;
+   * - the loop does not hold the player online (never joined, or left before the delivery
+   *   finished): `code: 'OFFLINE'`, nothing called or given; they are never joined by it;
+   * - the loop stopped first: `code: 'STOPPED'`.
+   */
+  claim(playerName: string): Promise<LoopClaimReport>;
+  /** Counts since the start. */
+  stats(): DeliveryLoopStats;
+  /**
+   * One player as the store's staff would ask about them: online or not, the next check,
+   * pending items with their age, attempts and last error (and when the loop gives them
+   * again), why deliveries are blocked, open windows. Reads the journal; never rejects for
+   * a journal failure (see `journalError`).
+   */
+  status(playerName: string): Promise<PlayerDeliveryStatus>;
+  /**
+   * Stops scheduling, aborts waits, waits (bounded) for deliveries in flight; resolves once
+   * nothing more is called or granted. Safe to call from inside `give` (it does not wait for
+   * the delivery it is called from) and more than once.
+   */
+  stop(): Promise<void>;
+}
+
+/** The options once checked. @internal */
+export interface CheckedLoopOptions {
+  give: GrantFunction;
+  pollIntervalMs: number;
+  maxCallsPerSecond: number;
+  signal: AbortSignal | undefined;
+  grantTimeoutMs: number | undefined;
+  claimMode: DeliveryMode;
+  staffAfterAttempts: number;
+}
+
+const DEFAULT_POLL_MS = 30_000;
+const DEFAULT_CALLS_PER_SECOND = 10;
+const DEFAULT_STAFF_AFTER_ATTEMPTS = 5;
+const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true } satisfies Record<keyof DeliveryLoopOptions, true>;
+const OPTIONS = Object.keys(KEYS);
+
+/** Checks the options of `startDeliveryLoop`. @internal */
+export function checkLoopOptions(options: unknown): CheckedLoopOptions {
+  const op = 'startDeliveryLoop';
+  if (options === undefined || options === null) fail('options', 'must be an object with at least { give }', op);
+  const opts = checkOptionsObject(options as { [K in keyof DeliveryLoopOptions]?: unknown }, OPTIONS, 'options', op);
+  if (typeof opts.give !== 'function') fail('options.give', `must be a function (item) => void | Promise<void>, got ${describe(opts.give)}`, op);
+  const claimMode = opts.claimMode ?? 'exactlyOnce';
+  if (claimMode !== 'exactlyOnce' && claimMode !== 'fast') fail('options.claimMode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.claimMode)}`, op);
+  return {
+    give: opts.give as GrantFunction,
+    pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
+    maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
+    signal: checkSignal(opts.signal, op),
+    grantTimeoutMs: opts.grantTimeoutMs === undefined ? undefined : checkIntegerInRange(opts.grantTimeoutMs, 1, 24 * 3_600_000, 'options.grantTimeoutMs', op),
+    claimMode,
+    staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
+  };
+}
