@@ -411,7 +411,10 @@ class Loop implements DeliveryLoop {
     };
     const sleep = (ms: number) => this.#sleep(ms, player.gone.signal);
     const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
-    const extras = { defer: (line: { deliveryId: string }) => (player.retryAt.get(line.deliveryId) ?? 0) > this.#timers.now(), staffAfterAttempts: this.#options.staffAfterAttempts };
+    // A line is left for later, untouched (no give, no failure noted), while its backoff
+    // holds or once the player is gone.
+    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || this.#stopped || (player.retryAt.get(line.deliveryId) ?? 0) > this.#timers.now();
+    const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts };
     let report: DeliveryReport;
     try {
       report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);

@@ -216,6 +216,21 @@ describe('5. nothing stuck, nothing invisible', () => {
     await loop.stop();
   });
 
+  it('a player leaving mid-delivery is not a failed give: the rest stays pending with no attempt counted (never marked stuck by leaving)', async () => {
+    const { mock, client, journal } = setup();
+    mock.addPurchase(KEY, { playerName: 'Lea', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Lea', id: 3, quantity: 1 });
+    let loopRef: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const loop = client.startDeliveryLoop({ give: () => loopRef?.leave('Lea'), staffAfterAttempts: 1 });
+    loopRef = loop;
+    loop.join('Lea');
+    await vi.advanceTimersByTimeAsync(60_000);
+    const left = (await journal.pending('Lea')) as JournalLine[];
+    expect(left).toHaveLength(1);
+    expect(left[0]?.lastError).toBeUndefined();
+    await loop.stop();
+  });
+
   it('a player whose previews come back PRODUCT_NOT_FOUND shows in stats(), in an event and in status()', async () => {
     const { mock, client, events, give } = setup();
     mock.addPurchase(KEY, { playerName: 'Kai', id: 1, quantity: 1 });
