@@ -85,9 +85,8 @@ interface Player {
   failed: boolean;
   /** Items pending for the player, as the last report said. */
   pending: number;
-  /** Failed gives per item since the join, and when (monotonic) each item may be given again. */
-  readonly giveFailures: Map<string, number>;
-  readonly retryAt: Map<string, number>;
+  /** Items whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
+  backoff: Map<string, { failures: number; at: number }> | undefined;
   /** Runs in a row that delivered nothing and ended with a blocking code; the code and since when (epoch ms) once blocked. */
   blockedRuns: number;
   blocked: { code: DeliveryCode; runs: number; since: number } | undefined;
@@ -161,8 +160,7 @@ class Loop implements DeliveryLoop {
       claimAhead: false,
       failed: false,
       pending: 0,
-      giveFailures: new Map(),
-      retryAt: new Map(),
+      backoff: undefined,
       blockedRuns: 0,
       blocked: undefined,
       lastError: undefined,
@@ -211,7 +209,7 @@ class Loop implements DeliveryLoop {
     for (const player of this.#players.values()) {
       pending += player.pending;
       if (player.blocked !== undefined) blocked += 1;
-      for (const at of player.retryAt.values()) if (at > now) backingOff += 1;
+      for (const { at } of player.backoff?.values() ?? []) if (at > now) backingOff += 1;
     }
     const { calls, previews, claims, granted, unverified, errors, lastError } = this.#stats;
     return { online: this.#players.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
@@ -234,7 +232,7 @@ class Loop implements DeliveryLoop {
     const mono = this.#timers.now();
     const seen = inspectEntries(entries, wall);
     const pending: LoopPendingItem[] = seen.pending.map((p) => {
-      const at = player?.retryAt.get(p.deliveryId);
+      const at = player?.backoff?.get(p.deliveryId)?.at;
       return at === undefined || at <= mono ? p : { ...p, retryAt: wall + (at - mono) };
     });
     return {
@@ -413,7 +411,7 @@ class Loop implements DeliveryLoop {
     const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
-    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || this.#stopped || (player.retryAt.get(line.deliveryId) ?? 0) > this.#timers.now();
+    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || this.#stopped || (player.backoff?.get(line.deliveryId)?.at ?? 0) > this.#timers.now();
     const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts };
     let report: DeliveryReport;
     try {
@@ -436,14 +434,13 @@ class Loop implements DeliveryLoop {
     if (this.#players.get(player.name) !== player || this.#stopped) throw new Interrupted('left');
     const id = item.deliveryId;
     const failed = (error: unknown) => {
-      const failures = (player.giveFailures.get(id) ?? 0) + 1;
-      player.giveFailures.set(id, failures);
-      player.retryAt.set(id, this.#timers.now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** Math.min(failures - 1, 30)));
+      player.backoff ??= new Map();
+      const failures = (player.backoff.get(id)?.failures ?? 0) + 1;
+      player.backoff.set(id, { failures, at: this.#timers.now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** Math.min(failures - 1, 30)) });
       throw error;
     };
     const given = (value: unknown) => {
-      player.giveFailures.delete(id);
-      player.retryAt.delete(id);
+      player.backoff?.delete(id);
       return value;
     };
     let result: unknown;
@@ -514,7 +511,7 @@ class Loop implements DeliveryLoop {
     // Items whose give failed wait for their own time; the run that gives them again comes then.
     let held = 0;
     let retry = Number.POSITIVE_INFINITY;
-    for (const at of player.retryAt.values()) {
+    for (const { at } of player.backoff?.values() ?? []) {
       if (at <= now) continue;
       held += 1;
       retry = Math.min(retry, at);
