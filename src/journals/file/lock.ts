@@ -11,7 +11,7 @@ import { link, open, readdir, readlink, realpath, rename, stat, unlink, type Fil
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { JournalError } from '../../errors.js';
-import { OWNER_ONLY, bridgeTrust, checkOwnFile, walkTrusted, type Trust } from './trust.js';
+import { OWNER_ONLY, bridgeTrust, checkOwnFile, remember, walkTrusted, type Trust } from './trust.js';
 
 /**
  * The file system calls the journal makes through this object rather than directly, so
@@ -241,10 +241,10 @@ export async function checkOneName(file: FileHandle, journal: string, name: stri
 
 /** A journal file with more than one name: refused by the journal, and by the staff's reader (its lock could be under any name). */
 export function manyNames(name: string, nlink: number | bigint): JournalError {
-  return new JournalError(
+  return remember(new JournalError(
     `FileJournal: ${name} has ${nlink} names (hard links): another process could hold the same file under another name, and the two would overwrite each other's records. Give the journal one name (remove the other links: find / -samefile ${name}); nothing was read or changed`,
     { path: name },
-  );
+  ));
 }
 
 /**
@@ -427,7 +427,7 @@ async function read(journal: string, path: string, trust: Trust, dirOwner?: numb
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP' && NOFOLLOW !== 0) {
-      throw new JournalError(`FileJournal: ${journal}: the lock file ${path} is a symbolic link, which this SDK never makes: another local user could have planted it, so nothing was read or written. Remove it if no process uses the journal.`, { path: journal });
+      throw remember(new JournalError(`FileJournal: ${journal}: the lock file ${path} is a symbolic link, which this SDK never makes: another local user could have planted it, so nothing was read or written. Remove it if no process uses the journal.`, { path: journal }));
     }
     throw new JournalError(`FileJournal: could not read the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
   }

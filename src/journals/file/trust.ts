@@ -53,8 +53,22 @@ const octal = (mode: number | bigint) => `0${(Number(mode) & 0o7777).toString(8)
 /** Writable by its group or others, without the sticky bit that stops them renaming or removing what is not theirs. */
 const othersCanWrite = (mode: number | bigint) => (Number(mode) & 0o022) !== 0 && (Number(mode) & STICKY) === 0;
 
+/** The errors {@link refuse} made: a reader tells a refusal from a failure to read. */
+const refusals = new WeakSet<object>();
+
+/** Whether `error` is a refusal of a file another user could have planted (not a failure to read it). */
+export function isRefusal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && refusals.has(error);
+}
+
 function refuse(name: string, what: string, todo: string): JournalError {
-  return new JournalError(`FileJournal: ${name}: ${what}; another local user could have planted or changed it, so nothing was read or written. ${todo}`, { path: name });
+  return remember(new JournalError(`FileJournal: ${name}: ${what}; another local user could have planted or changed it, so nothing was read or written. ${todo}`, { path: name }));
+}
+
+/** Marks a refusal made elsewhere (a lock file that is a link, a file with several names). */
+export function remember(error: JournalError): JournalError {
+  refusals.add(error);
+  return error;
 }
 
 function trusts(trust: Trust, uid: number | bigint, also?: number | bigint): boolean {
