@@ -9,9 +9,10 @@
  */
 import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
 import { FileJournal } from '../../src/journals/file/journal.js';
+import { fsCalls } from '../../src/journals/file/lock.js';
 import { scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 import { needsRoot, secondUser } from '../support/second-user.js';
@@ -27,6 +28,9 @@ beforeAll(() => {
 });
 afterAll(() => {
   process.umask(umask);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 /** The journal's refusal of `path`: a JournalError naming it, and nothing created beside it. */
@@ -185,8 +189,10 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     chmodSync(dirname(path), 0o1777);
     writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: (await import('node:os')).hostname(), since: '2026-01-01T00:00:00Z' }));
     chownSync(`${path}.lock`, other.uid, other.gid);
+    const opened = vi.spyOn(fsCalls, 'open');
     const error = await refused(path, new RegExp(`the lock file ${path}\\.lock is owned by user ${other.uid} \\(mode 0644\\)`));
     expect(error.message).not.toMatch(/in use by process/);
+    expect(opened).not.toHaveBeenCalled(); // not even a draft of our own lock was written
   });
 
   it('a lock file of another user naming a dead process: refused too, never taken over as stale', async () => {
@@ -202,6 +208,16 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     const path = file();
     chownSync(dirname(path), other.uid, other.gid);
     await refused(path, new RegExp(`the directory ${dirname(path)} is owned by user ${other.uid} \\(mode 0755\\)`));
+  });
+
+  it('a lock file that is a symbolic link (to a file of root): refused, never followed, nothing written', async () => {
+    const path = file();
+    const target = join(dirname(path), 'elsewhere');
+    writeFileSync(target, JSON.stringify({ pid: process.ppid, host: 'h' }));
+    symlinkSync(target, `${path}.lock`);
+    const opened = vi.spyOn(fsCalls, 'open');
+    await refused(path, /the lock file .*\.lock is a symbolic link, which this SDK never makes/);
+    expect(opened).not.toHaveBeenCalled();
   });
 
   it('a compaction keeps the group a reader is in (chgrp), and the mode', async () => {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, statSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
-import { link, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, lstat, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { JournalError } from '../../errors.js';
@@ -284,6 +284,8 @@ export class FileLock {
     }
     hold(journal, name, () => {});
     try {
+      // A lock another user planted is refused before anything is written (a draft included).
+      await checkLockName(name, path);
       // A few rounds: each either takes the lock, fails, or removes a stale lock that another
       // process may have replaced meanwhile.
       for (let round = 0; round < 5; round++) {
@@ -414,6 +416,18 @@ async function create(journal: string, path: string, mode: number): Promise<{ de
   return { dev: identity.dev, ino: identity.ino };
 }
 
+/** Refuses an existing lock file that is a symbolic link or another user's, by its name (read() checks what it opens again). */
+async function checkLockName(journal: string, path: string): Promise<void> {
+  const found = await lstat(path).catch(() => undefined);
+  if (found === undefined) return;
+  if (found.isSymbolicLink()) throw symlinkedLock(journal, path);
+  if (found.isFile()) checkOwnFile(found, 'lock file', path, journal, bridgeTrust());
+}
+
+function symlinkedLock(journal: string, path: string): JournalError {
+  return remember(new JournalError(`FileJournal: ${journal}: the lock file ${path} is a symbolic link, which this SDK never makes: another local user could have planted it, so nothing was read or written. Remove it if no process uses the journal.`, { path: journal }));
+}
+
 /**
  * Reads a lock file and its identity from one open handle; `undefined` when it is gone.
  * A symbolic link, or a file of another user (`trust`), is refused before it is read:
@@ -427,7 +441,7 @@ async function read(journal: string, path: string, trust: Trust, dirOwner?: numb
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP' && NOFOLLOW !== 0) {
-      throw remember(new JournalError(`FileJournal: ${journal}: the lock file ${path} is a symbolic link, which this SDK never makes: another local user could have planted it, so nothing was read or written. Remove it if no process uses the journal.`, { path: journal }));
+      throw symlinkedLock(journal, path);
     }
     throw new JournalError(`FileJournal: could not read the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
   }
