@@ -6,10 +6,12 @@
  * engine refuses it). The cases about another user chown files to a second Unix user, so
  * they need root (CI runs as root).
  */
-import { chmodSync, chownSync, linkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
 import { runCli } from '../support/cli.js';
@@ -30,6 +32,7 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const now = () => Date.parse('2026-01-01T00:00:00Z');
 const put = (id: string, player = 'Ann') => `${JSON.stringify({ op: 'put', entry: journalLine(id, player) })}\n`;
 
@@ -142,5 +145,45 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     const r = await runCli(['journal', 'resolve', 'Ann', '--note', 'checked', '--by', 'mod', '--file', path], now);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`the lock file ${path}.lock is owned by user ${other.uid}`);
+    expect(readFileSync(path, 'utf8')).toBe(put('a'));
   });
+
+  /** The real `teamgames` as the second user (staff, in the journal's group), its exit code and output. */
+  async function asStaff(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
+      cwd: ROOT,
+      uid: other.uid,
+      gid: other.gid,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, stdout, stderr };
+  }
+
+  it("staff in a mode 0o640 journal's group read it as their own user (the directory's owner is the bridge's user); a file of anyone else there is refused", async () => {
+    const bridgeUid = 4243; // a third user: the bridge's
+    const path = await tempPath();
+    chmodSync(dirname(path), 0o755);
+    const folder = join(dirname(path), 'bridge');
+    mkdirSync(folder);
+    const journalPath = join(folder, 'journal.jsonl');
+    writeFileSync(journalPath, put('a', 'Zezima'), { mode: 0o640 });
+    chownSync(folder, bridgeUid, other.gid);
+    chmodSync(folder, 0o750);
+    chownSync(journalPath, bridgeUid, other.gid);
+    const read = await asStaff(['journal', 'pending', '--file', journalPath, '--json']);
+    expect(read.stderr).toBe('');
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain('Zezima');
+
+    chownSync(journalPath, bridgeUid + 1, other.gid);
+    const refused = await asStaff(['journal', 'pending', '--file', journalPath]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`the journal ${journalPath} is owned by user ${bridgeUid + 1} (mode 0640), not by this process's user (${other.uid}) or root`);
+  }, 20_000);
 });
