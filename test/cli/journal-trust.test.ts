@@ -7,7 +7,7 @@
  * they need root (CI runs as root).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -85,6 +85,21 @@ describe('status through another name of the journal (point 6)', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/has 2 names \(hard links\)/);
     }
+  });
+});
+
+describe('a lock file that is a symbolic link', () => {
+  it('status: the lock refused (never followed to what it names), exit 1', async () => {
+    const path = await tempPath();
+    writeFileSync(path, put('a'));
+    const elsewhere = join(dirname(path), 'elsewhere');
+    writeFileSync(elsewhere, JSON.stringify({ pid: process.pid, host: hostname() }));
+    symlinkSync(elsewhere, `${path}.lock`);
+    const r = await runCli(['journal', 'status', '--file', path, '--json'], now);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { journal: { lock: { state: string; problem: string } } };
+    expect(report.journal.lock.state).toBe('refused');
+    expect(report.journal.lock.problem).toContain(`the lock file ${path}.lock is a symbolic link, which this SDK never makes`);
   });
 });
 
