@@ -7,7 +7,7 @@
  * the mode and what to do. The cases about another user chown files to a second Unix
  * user, so they need root (CI runs as root).
  */
-import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
@@ -218,6 +218,40 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     const opened = vi.spyOn(fsCalls, 'open');
     await refused(path, /the lock file .*\.lock is a symbolic link, which this SDK never makes/);
     expect(opened).not.toHaveBeenCalled();
+  });
+
+  it('a journal given to another user between the check and the open: refused on what was opened, nothing read', async () => {
+    const path = file();
+    writeFileSync(path, put('a'));
+    const realOpen = fsCalls.open;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, ...rest) => {
+      if (target === path) chownSync(path, other.uid, other.gid);
+      return realOpen(target, ...rest);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toContain(`the journal ${path} is owned by user ${other.uid}`);
+    expect(existsSync(`${path}.lock`)).toBe(false); // released
+  });
+
+  it('a journal another user creates between "missing" and our exclusive create: that one is opened and refused, never written', async () => {
+    const path = file();
+    const realOpen = fsCalls.open;
+    let first = true;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, ...rest) => {
+      if (target === path && first) {
+        first = false;
+        const missing = await realOpen(target, ...rest).catch((e: unknown) => e); // ENOENT
+        writeFileSync(path, put('invoice:planted', 'Mallory'));
+        chownSync(path, other.uid, other.gid);
+        throw missing;
+      }
+      return realOpen(target, ...rest);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toContain(`the journal ${path} is owned by user ${other.uid}`);
+    expect(readFileSync(path, 'utf8')).toBe(put('invoice:planted', 'Mallory'));
   });
 
   it('a compaction keeps the group a reader is in (chgrp), and the mode', async () => {
