@@ -8,7 +8,9 @@
  */
 import { userInfo } from 'node:os';
 import { FileJournal } from '../journals/file/journal.js';
-import { inspectLock, realFile, type LockState } from '../journals/file/lock.js';
+import { stat } from 'node:fs/promises';
+import { inspectLock, manyNames, realFile, type LockState } from '../journals/file/lock.js';
+import { checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
 import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
 import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
 import { inspectEntries, inspectJournal, resolveWindow, type JournalInspection } from '../delivery/staff.js';
@@ -59,10 +61,22 @@ Options:
 Nothing is created: a missing file or a database without the journal's table is
 reported, not made.
 
+A journal file is read only if it is the bridge's own, by the rules the bridge itself
+applies (anything else may have been planted by another local user, and is refused
+with exit 1 before it is read, saying the path, the owner's uid, the mode and what to
+do): the file and its lock belong to you, root, or the owner of the journal's
+directory (the bridge's user, when staff read a mode 0640 journal as their own user),
+and neither is writable by group or others; every symbolic link on the way belongs to
+you, root or the owner of the folder it sits in; every directory from the journal's up
+to / belongs to one of those users and is not writable by group or others unless it
+has the sticky bit (as /tmp); the file has one name (a hard link is refused, as the
+bridge refuses it: its lock could be beside any of its names).
+
 Exit codes:
   0  done
   1  failure: the journal cannot be read (missing, damaged, no table, no driver), the
-     player has no open window (or not the one given), or the file is held by a bridge
+     player has no open window (or not the one given), the file is held by a bridge,
+     or the file or its lock is refused as not the bridge's own (see below)
   2  usage: unknown option, missing or bad argument, not exactly one journal
   6  the answer could not be written to stdout: it was written to stderr instead, after
      one line saying so (a resolve in it took effect)
@@ -204,7 +218,7 @@ interface FileHealth {
   bytes?: number;
   lines?: number;
   tornBytes?: number;
-  lock: LockState | { state: 'unreadable'; problem: string };
+  lock: LockState | { state: 'unreadable'; problem: string } | { state: 'refused'; problem: string };
 }
 
 /** One journal the command reads (and, for resolve, writes). */
@@ -239,8 +253,10 @@ function fileSource(path: string): Source {
         const problem = oneLine(error);
         return { problem, health: { kind: 'file', path, readable: false, problem, lock: await lockOf(path) } };
       }
-      const health: FileHealth = { kind: 'file', path, readable: true, bytes: snapshot.bytes, lines: snapshot.lines, tornBytes: snapshot.tornBytes, lock: await lockOf(path) };
-      return { seen: inspectEntries(snapshot.entries, now), health };
+      const lock = await lockOf(path, snapshot);
+      const health: FileHealth = { kind: 'file', path, readable: true, bytes: snapshot.bytes, lines: snapshot.lines, tornBytes: snapshot.tornBytes, lock };
+      // A lock file another user could have planted fails the command, as a planted journal does.
+      return { seen: inspectEntries(snapshot.entries, now), health, ...(lock.state === 'refused' ? { problem: lock.problem } : {}) };
     },
     async inspect(now) {
       // A consistent read of the file as it is: no lock taken, nothing changed.
@@ -250,7 +266,7 @@ function fileSource(path: string): Source {
     async resolve(input, now) {
       // The file must exist (a FileJournal would create it), and no live process hold it.
       const snapshot = await readFileSnapshot(path);
-      const lock = await inspectLock(snapshot.realPath);
+      const lock = await inspectLock(snapshot.realPath, readerTrust(), snapshot.dirOwner);
       if (lock.state === 'held' && lock.running !== false) {
         const where = lock.running === undefined ? `on host ${lock.host} (another host: whether it runs cannot be told from here)` : `on this host (running)`;
         throw new CommandFailure(
@@ -269,12 +285,21 @@ function fileSource(path: string): Source {
   };
 }
 
-/** Who holds the file's lock, read without touching it. */
-async function lockOf(path: string): Promise<FileHealth['lock']> {
+/**
+ * Who holds the file's lock, read without touching it, by the reader's rules (a lock file
+ * another user could have planted is `refused`). A file with several names is `refused`
+ * too: its lock could be beside any of them, so "free" could be false.
+ */
+async function lockOf(path: string, snapshot?: FileSnapshot): Promise<FileHealth['lock']> {
   try {
-    return await inspectLock(await realFile(path));
+    const trust = readerTrust();
+    const real = snapshot?.realPath ?? (await realFile(path, trust));
+    const dirOwner = snapshot === undefined ? (await checkJournalPath(real, path, trust)).dirOwner : snapshot.dirOwner;
+    const names = (await stat(real).catch(() => undefined))?.nlink ?? 1;
+    if (names > 1) throw manyNames(path, names);
+    return await inspectLock(real, trust, dirOwner);
   } catch (error) {
-    return { state: 'unreadable', problem: oneLine(error) };
+    return { state: isRefusal(error) ? 'refused' : 'unreadable', problem: oneLine(error) };
   }
 }
 
@@ -446,6 +471,8 @@ function lockText(lock: FileHealth['lock']): string {
       return `${lock.path} does not name its holder`;
     case 'unreadable':
       return `unknown: ${lock.problem}`;
+    case 'refused':
+      return `refused: ${lock.problem}`;
     case 'held': {
       const since = lock.since === '' ? '' : ` since ${lock.since}`;
       const state = lock.running === true ? 'running' : lock.running === false ? 'gone: its lock is stale, the next open takes it over' : 'another host: cannot tell whether it runs';

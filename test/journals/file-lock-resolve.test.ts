@@ -1,8 +1,9 @@
 /**
  * The file journal's lock (src/journals/file/lock.ts) when resolving or identifying the file
- * meets what a real file system rarely shows on demand: an I/O error from realpath, readlink
- * or stat, a file created between two looks, a cycle of links that realpath calls missing,
- * two files with one inode number on two devices. Each is made by one call of
+ * meets what a real file system rarely shows on demand: an I/O error from lstat, readlink
+ * or stat, a file created between two looks, a cycle of links, two files with one inode
+ * number on two devices. (On Unix the path is resolved one name at a time,
+ * src/journals/file/trust.ts, checking each link's owner: realpath is Windows' way.) Each is made by one call of
  * node:fs/promises answering otherwise, once; every other call is the real one.
  */
 import * as fsSync from 'node:fs';
@@ -18,7 +19,7 @@ import { journalLine } from '../support/journal.js';
 // unless a test says otherwise.
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
-  return { ...real, realpath: vi.fn(real.realpath), readlink: vi.fn(real.readlink), stat: vi.fn(real.stat) };
+  return { ...real, lstat: vi.fn(real.lstat), readlink: vi.fn(real.readlink), stat: vi.fn(real.stat) };
 });
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
@@ -27,7 +28,7 @@ vi.mock('node:fs', async (importOriginal) => {
 const realStatSync = (await vi.importActual<typeof import('node:fs')>('node:fs')).statSync;
 const real = await vi.importActual<typeof import('node:fs/promises')>('node:fs/promises');
 const mocked = {
-  realpath: vi.mocked(fs.realpath as (path: string) => Promise<string>),
+  lstat: vi.mocked(fs.lstat as (path: string) => Promise<unknown>),
   readlink: vi.mocked(fs.readlink as (path: string) => Promise<string>),
   stat: vi.mocked(fs.stat as (path: string, options?: { bigint?: boolean }) => Promise<unknown>),
   statSync: vi.mocked(fsSync.statSync as (path: string, options?: { bigint?: boolean }) => unknown),
@@ -39,7 +40,7 @@ const onAnotherDevice = (stats: fsSync.BigIntStats) =>
 const { file, journal } = scratchJournals('file-lock-resolve');
 const beside = (path: string) => readdirSync(dirname(path)).sort();
 afterEach(async () => {
-  mocked.realpath.mockReset().mockImplementation(real.realpath as (path: string) => Promise<string>);
+  mocked.lstat.mockReset().mockImplementation(real.lstat as (path: string) => Promise<unknown>);
   mocked.readlink.mockReset().mockImplementation(real.readlink as (path: string) => Promise<string>);
   mocked.stat.mockReset().mockImplementation(real.stat as (path: string) => Promise<unknown>);
   mocked.statSync.mockReset().mockImplementation(realStatSync as (path: string) => unknown);
@@ -56,45 +57,49 @@ async function refused(path: string, message: string | RegExp): Promise<JournalE
 }
 
 describe('resolving the journal path when a call fails', () => {
-  it('realpath failing with an I/O error (not "missing"): refused with that error, nothing locked', async () => {
+  it('lstat failing with an I/O error (not "missing"): refused with that error, nothing locked', async () => {
     const path = file();
-    mocked.realpath.mockImplementation(async (target) => {
+    mocked.lstat.mockImplementation(async (target) => {
       if (target === path) throw fsError('EIO');
-      return real.realpath(target);
+      return real.lstat(target);
     });
     await refused(path, `FileJournal: could not open ${path}: EIO`);
   });
 
-  it('readlink failing with an I/O error (not "missing", not "no link"): refused with that error', async () => {
+  it('readlink failing with an I/O error: refused with that error', async () => {
     const path = file();
+    const link = join(dirname(path), 'link.jsonl');
+    symlinkSync('journal.jsonl', link);
     mocked.readlink.mockRejectedValueOnce(fsError('EIO'));
-    await refused(path, `FileJournal: could not open ${path}: EIO`);
+    const error = await journal(link).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toBe(`FileJournal: could not open ${link}: EIO: injected failure`);
+    expect(beside(path)).toEqual(['link.jsonl']);
   });
 
-  it('a file created between realpath (missing) and readlink (no link): opened and locked as itself', async () => {
+  it('a file created between resolving its name (missing) and opening it: opened and locked as itself', async () => {
     const path = file();
     writeFileSync(path, `${JSON.stringify({ op: 'put', entry: journalLine('a') })}\n`);
-    mocked.realpath.mockImplementationOnce(async () => {
+    let once = true;
+    mocked.lstat.mockImplementation(async (target) => {
+      if (target !== path || !once) return real.lstat(target);
+      once = false;
       throw fsError('ENOENT');
     });
     expect((await journal(path).pending()).map((e) => e.deliveryId)).toEqual(['a']);
     expect(beside(path)).toEqual(['journal.jsonl', 'journal.jsonl.lock']);
   });
 
-  it('a cycle of links that realpath keeps calling missing: refused after 41 links (ELOOP), never looping forever', async () => {
+  it('a cycle of links: refused after 40 links (ELOOP), never looping forever', async () => {
     const path = file();
     const other = join(dirname(path), 'other.jsonl');
     symlinkSync(basename(other), path);
     symlinkSync(basename(path), other);
-    mocked.realpath.mockImplementation(async (target) => {
-      if (target === path || target === other) throw fsError('ENOENT');
-      return real.realpath(target);
-    });
     const error = await journal(path).pending().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalError);
-    expect((error as Error).message).toBe(`FileJournal: could not open ${path}: too many levels of symbolic links resolving ${path}`);
+    expect((error as Error).message).toBe(`FileJournal: could not open ${path}: ELOOP: too many levels of symbolic links resolving ${path}`);
     expect(((error as JournalError).cause as NodeJS.ErrnoException).code).toBe('ELOOP');
-    expect(mocked.readlink).toHaveBeenCalledTimes(41);
+    expect(mocked.readlink).toHaveBeenCalledTimes(40);
     expect(beside(path)).toEqual(['journal.jsonl', 'other.jsonl']);
   });
 

@@ -7,13 +7,16 @@
  */
 import { resolve } from 'node:path';
 import { lazy } from '../../internal/lazy.js';
-import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger } from '../../internal/validate.js';
+import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger, describe, fail } from '../../internal/validate.js';
 import type { FileStore } from './store.js';
 import { checkEntries, type DeliveryJournal, type JournalEntry } from '../contract.js';
 
 const fileStore = lazy(() => import('./store.js'));
 
-const OPTIONS = ['compactAfter', 'fsync'] as const;
+const OPTIONS = ['compactAfter', 'fsync', 'mode'] as const;
+
+/** The modes a new journal may be created with: owner only, or readable by its group too. */
+const MODES = [0o600, 0o640] as const;
 
 /** Options of {@link FileJournal}. */
 export interface FileJournalOptions {
@@ -27,6 +30,14 @@ export interface FileJournalOptions {
    * only for throwaway runs (it is what makes the journal survive a power cut).
    */
   fsync?: boolean;
+  /**
+   * The permissions of a new journal file and of its lock file: `0o600` (the default: only
+   * the bridge's user reads them: player names, purchases and staff notes are nobody
+   * else's business) or `0o640` (the file's group may read them too, e.g. staff who run
+   * `teamgames journal status` as their own user). Applied whatever the umask. An existing
+   * journal keeps its mode, through compactions too (`chmod` it to change it).
+   */
+  mode?: 0o600 | 0o640;
 }
 
 /**
@@ -53,6 +64,17 @@ export interface FileJournalOptions {
  * {@link FileJournal.close} and the process's exit release it. Give each API key its own
  * file (invoice numbers are per game server).
  *
+ * The file is the bridge's own. A new journal and its lock are created owner-only (`0o600`,
+ * or `0o640` with the option `mode`), whatever the umask; a compaction keeps the file's
+ * mode and group. Before anything is read or written, the journal refuses with a
+ * {@link JournalError} (naming the path, its owner's uid and its mode, and what to do) what
+ * another local user could have planted: a journal or lock file owned by another user than
+ * this process's (root's files are trusted) or writable by its group or others, a symbolic
+ * link on the way owned by another user, a lock file that is a symbolic link, and a
+ * journal in a directory (or under one) that another user owns or that its group or
+ * others can write without the sticky bit (as OpenSSH checks `authorized_keys`). A lock
+ * file of another user is never taken for a holder, live or stale: it is refused.
+ *
  * @example
  * ```ts
  * import { FileJournal, StorefrontClient } from 'teamgames-sdk';
@@ -68,20 +90,26 @@ export class FileJournal implements DeliveryJournal {
   readonly path: string;
   readonly #compactAfter: number;
   readonly #fsync: boolean;
+  readonly #mode: number;
   #store: FileStore | undefined;
 
   /**
    * Opens nothing yet: the file is locked, read (and created) on first use.
    *
    * @throws InvalidInputError when `path` is not a non-blank string, or an option is
-   *   unknown or invalid (`compactAfter` a positive integer, `fsync` a boolean).
+   *   unknown or invalid (`compactAfter` a positive integer, `fsync` a boolean, `mode`
+   *   `0o600` or `0o640`).
    */
   constructor(path: string, options: FileJournalOptions = {}) {
     checkNonBlank(path, 'path');
-    const { compactAfter, fsync } = checkOptionsObject(options, OPTIONS, 'options');
+    const { compactAfter, fsync, mode } = checkOptionsObject(options, OPTIONS, 'options');
     this.path = resolve(path);
     this.#compactAfter = compactAfter === undefined ? 1_000 : checkPositiveInteger(compactAfter, 'options.compactAfter');
     this.#fsync = checkBoolean(fsync, 'options.fsync') ?? true;
+    if (mode !== undefined && !(MODES as readonly unknown[]).includes(mode)) {
+      fail('options.mode', `must be 0o600 (owner only, the default) or 0o640 (its group may read it too), got ${typeof mode === 'number' && Number.isInteger(mode) ? `0o${mode.toString(8)}` : describe(mode)}`);
+    }
+    this.#mode = mode ?? 0o600;
   }
 
   /**
@@ -133,7 +161,7 @@ export class FileJournal implements DeliveryJournal {
    */
   async #with<T>(run: (store: FileStore) => Promise<T>): Promise<T> {
     const { FileStore } = await fileStore();
-    this.#store ??= new FileStore(this.path, this.#compactAfter, this.#fsync);
+    this.#store ??= new FileStore(this.path, this.#compactAfter, this.#fsync, this.#mode);
     return run(this.#store);
   }
 }

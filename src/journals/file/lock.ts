@@ -7,10 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, statSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
-import { link, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, lstat, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { JournalError } from '../../errors.js';
+import { OWNER_ONLY, bridgeTrust, checkOwnFile, remember, walkTrusted, type Trust } from './trust.js';
 
 /**
  * The file system calls the journal makes through this object rather than directly, so
@@ -29,6 +30,28 @@ const MAX_LOCK_BYTES = 4096;
  * opened is checked to be a regular file before it is read.
  */
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
+/**
+ * Never follows a symbolic link at the last name: the journal opens real paths
+ * ({@link realFile}), so a link there was swapped in after the check.
+ */
+export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * Creates a file that must not exist yet (a planted file or link makes it fail), with
+ * `mode` whatever the umask (owner-only unless the journal's group may read it).
+ * `flags` are the access flags (write, append). @internal
+ */
+export async function createFile(path: string, flags: number, mode: number): Promise<FileHandle> {
+  const file = await fsCalls.open(path, flags | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode);
+  try {
+    await file.chmod(mode); // the umask narrows the mode given to open; some are wider than 022
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await fsCalls.unlink(path).catch(() => undefined);
+    throw error;
+  }
+  return file;
+}
 
 /** What a file is when it is not a regular file, for error messages; `undefined` for a regular file. */
 export function notRegular(stats: Stats | BigIntStats): string | undefined {
@@ -66,12 +89,28 @@ export async function checkRegular(path: string, name: string): Promise<void> {
  * or act) and again on the open handle (it may have been swapped in between).
  * `name` is the path the journal was given, for messages.
  */
-export async function openJournalFile(path: string, name: string): Promise<FileHandle> {
+export async function openJournalFile(path: string, name: string, mode = OWNER_ONLY): Promise<FileHandle> {
   await checkRegular(path, name);
-  const file = await fsCalls.open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NONBLOCK, 0o666);
+  const flags = constants.O_RDWR | constants.O_APPEND | NONBLOCK | NOFOLLOW;
+  let file: FileHandle | undefined;
+  // Twice at most: a file that appears between the two opens is opened, then checked.
+  for (let round = 0; file === undefined; round++) {
+    try {
+      file = await fsCalls.open(path, flags);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || round > 0) throw error;
+      file = await createFile(path, flags, mode).catch((created: NodeJS.ErrnoException) => {
+        if (created.code === 'EEXIST') return undefined;
+        throw created;
+      });
+    }
+  }
   try {
-    const what = notRegular(await file.stat());
+    const stats = await file.stat();
+    const what = notRegular(stats);
     if (what !== undefined) throw notAJournal(path, name, what);
+    // The check before opening, again on what was opened: it may have been swapped in between.
+    checkOwnFile(stats, 'journal', path, name, bridgeTrust());
   } catch (error) {
     await file.close().catch(() => undefined);
     throw error;
@@ -155,7 +194,9 @@ function unhold(journal: string): void {
  * process's registry. The file may not exist yet (it is created on first use): its
  * directory is resolved and a dangling link followed to the file it will create.
  */
-export async function realFile(path: string): Promise<string> {
+export async function realFile(path: string, trust: Trust = bridgeTrust()): Promise<string> {
+  // Each link's owner is checked as it is followed; without Unix owners, realpath does it.
+  if (trust.uid !== undefined) return walkTrusted(resolve(path), path, trust);
   let current = path;
   for (let links = 0; links <= 40; links++) {
     try {
@@ -195,12 +236,15 @@ export async function checkOneName(file: FileHandle, journal: string, name: stri
       );
     }
   }
-  if (own.nlink > 1n) {
-    throw new JournalError(
-      `FileJournal: ${name} has ${own.nlink} names (hard links): another process could hold the same file under another name, and the two would overwrite each other's records. Give the journal one name (remove the other links: find / -samefile ${name}); nothing was read or changed`,
-      { path: name },
-    );
-  }
+  if (own.nlink > 1n) throw manyNames(name, own.nlink);
+}
+
+/** A journal file with more than one name: refused by the journal, and by the staff's reader (its lock could be under any name). */
+export function manyNames(name: string, nlink: number | bigint): JournalError {
+  return remember(new JournalError(
+    `FileJournal: ${name} has ${nlink} names (hard links): another process could hold the same file under another name, and the two would overwrite each other's records. Give the journal one name (remove the other links: find / -samefile ${name}); nothing was read or changed`,
+    { path: name },
+  ));
 }
 
 /**
@@ -229,7 +273,7 @@ export class FileLock {
    * `<real path>.lock`, whatever name each process gave) or throws {@link JournalError}.
    * `name` is the path the journal was given, for messages.
    */
-  static async acquire(journal: string, name: string): Promise<FileLock> {
+  static async acquire(journal: string, name: string, mode = OWNER_ONLY): Promise<FileLock> {
     const path = `${journal}.lock`;
     const shown = name === journal ? name : `${name} (the file ${journal})`;
     const { held, names } = registry();
@@ -240,16 +284,18 @@ export class FileLock {
     }
     hold(journal, name, () => {});
     try {
+      // A lock another user planted is refused before anything is written (a draft included).
+      await checkLockName(name, path);
       // A few rounds: each either takes the lock, fails, or removes a stale lock that another
       // process may have replaced meanwhile.
       for (let round = 0; round < 5; round++) {
-        const created = await create(name, path);
+        const created = await create(name, path, mode);
         if (created !== undefined) {
           const lock = new FileLock(journal, path, created.dev, created.ino);
           hold(journal, name, () => lock.#releaseSync());
           return lock;
         }
-        const found = await read(name, path);
+        const found = await read(name, path, bridgeTrust());
         if (found === undefined) continue; // removed meanwhile
         if (found.holder === undefined) {
           throw new JournalError(
@@ -299,8 +345,8 @@ export class FileLock {
  * file that does not name its holder. `journal` is the real path ({@link realFile}).
  * @internal
  */
-export async function inspectLock(journal: string): Promise<LockState> {
-  const found = await read(journal, `${journal}.lock`);
+export async function inspectLock(journal: string, trust: Trust = bridgeTrust(), dirOwner?: number): Promise<LockState> {
+  const found = await read(journal, `${journal}.lock`, trust, dirOwner);
   if (found === undefined) return { state: 'free', path: `${journal}.lock` };
   if (found.holder === undefined) return { state: 'unknown', path: `${journal}.lock` };
   const { pid, host, since } = found.holder;
@@ -342,12 +388,12 @@ function isStale(holder: Holder): boolean {
  * process killed between creating a lock file and writing it left an empty lock that no
  * later start could tell from a live one.
  */
-async function create(journal: string, path: string): Promise<{ dev: bigint; ino: bigint } | undefined> {
+async function create(journal: string, path: string, mode: number): Promise<{ dev: bigint; ino: bigint } | undefined> {
   const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
   let identity: { dev: bigint; ino: bigint };
   let file: FileHandle | undefined;
   try {
-    file = await fsCalls.open(draft, 'wx');
+    file = await createFile(draft, constants.O_WRONLY, mode);
     const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
     await writeAll(file, Buffer.from(JSON.stringify(holder)));
     await file.sync();
@@ -370,13 +416,33 @@ async function create(journal: string, path: string): Promise<{ dev: bigint; ino
   return { dev: identity.dev, ino: identity.ino };
 }
 
-/** Reads a lock file and its identity from one open handle; `undefined` when it is gone. */
-async function read(journal: string, path: string): Promise<Found | undefined> {
+/** Refuses an existing lock file that is a symbolic link or another user's, by its name (read() checks what it opens again). */
+async function checkLockName(journal: string, path: string): Promise<void> {
+  const found = await lstat(path).catch(() => undefined);
+  if (found === undefined) return;
+  if (found.isSymbolicLink()) throw symlinkedLock(journal, path);
+  if (found.isFile()) checkOwnFile(found, 'lock file', path, journal, bridgeTrust());
+}
+
+function symlinkedLock(journal: string, path: string): JournalError {
+  return remember(new JournalError(`FileJournal: ${journal}: the lock file ${path} is a symbolic link, which this SDK never makes: another local user could have planted it, so nothing was read or written. Remove it if no process uses the journal.`, { path: journal }));
+}
+
+/**
+ * Reads a lock file and its identity from one open handle; `undefined` when it is gone.
+ * A symbolic link, or a file of another user (`trust`), is refused before it is read:
+ * its holder is not believed, and the file is never taken over as stale.
+ */
+async function read(journal: string, path: string, trust: Trust, dirOwner?: number): Promise<Found | undefined> {
   let file: FileHandle;
   try {
-    file = await fsCalls.open(path, constants.O_RDONLY | NONBLOCK);
+    file = await fsCalls.open(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP' && NOFOLLOW !== 0) {
+      throw symlinkedLock(journal, path);
+    }
     throw new JournalError(`FileJournal: could not read the lock file ${path}: ${(error as Error).message}`, { path: journal, cause: error });
   }
   try {
@@ -386,6 +452,7 @@ async function read(journal: string, path: string): Promise<Found | undefined> {
     if (what !== undefined) {
       throw new JournalError(`FileJournal: the lock file ${path} of ${journal} is ${what}, not a lock file; remove it (nothing was read)`, { path: journal });
     }
+    checkOwnFile(stats, 'lock file', path, journal, trust, dirOwner);
     // A holder is tiny: a larger file is not a lock of this SDK, and is never read whole.
     const data = await readAtMost(file, MAX_LOCK_BYTES);
     // Stryker disable next-line StringLiteral: a lock too large to read names no holder, whatever text stands for it
@@ -426,7 +493,7 @@ async function removeStale(journal: string, path: string, stale: Found): Promise
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw new JournalError(`FileJournal: could not remove the stale lock ${path}: ${(error as Error).message}`, { path: journal, cause: error });
   }
-  const moved = await read(journal, aside);
+  const moved = await read(journal, aside, bridgeTrust());
   if (moved !== undefined && moved.dev === stale.dev && moved.ino === stale.ino && moved.text === stale.text) {
     await fsCalls.unlink(aside).catch(() => undefined);
     return;

@@ -6,11 +6,13 @@
  * @internal
  */
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { JournalError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
-import { FileLock, MAX_JOURNAL_BYTES, checkOneName, checkRegular, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './lock.js';
+import { FileLock, MAX_JOURNAL_BYTES, checkOneName, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './lock.js';
+import { OWNER_ONLY, bridgeTrust, checkJournalPath } from './trust.js';
 import { entryProblem, type JournalEntry } from '../contract.js';
 
 /**
@@ -30,6 +32,8 @@ export class FileStore {
   readonly #path: string;
   readonly #compactAfter: number;
   readonly #fsync: boolean;
+  /** The mode of a new journal file (an existing one keeps its own). */
+  readonly #mode: number;
   #entries = new Map<string, JournalEntry>();
   #lines = 0;
   #size = 0;
@@ -39,10 +43,11 @@ export class FileStore {
   #tail: Promise<unknown> = Promise.resolve();
 
   /** Touches no file: the first call locks and reads it. */
-  constructor(path: string, compactAfter: number, fsync: boolean) {
+  constructor(path: string, compactAfter: number, fsync: boolean, mode = OWNER_ONLY) {
     this.#path = path;
     this.#compactAfter = compactAfter;
     this.#fsync = fsync;
+    this.#mode = mode;
   }
 
   /**
@@ -121,14 +126,19 @@ export class FileStore {
     const locked = this.#lock === undefined;
     if (this.#lock === undefined) {
       let real: string;
+      let lockMode: number;
       try {
+        // Whose it is, before anything is read or written (a lock file included).
         real = await realFile(this.#path);
+        const { found } = await checkJournalPath(real, this.#path, bridgeTrust());
         await checkRegular(real, this.#path);
+        // The lock is readable by whom the journal is (staff's `teamgames journal status`).
+        lockMode = found === undefined ? this.#mode : (found.mode & 0o640) | OWNER_ONLY;
       } catch (error) {
         if (error instanceof JournalError) throw error;
         throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
       }
-      this.#lock = await FileLock.acquire(real, this.#path);
+      this.#lock = await FileLock.acquire(real, this.#path, lockMode);
     }
     const lock = this.#lock;
     try {
@@ -151,7 +161,7 @@ export class FileStore {
   }
 
   async #read(real: string): Promise<void> {
-    const file = await openJournalFile(real, this.#path);
+    const file = await openJournalFile(real, this.#path, this.#mode);
     try {
       await checkOneName(file, real, this.#path);
       // Bounded: a journal is compacted long before this size; a larger file is refused.
@@ -224,7 +234,7 @@ export class FileStore {
     const data = Buffer.from([...this.#entries.values()].map((entry) => `${JSON.stringify({ op: 'put', entry } satisfies Line)}\n`).join(''));
     let out: FileHandle | undefined;
     try {
-      out = await fsCalls.open(temp, 'ax');
+      out = await this.#createLikeJournal(temp);
       await writeAll(out, data);
       await out.sync();
       await fsCalls.rename(temp, real);
@@ -240,6 +250,19 @@ export class FileStore {
     this.#lines = this.#entries.size;
     // Stryker disable next-line OptionalChaining: old is always set here (a compaction follows a successful write, which needs the open file)
     await old?.close().catch(() => undefined);
+  }
+
+  /**
+   * The compaction's temporary file, created exclusively (a planted file or link makes the
+   * compaction fail, and the old file stays in use) with the journal's own mode and group,
+   * so a compaction never widens or narrows who may read it (umask or not).
+   */
+  async #createLikeJournal(temp: string): Promise<FileHandle> {
+    const { mode, gid } = await (this.#file as FileHandle).stat();
+    const out = await createFile(temp, constants.O_WRONLY | constants.O_APPEND, mode & 0o755);
+    // The group a staff reader is in: kept when this process may (its own groups, or root).
+    await out.chown(-1, gid).catch(() => undefined);
+    return out;
   }
 }
 

@@ -1,0 +1,272 @@
+/**
+ * The journal is the bridge's own (issue #34 point 1; src/journals/file/trust.ts): new
+ * journals and their locks are owner-only whatever the umask (or group-readable when
+ * asked), a compaction keeps the file's mode and group, and what another local user could
+ * have planted (a journal, a lock, a symbolic link on the way, a directory they can write
+ * into or own) is refused before anything is read or written, saying the path, the owner,
+ * the mode and what to do. The cases about another user chown files to a second Unix
+ * user, so they need root (CI runs as root).
+ */
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InvalidInputError, JournalError } from '../../src/errors.js';
+import { FileJournal } from '../../src/journals/file/journal.js';
+import { fsCalls } from '../../src/journals/file/lock.js';
+import { scratchJournals } from '../support/file-journals.js';
+import { journalLine } from '../support/journal.js';
+import { needsRoot, secondUser } from '../support/second-user.js';
+
+const { file, journal } = scratchJournals('file-trust');
+const mode = (path: string) => statSync(path).mode & 0o7777;
+const put = (id: string, player = 'Ann') => `${JSON.stringify({ op: 'put', entry: journalLine(id, player) })}\n`;
+const beside = (path: string) => readdirSync(dirname(path)).sort();
+
+let umask: number;
+beforeAll(() => {
+  umask = process.umask(0o022); // the usual umask, under which files were created 0644
+});
+afterAll(() => {
+  process.umask(umask);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** The journal's refusal of `path`: a JournalError naming it, and nothing created beside it. */
+async function refused(path: string, message: RegExp, opened = path): Promise<JournalError> {
+  const before = beside(path);
+  const error = await journal(opened).pending().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(JournalError);
+  expect((error as JournalError).path).toBe(opened);
+  expect((error as Error).message).toMatch(message);
+  expect((error as Error).message).toContain('nothing was read or written');
+  expect(beside(path)).toEqual(before); // no lock, no journal created
+  return error as JournalError;
+}
+
+describe('modes of what the journal creates', () => {
+  it('a new journal and its lock are owner-only (0600) under umask 022', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.append([journalLine('a')]);
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}.lock`)).toBe(0o600);
+  });
+
+  it('with mode 0o640 the group may read them too; under umask 077 as well', async () => {
+    const path = file();
+    process.umask(0o077);
+    try {
+      await journal(path, { mode: 0o640 }).append([journalLine('a')]);
+    } finally {
+      process.umask(0o022);
+    }
+    expect(mode(path)).toBe(0o640);
+    expect(mode(`${path}.lock`)).toBe(0o640);
+  });
+
+  it('an existing journal keeps its mode, and its lock is readable by whom the journal is', async () => {
+    const path = file();
+    writeFileSync(path, put('a'), { mode: 0o640 });
+    chmodSync(path, 0o640);
+    await journal(path).pending();
+    expect(mode(path)).toBe(0o640);
+    expect(mode(`${path}.lock`)).toBe(0o640);
+  });
+
+  it.each([['0600', 0o600], ['0640', 0o640]])('a compaction keeps the mode the owner gave (%s), never 0644', async (_name, kept) => {
+    const path = file();
+    const j = journal(path, { compactAfter: 2 });
+    await j.append([journalLine('a')]);
+    chmodSync(path, kept);
+    await j.append([journalLine('b')]);
+    await j.acknowledge(['b']);
+    await j.append([journalLine('c')]);
+    await j.acknowledge(['c']); // 5 lines, 1 pending: compacted
+    expect(beside(path)).toEqual(['journal.jsonl', 'journal.jsonl.lock']);
+    expect(mode(path)).toBe(kept);
+    await j.close();
+    expect((await journal(path).pending()).map((e) => e.deliveryId)).toEqual(['a']);
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['0o644', 0o644, /must be 0o600 \(owner only, the default\) or 0o640 \(its group may read it too\), got 0o644/],
+    ['0o666', 0o666, /got 0o666/],
+    ['the string "0600"', '0600', /got "0600"/],
+    ['384.5', 384.5, /got 384.5/],
+  ])('mode %s: an InvalidInputError naming options.mode and the rule', (_name, value, rule) => {
+    const error = (() => {
+      try {
+        new FileJournal(file(), { mode: value as 0o600 });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).argument).toBe('options.mode');
+    expect((error as Error).message).toMatch(rule);
+  });
+});
+
+describe('directories another user can write into', () => {
+  it.each<[string, number]>([
+    ['writable by everyone, no sticky bit', 0o777],
+    ['writable by its group, no sticky bit', 0o770],
+  ])('the journal directory %s: refused before anything is created, saying what to do', async (_what, dirMode) => {
+    const path = file();
+    chmodSync(dirname(path), dirMode);
+    const error = await refused(path, /the directory .* can be written by its group or others and has no sticky bit/);
+    expect(error.message).toContain(`mode 0${dirMode.toString(8)}`);
+    expect(error.message).toContain(`chmod go-w ${dirname(path)}`);
+  });
+
+  it('a directory above it that everyone can write: refused too (it could be renamed away)', async () => {
+    const path = file();
+    const deep = join(dirname(path), 'deeper', 'journal.jsonl');
+    mkdirSync(dirname(deep), { mode: 0o700 });
+    chmodSync(dirname(path), 0o777);
+    await refused(deep, new RegExp(`the directory ${dirname(path)} .*can be written by its group or others`));
+  });
+
+  it('a sticky directory everyone can write (as /tmp): used, the journal and lock owner-only', async () => {
+    const path = file();
+    chmodSync(dirname(path), 0o1777);
+    await journal(path).append([journalLine('a')]);
+    expect(mode(path)).toBe(0o600);
+  });
+
+  it('a journal its group or others may write: refused, nothing read', async () => {
+    const path = file();
+    writeFileSync(path, put('a'));
+    chmodSync(path, 0o666);
+    await refused(path, /the journal .* \(owner \d+, mode 0666\) can be written by its group or others.*chmod go-w/);
+  });
+});
+
+describe('a lock file that is a symbolic link', () => {
+  it('a lock file that is a symbolic link (to a file of root): refused, never followed, nothing written', async () => {
+    const path = file();
+    const target = join(dirname(path), 'elsewhere');
+    writeFileSync(target, JSON.stringify({ pid: process.ppid, host: 'h' }));
+    symlinkSync(target, `${path}.lock`);
+    const opened = vi.spyOn(fsCalls, 'open');
+    await refused(path, /the lock file .*\.lock is a symbolic link, which this SDK never makes/);
+    expect(opened).not.toHaveBeenCalled();
+  });
+});
+
+const user = secondUser();
+describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user), () => {
+  const other = user ?? { uid: -1, gid: -1 };
+
+  it("a journal another user created first in a sticky directory (/tmp): refused before it is read, naming its owner and mode; no lock taken", async () => {
+    const path = file();
+    chmodSync(dirname(path), 0o1777);
+    writeFileSync(path, put('invoice:planted', 'Mallory')); // a grant that user chose
+    chownSync(path, other.uid, other.gid);
+    const error = await refused(path, new RegExp(`the journal ${path} is owned by user ${other.uid} \\(mode 0644\\), not by this process's user \\(0\\) or root`));
+    expect(error.message).toMatch(/move it away, and keep the journal in a directory only user 0 can write/);
+  });
+
+  it('a symbolic link another user planted where the journal goes: refused, never followed, nothing created where it points', async () => {
+    const path = file();
+    chmodSync(dirname(path), 0o1777);
+    const target = join(dirname(path), 'victim.txt');
+    symlinkSync(target, path);
+    lchownSync(path, other.uid, other.gid);
+    await refused(path, new RegExp(`the symbolic link ${path} on the way to the journal is owned by user ${other.uid}`));
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("a symbolic link of another user as a folder on the way: refused", async () => {
+    const path = file();
+    const folder = join(dirname(path), 'folder');
+    symlinkSync(dirname(path), folder);
+    lchownSync(folder, other.uid, other.gid);
+    await refused(path, /the symbolic link .*folder on the way to the journal is owned by user/, join(folder, 'journal.jsonl'));
+  });
+
+  it("a link of root or of this user is followed as before", async () => {
+    const path = file();
+    const link = join(dirname(path), 'link.jsonl');
+    symlinkSync('journal.jsonl', link);
+    await journal(link).append([journalLine('a')]);
+    expect(existsSync(`${path}.lock`)).toBe(true);
+  });
+
+  it('a lock file of another user naming a live process: refused as not ours (not "in use by"), and left alone', async () => {
+    const path = file();
+    chmodSync(dirname(path), 0o1777);
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: (await import('node:os')).hostname(), since: '2026-01-01T00:00:00Z' }));
+    chownSync(`${path}.lock`, other.uid, other.gid);
+    const opened = vi.spyOn(fsCalls, 'open');
+    const error = await refused(path, new RegExp(`the lock file ${path}\\.lock is owned by user ${other.uid} \\(mode 0644\\)`));
+    expect(error.message).not.toMatch(/in use by process/);
+    expect(opened).not.toHaveBeenCalled(); // not even a draft of our own lock was written
+  });
+
+  it('a lock file of another user naming a dead process: refused too, never taken over as stale', async () => {
+    const path = file();
+    chmodSync(dirname(path), 0o1777);
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 1, host: (await import('node:os')).hostname() }));
+    chownSync(`${path}.lock`, other.uid, other.gid);
+    await refused(path, /the lock file .*\.lock is owned by user/);
+    expect(statSync(`${path}.lock`).uid).toBe(other.uid);
+  });
+
+  it("the journal's directory owned by another user: refused (that user could swap the journal)", async () => {
+    const path = file();
+    chownSync(dirname(path), other.uid, other.gid);
+    await refused(path, new RegExp(`the directory ${dirname(path)} is owned by user ${other.uid} \\(mode 0755\\)`));
+  });
+
+  it('a journal given to another user between the check and the open: refused on what was opened, nothing read', async () => {
+    const path = file();
+    writeFileSync(path, put('a'));
+    const realOpen = fsCalls.open;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, ...rest) => {
+      if (target === path) chownSync(path, other.uid, other.gid);
+      return realOpen(target, ...rest);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toContain(`the journal ${path} is owned by user ${other.uid}`);
+    expect(existsSync(`${path}.lock`)).toBe(false); // released
+  });
+
+  it('a journal another user creates between "missing" and our exclusive create: that one is opened and refused, never written', async () => {
+    const path = file();
+    const realOpen = fsCalls.open;
+    let first = true;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, ...rest) => {
+      if (target === path && first) {
+        first = false;
+        const missing = await realOpen(target, ...rest).catch((e: unknown) => e); // ENOENT
+        writeFileSync(path, put('invoice:planted', 'Mallory'));
+        chownSync(path, other.uid, other.gid);
+        throw missing;
+      }
+      return realOpen(target, ...rest);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toContain(`the journal ${path} is owned by user ${other.uid}`);
+    expect(readFileSync(path, 'utf8')).toBe(put('invoice:planted', 'Mallory'));
+  });
+
+  it('a compaction keeps the group a reader is in (chgrp), and the mode', async () => {
+    const path = file();
+    const j = journal(path, { compactAfter: 2, mode: 0o640 });
+    await j.append([journalLine('a')]);
+    chownSync(path, 0, other.gid);
+    await j.append([journalLine('b')]);
+    await j.acknowledge(['b']);
+    await j.append([journalLine('c')]);
+    await j.acknowledge(['c']);
+    expect(beside(path)).toEqual(['journal.jsonl', 'journal.jsonl.lock']);
+    expect(statSync(path).gid).toBe(other.gid);
+    expect(mode(path)).toBe(0o640);
+  });
+});
