@@ -22,7 +22,8 @@ export type StorefrontErrorCode =
   | 'CLAIM_OUTCOME_UNKNOWN'
   | 'RESPONSE_TOO_LARGE'
   | 'JOURNAL_FAILED'
-  | 'NOT_RECONCILED';
+  | 'NOT_RECONCILED'
+  | 'WINDOW_ALREADY_RESOLVED';
 
 /**
  * The SDK operation an error or event belongs to: the name of the client method
@@ -362,6 +363,53 @@ export class NotReconciledError extends StorefrontError {
   }
 }
 
+/**
+ * {@link resolveWindow} found the window already resolved: another staff member (another
+ * admin command, another node, the `teamgames journal resolve` command) closed it first.
+ * Nothing was written; the first resolution stands, and this error says who made it, when
+ * and what they noted. Resolving is compare-and-set on every journal: of several resolves
+ * of one window at once, exactly one succeeds and every other gets this error.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await resolveWindow(journal, { windowId, by: 'mod:bob', note: 'granted VIP by hand' });
+ * } catch (error) {
+ *   if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
+ *     reply(`already handled by ${error.resolution.by} at ${new Date(error.resolution.at).toISOString()}: ${error.resolution.note}`);
+ *   } else throw error;
+ * }
+ * ```
+ * @see [Delivering purchases in game: what staff do](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#what-staff-do)
+ */
+export class WindowAlreadyResolvedError extends StorefrontError {
+  /** The window's id (`window:…`). */
+  readonly windowId: string;
+  /** The player whose window it is, exact name. */
+  readonly playerName: string;
+  /** The first resolution, as the journal keeps it: who, when (epoch ms), the note. */
+  readonly resolution: { readonly by: string; readonly at: number; readonly note: string };
+
+  /** @internal */
+  constructor(windowId: string, playerName: string, resolution: { by: string; at: number; note: string }) {
+    const note = resolution.note.length > 200 ? `${resolution.note.slice(0, 200)}…` : resolution.note;
+    super(
+      'WINDOW_ALREADY_RESOLVED',
+      `resolveWindow: window ${JSON.stringify(windowId)} of player ${JSON.stringify(playerName)} was already resolved by ${JSON.stringify(resolution.by)} at ${timeText(resolution.at)} (note: ${JSON.stringify(note)}); nothing was written, the first resolution stands`,
+    );
+    this.name = 'WindowAlreadyResolvedError';
+    this.windowId = windowId;
+    this.playerName = playerName;
+    this.resolution = { by: resolution.by, at: resolution.at, note: resolution.note };
+  }
+}
+
+/** An epoch time as ISO 8601, or the number as it is when no date has it (1e16). */
+function timeText(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms} (epoch ms, not a date)` : date.toISOString();
+}
+
 /** The error class of each {@link StorefrontErrorCode}, for {@link isStorefrontError}. */
 export interface StorefrontErrorByCode {
   /** {@link InvalidInputError} */
@@ -386,6 +434,8 @@ export interface StorefrontErrorByCode {
   JOURNAL_FAILED: JournalError;
   /** {@link NotReconciledError} */
   NOT_RECONCILED: NotReconciledError;
+  /** {@link WindowAlreadyResolvedError} */
+  WINDOW_ALREADY_RESOLVED: WindowAlreadyResolvedError;
 }
 
 /**

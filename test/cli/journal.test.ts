@@ -239,7 +239,7 @@ describe('teamgames journal resolve', () => {
     expect((await run(['journal', 'windows', '--file', path])).stdout).toBe('No open windows.\n');
   });
 
-  it('asks which window when the player has several (exit 2), resolves the one given, and fails when none is open (exit 1)', async () => {
+  it('asks which window when the player has several (exit 2), resolves the one given, exit 7 when resolved already, and fails when none is open (exit 1)', async () => {
     const path = await tempPath();
     const journal = new FileJournal(path);
     await lostClaim(client(journal), 'Eve');
@@ -254,8 +254,12 @@ describe('teamgames journal resolve', () => {
     expect(one.code).toBe(EXIT.OK);
     expect(JSON.parse(one.stdout)).toMatchObject({ deliveryId: ids[1], state: 'resolved', resolution: { by: 'mod:alice', note: 'n' } });
     expect((await inspectFile(path)).openWindows.map((w) => w.deliveryId)).toEqual([ids[0]]);
-    const wrong = await run(['journal', 'resolve', 'Eve', '--window', ids[1] as string, '--note', 'n', '--file', path]);
-    expect(wrong).toMatchObject({ code: EXIT.FAILURE, stderr: `teamgames journal: Eve has no open window ${ids[1]}; open: ${ids[0]}\n` });
+    // Resolved already: who came first (exit 7); an id that is not the player's: exit 1.
+    const again = await run(['journal', 'resolve', 'Eve', '--window', ids[1] as string, '--note', 'n', '--file', path]);
+    expect(again.code).toBe(EXIT.ALREADY_RESOLVED);
+    expect(again.stderr).toMatch(new RegExp(`^teamgames journal: ${ids[1]} of Eve was already resolved by mod:alice at .+: n\\. Nothing was written: the first resolution stands\\n$`));
+    const wrong = await run(['journal', 'resolve', 'Eve', '--window', 'window:nope', '--note', 'n', '--file', path]);
+    expect(wrong).toMatchObject({ code: EXIT.FAILURE, stderr: `teamgames journal: Eve has no window window:nope; open: ${ids[0]}\n` });
     const none = await run(['journal', 'resolve', 'Nobody', '--note', 'n', '--json', '--file', path]);
     expect(none.code).toBe(EXIT.FAILURE);
     expect(JSON.parse(none.stderr)).toEqual({ error: 'FAILURE', message: 'journal: Nobody has no open window (teamgames journal windows --all lists every window)' });
@@ -280,7 +284,7 @@ describe('teamgames journal: the command line', () => {
     [['journal', 'status', '--file', 'x', '--table', 't'], '--table applies to --postgres and --mysql, not --file'],
     [['journal', 'pending', '--all', '--file', 'x'], '--all does not apply to this command'],
     [['journal', 'status', '--note', 'n', '--file', 'x'], '--note does not apply to this command'],
-    [['journal', 'resolve', '--note', 'n', '--file', 'x'], 'missing <player>'],
+    [['journal', 'resolve', '--note', 'n', '--file', 'x'], 'missing <player> (or --window <id>)'],
     [['journal', 'status', 'extra', '--file', 'x'], 'unexpected argument "extra"'],
     [['journal', 'status', '--postgres', 'mysql://h/db'], '--postgres must be a postgres: or postgresql: URL, got mysql:'],
     [['journal', 'status', '--postgres', 'not a url'], '--postgres must be a URL (postgres://user:password@host/database), got something else'],

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DeliveryJournal, JournalEntry } from '../contract.js';
+import type { DeliveryJournal, JournalEntry, WindowResolution, WindowResolveOutcome } from '../contract.js';
 import { JournalError } from '../../errors.js';
 import { journalFailure, type SqlJournalOptions, type TableName } from '../sql/common.js';
 import { SqlJournalCore } from '../sql/journal.js';
@@ -156,6 +156,26 @@ export class MySqlJournal implements DeliveryJournal {
    */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
     await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id IN (?)`, [ids]));
+  }
+
+  /**
+   * Closes the window `windowId` only while it is open: one conditional `UPDATE … WHERE`
+   * its state is `unverified`, so of several resolves at once, from any node, exactly one
+   * writes (see {@link DeliveryJournal.resolveWindow}). No schema change: the state is
+   * read from the row's JSON (`JSON_EXTRACT`, MySQL 8.0 and MariaDB 10.5 alike).
+   *
+   * @throws JournalError when the database refuses or cannot be reached, or the row is
+   *   not an entry; nothing was written then.
+   */
+  async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+    const table = quoted(this.#core.options.table);
+    return this.#core.resolveWindow(
+      windowId,
+      resolution,
+      async (db, id) => ((await db.query(`SELECT entry FROM ${table} WHERE delivery_id = ?`, [id]))[0] as Array<{ entry: unknown }>)[0]?.entry,
+      async (db, id, entry) =>
+        ((await db.query(`UPDATE ${table} SET entry = ? WHERE delivery_id = ? AND JSON_UNQUOTE(JSON_EXTRACT(entry, '$.state')) = 'unverified'`, [entry, id]))[0] as { affectedRows?: number }).affectedRows ?? 0,
+    );
   }
 
   /**
