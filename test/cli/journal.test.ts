@@ -14,6 +14,8 @@ import { KEY, inProcessStore } from '../support/reliability.js';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import type { OutputStream } from '../../src/common/output.js';
 import { EXIT, USAGE, runTeamgames } from '../../src/cli/program.js';
+import type { JournalEntry } from '../../src/journals/contract.js';
+import { journalLine, journalWindow } from '../support/journal.js';
 
 const store = inProcessStore();
 const { mock, sleep, client } = store;
@@ -275,6 +277,77 @@ describe('teamgames journal resolve', () => {
   });
 });
 
+/** A journal file holding `entries`, closed (its lock released). */
+async function journalOf(entries: JournalEntry[]): Promise<string> {
+  const path = await tempPath();
+  const journal = new FileJournal(path);
+  await journal.append(entries);
+  await journal.close();
+  return path;
+}
+
+describe('teamgames journal resolve: one resolution per window, by id, bounded (issue #34)', () => {
+  it('resolves a window by its id alone whatever its player name holds (escape, bidi, newline); the name is shown escaped', async () => {
+    const name = 'Ann\u001b[2J\u202eevil\nforged';
+    const path = await journalOf([journalWindow('window:w1', name), journalLine('a')]);
+    // By the name: refused as a player name, with the way out.
+    const byName = await run(['journal', 'resolve', name, '--note', 'n', '--by', 'mod:alice', '--file', path]);
+    expect(byName.code).toBe(EXIT.USAGE);
+    expect(byName.stderr).toContain('resolve the window by its id instead: --window <id>');
+    const r = await run(['journal', 'resolve', '--window', 'window:w1', '--note', 'checked', '--by', 'mod:alice', '--file', path]);
+    expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:w1 of Ann\\u001b[2J\\u202eevil\\u000aforged (2026-01-01 00:00:00Z to 2026-01-01 00:00:10Z) by mod:alice: checked\n' });
+    expect((await inspectFile(path)).resolvedWindows).toEqual([{ ...journalWindow('window:w1', name), state: 'resolved', resolution: { by: 'mod:alice', at: mock.clock.now() + 60_000, note: 'checked' } }]);
+    const none = await run(['journal', 'resolve', '--window', 'window:nope', '--note', 'n', '--file', path]);
+    expect(none).toMatchObject({ code: EXIT.FAILURE, stderr: 'teamgames journal: no window window:nope in this journal (teamgames journal windows --all lists every window)\n' });
+  });
+
+  it('the second resolver exits 7 and reads who resolved it, when and their note; nothing is written', async () => {
+    const path = await journalOf([journalWindow('window:w1')]);
+    // First resolved in a bridge, through the API.
+    const bridge = new FileJournal(path);
+    const { resolveWindow } = await import('teamgames-sdk');
+    await resolveWindow(bridge, { windowId: 'window:w1', by: 'mod:alice', note: 'granted VIP\nby hand' }, { now: Date.UTC(2026, 0, 2, 3, 4, 5) });
+    await bridge.close();
+    const before = await readFile(path);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'nothing missing', '--by', 'mod:bob', '--file', path]);
+    expect(r).toEqual({
+      code: EXIT.ALREADY_RESOLVED,
+      stdout: '',
+      stderr: 'teamgames journal: window:w1 of Ann was already resolved by mod:alice at 2026-01-02 03:04:05Z: granted VIP\\u000aby hand. Nothing was written: the first resolution stands\n',
+    });
+    const json = await run(['journal', 'resolve', '--window', 'window:w1', '--note', 'n', '--by', 'mod:bob', '--json', '--file', path]);
+    expect(json.code).toBe(7);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: 'WINDOW_ALREADY_RESOLVED',
+      message: expect.stringContaining('already resolved by mod:alice'),
+      windowId: 'window:w1',
+      playerName: 'Ann',
+      resolution: { by: 'mod:alice', at: Date.UTC(2026, 0, 2, 3, 4, 5), note: 'granted VIP\nby hand' },
+    });
+    expect(await readFile(path)).toEqual(before);
+  });
+
+  it('exits 0 after it wrote, even when the window has a time no date holds (1e16), printed as its number', async () => {
+    const path = await journalOf([journalWindow('window:w1', 'Ann', { from: 1e16, to: 1e16 })]);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'checked', '--by', 'mod:alice', '--file', path]);
+    expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:w1 of Ann (10000000000000000 (not a date) to 10000000000000000 (not a date)) by mod:alice: checked\n' });
+    expect((await inspectFile(path)).resolvedWindows).toHaveLength(1);
+  });
+
+  it.each([
+    ['--note', 'x'.repeat(2001), 'invalid --note: must be at most 2000 characters, got 2001'],
+    ['--note', 'ok\u001b]0;owned\u0007', 'invalid --note: must not contain control characters other than line breaks and tabs, nor bidi-override characters'],
+    ['--by', 'b'.repeat(201), 'invalid --by: must be at most 200 characters, got 201'],
+    ['--by', 'mod:\u202ealice', 'invalid --by: must not contain control or bidi-override characters'],
+  ])('refuses %s beyond its bounds (exit 2), writing nothing', async (flag, value, message) => {
+    const path = await journalOf([journalWindow('window:w1')]);
+    const before = await readFile(path);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:alice', flag, value, '--file', path]);
+    expect(r).toEqual({ code: EXIT.USAGE, stdout: '', stderr: `teamgames journal: ${message} (see teamgames journal --help)\n` });
+    expect(await readFile(path)).toEqual(before);
+  });
+});
+
 describe('teamgames journal: the command line', () => {
   it.each([
     [['journal'], 'missing command (status, windows, pending or resolve)'],
@@ -307,6 +380,9 @@ describe('teamgames journal: the command line', () => {
     expect(help.code).toBe(EXIT.OK);
     expect(help.stdout).toMatch(/^Usage: teamgames journal <command> \(--file <path> \| --postgres <url> \| --mysql <url>\)/);
     expect(help.stdout).toContain('resolve from the bridge itself');
+    expect(help.stdout).toContain('resolve --window <id> --note <text> [--by <name>]');
+    expect(help.stdout).toMatch(/^  7  resolve: the window was already resolved; nothing was written/m);
+    expect(USAGE).toMatch(/^  7  journal resolve: the window was already resolved/m);
   });
 });
 
