@@ -24,7 +24,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       const id = `window:r${round}`;
       await nodes[0]!.append([journalWindow(id)]);
       const results = await Promise.allSettled(
-        Array.from({ length: 6 }, (_, i) => resolveWindow(nodes[i % 2]!, { windowId: id, by: `mod:${i}`, note: `note ${i}` }, { now: 1_000 + i })),
+        Array.from({ length: 6 }, (_, i) => resolveWindow(nodes[i % 2]!, { playerName: 'Ann', windowId: id, by: `mod:${i}`, note: `note ${i}` }, { now: 1_000 + i })),
       );
       const won = results.filter((r): r is PromiseFulfilledResult<JournalWindow> => r.status === 'fulfilled');
       expect(won).toHaveLength(1);
