@@ -380,7 +380,7 @@ export class NotReconciledError extends StorefrontError {
  *   } else throw error;
  * }
  * ```
- * @see [Delivering purchases in game: what staff do](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#what-staff-do)
+ * @see [Delivering purchases in game: what staff do](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#unverified-what-staff-do)
  */
 export class WindowAlreadyResolvedError extends StorefrontError {
   /** The window's id (`window:…`). */
