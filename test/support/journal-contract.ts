@@ -102,7 +102,11 @@ export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJo
     expect(await journal.pending('Ann')).toEqual([journalLine('a')]);
     await close(journal);
   });
+  resolutionContract(make, close);
+}
 
+/** One resolution per window (issue #34): the journal's compare-and-set, through resolveWindow. */
+function resolutionContract(make: () => DeliveryJournal | Promise<DeliveryJournal>, close: (journal: DeliveryJournal) => Promise<void>): void {
   it('resolves a window once: of 6 resolves at once exactly one writes, the others learn who came first, and the first resolution is kept', async () => {
     const journal = await make();
     await journal.append([journalWindow('window:w1'), journalLine('a')]);
