@@ -200,7 +200,9 @@ async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Pain
 /** What the second resolver reads: who came first, when, and their note, on one line. */
 function alreadyResolvedText(error: WindowAlreadyResolvedError): string {
   const { by, at, note } = error.resolution;
-  return `${error.windowId} of ${shown(error.playerName)} was already resolved by ${shown(by)} at ${time(at)}: ${shown(note)}. Nothing was written: the first resolution stands`;
+  // A note written before the bounds (or by another tool) may be huge: --json has it whole.
+  const cut = note.length > 2_000 ? `${note.slice(0, 2_000)}… (${note.length - 2_000} more characters: --json shows them)` : note;
+  return `${shown(error.windowId)} of ${shown(error.playerName)} was already resolved by ${shown(by.slice(0, 200))} at ${time(at)}: ${shown(cut)}. Nothing was written: the first resolution stands`;
 }
 
 /** Text from a journal on one line: control and bidi-override characters escaped (`\u001b`). */

@@ -229,13 +229,21 @@ export async function resolveWindow(journal: DeliveryJournal, input: ResolveWind
   } catch (error) {
     throw isStorefrontError(error) ? error : new JournalError(`resolveWindow: the journal could not record the resolution (${(error as Error).message})`, { cause: error });
   }
-  if (result.outcome === 'notFound') fail('input.windowId', `must name a window in the journal; there is none with the id ${describe(id)}`);
-  const problem = entryProblem(result.window);
-  if (problem !== undefined || (result.window.state !== 'resolved' && result.window.state !== 'unverified')) {
-    throw new JournalError(`resolveWindow: the journal answered with a record that is not a window (${problem ?? 'not a window'}); it is damaged or was changed outside the SDK`);
+  if (result?.outcome === 'notFound') fail('input.windowId', `must name a window in the journal; there is none with the id ${describe(id)}`);
+  const window = checkedOutcome(result, id);
+  if (result.outcome === 'alreadyResolved') throw alreadyResolved(window);
+  return window;
+}
+
+/** The window of a journal's answer, checked like any record read back (a journal of your own may answer anything). */
+function checkedOutcome(result: WindowResolveOutcome | undefined, id: string): JournalWindow {
+  const answer = result as { outcome?: unknown; window?: unknown } | undefined;
+  const window = answer?.window as JournalWindow | undefined;
+  const problem = answer?.outcome !== 'resolved' && answer?.outcome !== 'alreadyResolved' ? `outcome is ${describe(answer?.outcome)}` : entryProblem(window);
+  if (problem !== undefined || window?.state !== 'resolved' || window.deliveryId !== id) {
+    throw new JournalError(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window ${JSON.stringify(id)} (${problem ?? `state ${describe(window?.state)}, id ${describe(window?.deliveryId)}`}); it is damaged or does not keep the DeliveryJournal contract`);
   }
-  if (result.outcome === 'alreadyResolved') throw alreadyResolved(result.window);
-  return result.window;
+  return window;
 }
 
 /** The id of the player's one open window, or the error that says why there is none to resolve. */

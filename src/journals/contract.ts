@@ -212,6 +212,23 @@ const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming',
 const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark']);
 
 /**
+ * The arguments of a journal's `resolveWindow`, checked as an append checks its entries:
+ * a resolution the next read would refuse as damage is never written.
+ *
+ * @throws InvalidInputError naming `windowId` or `resolution` and what is wrong; nothing
+ *   was written then.
+ * @internal
+ */
+export function checkResolution(windowId: unknown, resolution: unknown): WindowResolution {
+  if (typeof windowId !== 'string' || windowId === '') fail('windowId', `must be a non-empty string, got ${describe(windowId)}`);
+  const r = resolution as Record<string, unknown> | null;
+  if (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || !isNumber(r['at']) || typeof r['note'] !== 'string') {
+    fail('resolution', `must be { by: string, at: finite number, note: string }, got ${describe(resolution)}`);
+  }
+  return { by: r['by'], at: r['at'], note: r['note'] };
+}
+
+/**
  * The window `entry` resolved with `resolution`, or `undefined` when `entry` is not a
  * window (a line, a claim mark, nothing). What every journal's `resolveWindow` writes.
  * @internal

@@ -334,6 +334,14 @@ describe('teamgames journal resolve: one resolution per window, by id, bounded (
     expect((await inspectFile(path)).resolvedWindows).toHaveLength(1);
   });
 
+  it('windows lists a window with a time no date holds as its number, and every other window with it (exit 0)', async () => {
+    const path = await journalOf([journalWindow('window:w1', 'Ann', { from: 1e16, to: -1e16 }), journalWindow('window:w2', 'Bob')]);
+    const r = await run(['journal', 'windows', '--file', path]);
+    expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(r.stdout).toMatch(/^window:w1 +Ann +10000000000000000 \(not a date\) +-10000000000000000 \(not a date\) +lost claim answer +2026-01-01 00:00:11Z$/m);
+    expect(r.stdout).toMatch(/^window:w2 +Bob +2026-01-01 00:00:00Z +2026-01-01 00:00:10Z +lost claim answer/m);
+  });
+
   it.each([
     ['--note', 'x'.repeat(2001), 'invalid --note: must be at most 2000 characters, got 2001'],
     ['--note', 'ok\u001b]0;owned\u0007', 'invalid --note: must not contain control characters other than line breaks and tabs, nor bidi-override characters'],

@@ -182,6 +182,21 @@ describe('resolveWindow: one resolution per window (issue #34)', () => {
   });
 });
 
+describe("resolveWindow: a journal's own resolveWindow is checked like a read", () => {
+  it.each([
+    ['nothing', undefined],
+    ['an unknown outcome', { outcome: 'maybe' }],
+    ['a line instead of the window', { outcome: 'resolved', window: journalLine('window:w1') }],
+    ['another window', { outcome: 'resolved', window: { ...journalWindow('window:other'), state: 'resolved', resolution: { by: 'x', at: 1, note: 'y' } } }],
+    ['a window still open', { outcome: 'alreadyResolved', window: journalWindow('window:w1') }],
+  ])('answering %s is a JournalError', async (_what, answer) => {
+    const inner = new MemoryJournal();
+    await inner.append([journalWindow('window:w1')]);
+    const own: DeliveryJournal = { append: (e) => inner.append(e), pending: (p) => inner.pending(p), acknowledge: (ids) => inner.acknowledge(ids), resolveWindow: async () => answer as never };
+    await expect(resolveWindow(own, { windowId: 'window:w1', by: 'x', note: 'y' })).rejects.toMatchObject({ code: 'JOURNAL_FAILED', message: expect.stringContaining('does not keep the DeliveryJournal contract') });
+  });
+});
+
 describe('resolveWindow: bounded input, refused before anything is written (issue #34)', () => {
   const refused: Array<[string, Record<string, unknown>, string, string]> = [
     ['a note over 2,000 characters', { note: 'x'.repeat(MAX_RESOLUTION_NOTE_LENGTH + 1) }, 'input.note', 'must be at most 2000 characters, got 2001'],

@@ -141,4 +141,22 @@ function resolutionContract(make: () => DeliveryJournal | Promise<DeliveryJourna
     expect(await journal.pending()).toEqual([resolved, journalLine('a')]);
     await close(journal);
   });
+
+  it("refuses a resolution the next read would refuse as damage, and writes nothing", async () => {
+    const journal = await make();
+    await journal.append([journalWindow('window:w1')]);
+    const bad: Array<[unknown, unknown, string]> = [
+      ['window:w1', { by: 'x', at: Number.NaN, note: 'y' }, 'resolution'],
+      ['window:w1', { by: 5, at: 1, note: 'y' }, 'resolution'],
+      ['window:w1', null, 'resolution'],
+      ['', { by: 'x', at: 1, note: 'y' }, 'windowId'],
+    ];
+    for (const [id, resolution, argument] of bad) {
+      const error = await journal.resolveWindow?.(id as string, resolution as never).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument });
+    }
+    expect(await journal.pending()).toEqual([journalWindow('window:w1')]);
+    await close(journal);
+  });
 }

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { lazy } from '../../internal/lazy.js';
 import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger } from '../../internal/validate.js';
 import type { FileStore } from './store.js';
-import { checkEntries, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkEntries, checkResolution, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
 const fileStore = lazy(() => import('./store.js'));
 
@@ -128,10 +128,12 @@ export class FileJournal implements DeliveryJournal {
    *
    * @throws JournalError when the file is locked by another process or cannot be written;
    *   nothing was recorded then.
+   * @throws InvalidInputError when `resolution` is not `{ by, at, note }`; nothing was written.
    */
-  resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
-    const copy = structuredClone(resolution);
-    return this.#with((store) => store.resolveWindow(windowId, copy));
+  async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+    // Checked and copied now: what the caller changes after this call is not what gets written.
+    const checked = checkResolution(windowId, resolution);
+    return this.#with((store) => store.resolveWindow(windowId, checked));
   }
 
   /** Closes the file and releases its lock; the journal takes both again on next use. */

@@ -158,6 +158,7 @@ export class PostgresJournal implements DeliveryJournal {
    *
    * @throws JournalError when the database refuses or cannot be reached, or the row is
    *   not an entry; nothing was written then.
+   * @throws InvalidInputError when `resolution` is not `{ by, at, note }`; nothing was written.
    */
   async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
     const table = quoted(this.#core.options.table);

@@ -8,7 +8,7 @@
  * @module
  * @internal
  */
-import { checkEntries, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkEntries, checkResolution, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 import { JournalError } from '../../errors.js';
 import { checkNonBlank, describe, fail } from '../../internal/validate.js';
 import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
@@ -126,12 +126,13 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
     select: (db: Q, id: string) => Promise<unknown>,
     update: (db: Q, id: string, entry: string) => Promise<number>,
   ): Promise<WindowResolveOutcome> {
+    const checked = checkResolution(windowId, resolution);
     return this.query('resolve a window in the journal', async (db) => {
       // A window only ever changes from open to resolved: a second round sees it resolved.
       for (let round = 0; round < 3; round++) {
         const raw = await select(db, windowId);
         const entry = raw === undefined ? undefined : parseEntry(this.#name, raw);
-        const window = resolvedWindow(entry, resolution);
+        const window = resolvedWindow(entry, checked);
         if (window === undefined) return unresolvedOutcome(entry);
         if ((await update(db, windowId, JSON.stringify(window))) === 1) return { outcome: 'resolved', window };
       }
