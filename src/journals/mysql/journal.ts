@@ -159,10 +159,10 @@ export class MySqlJournal implements DeliveryJournal {
   }
 
   /**
-   * Closes the window `windowId` only while it is open: one conditional `UPDATE … WHERE`
-   * its state is `unverified`, so of several resolves at once, from any node, exactly one
-   * writes (see {@link DeliveryJournal.resolveWindow}). No schema change: the state is
-   * read from the row's JSON (`JSON_EXTRACT`, MySQL 8.0 and MariaDB 10.5 alike).
+   * Closes the window `windowId` only while it is open: it reads the row, then one
+   * conditional `UPDATE … WHERE entry =` the open window it read (byte for byte), so of
+   * several resolves at once, from any node, exactly one writes and the others read who
+   * came first (see {@link DeliveryJournal.resolveWindow}). No schema change.
    *
    * @throws JournalError when the database refuses or cannot be reached, or the row is
    *   not an entry; nothing was written then.
@@ -174,8 +174,10 @@ export class MySqlJournal implements DeliveryJournal {
       windowId,
       resolution,
       async (db, id) => ((await db.query(`SELECT entry FROM ${table} WHERE delivery_id = ?`, [id]))[0] as Array<{ entry: unknown }>)[0]?.entry,
-      async (db, id, entry) =>
-        ((await db.query(`UPDATE ${table} SET entry = ? WHERE delivery_id = ? AND JSON_UNQUOTE(JSON_EXTRACT(entry, '$.state')) = 'unverified'`, [entry, id]))[0] as { affectedRows?: number }).affectedRows ?? 0,
+      // Compared byte for byte (utf8mb4_bin), whatever the server's default collation.
+      async (db, id, entry, read) =>
+        ((await db.query(`UPDATE ${table} SET entry = ? WHERE delivery_id = ? AND entry = CAST(? AS CHAR CHARACTER SET utf8mb4) COLLATE utf8mb4_bin`, [entry, id, read]))[0] as { affectedRows?: number })
+          .affectedRows ?? 0,
     );
   }
 

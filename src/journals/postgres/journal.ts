@@ -151,10 +151,10 @@ export class PostgresJournal implements DeliveryJournal {
   }
 
   /**
-   * Closes the window `windowId` only while it is open: one conditional `UPDATE … WHERE`
-   * its state is `unverified`, so of several resolves at once, from any node, exactly one
-   * writes (see {@link DeliveryJournal.resolveWindow}). No schema change: the state is
-   * read from the row's JSON.
+   * Closes the window `windowId` only while it is open: it reads the row, then one
+   * conditional `UPDATE … WHERE entry =` the open window it read, so of several resolves
+   * at once, from any node, exactly one writes and the others read who came first (see
+   * {@link DeliveryJournal.resolveWindow}). No schema change.
    *
    * @throws JournalError when the database refuses or cannot be reached, or the row is
    *   not an entry; nothing was written then.
@@ -166,7 +166,7 @@ export class PostgresJournal implements DeliveryJournal {
       windowId,
       resolution,
       async (db, id) => ((await db.query(`SELECT entry FROM ${table} WHERE delivery_id = $1`, [id])).rows[0] as { entry: unknown } | undefined)?.entry,
-      async (db, id, entry) => (await db.query(`UPDATE ${table} SET entry = $2 WHERE delivery_id = $1 AND (entry::jsonb ->> 'state') = 'unverified'`, [id, entry])).rowCount ?? 0,
+      async (db, id, entry, read) => (await db.query(`UPDATE ${table} SET entry = $2 WHERE delivery_id = $1 AND entry = $3`, [id, entry, read])).rowCount ?? 0,
     );
   }
 
