@@ -387,8 +387,15 @@ export class WindowAlreadyResolvedError extends StorefrontError {
   readonly windowId: string;
   /** The player whose window it is, exact name. */
   readonly playerName: string;
-  /** The first resolution, as the journal keeps it: who, when (epoch ms), the note. */
-  readonly resolution: { readonly by: string; readonly at: number; readonly note: string };
+  /** The first resolution, as the journal keeps it. */
+  readonly resolution: {
+    /** Who resolved it first. */
+    readonly by: string;
+    /** When, epoch ms. */
+    readonly at: number;
+    /** What they found and did. */
+    readonly note: string;
+  };
 
   /** @internal */
   constructor(windowId: string, playerName: string, resolution: { by: string; at: number; note: string }) {

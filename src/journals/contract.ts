@@ -77,7 +77,23 @@ export interface WindowResolution {
  *   holds the first resolution, unchanged.
  * - `notFound`: no window has this id (never written, or the id names a purchase line).
  */
-export type WindowResolveOutcome = { outcome: 'resolved'; window: JournalWindow } | { outcome: 'alreadyResolved'; window: JournalWindow } | { outcome: 'notFound' };
+export type WindowResolveOutcome =
+  | {
+      /** This call closed the window. */
+      outcome: 'resolved';
+      /** The record as now stored, with this call's resolution. */
+      window: JournalWindow;
+    }
+  | {
+      /** The window was resolved before; nothing was written. */
+      outcome: 'alreadyResolved';
+      /** The record as stored, with the first resolution. */
+      window: JournalWindow;
+    }
+  | {
+      /** No window has this id. */
+      outcome: 'notFound';
+    };
 
 /**
  * One purchase line in the journal.
