@@ -8,6 +8,7 @@
  */
 import { userInfo } from 'node:os';
 import { FileJournal } from '../journals/file/journal.js';
+import { MemoryJournal } from '../journals/memory.js';
 import { inspectLock, realFile, type LockState } from '../journals/file/lock.js';
 import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
 import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
@@ -56,7 +57,8 @@ The journal (exactly one):
   --file <path>       a FileJournal file. Read without its lock while a bridge holds
                       it (nothing is changed). resolve needs the file free: stop the
                       bridge first, or resolve from the bridge itself (resolveWindow
-                      in its admin command): the lock belongs to the bridge
+                      in its admin command): the lock belongs to the bridge. A
+                      window already resolved is said at once (exit 7), held or not
   --postgres <url>    a PostgresJournal's database (needs the pg package)
   --mysql <url>       a MySqlJournal's database, MySQL or MariaDB (needs mysql2)
   --table <name>      the database journal's table (default teamgames_deliveries)
@@ -310,6 +312,12 @@ function fileSource(path: string): Source {
       const snapshot = await readFileSnapshot(path);
       const lock = await inspectLock(snapshot.realPath);
       if (lock.state === 'held' && lock.running !== false) {
+        // What the file already shows comes first: a window resolved already (exit 7, as
+        // when the bridge's admin command came first) or none to resolve. The resolve is
+        // tried on a copy in memory; only an open window needs the bridge's lock.
+        const view = new MemoryJournal();
+        await view.append(snapshot.entries);
+        await resolveIn(view, input, now);
         const where = lock.running === undefined ? `on host ${lock.host} (another host: whether it runs cannot be told from here)` : `on this host (running)`;
         throw new CommandFailure(
           `${path} is held by process ${lock.pid} ${where}, lock file ${lock.path}. The lock belongs to the bridge, so nothing was written. Stop the bridge and run this again, or resolve from the bridge itself: resolveWindow(journal, { playerName, windowId, by, note }) in its admin command`,

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileJournal, inspectJournal, type JournalWindow, type StorefrontClient } from 'teamgames-sdk';
+import { FileJournal, inspectJournal, resolveWindow, type JournalWindow, type StorefrontClient } from 'teamgames-sdk';
 import { KEY, inProcessStore } from '../support/reliability.js';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import type { OutputStream } from '../../src/common/output.js';
@@ -305,7 +305,6 @@ describe('teamgames journal resolve: one resolution per window, by id, bounded (
     const path = await journalOf([journalWindow('window:w1')]);
     // First resolved in a bridge, through the API.
     const bridge = new FileJournal(path);
-    const { resolveWindow } = await import('teamgames-sdk');
     await resolveWindow(bridge, { windowId: 'window:w1', by: 'mod:alice', note: 'granted VIP\nby hand' }, { now: Date.UTC(2026, 0, 2, 3, 4, 5) });
     await bridge.close();
     const before = await readFile(path);
@@ -325,6 +324,22 @@ describe('teamgames journal resolve: one resolution per window, by id, bounded (
       resolution: { by: 'mod:alice', at: Date.UTC(2026, 0, 2, 3, 4, 5), note: 'granted VIP\nby hand' },
     });
     expect(await readFile(path)).toEqual(before);
+  });
+
+  it('while a bridge holds the file: a window its admin command resolved is exit 7 (not "stop the bridge"); an open one still needs the lock (exit 1)', async () => {
+    const path = await journalOf([journalWindow('window:w1'), journalWindow('window:w2', 'Bob')]);
+    const bridge = new FileJournal(path);
+    try {
+      await resolveWindow(bridge, { windowId: 'window:w1', by: 'mod:alice', note: 'done in game' }, { now: Date.UTC(2026, 0, 2) });
+      const before = await readFile(path);
+      const first = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:bob', '--file', path]);
+      expect(first).toMatchObject({ code: EXIT.ALREADY_RESOLVED, stderr: expect.stringContaining('window:w1 of Ann was already resolved by mod:alice at 2026-01-02 00:00:00Z: done in game.') });
+      const open = await run(['journal', 'resolve', 'Bob', '--note', 'n', '--by', 'mod:bob', '--file', path]);
+      expect(open).toMatchObject({ code: EXIT.FAILURE, stderr: expect.stringContaining('The lock belongs to the bridge, so nothing was written') });
+      expect(await readFile(path)).toEqual(before);
+    } finally {
+      await bridge.close();
+    }
   });
 
   it('exits 0 after it wrote, even when the window has a time no date holds (1e16), printed as its number', async () => {
