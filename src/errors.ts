@@ -399,16 +399,21 @@ export class WindowAlreadyResolvedError extends StorefrontError {
 
   /** @internal */
   constructor(windowId: string, playerName: string, resolution: { by: string; at: number; note: string }) {
-    const note = resolution.note.length > 200 ? `${resolution.note.slice(0, 200)}…` : resolution.note;
+    // Bounded: a record written before the bounds (or by another tool) may hold anything; the fields keep it whole.
     super(
       'WINDOW_ALREADY_RESOLVED',
-      `resolveWindow: window ${JSON.stringify(windowId)} of player ${JSON.stringify(playerName)} was already resolved by ${JSON.stringify(resolution.by)} at ${timeText(resolution.at)} (note: ${JSON.stringify(note)}); nothing was written, the first resolution stands`,
+      `resolveWindow: window ${excerpt(windowId)} of player ${excerpt(playerName)} was already resolved by ${excerpt(resolution.by)} at ${timeText(resolution.at)} (note: ${excerpt(resolution.note)}); nothing was written, the first resolution stands`,
     );
     this.name = 'WindowAlreadyResolvedError';
     this.windowId = windowId;
     this.playerName = playerName;
     this.resolution = { by: resolution.by, at: resolution.at, note: resolution.note };
   }
+}
+
+/** A text as a JSON string of at most 200 characters (then `…`). */
+function excerpt(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
 }
 
 /** An epoch time as ISO 8601, or the number as it is when no date has it (1e16). */
