@@ -342,6 +342,19 @@ describe('teamgames journal resolve: one resolution per window, by id, bounded (
     }
   });
 
+  it('a first resolution with a huge note (written before the bounds) is cut on the terminal, whole in --json', async () => {
+    const note = 'n'.repeat(100_000);
+    const path = await journalOf([{ ...journalWindow('window:w1'), state: 'resolved', resolution: { by: 'old-tool', at: 1, note } }]);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:bob', '--file', path]);
+    expect(r.code).toBe(EXIT.ALREADY_RESOLVED);
+    expect(r.stderr.length).toBeLessThan(2_300);
+    expect(r.stderr).toContain('… (98000 more characters: --json shows them). Nothing was written');
+    const json = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:bob', '--json', '--file', path]);
+    const line = JSON.parse(json.stderr) as { message: string; resolution: { note: string } };
+    expect(line.resolution.note).toBe(note);
+    expect(line.message.length).toBeLessThan(2_300);
+  });
+
   it('exits 0 after it wrote, even when the window has a time no date holds (1e16), printed as its number', async () => {
     const path = await journalOf([journalWindow('window:w1', 'Ann', { from: 1e16, to: 1e16 })]);
     const r = await run(['journal', 'resolve', 'Ann', '--note', 'checked', '--by', 'mod:alice', '--file', path]);
