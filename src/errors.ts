@@ -23,7 +23,8 @@ export type StorefrontErrorCode =
   | 'RESPONSE_TOO_LARGE'
   | 'JOURNAL_FAILED'
   | 'NOT_RECONCILED'
-  | 'LOOP_RUNNING';
+  | 'LOOP_RUNNING'
+  | 'WINDOW_ALREADY_RESOLVED';
 
 /**
  * The SDK operation an error or event belongs to: the name of the client method
@@ -387,6 +388,65 @@ export class LoopRunningError extends StorefrontError {
   }
 }
 
+/**
+ * {@link resolveWindow} found the window already resolved: another staff member (another
+ * admin command, another node, the `teamgames journal resolve` command) closed it first.
+ * Nothing was written; the first resolution stands, and this error says who made it, when
+ * and what they noted. Resolving is compare-and-set on every journal: of several resolves
+ * of one window at once, exactly one succeeds and every other gets this error.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await resolveWindow(journal, { windowId, by: 'mod:bob', note: 'granted VIP by hand' });
+ * } catch (error) {
+ *   if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
+ *     reply(`already handled by ${error.resolution.by} at ${new Date(error.resolution.at).toISOString()}: ${error.resolution.note}`);
+ *   } else throw error;
+ * }
+ * ```
+ * @see [Delivering purchases in game: what staff do](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#unverified-what-staff-do)
+ */
+export class WindowAlreadyResolvedError extends StorefrontError {
+  /** The window's id (`window:…`). */
+  readonly windowId: string;
+  /** The player whose window it is, exact name. */
+  readonly playerName: string;
+  /** The first resolution, as the journal keeps it. */
+  readonly resolution: {
+    /** Who resolved it first. */
+    readonly by: string;
+    /** When, epoch ms. */
+    readonly at: number;
+    /** What they found and did. */
+    readonly note: string;
+  };
+
+  /** @internal */
+  constructor(windowId: string, playerName: string, resolution: { by: string; at: number; note: string }) {
+    // Bounded: a record written before the bounds (or by another tool) may hold anything; the fields keep it whole.
+    super(
+      'WINDOW_ALREADY_RESOLVED',
+      `resolveWindow: window ${excerpt(windowId)} of player ${excerpt(playerName)} was already resolved by ${excerpt(resolution.by)} at ${timeText(resolution.at)} (note: ${excerpt(resolution.note)}); nothing was written, the first resolution stands`,
+    );
+    this.name = 'WindowAlreadyResolvedError';
+    this.windowId = windowId;
+    this.playerName = playerName;
+    this.resolution = { by: resolution.by, at: resolution.at, note: resolution.note };
+  }
+}
+
+/** A text as a JSON string of at most 200 characters (then `…`). */
+function excerpt(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}
+
+/** An epoch time as ISO 8601, or the number as it is when no date has it (1e16). */
+function timeText(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms} (epoch ms, not a date)` : date.toISOString();
+}
+
 /** The error class of each {@link StorefrontErrorCode}, for {@link isStorefrontError}. */
 export interface StorefrontErrorByCode {
   /** {@link InvalidInputError} */
@@ -413,6 +473,8 @@ export interface StorefrontErrorByCode {
   NOT_RECONCILED: NotReconciledError;
   /** {@link LoopRunningError} */
   LOOP_RUNNING: LoopRunningError;
+  /** {@link WindowAlreadyResolvedError} */
+  WINDOW_ALREADY_RESOLVED: WindowAlreadyResolvedError;
 }
 
 /**

@@ -23,6 +23,7 @@ export {
   NotReconciledError,
   LoopRunningError,
   ResponseTooLargeError,
+  WindowAlreadyResolvedError,
   isStorefrontError,
   type StorefrontErrorCode,
   type StorefrontErrorByCode,
@@ -91,8 +92,9 @@ export {
   type GrantFailureNote,
   type WindowCause,
   type WindowResolution,
+  type WindowResolveOutcome,
 } from './journals/contract.js';
-export { inspectJournal, resolveWindow, type JournalInspection, type PendingDelivery, type ResolveWindowInput } from './delivery/staff.js';
+export { inspectJournal, resolveWindow, MAX_RESOLVED_BY_LENGTH, MAX_RESOLUTION_NOTE_LENGTH, type JournalInspection, type PendingDelivery, type ResolveWindowInput } from './delivery/staff.js';
 export { MemoryJournal } from './journals/memory.js';
 export { FileJournal, type FileJournalOptions } from './journals/file/journal.js';
 export { VERSION } from './version.js';

@@ -9,12 +9,13 @@
 import { userInfo } from 'node:os';
 import { FileJournal } from '../journals/file/journal.js';
 import { stat } from 'node:fs/promises';
+import { MemoryJournal } from '../journals/memory.js';
 import { inspectLock, manyNames, realFile, type LockState } from '../journals/file/lock.js';
 import { checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
 import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
 import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
-import { inspectEntries, inspectJournal, resolveWindow, type JournalInspection } from '../delivery/staff.js';
-import { InvalidInputError, isStorefrontError } from '../errors.js';
+import { checkResolveInput, inspectEntries, inspectJournal, resolveWindow, type JournalInspection } from '../delivery/staff.js';
+import { InvalidInputError, isStorefrontError, type WindowAlreadyResolvedError } from '../errors.js';
 import { MySqlJournal, type MySqlPool } from '../journals/mysql/index.js';
 import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
@@ -41,15 +42,25 @@ Commands:
   pending                         lines still to grant: player, product, state, age,
                                   attempts and the last grant error
   resolve <player> --note <text> [--window <id>] [--by <name>]
-                                  closes the player's open window; it is kept as resolved
-                                  (who, when, note). --window when the player has several;
-                                  --by defaults to your user name
+  resolve --window <id> --note <text> [--by <name>]
+                                  closes an open window; it is kept as resolved (who,
+                                  when, note). By the player's name (--window when they
+                                  have several), or by the window's id alone (as windows
+                                  lists it), whatever the player's name holds. --by
+                                  defaults to your user name; --by at most 200
+                                  characters, --note at most 2000 (newlines and tabs
+                                  allowed), no control or bidi-override characters.
+                                  One resolution per window: if someone resolved it
+                                  first (another staff member, node or bridge, even at
+                                  the same moment), nothing is written, and the command
+                                  says who resolved it, when and their note (exit 7)
 
 The journal (exactly one):
   --file <path>       a FileJournal file. Read without its lock while a bridge holds
                       it (nothing is changed). resolve needs the file free: stop the
                       bridge first, or resolve from the bridge itself (resolveWindow
-                      in its admin command): the lock belongs to the bridge
+                      in its admin command): the lock belongs to the bridge. A
+                      window already resolved is said at once (exit 7), held or not
   --postgres <url>    a PostgresJournal's database (needs the pg package)
   --mysql <url>       a MySqlJournal's database, MySQL or MariaDB (needs mysql2)
   --table <name>      the database journal's table (default teamgames_deliveries)
@@ -75,11 +86,16 @@ bridge refuses it: its lock could be beside any of its names).
 Exit codes:
   0  done
   1  failure: the journal cannot be read (missing, damaged, no table, no driver), the
-     player has no open window (or not the one given), the file is held by a bridge,
-     or the file or its lock is refused as not the bridge's own (see below)
-  2  usage: unknown option, missing or bad argument, not exactly one journal
+     player has no window (or not the one given), no window has the id given, the file
+     is held by a bridge, or the file or its lock is refused as not the bridge's own
+     (see below)
+  2  usage: unknown option, missing or bad argument (a --note or --by too long or with
+     control characters), not exactly one journal
   6  the answer could not be written to stdout: it was written to stderr instead, after
      one line saying so (a resolve in it took effect)
+  7  resolve: the window was already resolved; nothing was written, and stderr says
+     who resolved it, when and their note (--json: WINDOW_ALREADY_RESOLVED, with the
+     window's resolution)
 `;
 
 const OPTIONS = {
@@ -131,14 +147,18 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
     const spec = COMMANDS[command];
     if (spec === undefined) throw new UsageError(`unknown command "${command}" (${NAMES})`);
     const label = `journal ${command}`;
-    if (args.length < spec.args.length) throw new UsageError(`missing <${spec.args[args.length]}>`);
+    // resolve takes the window by its id alone, without <player>.
+    const needed = command === 'resolve' && values.window !== undefined ? 0 : spec.args.length;
+    if (args.length < needed) throw new UsageError(`missing <${spec.args[args.length]}>${command === 'resolve' ? ' (or --window <id>)' : ''}`);
     if (args.length > spec.args.length) throw new UsageError(`unexpected argument "${args[spec.args.length]}"`);
     for (const option of ONLY_FOR) {
       if (values[option] !== undefined && values[option] !== false && !spec.options.includes(option)) throw new UsageError(`--${option} does not apply to this command`);
     }
+    let resolving: { player: string | undefined; windowId: string | undefined; by: string; note: string } | undefined;
     if (command === 'resolve') {
       if (values.note === undefined || values.note.trim() === '') throw new UsageError('--note <text> is required (what was found and done)');
       if (values.by !== undefined && values.by.trim() === '') throw new UsageError('--by must not be blank');
+      resolving = checkedResolve(args[0], values.window, values.by ?? defaultUser(deps), values.note);
     }
     const now = deps.now ?? Date.now;
     source = await openSource(values, deps);
@@ -168,13 +188,17 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
         return await print({ pending: seen.pending, oldestPendingMs: seen.oldestPendingMs }, (paint) => pendingText(seen, paint));
       }
       case 'resolve': {
-        const by = values.by ?? defaultUser(deps);
-        const resolved = await source.resolve({ player: args[0] as string, windowId: values.window, by, note: values.note as string }, now());
-        return await print(resolved, (paint) => `${paint('good', 'Resolved')} ${resolved.deliveryId} of ${resolved.playerName} (${time(resolved.from)} to ${time(resolved.to)}) by ${by}: ${values.note}\n`);
+        const resolved = await source.resolve(resolving as NonNullable<typeof resolving>, now());
+        const { by, note } = resolved.resolution as NonNullable<JournalWindow['resolution']>;
+        return await print(resolved, (paint) => `${paint('good', 'Resolved')} ${resolved.deliveryId} of ${shown(resolved.playerName)} (${time(resolved.from)} to ${time(resolved.to)}) by ${shown(by)}: ${shown(note)}\n`);
       }
     }
     throw new UsageError(`unknown command "${command}" (${NAMES})`);
   } catch (error) {
+    if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
+      await fail(io, json, `journal: ${alreadyResolvedText(error)}`, paintErr, error.code, false, { windowId: error.windowId, playerName: error.playerName, resolution: error.resolution });
+      return EXIT.ALREADY_RESOLVED;
+    }
     const code = error instanceof UsageError ? EXIT.USAGE : EXIT.FAILURE;
     const message = `journal: ${oneLine(error)}`;
     await fail(io, json, message, paintErr, code === EXIT.USAGE ? 'USAGE' : isStorefrontError(error) ? error.code : 'FAILURE', code === EXIT.USAGE);
@@ -184,9 +208,37 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
   }
 }
 
-/** One line on stderr: `teamgames journal: …`, or with `--json` a JSON line `{ error, message }`. */
-async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Paint, code: string, usage = false): Promise<void> {
-  await writeText(io.stderr, json ? `${JSON.stringify({ error: code, message })}\n` : `${paint('bad', `teamgames ${message}`)}${usage ? ' (see teamgames journal --help)' : ''}\n`);
+/** One line on stderr: `teamgames journal: …`, or with `--json` a JSON line `{ error, message, …more }`. */
+async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Paint, code: string, usage = false, more: object = {}): Promise<void> {
+  await writeText(io.stderr, json ? `${JSON.stringify({ error: code, message, ...more })}\n` : `${paint('bad', `teamgames ${message}`)}${usage ? ' (see teamgames journal --help)' : ''}\n`);
+}
+
+/** What the second resolver reads: who came first, when, and their note, on one line. */
+function alreadyResolvedText(error: WindowAlreadyResolvedError): string {
+  const { by, at, note } = error.resolution;
+  // A note written before the bounds (or by another tool) may be huge: --json has it whole.
+  const cut = note.length > 2_000 ? `${note.slice(0, 2_000)}… (${note.length - 2_000} more characters: --json shows them)` : note;
+  return `${shown(error.windowId)} of ${shown(error.playerName)} was already resolved by ${shown(by.slice(0, 200))} at ${time(at)}: ${shown(cut)}. Nothing was written: the first resolution stands`;
+}
+
+/** Text from a journal on one line: control and bidi-override characters escaped (`\u001b`). */
+function shown(text: string): string {
+  return text.replace(/[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The resolve's arguments checked by the SDK's own rules before the journal is opened,
+ * each refusal a usage error naming the flag (nothing is written).
+ */
+function checkedResolve(player: string | undefined, windowId: string | undefined, by: string, note: string): { player: string | undefined; windowId: string | undefined; by: string; note: string } {
+  const flags: Record<string, string> = { 'input.playerName': '<player>', 'input.windowId': '--window', 'input.by': '--by', 'input.note': '--note' };
+  try {
+    return checkResolveInput({ ...(player === undefined ? {} : { playerName: player }), ...(windowId === undefined ? {} : { windowId }), by, note });
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    const hint = error.argument === 'input.playerName' ? '; resolve the window by its id instead: --window <id> (teamgames journal windows lists the ids)' : '';
+    throw new UsageError(`invalid ${flags[error.argument] ?? error.argument}: ${error.rule}${hint}`);
+  }
 }
 
 function oneLine(error: unknown): string {
@@ -221,14 +273,22 @@ interface FileHealth {
   lock: LockState | { state: 'unreadable'; problem: string } | { state: 'refused'; problem: string };
 }
 
+/** What `resolve` was asked: the player, the window's id, or both; who; the note. */
+interface ResolveArgs {
+  player: string | undefined;
+  windowId: string | undefined;
+  by: string;
+  note: string;
+}
+
 /** One journal the command reads (and, for resolve, writes). */
 interface Source {
   /** What staff see and the journal's health; `seen` undefined (and `problem` set) when unreadable. */
   read(now: number): Promise<{ seen?: JournalInspection; health: Health; problem?: string }>;
   /** What staff see. @throws when the journal cannot be read. */
   inspect(now: number): Promise<JournalInspection>;
-  /** Resolves the player's window. @throws CommandFailure, UsageError, JournalError. */
-  resolve(input: { player: string; windowId: string | undefined; by: string; note: string }, now: number): Promise<JournalWindow>;
+  /** Resolves the window (the player's, or the one with the id). @throws CommandFailure, UsageError, JournalError, WindowAlreadyResolvedError. */
+  resolve(input: ResolveArgs, now: number): Promise<JournalWindow>;
   close(): Promise<void>;
 }
 
@@ -268,6 +328,12 @@ function fileSource(path: string): Source {
       const snapshot = await readFileSnapshot(path);
       const lock = await inspectLock(snapshot.realPath, readerTrust(), snapshot.dirOwner);
       if (lock.state === 'held' && lock.running !== false) {
+        // What the file already shows comes first: a window resolved already (exit 7, as
+        // when the bridge's admin command came first) or none to resolve. The resolve is
+        // tried on a copy in memory; only an open window needs the bridge's lock.
+        const view = new MemoryJournal();
+        await view.append(snapshot.entries);
+        await resolveIn(view, input, now);
         const where = lock.running === undefined ? `on host ${lock.host} (another host: whether it runs cannot be told from here)` : `on this host (running)`;
         throw new CommandFailure(
           `${path} is held by process ${lock.pid} ${where}, lock file ${lock.path}. The lock belongs to the bridge, so nothing was written. Stop the bridge and run this again, or resolve from the bridge itself: resolveWindow(journal, { playerName, windowId, by, note }) in its admin command`,
@@ -415,36 +481,38 @@ function sqlSource(kind: 'postgres' | 'mysql', url: string, table: string, journ
   };
 }
 
-/** Picks the player's window (saying which exist), then resolves it through the SDK's call. */
-async function resolveIn(journal: DeliveryJournal, input: { player: string; windowId: string | undefined; by: string; note: string }, now: number): Promise<JournalWindow> {
+/**
+ * Says which windows the player has when the one asked for is not there, then resolves
+ * through the SDK's call, which is compare-and-set: a window resolved first (by anyone,
+ * at any moment up to the write) is a WindowAlreadyResolvedError, nothing written.
+ */
+async function resolveIn(journal: DeliveryJournal, input: ResolveArgs, now: number): Promise<JournalWindow> {
   const { player, windowId, by, note } = input;
-  let seen: JournalInspection;
-  try {
-    seen = await inspectJournal(journal, { playerName: player, now });
-  } catch (error) {
-    if (error instanceof InvalidInputError) throw new UsageError(`invalid <player>: ${error.rule}`);
-    throw error;
+  if (player !== undefined) {
+    const seen = await inspectJournal(journal, { playerName: player, now });
+    const open = seen.openWindows.map((w) => w.deliveryId);
+    const known = [...open, ...seen.resolvedWindows.map((w) => w.deliveryId)];
+    const ids = open.length === 0 ? 'none is open' : `open: ${open.join(', ')}`;
+    if (windowId === undefined && open.length > 1) throw new UsageError(`${player} has ${open.length} open windows (${open.join(', ')}): pass --window <id>`);
+    if (windowId === undefined && known.length === 0) throw new CommandFailure(`${player} has no open window (teamgames journal windows --all lists every window)`);
+    if (windowId !== undefined && !known.includes(windowId)) throw new CommandFailure(`${player} has no window ${windowId}; ${ids}`);
   }
-  const open = seen.openWindows;
-  const ids = open.map((w) => w.deliveryId).join(', ');
-  if (open.length === 0) throw new CommandFailure(`${player} has no open window (teamgames journal windows --all lists every window)`);
-  if (windowId !== undefined && !open.some((w) => w.deliveryId === windowId)) throw new CommandFailure(`${player} has no open window ${windowId}; open: ${ids}`);
-  if (windowId === undefined && open.length > 1) throw new UsageError(`${player} has ${open.length} open windows (${ids}): pass --window <id>`);
-  const chosen = windowId ?? (open[0] as JournalWindow).deliveryId;
   try {
-    return await resolveWindow(journal, { playerName: player, windowId: chosen, by, note }, { now });
+    return await resolveWindow(journal, { ...(player === undefined ? {} : { playerName: player }), ...(windowId === undefined ? {} : { windowId }), by, note }, { now });
   } catch (error) {
-    // Another hand resolved it between the read and the write.
-    if (error instanceof InvalidInputError) throw new CommandFailure(`${player}: ${error.rule}`);
-    throw error;
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new CommandFailure(player === undefined ? `no window ${windowId} in this journal (teamgames journal windows --all lists every window)` : `${player}: ${error.rule}`);
   }
 }
 
 // ----------------------------------------------------------------- output
 
-/** `2026-01-01 00:00:00Z`: UTC to the second. */
+/** `2026-01-01 00:00:00Z`: UTC to the second; a time no date has (1e16) as its number. */
 function time(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  const date = new Date(ms);
+  // Printing must never fail a command after it wrote what was asked.
+  if (Number.isNaN(date.getTime())) return `${ms} (not a date)`;
+  return date.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** An age in its two largest units: `45s`, `3m 12s`, `5h 3m`, `2d 4h`. */

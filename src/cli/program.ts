@@ -41,7 +41,9 @@ Commands:
     (--file <path> | --postgres <url>  still to grant, unverified windows, its health
      | --mysql <url>)                  (no API key needed; see teamgames journal --help)
   journal resolve <player> --note <text> [--window <id>] [--by <name>]
-                                       closes a player's unverified window once handled
+  journal resolve --window <id> --note <text> [--by <name>]
+                                       closes an unverified window once handled (once:
+                                       exit 7 if someone resolved it first)
 
 Options:
   --json              print the SDK's result as JSON (for scripts)
@@ -71,6 +73,8 @@ Exit codes:
   6  the answer could not be written to stdout (a closed pipe, a full disk): it was
      written to stderr instead, after one line saying so; a claim or vote in it did
      take effect (grant what it lists)
+  7  journal resolve: the window was already resolved; nothing was written, stderr
+     says who resolved it, when, and their note
 `;
 
 interface Parsed {

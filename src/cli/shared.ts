@@ -33,6 +33,12 @@ export const EXIT = {
    * written to stderr instead; what it reports happened (a claim's items are delivered).
    */
   OUTPUT_FAILED: 6,
+  /**
+   * `teamgames journal resolve`: the window was already resolved (by another staff
+   * member, another node, a bridge's admin command, maybe at the same moment). Nothing
+   * was written; stderr says who resolved it, when, and their note.
+   */
+  ALREADY_RESOLVED: 7,
 } as const;
 
 /**

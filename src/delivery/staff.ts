@@ -5,9 +5,20 @@
  *
  * @module
  */
-import { JournalError } from '../errors.js';
+import { JournalError, WindowAlreadyResolvedError, isStorefrontError } from '../errors.js';
 import { checkNonBlank, checkOptionsObject, checkPlayerName, describe, fail } from '../internal/validate.js';
-import { entryProblem, type DeliveryJournal, type GrantFailureNote, type JournalEntry, type JournalLine, type JournalWindow } from '../journals/contract.js';
+import {
+  entryProblem,
+  resolvedWindow,
+  unresolvedOutcome,
+  type DeliveryJournal,
+  type GrantFailureNote,
+  type JournalEntry,
+  type JournalLine,
+  type JournalWindow,
+  type WindowResolution,
+  type WindowResolveOutcome,
+} from '../journals/contract.js';
 
 /** A line of the journal still to do, as staff see it. */
 export interface PendingDelivery {
@@ -97,16 +108,76 @@ export function inspectEntries(entries: readonly JournalEntry[], now: number): J
   return { pending, openWindows, resolvedWindows, oldestPendingMs };
 }
 
-/** What {@link resolveWindow} takes. */
+/** What {@link resolveWindow} takes: the window (its id, or its player's name), who and what. */
 export interface ResolveWindowInput {
-  /** The player whose window it is (exact name). */
-  playerName: string;
-  /** The window's id (`window:…`); needed only when the player has several open windows. */
+  /**
+   * The player whose window it is (exact name). Optional when `windowId` is given (then,
+   * if given too, the window must be this player's); without `windowId`, the player's one
+   * open window is resolved.
+   */
+  playerName?: string;
+  /**
+   * The window's id (`window:…`, as {@link inspectJournal} lists it): alone it is enough,
+   * whatever the player's name holds; needed when the player has several open windows.
+   */
   windowId?: string;
-  /** Who handled it (a staff name, a Discord id). */
+  /**
+   * Who handled it (a staff name, a Discord id): at most {@link MAX_RESOLVED_BY_LENGTH}
+   * (200) characters, no control or bidi-override characters.
+   */
   by: string;
-  /** What was found and done. */
+  /**
+   * What was found and done: at most {@link MAX_RESOLUTION_NOTE_LENGTH} (2,000)
+   * characters; newlines (`\n`) and tabs allowed, no other control character (no `\r`,
+   * no escape) and no bidi override.
+   */
   note: string;
+}
+
+/** The longest `by` {@link resolveWindow} takes, in characters (UTF-16 code units, as `String.length` counts). */
+export const MAX_RESOLVED_BY_LENGTH = 200;
+
+/** The longest `note` {@link resolveWindow} takes, in characters (UTF-16 code units, as `String.length` counts). */
+export const MAX_RESOLUTION_NOTE_LENGTH = 2_000;
+
+const MAX_WINDOW_ID_LENGTH = 512;
+
+// C0 and C1 controls, lone surrogates, and the bidi marks, embeddings, overrides and
+// isolates that make text display as other text; a note may hold newlines and tabs.
+const NOT_IN_BY = /[\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const NOT_IN_NOTE = /[\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|(?![\n\t])\p{Cc}/u;
+
+/** A resolution's checked arguments. */
+interface CheckedResolve {
+  player: string | undefined;
+  windowId: string | undefined;
+  by: string;
+  note: string;
+}
+
+/**
+ * The checks of {@link resolveWindow}'s input, before anything is read or written: the
+ * bounds of `by` and `note`, a player or a window to resolve.
+ *
+ * @throws InvalidInputError naming the argument and the rule.
+ * @internal
+ */
+export function checkResolveInput(input: unknown): CheckedResolve {
+  const fields = checkOptionsObject(input as ResolveWindowInput, ['playerName', 'windowId', 'by', 'note'], 'input');
+  const by = bounded(fields.by, 'input.by', MAX_RESOLVED_BY_LENGTH, NOT_IN_BY, 'must not contain control or bidi-override characters');
+  const note = bounded(fields.note, 'input.note', MAX_RESOLUTION_NOTE_LENGTH, NOT_IN_NOTE, 'must not contain control characters other than line breaks and tabs, nor bidi-override characters');
+  const windowId = fields.windowId === undefined ? undefined : bounded(fields.windowId, 'input.windowId', MAX_WINDOW_ID_LENGTH, NOT_IN_BY, 'must not contain control or bidi-override characters');
+  if (fields.playerName === undefined && windowId === undefined) fail('input.playerName', 'is needed when input.windowId is not given (which window to resolve?)');
+  const player = fields.playerName === undefined ? undefined : checkPlayerName(fields.playerName, 'input.playerName');
+  return { player, windowId, by, note };
+}
+
+function bounded(value: unknown, argument: string, max: number, refused: RegExp, rule: string): string {
+  const text = checkNonBlank(value, argument);
+  // The length is checked first: a pattern never runs over a huge string.
+  if (text.length > max) fail(argument, `must be at most ${max} characters, got ${text.length}`);
+  if (refused.test(text)) fail(argument, rule);
+  return text;
 }
 
 /**
@@ -114,34 +185,103 @@ export interface ResolveWindowInput {
  * journal as `resolved` with who, when and the note (an audit trail, not a deletion),
  * and the player's texts stop saying staff are checking once no window of theirs is open.
  *
+ * One resolution per window: resolving is compare-and-set on every journal (the file and
+ * memory journals check and write in one step of their queue, the SQL journals in one
+ * conditional `UPDATE`), so of several staff resolving one window at once, through this
+ * call, `teamgames journal resolve` or other nodes, exactly one succeeds and every other
+ * gets a {@link WindowAlreadyResolvedError} saying who resolved it, when, and the note;
+ * the first resolution is never overwritten. A journal of your own without
+ * {@link DeliveryJournal.resolveWindow} is read, checked and appended to, serialized per
+ * journal object in this process (compare-and-set only when one process writes it).
+ *
  * @example
  * ```ts
- * await resolveWindow(journal, { playerName: 'Player123', by: 'mod:alice', note: 'granted VIP rank by hand (invoice 1043)' });
+ * // By the id staff saw in inspectJournal (or `teamgames journal windows`):
+ * await resolveWindow(journal, { windowId: 'window:3f6c…', by: 'mod:alice', note: 'granted VIP rank by hand (invoice 1043)' });
+ * // Or by the player, when they have one open window:
+ * await resolveWindow(journal, { playerName: 'Player123', by: 'mod:alice', note: 'checked: nothing missing' });
  * ```
- * @throws {@link InvalidInputError} for a blank player, `by` or `note`, when the player
- *   has no open window, or several and no `windowId` says which.
+ * @throws {@link WindowAlreadyResolvedError} when the window is already resolved (by
+ *   another hand, maybe at the same moment); nothing was written. Without `windowId`, also
+ *   when the player has no open window but a resolved one (the latest is named).
+ * @throws {@link InvalidInputError} for a blank, too long or control-character `by`,
+ *   `note` or `windowId` (see {@link ResolveWindowInput}), neither `playerName` nor
+ *   `windowId`, an id that names no window (or another player's), a player with no
+ *   window, or several open and no `windowId`; nothing was written.
  * @throws {@link JournalError} when the journal cannot be read or written.
  */
 export async function resolveWindow(journal: DeliveryJournal, input: ResolveWindowInput, options: { now?: number } = {}): Promise<JournalWindow> {
-  const fields = checkOptionsObject(input, ['playerName', 'windowId', 'by', 'note'], 'input');
-  const player = checkPlayerName(fields.playerName, 'input.playerName');
-  const by = checkNonBlank(fields.by, 'input.by');
-  const note = checkNonBlank(fields.note, 'input.note');
-  const windowId = fields.windowId === undefined ? undefined : checkNonBlank(fields.windowId, 'input.windowId');
-  const open = (await read(journal, player)).filter((e): e is JournalWindow => e.state === 'unverified');
-  const chosen = windowId === undefined ? open : open.filter((w) => w.deliveryId === windowId);
-  if (chosen.length === 0) {
-    fail(windowId === undefined ? 'input.playerName' : 'input.windowId', `must name an open window; ${describe(player)} has ${open.length === 0 ? 'none' : open.map((w) => w.deliveryId).join(', ')}`);
+  const { player, windowId, by, note } = checkResolveInput(input);
+  const { now } = checkOptionsObject(options, ['now'], 'options');
+  if (now !== undefined && !Number.isFinite(now)) fail('options.now', `must be a finite number (epoch ms), got ${describe(now)}`);
+  const id = windowId ?? (await onlyOpenWindow(journal, player as string));
+  if (windowId !== undefined && player !== undefined) {
+    const windows = (await read(journal, player)).filter((e) => e.state === 'unverified' || e.state === 'resolved');
+    if (!windows.some((w) => w.deliveryId === windowId)) {
+      const open = windows.filter((w) => w.state === 'unverified').map((w) => w.deliveryId);
+      fail('input.windowId', `must name a window of ${describe(player)}, who has ${open.length === 0 ? 'no open window' : `open: ${open.join(', ')}`}`);
+    }
   }
-  if (chosen.length > 1) fail('input.windowId', `is needed: ${describe(player)} has ${chosen.length} open windows (${chosen.map((w) => w.deliveryId).join(', ')})`);
-  const window = chosen[0] as JournalWindow;
-  const resolved: JournalWindow = { ...window, state: 'resolved', resolution: { by, at: options.now ?? Date.now(), note } };
+  const resolution: WindowResolution = { by, at: (now as number | undefined) ?? Date.now(), note };
+  let result: WindowResolveOutcome;
   try {
-    await journal.append([resolved]);
+    result = journal.resolveWindow === undefined ? await resolveByAppend(journal, id, resolution) : await journal.resolveWindow(id, resolution);
   } catch (error) {
-    throw error instanceof JournalError ? error : new JournalError(`resolveWindow: the journal could not record the resolution (${(error as Error).message})`, { cause: error });
+    throw isStorefrontError(error) ? error : new JournalError(`resolveWindow: the journal could not record the resolution (${(error as Error).message})`, { cause: error });
   }
-  return resolved;
+  if (result?.outcome === 'notFound') fail('input.windowId', `must name a window in the journal; there is none with the id ${describe(id)}`);
+  const window = checkedOutcome(result, id);
+  if (result.outcome === 'alreadyResolved') throw alreadyResolved(window);
+  return window;
+}
+
+/** The window of a journal's answer, checked like any record read back (a journal of your own may answer anything). */
+function checkedOutcome(result: WindowResolveOutcome | undefined, id: string): JournalWindow {
+  const answer = result as { outcome?: unknown; window?: unknown } | undefined;
+  const window = answer?.window as JournalWindow | undefined;
+  const problem = answer?.outcome !== 'resolved' && answer?.outcome !== 'alreadyResolved' ? `outcome is ${describe(answer?.outcome)}` : entryProblem(window);
+  if (problem !== undefined || window?.state !== 'resolved' || window.deliveryId !== id) {
+    throw new JournalError(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window ${JSON.stringify(id)} (${problem ?? `state ${describe(window?.state)}, id ${describe(window?.deliveryId)}`}); it is damaged or does not keep the DeliveryJournal contract`);
+  }
+  return window;
+}
+
+/** The id of the player's one open window, or the error that says why there is none to resolve. */
+async function onlyOpenWindow(journal: DeliveryJournal, player: string): Promise<string> {
+  const windows = (await read(journal, player)).filter((e): e is JournalWindow => e.state === 'unverified' || e.state === 'resolved');
+  const open = windows.filter((w) => w.state === 'unverified');
+  if (open.length > 1) fail('input.windowId', `is needed: ${describe(player)} has ${open.length} open windows (${open.map((w) => w.deliveryId).join(', ')})`);
+  if (open.length === 1) return (open[0] as JournalWindow).deliveryId;
+  // No open window, but some resolved: the last one is what another hand just closed.
+  const last = windows.reduce<JournalWindow | undefined>((latest, w) => (latest === undefined || (w.resolution?.at ?? 0) >= (latest.resolution?.at ?? 0) ? w : latest), undefined);
+  if (last !== undefined) throw alreadyResolved(last);
+  return fail('input.playerName', `must name an open window; ${describe(player)} has none`);
+}
+
+function alreadyResolved(window: JournalWindow): WindowAlreadyResolvedError {
+  const r = window.resolution as WindowResolution;
+  return new WindowAlreadyResolvedError(window.deliveryId, window.playerName, r);
+}
+
+// The fallback for journals without resolveWindow: one resolve at a time per journal
+// object in this process, the state checked again inside the turn.
+const turns = new WeakMap<DeliveryJournal, Promise<unknown>>();
+
+async function resolveByAppend(journal: DeliveryJournal, windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+  const previous = turns.get(journal) ?? Promise.resolve();
+  const turn = previous.then(async (): Promise<WindowResolveOutcome> => {
+    const entry = (await read(journal, undefined)).find((e) => e.deliveryId === windowId);
+    const window = resolvedWindow(entry, resolution);
+    if (window === undefined) return unresolvedOutcome(entry);
+    await journal.append([window]);
+    return { outcome: 'resolved', window };
+  });
+  const settled = turn.catch(() => undefined);
+  turns.set(journal, settled);
+  void settled.then(() => {
+    if (turns.get(journal) === settled) turns.delete(journal);
+  });
+  return turn;
 }
 
 async function read(journal: DeliveryJournal, player: string | undefined): Promise<JournalEntry[]> {

@@ -76,6 +76,32 @@ export interface WindowResolution {
 }
 
 /**
+ * What {@link DeliveryJournal.resolveWindow} did, decided atomically by the journal.
+ *
+ * - `resolved`: this call closed the window; `window` is the record as now stored.
+ * - `alreadyResolved`: the window was resolved before; nothing was written, and `window`
+ *   holds the first resolution, unchanged.
+ * - `notFound`: no window has this id (never written, or the id names a purchase line).
+ */
+export type WindowResolveOutcome =
+  | {
+      /** This call closed the window. */
+      outcome: 'resolved';
+      /** The record as now stored, with this call's resolution. */
+      window: JournalWindow;
+    }
+  | {
+      /** The window was resolved before; nothing was written. */
+      outcome: 'alreadyResolved';
+      /** The record as stored, with the first resolution. */
+      window: JournalWindow;
+    }
+  | {
+      /** No window has this id. */
+      outcome: 'notFound';
+    };
+
+/**
  * One purchase line in the journal.
  *
  * - `claimed`: the service marked it delivered; the game has not confirmed the grant yet.
@@ -196,12 +222,60 @@ export interface DeliveryJournal {
    * journal object, unique across the nodes sharing the journal.
    */
   readonly nodeId?: string;
+  /**
+   * Optional: closes the window `windowId` with `resolution` as ONE compare-and-set: only
+   * while it is still `unverified` (open), so that of several resolves at once (staff on
+   * two nodes, the CLI and an admin command) exactly one writes, and every other learns
+   * who came first. The shipped journals have it (a conditional `UPDATE` in the SQL
+   * journals; the file and memory journals check and write under the journal's own
+   * serialization). A journal without it gets a fallback in {@link resolveWindow}: read,
+   * check, `append`, serialized per journal object within the process, which is
+   * compare-and-set only when one process writes the journal: a journal shared by several
+   * processes should implement this method.
+   */
+  resolveWindow?(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome>;
 }
 
 const TRANSACTION_STRINGS = ['player_name', 'product_id_string', 'product_name'] as const;
 const TRANSACTION_NUMBERS = ['product_id', 'product_price', 'quantity_to_grant', 'quantity_purchased', 'product_amount', 'amount_purchased'] as const;
 const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved']);
 const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark']);
+
+/**
+ * The arguments of a journal's `resolveWindow`, checked as an append checks its entries:
+ * a resolution the next read would refuse as damage is never written.
+ *
+ * @throws InvalidInputError naming `windowId` or `resolution` and what is wrong; nothing
+ *   was written then.
+ * @internal
+ */
+export function checkResolution(windowId: unknown, resolution: unknown): WindowResolution {
+  if (typeof windowId !== 'string' || windowId === '') fail('windowId', `must be a non-empty string, got ${describe(windowId)}`);
+  const r = resolution as Record<string, unknown> | null;
+  if (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || !isNumber(r['at']) || typeof r['note'] !== 'string') {
+    fail('resolution', `must be { by: string, at: finite number, note: string }, got ${describe(resolution)}`);
+  }
+  return { by: r['by'], at: r['at'], note: r['note'] };
+}
+
+/**
+ * The window `entry` resolved with `resolution`, or `undefined` when `entry` is not a
+ * window (a line, a claim mark, nothing). What every journal's `resolveWindow` writes.
+ * @internal
+ */
+export function resolvedWindow(entry: JournalEntry | undefined, resolution: WindowResolution): JournalWindow | undefined {
+  if (entry?.state !== 'unverified') return undefined;
+  return { ...entry, state: 'resolved', resolution: { by: resolution.by, at: resolution.at, note: resolution.note } };
+}
+
+/**
+ * The outcome of a resolve that found `entry` under the window's id and wrote nothing:
+ * `alreadyResolved` with the first resolution, or `notFound`.
+ * @internal
+ */
+export function unresolvedOutcome(entry: JournalEntry | undefined): WindowResolveOutcome {
+  return entry?.state === 'resolved' ? { outcome: 'alreadyResolved', window: entry } : { outcome: 'notFound' };
+}
 
 /**
  * What is wrong with a record read back from a journal, or `undefined` when it is a

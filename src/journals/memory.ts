@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { checkEntries, type DeliveryJournal, type JournalEntry } from './contract.js';
+import { checkEntries, checkResolution, resolvedWindow, unresolvedOutcome, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from './contract.js';
 
 /**
  * A journal in memory: for tests and for games whose own state is not durable either.
@@ -39,6 +39,21 @@ export class MemoryJournal implements DeliveryJournal {
   /** Removes entries. Unknown ids are ignored. */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
     for (const id of deliveryIds) this.#entries.delete(id);
+  }
+
+  /**
+   * Closes the window `windowId` only while it is open (compare-and-set: the check and the
+   * change happen in one synchronous step); see {@link DeliveryJournal.resolveWindow}.
+   *
+   * @throws InvalidInputError when `resolution` is not `{ by, at, note }`; nothing was written.
+   */
+  async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+    const checked = checkResolution(windowId, resolution);
+    const entry = this.#entries.get(windowId);
+    const window = resolvedWindow(entry, checked);
+    if (window === undefined) return structuredClone(unresolvedOutcome(entry));
+    this.#entries.set(windowId, structuredClone(window));
+    return { outcome: 'resolved', window };
   }
 
   /** How many entries are pending, for tests and metrics. */

@@ -9,11 +9,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileJournal, inspectJournal, type JournalWindow, type StorefrontClient } from 'teamgames-sdk';
+import { FileJournal, inspectJournal, resolveWindow, type JournalWindow, type StorefrontClient } from 'teamgames-sdk';
 import { KEY, inProcessStore } from '../support/reliability.js';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import type { OutputStream } from '../../src/common/output.js';
 import { EXIT, USAGE, runTeamgames } from '../../src/cli/program.js';
+import type { JournalEntry } from '../../src/journals/contract.js';
+import { journalLine, journalWindow } from '../support/journal.js';
 
 const store = inProcessStore();
 const { mock, sleep, client } = store;
@@ -239,7 +241,7 @@ describe('teamgames journal resolve', () => {
     expect((await run(['journal', 'windows', '--file', path])).stdout).toBe('No open windows.\n');
   });
 
-  it('asks which window when the player has several (exit 2), resolves the one given, and fails when none is open (exit 1)', async () => {
+  it('asks which window when the player has several (exit 2), resolves the one given, exit 7 when resolved already, and fails when none is open (exit 1)', async () => {
     const path = await tempPath();
     const journal = new FileJournal(path);
     await lostClaim(client(journal), 'Eve');
@@ -254,8 +256,12 @@ describe('teamgames journal resolve', () => {
     expect(one.code).toBe(EXIT.OK);
     expect(JSON.parse(one.stdout)).toMatchObject({ deliveryId: ids[1], state: 'resolved', resolution: { by: 'mod:alice', note: 'n' } });
     expect((await inspectFile(path)).openWindows.map((w) => w.deliveryId)).toEqual([ids[0]]);
-    const wrong = await run(['journal', 'resolve', 'Eve', '--window', ids[1] as string, '--note', 'n', '--file', path]);
-    expect(wrong).toMatchObject({ code: EXIT.FAILURE, stderr: `teamgames journal: Eve has no open window ${ids[1]}; open: ${ids[0]}\n` });
+    // Resolved already: who came first (exit 7); an id that is not the player's: exit 1.
+    const again = await run(['journal', 'resolve', 'Eve', '--window', ids[1] as string, '--note', 'n', '--file', path]);
+    expect(again.code).toBe(EXIT.ALREADY_RESOLVED);
+    expect(again.stderr).toMatch(new RegExp(`^teamgames journal: ${ids[1]} of Eve was already resolved by mod:alice at .+: n\\. Nothing was written: the first resolution stands\\n$`));
+    const wrong = await run(['journal', 'resolve', 'Eve', '--window', 'window:nope', '--note', 'n', '--file', path]);
+    expect(wrong).toMatchObject({ code: EXIT.FAILURE, stderr: `teamgames journal: Eve has no window window:nope; open: ${ids[0]}\n` });
     const none = await run(['journal', 'resolve', 'Nobody', '--note', 'n', '--json', '--file', path]);
     expect(none.code).toBe(EXIT.FAILURE);
     expect(JSON.parse(none.stderr)).toEqual({ error: 'FAILURE', message: 'journal: Nobody has no open window (teamgames journal windows --all lists every window)' });
@@ -271,6 +277,113 @@ describe('teamgames journal resolve', () => {
   });
 });
 
+/** A journal file holding `entries`, closed (its lock released). */
+async function journalOf(entries: JournalEntry[]): Promise<string> {
+  const path = await tempPath();
+  const journal = new FileJournal(path);
+  await journal.append(entries);
+  await journal.close();
+  return path;
+}
+
+describe('teamgames journal resolve: one resolution per window, by id, bounded (issue #34)', () => {
+  it('resolves a window by its id alone whatever its player name holds (escape, bidi, newline); the name is shown escaped', async () => {
+    const name = 'Ann\u001b[2J\u202eevil\nforged';
+    const path = await journalOf([journalWindow('window:w1', name), journalLine('a')]);
+    // By the name: refused as a player name, with the way out.
+    const byName = await run(['journal', 'resolve', name, '--note', 'n', '--by', 'mod:alice', '--file', path]);
+    expect(byName.code).toBe(EXIT.USAGE);
+    expect(byName.stderr).toContain('resolve the window by its id instead: --window <id>');
+    const r = await run(['journal', 'resolve', '--window', 'window:w1', '--note', 'checked', '--by', 'mod:alice', '--file', path]);
+    expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:w1 of Ann\\u001b[2J\\u202eevil\\u000aforged (2026-01-01 00:00:00Z to 2026-01-01 00:00:10Z) by mod:alice: checked\n' });
+    expect((await inspectFile(path)).resolvedWindows).toEqual([{ ...journalWindow('window:w1', name), state: 'resolved', resolution: { by: 'mod:alice', at: mock.clock.now() + 60_000, note: 'checked' } }]);
+    const none = await run(['journal', 'resolve', '--window', 'window:nope', '--note', 'n', '--file', path]);
+    expect(none).toMatchObject({ code: EXIT.FAILURE, stderr: 'teamgames journal: no window window:nope in this journal (teamgames journal windows --all lists every window)\n' });
+  });
+
+  it('the second resolver exits 7 and reads who resolved it, when and their note; nothing is written', async () => {
+    const path = await journalOf([journalWindow('window:w1')]);
+    // First resolved in a bridge, through the API.
+    const bridge = new FileJournal(path);
+    await resolveWindow(bridge, { windowId: 'window:w1', by: 'mod:alice', note: 'granted VIP\nby hand' }, { now: Date.UTC(2026, 0, 2, 3, 4, 5) });
+    await bridge.close();
+    const before = await readFile(path);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'nothing missing', '--by', 'mod:bob', '--file', path]);
+    expect(r).toEqual({
+      code: EXIT.ALREADY_RESOLVED,
+      stdout: '',
+      stderr: 'teamgames journal: window:w1 of Ann was already resolved by mod:alice at 2026-01-02 03:04:05Z: granted VIP\\u000aby hand. Nothing was written: the first resolution stands\n',
+    });
+    const json = await run(['journal', 'resolve', '--window', 'window:w1', '--note', 'n', '--by', 'mod:bob', '--json', '--file', path]);
+    expect(json.code).toBe(7);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: 'WINDOW_ALREADY_RESOLVED',
+      message: expect.stringContaining('already resolved by mod:alice'),
+      windowId: 'window:w1',
+      playerName: 'Ann',
+      resolution: { by: 'mod:alice', at: Date.UTC(2026, 0, 2, 3, 4, 5), note: 'granted VIP\nby hand' },
+    });
+    expect(await readFile(path)).toEqual(before);
+  });
+
+  it('while a bridge holds the file: a window its admin command resolved is exit 7 (not "stop the bridge"); an open one still needs the lock (exit 1)', async () => {
+    const path = await journalOf([journalWindow('window:w1'), journalWindow('window:w2', 'Bob')]);
+    const bridge = new FileJournal(path);
+    try {
+      await resolveWindow(bridge, { windowId: 'window:w1', by: 'mod:alice', note: 'done in game' }, { now: Date.UTC(2026, 0, 2) });
+      const before = await readFile(path);
+      const first = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:bob', '--file', path]);
+      expect(first).toMatchObject({ code: EXIT.ALREADY_RESOLVED, stderr: expect.stringContaining('window:w1 of Ann was already resolved by mod:alice at 2026-01-02 00:00:00Z: done in game.') });
+      const open = await run(['journal', 'resolve', 'Bob', '--note', 'n', '--by', 'mod:bob', '--file', path]);
+      expect(open).toMatchObject({ code: EXIT.FAILURE, stderr: expect.stringContaining('The lock belongs to the bridge, so nothing was written') });
+      expect(await readFile(path)).toEqual(before);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('a first resolution with a huge note (written before the bounds) is cut on the terminal, whole in --json', async () => {
+    const note = 'n'.repeat(100_000);
+    const path = await journalOf([{ ...journalWindow('window:w1'), state: 'resolved', resolution: { by: 'old-tool', at: 1, note } }]);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:bob', '--file', path]);
+    expect(r.code).toBe(EXIT.ALREADY_RESOLVED);
+    expect(r.stderr.length).toBeLessThan(2_300);
+    expect(r.stderr).toContain('… (98000 more characters: --json shows them). Nothing was written');
+    const json = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:bob', '--json', '--file', path]);
+    const line = JSON.parse(json.stderr) as { message: string; resolution: { note: string } };
+    expect(line.resolution.note).toBe(note);
+    expect(line.message.length).toBeLessThan(2_300);
+  });
+
+  it('exits 0 after it wrote, even when the window has a time no date holds (1e16), printed as its number', async () => {
+    const path = await journalOf([journalWindow('window:w1', 'Ann', { from: 1e16, to: 1e16 })]);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'checked', '--by', 'mod:alice', '--file', path]);
+    expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:w1 of Ann (10000000000000000 (not a date) to 10000000000000000 (not a date)) by mod:alice: checked\n' });
+    expect((await inspectFile(path)).resolvedWindows).toHaveLength(1);
+  });
+
+  it('windows lists a window with a time no date holds as its number, and every other window with it (exit 0)', async () => {
+    const path = await journalOf([journalWindow('window:w1', 'Ann', { from: 1e16, to: -1e16 }), journalWindow('window:w2', 'Bob')]);
+    const r = await run(['journal', 'windows', '--file', path]);
+    expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(r.stdout).toMatch(/^window:w1 +Ann +10000000000000000 \(not a date\) +-10000000000000000 \(not a date\) +lost claim answer +2026-01-01 00:00:11Z$/m);
+    expect(r.stdout).toMatch(/^window:w2 +Bob +2026-01-01 00:00:00Z +2026-01-01 00:00:10Z +lost claim answer/m);
+  });
+
+  it.each([
+    ['--note', 'x'.repeat(2001), 'invalid --note: must be at most 2000 characters, got 2001'],
+    ['--note', 'ok\u001b]0;owned\u0007', 'invalid --note: must not contain control characters other than line breaks and tabs, nor bidi-override characters'],
+    ['--by', 'b'.repeat(201), 'invalid --by: must be at most 200 characters, got 201'],
+    ['--by', 'mod:\u202ealice', 'invalid --by: must not contain control or bidi-override characters'],
+  ])('refuses %s beyond its bounds (exit 2), writing nothing', async (flag, value, message) => {
+    const path = await journalOf([journalWindow('window:w1')]);
+    const before = await readFile(path);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod:alice', flag, value, '--file', path]);
+    expect(r).toEqual({ code: EXIT.USAGE, stdout: '', stderr: `teamgames journal: ${message} (see teamgames journal --help)\n` });
+    expect(await readFile(path)).toEqual(before);
+  });
+});
+
 describe('teamgames journal: the command line', () => {
   it.each([
     [['journal'], 'missing command (status, windows, pending or resolve)'],
@@ -280,7 +393,7 @@ describe('teamgames journal: the command line', () => {
     [['journal', 'status', '--file', 'x', '--table', 't'], '--table applies to --postgres and --mysql, not --file'],
     [['journal', 'pending', '--all', '--file', 'x'], '--all does not apply to this command'],
     [['journal', 'status', '--note', 'n', '--file', 'x'], '--note does not apply to this command'],
-    [['journal', 'resolve', '--note', 'n', '--file', 'x'], 'missing <player>'],
+    [['journal', 'resolve', '--note', 'n', '--file', 'x'], 'missing <player> (or --window <id>)'],
     [['journal', 'status', 'extra', '--file', 'x'], 'unexpected argument "extra"'],
     [['journal', 'status', '--postgres', 'mysql://h/db'], '--postgres must be a postgres: or postgresql: URL, got mysql:'],
     [['journal', 'status', '--postgres', 'not a url'], '--postgres must be a URL (postgres://user:password@host/database), got something else'],
@@ -303,6 +416,9 @@ describe('teamgames journal: the command line', () => {
     expect(help.code).toBe(EXIT.OK);
     expect(help.stdout).toMatch(/^Usage: teamgames journal <command> \(--file <path> \| --postgres <url> \| --mysql <url>\)/);
     expect(help.stdout).toContain('resolve from the bridge itself');
+    expect(help.stdout).toContain('resolve --window <id> --note <text> [--by <name>]');
+    expect(help.stdout).toMatch(/^  7  resolve: the window was already resolved; nothing was written/m);
+    expect(USAGE).toMatch(/^  7  journal resolve: the window was already resolved/m);
   });
 });
 

@@ -71,7 +71,10 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     const seen = await inspectJournal(other);
     expect(seen.openWindows).toEqual([]);
     expect(seen.resolvedWindows).toEqual([{ ...window, state: 'resolved', resolution: { by: 'mod:alice', at: mock.clock.now() + 60_000, note: 'checked invoice 1: granted' } }]);
-    expect((await cli(['journal', 'resolve', 'Player123', '--note', 'again', ...args])).code).toBe(EXIT.FAILURE);
+    // Once only: the second resolver is told who came first (exit 7).
+    const again = await cli(['journal', 'resolve', 'Player123', '--note', 'again', ...args]);
+    expect(again).toMatchObject({ code: EXIT.ALREADY_RESOLVED, stdout: '' });
+    expect(again.stderr).toMatch(/already resolved by mod:alice at .*: checked invoice 1: granted\. Nothing was written/);
   });
 });
 

@@ -7,8 +7,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileJournal, InvalidInputError, MemoryJournal, inspectJournal, resolveWindow, type DeliveryJournal, type JournalEntry, type StorefrontEvent } from '../../src/index.js';
+import {
+  FileJournal,
+  InvalidInputError,
+  MAX_RESOLUTION_NOTE_LENGTH,
+  MAX_RESOLVED_BY_LENGTH,
+  MemoryJournal,
+  WindowAlreadyResolvedError,
+  inspectJournal,
+  isStorefrontError,
+  resolveWindow,
+  type DeliveryJournal,
+  type JournalEntry,
+  type JournalWindow,
+  type StorefrontEvent,
+} from '../../src/index.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
+import { journalLine, journalWindow } from '../support/journal.js';
 
 const { mock, sleep, client } = inProcessStore();
 const dirs: string[] = [];
@@ -118,5 +133,102 @@ describe('resolveWindow', () => {
     await resolveWindow(journal, { playerName: 'Eve', windowId: first?.deliveryId as string, by: 'x', note: 'y' });
     expect((await inspectJournal(journal)).openWindows).toHaveLength(1);
     await expect(resolveWindow(journal, { playerName: 'Eve', by: ' ', note: 'y' })).rejects.toThrow(/input\.by/);
+  });
+});
+
+describe('resolveWindow: one resolution per window (issue #34)', () => {
+  it('on a FileJournal in a bridge, two resolves at once: one wins, the other is told who, and the file keeps the first note after a restart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-staff-'));
+    dirs.push(dir);
+    const path = join(dir, 'journal.jsonl');
+    const journal = new FileJournal(path);
+    await journal.append([journalWindow('window:w1')]);
+    const [a, b] = await Promise.allSettled([
+      resolveWindow(journal, { playerName: 'Ann', by: 'mod:alice', note: 'granted VIP by hand' }, { now: 1_000 }),
+      resolveWindow(journal, { playerName: 'Ann', by: 'mod:bob', note: 'nothing missing' }, { now: 2_000 }),
+    ]);
+    expect(a).toMatchObject({ status: 'fulfilled', value: { resolution: { by: 'mod:alice', at: 1_000, note: 'granted VIP by hand' } } });
+    expect(b.status).toBe('rejected');
+    const error = (b as PromiseRejectedResult).reason as WindowAlreadyResolvedError;
+    expect(isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')).toBe(true);
+    expect(error.resolution).toEqual({ by: 'mod:alice', at: 1_000, note: 'granted VIP by hand' });
+    expect(error.message).toBe(
+      'resolveWindow: window "window:w1" of player "Ann" was already resolved by "mod:alice" at 1970-01-01T00:00:01.000Z (note: "granted VIP by hand"); nothing was written, the first resolution stands',
+    );
+    await journal.close();
+    const reopened = new FileJournal(path);
+    expect((await inspectJournal(reopened)).resolvedWindows.map((w) => w.resolution)).toEqual([{ by: 'mod:alice', at: 1_000, note: 'granted VIP by hand' }]);
+    await reopened.close();
+  });
+
+  it('by the player alone after another hand closed their only window: WindowAlreadyResolvedError naming who, not "no window"', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1')]);
+    await resolveWindow(journal, { playerName: 'Ann', by: 'mod:alice', note: 'done' }, { now: 7 });
+    await expect(resolveWindow(journal, { playerName: 'Ann', by: 'mod:bob', note: 'done too' })).rejects.toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', resolution: { by: 'mod:alice', at: 7, note: 'done' } });
+    // An id that is another player's window is refused, whatever its state.
+    await expect(resolveWindow(journal, { playerName: 'Bob', windowId: 'window:w1', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId' });
+  });
+
+  it('on a journal of your own without resolveWindow: the fallback is one resolve at a time, the state checked again in its turn', async () => {
+    const inner = new MemoryJournal();
+    const own: DeliveryJournal = { append: (e) => inner.append(e), pending: (p) => inner.pending(p), acknowledge: (ids) => inner.acknowledge(ids) };
+    await own.append([journalWindow('window:w1')]);
+    const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map((by) => resolveWindow(own, { windowId: 'window:w1', by, note: `by ${by}` })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const winner = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<JournalWindow>).value.resolution;
+    for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) expect(r.reason).toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', resolution: winner });
+    expect((await own.pending())[0]).toMatchObject({ state: 'resolved', resolution: winner });
+  });
+});
+
+describe("resolveWindow: a journal's own resolveWindow is checked like a read", () => {
+  it.each([
+    ['nothing', undefined],
+    ['an unknown outcome', { outcome: 'maybe' }],
+    ['a line instead of the window', { outcome: 'resolved', window: journalLine('window:w1') }],
+    ['another window', { outcome: 'resolved', window: { ...journalWindow('window:other'), state: 'resolved', resolution: { by: 'x', at: 1, note: 'y' } } }],
+    ['a window still open', { outcome: 'alreadyResolved', window: journalWindow('window:w1') }],
+  ])('answering %s is a JournalError', async (_what, answer) => {
+    const inner = new MemoryJournal();
+    await inner.append([journalWindow('window:w1')]);
+    const own: DeliveryJournal = { append: (e) => inner.append(e), pending: (p) => inner.pending(p), acknowledge: (ids) => inner.acknowledge(ids), resolveWindow: async () => answer as never };
+    await expect(resolveWindow(own, { windowId: 'window:w1', by: 'x', note: 'y' })).rejects.toMatchObject({ code: 'JOURNAL_FAILED', message: expect.stringContaining('does not keep the DeliveryJournal contract') });
+  });
+});
+
+describe('resolveWindow: bounded input, refused before anything is written (issue #34)', () => {
+  const refused: Array<[string, Record<string, unknown>, string, string]> = [
+    ['a note over 2,000 characters', { note: 'x'.repeat(MAX_RESOLUTION_NOTE_LENGTH + 1) }, 'input.note', 'must be at most 2000 characters, got 2001'],
+    ['a note of 10 MB (the journal must stay openable)', { note: 'x'.repeat(10_000_000) }, 'input.note', 'must be at most 2000 characters, got 10000000'],
+    ['an escape sequence in the note', { note: 'ok\u001b[2J' }, 'input.note', 'must not contain control characters other than line breaks and tabs'],
+    ['a carriage return in the note', { note: 'ok\rforged' }, 'input.note', 'must not contain control characters'],
+    ['a bidi override in the note', { note: 'ok\u202eevil' }, 'input.note', 'bidi-override'],
+    ['a by over 200 characters', { by: 'b'.repeat(MAX_RESOLVED_BY_LENGTH + 1) }, 'input.by', 'must be at most 200 characters, got 201'],
+    ['a newline in by', { by: 'mod:alice\nmod:bob' }, 'input.by', 'must not contain control or bidi-override characters'],
+    ['a bidi isolate in by', { by: 'mod:\u2066alice' }, 'input.by', 'must not contain control or bidi-override characters'],
+    ['a blank by', { by: ' ' }, 'input.by', 'must not be blank'],
+    ['neither player nor window', { playerName: undefined }, 'input.playerName', 'is needed when input.windowId is not given'],
+    ['a window id over 512 characters', { windowId: `window:${'w'.repeat(600)}` }, 'input.windowId', 'must be at most 512 characters'],
+  ];
+
+  it.each(refused)('%s', async (_what, change, argument, rule) => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1'), journalLine('a')]);
+    const before = await journal.pending();
+    const input = { playerName: 'Ann', by: 'mod:alice', note: 'granted', ...change };
+    const error = await resolveWindow(journal, input as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ argument, rule: expect.stringContaining(rule) });
+    expect(await journal.pending()).toEqual(before);
+  });
+
+  it('takes the limits themselves, newlines and tabs in the note, and any script', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1')]);
+    const note = `line one\n\tline two — 已发放 🐉 ${'x'.repeat(MAX_RESOLUTION_NOTE_LENGTH - 40)}`.slice(0, MAX_RESOLUTION_NOTE_LENGTH);
+    const by = 'm'.repeat(MAX_RESOLVED_BY_LENGTH);
+    const resolved = await resolveWindow(journal, { windowId: 'window:w1', by, note });
+    expect(resolved.resolution).toMatchObject({ by, note });
   });
 });

@@ -4,9 +4,10 @@
  * the memory and file journals can too). `make` returns a fresh, empty journal.
  */
 import { expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
-import type { DeliveryJournal, JournalClaimMark, JournalEntry, JournalLine } from '../../src/journals/contract.js';
-import { journalLine } from './journal.js';
+import { resolveWindow } from '../../src/delivery/staff.js';
+import { InvalidInputError, WindowAlreadyResolvedError } from '../../src/errors.js';
+import type { DeliveryJournal, JournalClaimMark, JournalEntry, JournalLine, JournalWindow } from '../../src/journals/contract.js';
+import { journalLine, journalWindow } from './journal.js';
 
 export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJournal>, close: (journal: DeliveryJournal) => Promise<void> = async () => undefined): void {
   const ids = (entries: JournalEntry[]) => entries.map((e) => e.deliveryId);
@@ -99,6 +100,63 @@ export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJo
     const [listed] = await journal.pending();
     (listed as JournalLine).state = 'intended';
     expect(await journal.pending('Ann')).toEqual([journalLine('a')]);
+    await close(journal);
+  });
+  resolutionContract(make, close);
+}
+
+/** One resolution per window (issue #34): the journal's compare-and-set, through resolveWindow. */
+function resolutionContract(make: () => DeliveryJournal | Promise<DeliveryJournal>, close: (journal: DeliveryJournal) => Promise<void>): void {
+  it('resolves a window once: of 6 resolves at once exactly one writes, the others learn who came first, and the first resolution is kept', async () => {
+    const journal = await make();
+    await journal.append([journalWindow('window:w1'), journalLine('a')]);
+    const staff = ['mod:alice', 'mod:bob', 'mod:cid', 'mod:dee', 'mod:eve', 'mod:fay'];
+    const results = await Promise.allSettled(staff.map((by, i) => resolveWindow(journal, { playerName: 'Ann', windowId: 'window:w1', by, note: `note of ${by}` }, { now: 1_000 + i })));
+    const won = results.filter((r): r is PromiseFulfilledResult<JournalWindow> => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    const first = (won[0] as PromiseFulfilledResult<JournalWindow>).value.resolution;
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
+    expect(lost).toHaveLength(5);
+    for (const error of lost) {
+      expect(error).toBeInstanceOf(WindowAlreadyResolvedError);
+      expect(error).toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', windowId: 'window:w1', playerName: 'Ann', resolution: first });
+    }
+    expect(await journal.pending('Ann')).toEqual([{ ...journalWindow('window:w1'), state: 'resolved', resolution: first }, journalLine('a')]);
+    await close(journal);
+  });
+
+  it('resolves by the id alone; an id of no window (unknown, a line) writes nothing', async () => {
+    const journal = await make();
+    const name = 'Ann\u001b[2J\u202e';
+    await journal.append([journalWindow('window:w1', name), journalLine('a')]);
+    const resolved = await resolveWindow(journal, { windowId: 'window:w1', by: 'mod:alice', note: 'checked\ngranted' }, { now: 5 });
+    expect(resolved).toEqual({ ...journalWindow('window:w1', name), state: 'resolved', resolution: { by: 'mod:alice', at: 5, note: 'checked\ngranted' } });
+    for (const windowId of ['window:none', 'a']) {
+      await expect(resolveWindow(journal, { windowId, by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: expect.stringContaining('must name a window in the journal') });
+    }
+    expect(await journal.pending()).toEqual([resolved, journalLine('a')]);
+    // The journal's own compare-and-set, as resolveWindow calls it.
+    expect(await journal.resolveWindow?.('window:w1', { by: 'mod:bob', at: 6, note: 'late' })).toEqual({ outcome: 'alreadyResolved', window: resolved });
+    expect(await journal.resolveWindow?.('a', { by: 'mod:bob', at: 6, note: 'late' })).toEqual({ outcome: 'notFound' });
+    expect(await journal.pending()).toEqual([resolved, journalLine('a')]);
+    await close(journal);
+  });
+
+  it("refuses a resolution the next read would refuse as damage, and writes nothing", async () => {
+    const journal = await make();
+    await journal.append([journalWindow('window:w1')]);
+    const bad: Array<[unknown, unknown, string]> = [
+      ['window:w1', { by: 'x', at: Number.NaN, note: 'y' }, 'resolution'],
+      ['window:w1', { by: 5, at: 1, note: 'y' }, 'resolution'],
+      ['window:w1', null, 'resolution'],
+      ['', { by: 'x', at: 1, note: 'y' }, 'windowId'],
+    ];
+    for (const [id, resolution, argument] of bad) {
+      const error = await journal.resolveWindow?.(id as string, resolution as never).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument });
+    }
+    expect(await journal.pending()).toEqual([journalWindow('window:w1')]);
     await close(journal);
   });
 }

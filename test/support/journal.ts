@@ -1,4 +1,4 @@
-import type { JournalLine } from '../../src/journals/contract.js';
+import type { JournalLine, JournalWindow } from '../../src/journals/contract.js';
 
 /** A journal line for one Whip (merchant id "42") claimed for `playerName`. */
 export const journalLine = (deliveryId: string, playerName = 'Ann', state: JournalLine['state'] = 'claimed'): JournalLine => ({
@@ -17,4 +17,15 @@ export const journalLine = (deliveryId: string, playerName = 'Ann', state: Journ
     amount_purchased: 1,
   },
   recordedAt: 0,
+});
+
+/** An open unverified window of `playerName` (a lost claim), as the engine writes it. */
+export const journalWindow = (deliveryId: string, playerName = 'Ann', times: { from?: number; to?: number } = {}): JournalWindow => ({
+  deliveryId,
+  playerName,
+  state: 'unverified',
+  from: times.from ?? 1_767_225_600_000,
+  to: times.to ?? 1_767_225_610_000,
+  cause: 'lostClaim',
+  recordedAt: 1_767_225_611_000,
 });

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { lazy } from '../../internal/lazy.js';
 import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger, describe, fail } from '../../internal/validate.js';
 import type { FileStore } from './store.js';
-import { checkEntries, type DeliveryJournal, type JournalEntry } from '../contract.js';
+import { checkEntries, checkResolution, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
 const fileStore = lazy(() => import('./store.js'));
 
@@ -146,6 +146,22 @@ export class FileJournal implements DeliveryJournal {
     const ids = deliveryIds.filter((id) => typeof id === 'string');
     if (ids.length === 0) return Promise.resolve();
     return this.#with((store) => store.acknowledge(ids));
+  }
+
+  /**
+   * Closes the window `windowId` only while it is open, and flushes: the check and the
+   * write run in the journal's one queue of operations (the file belongs to this process),
+   * so of several resolves at once exactly one writes; see
+   * {@link DeliveryJournal.resolveWindow}.
+   *
+   * @throws JournalError when the file is locked by another process or cannot be written;
+   *   nothing was recorded then.
+   * @throws InvalidInputError when `resolution` is not `{ by, at, note }`; nothing was written.
+   */
+  async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+    // Checked and copied now: what the caller changes after this call is not what gets written.
+    const checked = checkResolution(windowId, resolution);
+    return this.#with((store) => store.resolveWindow(windowId, checked));
   }
 
   /** Closes the file and releases its lock; the journal takes both again on next use. */

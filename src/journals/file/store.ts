@@ -13,7 +13,7 @@ import { JournalError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { FileLock, MAX_JOURNAL_BYTES, checkOneName, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './lock.js';
 import { OWNER_ONLY, bridgeTrust, checkJournalPath } from './trust.js';
-import { entryProblem, type JournalEntry } from '../contract.js';
+import { entryProblem, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
 /**
  * One line of the file. `put` with `entry` records one entry (the only form 0.1.0 wrote;
@@ -71,6 +71,21 @@ export class FileStore {
         if (playerName === undefined || entry.playerName === playerName) out.push(structuredClone(entry));
       }
       return out;
+    });
+  }
+
+  /**
+   * Resolves the window only if it is still open, checked and written in one turn of the
+   * queue: no other operation of this journal runs between the check and the write.
+   */
+  resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+    return this.#exclusive(async () => {
+      const entry = this.#entries.get(windowId);
+      const window = resolvedWindow(entry, resolution);
+      if (window === undefined) return structuredClone(unresolvedOutcome(entry));
+      await this.#write({ op: 'put', entry: window }, 'nothing was recorded');
+      this.#entries.set(windowId, window);
+      return { outcome: 'resolved', window: structuredClone(window) };
     });
   }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DeliveryJournal, JournalEntry } from '../contract.js';
+import type { DeliveryJournal, JournalEntry, WindowResolution, WindowResolveOutcome } from '../contract.js';
 import { JournalError } from '../../errors.js';
 import { journalFailure, type SqlJournalOptions, type TableName } from '../sql/common.js';
 import { SqlJournalCore } from '../sql/journal.js';
@@ -156,6 +156,29 @@ export class MySqlJournal implements DeliveryJournal {
    */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
     await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id IN (?)`, [ids]));
+  }
+
+  /**
+   * Closes the window `windowId` only while it is open: it reads the row, then one
+   * conditional `UPDATE … WHERE entry =` the open window it read (byte for byte), so of
+   * several resolves at once, from any node, exactly one writes and the others read who
+   * came first (see {@link DeliveryJournal.resolveWindow}). No schema change.
+   *
+   * @throws JournalError when the database refuses or cannot be reached, or the row is
+   *   not an entry; nothing was written then.
+   * @throws InvalidInputError when `resolution` is not `{ by, at, note }`; nothing was written.
+   */
+  async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+    const table = quoted(this.#core.options.table);
+    return this.#core.resolveWindow(
+      windowId,
+      resolution,
+      async (db, id) => ((await db.query(`SELECT entry FROM ${table} WHERE delivery_id = ?`, [id]))[0] as Array<{ entry: unknown }>)[0]?.entry,
+      // Compared byte for byte (utf8mb4_bin), whatever the server's default collation.
+      async (db, id, entry, read) =>
+        ((await db.query(`UPDATE ${table} SET entry = ? WHERE delivery_id = ? AND entry = CAST(? AS CHAR CHARACTER SET utf8mb4) COLLATE utf8mb4_bin`, [entry, id, read]))[0] as { affectedRows?: number })
+          .affectedRows ?? 0,
+    );
   }
 
   /**

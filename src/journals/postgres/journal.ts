@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DeliveryJournal, JournalEntry } from '../contract.js';
+import type { DeliveryJournal, JournalEntry, WindowResolution, WindowResolveOutcome } from '../contract.js';
 import { journalFailure, tableText, type SqlJournalOptions, type TableName } from '../sql/common.js';
 import { SqlJournalCore } from '../sql/journal.js';
 import { quoted, schemaStatements } from './schema.js';
@@ -148,6 +148,26 @@ export class PostgresJournal implements DeliveryJournal {
    */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
     await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id = ANY($1::text[])`, [ids]));
+  }
+
+  /**
+   * Closes the window `windowId` only while it is open: it reads the row, then one
+   * conditional `UPDATE … WHERE entry =` the open window it read, so of several resolves
+   * at once, from any node, exactly one writes and the others read who came first (see
+   * {@link DeliveryJournal.resolveWindow}). No schema change.
+   *
+   * @throws JournalError when the database refuses or cannot be reached, or the row is
+   *   not an entry; nothing was written then.
+   * @throws InvalidInputError when `resolution` is not `{ by, at, note }`; nothing was written.
+   */
+  async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
+    const table = quoted(this.#core.options.table);
+    return this.#core.resolveWindow(
+      windowId,
+      resolution,
+      async (db, id) => ((await db.query(`SELECT entry FROM ${table} WHERE delivery_id = $1`, [id])).rows[0] as { entry: unknown } | undefined)?.entry,
+      async (db, id, entry, read) => (await db.query(`UPDATE ${table} SET entry = $2 WHERE delivery_id = $1 AND entry = $3`, [id, entry, read])).rowCount ?? 0,
+    );
   }
 
   /**

@@ -8,7 +8,7 @@
  * @module
  * @internal
  */
-import { checkEntries, type JournalEntry } from '../contract.js';
+import { checkEntries, checkResolution, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 import { JournalError } from '../../errors.js';
 import { checkNonBlank, describe, fail } from '../../internal/validate.js';
 import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
@@ -110,6 +110,35 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
   /** The entries of rows read back (objects with an `entry` column). */
   entries(rows: unknown): JournalEntry[] {
     return (rows as Array<{ entry: unknown }>).map((row) => parseEntry(this.#name, row.entry));
+  }
+
+  /**
+   * Resolves a window as compare-and-set: reads its row (`select`: the `entry` column, or
+   * `undefined` without a row), then `update` writes the resolved window only where the
+   * row still holds exactly the open window it read (`entry` equal to `read`), in one
+   * statement that resolves how many rows it changed. The database orders concurrent
+   * updates of one row: the second re-checks the condition on the first one's row and
+   * changes nothing, and its resolve reads the row again to say who came first.
+   */
+  async resolveWindow(
+    windowId: string,
+    resolution: WindowResolution,
+    select: (db: Q, id: string) => Promise<unknown>,
+    update: (db: Q, id: string, entry: string, read: unknown) => Promise<number>,
+  ): Promise<WindowResolveOutcome> {
+    const checked = checkResolution(windowId, resolution);
+    return this.query('resolve a window in the journal', async (db) => {
+      // A window only ever changes from open to resolved: a second round sees it resolved
+      // (a third only if something outside the SDK keeps rewriting the row).
+      for (let round = 0; round < 3; round++) {
+        const raw = await select(db, windowId);
+        const entry = raw === undefined ? undefined : parseEntry(this.#name, raw);
+        const window = resolvedWindow(entry, checked);
+        if (window === undefined) return unresolvedOutcome(entry);
+        if ((await update(db, windowId, JSON.stringify(window), raw)) === 1) return { outcome: 'resolved', window };
+      }
+      throw new JournalError(`${this.#name}: could not resolve the window ${JSON.stringify(windowId)}: its row kept changing while it was open; nothing was written`);
+    });
   }
 
   /** Removes the entries of the ids that are strings, if any. */
