@@ -15,8 +15,9 @@ import {
 } from '../index.js';
 import { parseArgs } from 'node:util';
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../common/command-line.js';
-import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
+import { printable } from '../common/printable.js';
 import { ProgressLine, painter, type Paint, type TerminalEnv, type Tone } from './terminal.js';
 
 /** Extra client options for tests (a short timeout, a custom fetch). */
@@ -169,11 +170,11 @@ function catalogTable(products: readonly Product[]): string {
 const toneOf = (code: ClaimResult['code']): Tone => (code === 'SUCCESS' || code === 'PREVIEW' ? 'good' : 'notice');
 
 function claimText(player: string, result: ClaimResult, raw: boolean, paint: Paint): string {
-  let text = `${paint(toneOf(result.code), result.code)}: ${result.message}\n`;
+  let text = `${paint(toneOf(result.code), printable(result.code))}: ${printable(result.message)}\n`;
   if (result.code === 'RATE_LIMIT') text += `Try again in ${Math.ceil(result.retryAfterMs / 1000)} s.\n`;
-  if (result.code === 'UNKNOWN') text += `Unrecognised answer from the service (code "${result.serverCode}"). Nothing was granted.\n`;
+  if (result.code === 'UNKNOWN') text += `Unrecognised answer from the service (code "${printable(String(result.serverCode))}"). Nothing was granted.\n`;
   if (result.claims.length > 0) {
-    text += `\n${result.code === 'SUCCESS' ? `Delivered to ${player} (grant these in game now)` : `Waiting for ${player}`}:\n`;
+    text += `\n${result.code === 'SUCCESS' ? `Delivered to ${printable(player)} (grant these in game now)` : `Waiting for ${printable(player)}`}:\n`;
     text += table(
       ['product', 'name', 'grant', 'bought', 'unit price'],
       result.claims.map((t) => [t.product_id_string, t.product_name, String(t.quantity_to_grant), String(t.quantity_purchased), money(t.product_price)]),
@@ -274,6 +275,8 @@ export async function runTeamgames(
   let baseUrlFromFlag = false;
   const paintOut = painter(io.stdout, env);
   const paintErr = painter(io.stderr, env);
+  // What the store (or a proxy) answers may echo the key: no printed string holds it, in any form.
+  let redact: Redact = NO_SECRET;
   try {
     const p = parse(argv);
     json = p.json;
@@ -283,13 +286,14 @@ export async function runTeamgames(
     command = p.command;
     const apiKey = env.TEAMGAMES_API_KEY ?? '';
     if (apiKey.trim() === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard)');
+    redact = keyRedactor(apiKey.trim());
     const timeoutMs = p.timeout === undefined ? undefined : positiveInt(p.timeout, '--timeout');
     baseUrlFromFlag = p.baseUrl !== undefined;
     const baseUrl = p.baseUrl ?? (env.TEAMGAMES_BASE_URL?.trim() || undefined);
     const progress = new ProgressLine(io.stderr, env);
     const label = command;
     const onEvent: ClientOverrides['onEvent'] = (event) => {
-      if (event.type === 'retry') progress.show(`teamgames: ${label}: ${event.reason}; trying again (attempt ${event.attempt + 1})…`);
+      if (event.type === 'retry') progress.show(redact(`teamgames: ${label}: ${printable(event.reason)}; trying again (attempt ${event.attempt + 1})…`));
       overrides.onEvent?.(event);
     };
     // A one-shot process: the local guard and the cache would never see a second call.
@@ -311,7 +315,7 @@ export async function runTeamgames(
       }
     };
     const [player = '', reward = '', amount = ''] = p.args;
-    const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr);
+    const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr, redact);
 
     switch (p.command) {
       case 'catalog': {
@@ -328,7 +332,7 @@ export async function runTeamgames(
           if (!io.interactive) {
             throw new UsageError('claim: refusing to claim without confirmation; pass --yes (stdin is not a terminal)');
           }
-          const question = `Mark every paid purchase of "${player}" as delivered? The game server will not grant them; you must. [y/N] `;
+          const question = `Mark every paid purchase of "${printable(player)}" as delivered? The game server will not grant them; you must. [y/N] `;
           if (!(await io.confirm(question))) {
             io.stderr.write('teamgames: claim cancelled; nothing changed\n');
             return EXIT.FAILURE;
@@ -342,8 +346,8 @@ export async function runTeamgames(
         const result = await settled(client.claimVoteReward({ player, reward, amount: units }));
         return await print(result, (paint) => {
           let text = '';
-          for (const m of result.messages) text += `${m}\n`;
-          for (const r of result.rewards) if (r.message !== undefined && r.message !== '') text += `${r.message}\n`;
+          for (const m of result.messages) text += `${printable(m)}\n`;
+          for (const r of result.rewards) if (r.message !== undefined && r.message !== '') text += `${printable(r.message)}\n`;
           if (result.rewards.length > 0) {
             text += table(
               ['reward', 'name', 'give', 'points left', 'votes this month', 'points ever'],
@@ -358,12 +362,12 @@ export async function runTeamgames(
     throw new UsageError(`unknown command "${p.command}"`);
   } catch (error) {
     const code = exitCodeOf(error);
-    const message = describeError(error, command, baseUrlFromFlag);
+    const message = redact(describeError(error, command, baseUrlFromFlag));
     if (json) {
       const payload = isStorefrontError(error) ? { error: error.code, message } : { error: code === EXIT.USAGE ? 'USAGE' : 'FAILURE', message };
-      io.stderr.write(`${JSON.stringify(payload)}\n`);
+      io.stderr.write(`${jsonText(payload, NO_SECRET)}\n`);
     } else {
-      io.stderr.write(`${paintErr('bad', `teamgames: ${message}`)}${code === EXIT.USAGE ? ' (see teamgames --help)' : ''}\n`);
+      io.stderr.write(`${paintErr('bad', `teamgames: ${printable(message)}`)}${code === EXIT.USAGE ? ' (see teamgames --help)' : ''}\n`);
     }
     return code;
   }

@@ -7,8 +7,10 @@
  * @module
  * @internal
  */
+import { Credentials } from '../auth.js';
 import { COMMON_EXIT } from '../common/command-line.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
+import { printable, printableJson } from '../common/printable.js';
 import type { Paint, TerminalEnv } from './terminal.js';
 
 /**
@@ -56,15 +58,60 @@ export interface TeamgamesEnv extends TerminalEnv {
   TEAMGAMES_BASE_URL?: string | undefined;
 }
 
-/** Renders rows as an aligned text table. */
+/**
+ * Renders rows as an aligned text table, every cell through {@link printable} (one row
+ * per record, whatever a cell holds). Loops, never spreads: a million rows print.
+ */
 export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+  const cells = rows.map((row) => row.map(printable));
+  const widths = headers.map((h) => h.length);
+  for (const row of cells) {
+    for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i] as number, (row[i] ?? '').length);
+  }
+  const line = (row: readonly string[]) => {
+    let text = '';
+    for (let i = 0; i < widths.length; i++) text += (i === 0 ? '' : '  ') + (row[i] ?? '').padEnd(widths[i] as number);
+    return `${text.trimEnd()}\n`;
+  };
+  const parts: string[] = [line(headers), line(widths.map((w) => '-'.repeat(w)))];
+  for (const row of cells) parts.push(line(row));
+  return parts.join('');
+}
+
+/**
+ * What every answer goes through before it is written: the secrets the command knows (the
+ * API key in every form the SDK's redaction knows) replaced by `<redacted>`, in the human
+ * text and in every string of a `--json` value, which is otherwise printed exactly (its
+ * unprintable characters as JSON escapes).
+ * @internal
+ */
+export type Redact = (text: string) => string;
+
+/** No secret to remove. @internal */
+export const NO_SECRET: Redact = (text) => text;
+
+/** Removes the API key, in every form the SDK's redaction knows (raw, URL-encoded, Base64, base64url). @internal */
+export function keyRedactor(apiKey: string): Redact {
+  const credentials = new Credentials(apiKey);
+  return (text) => credentials.redact(text);
+}
+
+/** `value` with `redact` applied to every string in it (keys included); other values as they are. */
+export function redactValue(value: unknown, redact: Redact): unknown {
+  if (redact === NO_SECRET) return value;
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact));
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactValue(v, redact);
+    return out;
+  }
+  return value;
+}
+
+/** The `--json` text of `value`: secrets removed, exact otherwise, valid JSON, nothing a terminal acts on. */
+export function jsonText(value: unknown, redact: Redact, indent?: number): string {
+  return printableJson(JSON.stringify(redactValue(value, redact), null, indent));
 }
 
 /**
@@ -72,18 +119,19 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly s
  * closed it, the disk is full) the service has already answered, a claim has already
  * marked the items delivered: the answer is not lost with stdout. One line on stderr says
  * what failed, then the answer follows there (with `--json`, a JSON error line, then the
- * result on one line).
+ * result on one line). The human text is built from printable cells and lines; `redact`
+ * removes the secrets from it and from the JSON.
  * @internal
  */
-export async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint): Promise<number> {
-  const failure = await writeText(io.stdout, json ? `${JSON.stringify(value, null, 2)}\n` : human(paintOut));
+export async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint, redact: Redact = NO_SECRET): Promise<number> {
+  const failure = await writeText(io.stdout, json ? `${jsonText(value, redact, 2)}\n` : redact(human(paintOut)));
   if (failure === undefined) return EXIT.OK;
   const message = `${label}could not write to stdout (${writeFailure(failure)}); the answer follows on stderr`;
   await writeText(
     io.stderr,
     json
-      ? `${JSON.stringify({ error: 'OUTPUT_FAILED', message })}\n${JSON.stringify(value)}\n`
-      : `${paintErr('bad', `teamgames: ${message}`)}\n${human(paintErr)}`,
+      ? `${JSON.stringify({ error: 'OUTPUT_FAILED', message: printable(message) })}\n${jsonText(value, redact)}\n`
+      : `${paintErr('bad', `teamgames: ${printable(message)}`)}\n${redact(human(paintErr))}`,
   );
   return EXIT.OUTPUT_FAILED;
 }

@@ -275,7 +275,7 @@ describe('teamgames journal: the command line', () => {
   it.each([
     [['journal'], 'missing command (status, windows, pending or resolve)'],
     [['journal', 'list', '--file', 'x'], 'unknown command "list" (status, windows, pending or resolve)'],
-    [['journal', 'status'], 'which journal? pass --file <path>, --postgres <url> or --mysql <url>'],
+    [['journal', 'status'], 'which journal? pass --file <path>, --postgres-env <VAR>, --postgres-file <path>, --mysql-env <VAR>, --mysql-file <path> (or --postgres <url>, --mysql <url>)'],
     [['journal', 'status', '--file', 'x', '--mysql', 'mysql://h/db'], 'one journal at a time: got --file and --mysql'],
     [['journal', 'status', '--file', 'x', '--table', 't'], '--table applies to --postgres and --mysql, not --file'],
     [['journal', 'pending', '--all', '--file', 'x'], '--all does not apply to this command'],
@@ -283,7 +283,7 @@ describe('teamgames journal: the command line', () => {
     [['journal', 'resolve', '--note', 'n', '--file', 'x'], 'missing <player>'],
     [['journal', 'status', 'extra', '--file', 'x'], 'unexpected argument "extra"'],
     [['journal', 'status', '--postgres', 'mysql://h/db'], '--postgres must be a postgres: or postgresql: URL, got mysql:'],
-    [['journal', 'status', '--postgres', 'not a url'], '--postgres must be a URL (postgres://user:password@host/database), got something else'],
+    [['journal', 'status', '--postgres', 'not a url'], '--postgres must be a URL (postgres://user@host:port/database), got something else'],
     [['journal', 'status', '--mysql', 'mysql://h/db', '--table', 'Bad-Name'], '--table must be a table name, `name` or `schema.name`, each of lower-case letters, digits and _ (not first), up to 48 characters; got "Bad-Name"'],
     [['journal', 'status', '--fil', 'x'], 'unknown option --fil'],
   ])('%j: exit 2, one line', async (argv, message) => {
@@ -313,7 +313,7 @@ describe('teamgames journal: the database drivers are optional peers', () => {
 
   it('--postgres without pg: one line saying what to install (exit 1)', async () => {
     const asked: string[] = [];
-    const r = await run(['journal', 'status', '--postgres', 'postgres://u:secret@127.0.0.1:1/db'], {
+    const r = await run(['journal', 'status', '--postgres', 'postgres://u@127.0.0.1:1/db'], {
       deps: { importDriver: (name) => (asked.push(name), missing('pg')()) },
     });
     expect(asked).toEqual(['pg']);
@@ -321,7 +321,7 @@ describe('teamgames journal: the database drivers are optional peers', () => {
   });
 
   it('--mysql without mysql2: the same (exit 1)', async () => {
-    const r = await run(['journal', 'windows', '--mysql', 'mysql://u:p@127.0.0.1:1/db'], { deps: { importDriver: missing('mysql2') } });
+    const r = await run(['journal', 'windows', '--mysql', 'mysql://u@127.0.0.1:1/db'], { deps: { importDriver: missing('mysql2') } });
     expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: --mysql needs the mysql2 package: npm i mysql2\n' });
   });
 
