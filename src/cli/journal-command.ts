@@ -274,7 +274,7 @@ function databaseTimeout(text: string | undefined): number {
 async function databaseUrl(flag: string, value: string, env: TeamgamesEnv): Promise<string> {
   if (flag.endsWith('-env')) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new UsageError(`--${flag} takes the name of an environment variable (DATABASE_URL), got "${value}"`);
-    const url = (env as Record<string, string | undefined>)[value]?.trim() ?? '';
+    const url = env[value]?.trim() ?? '';
     if (url === '') throw new UsageError(`--${flag}: the environment variable ${value} is not set`);
     return url;
   }

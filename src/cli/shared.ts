@@ -56,6 +56,8 @@ export interface TeamgamesIo {
 export interface TeamgamesEnv extends TerminalEnv {
   TEAMGAMES_API_KEY?: string | undefined;
   TEAMGAMES_BASE_URL?: string | undefined;
+  /** Any other: `teamgames journal --postgres-env <VAR>` reads the database URL from the one it names. */
+  [name: string]: string | undefined;
 }
 
 /**
