@@ -26,7 +26,7 @@ export type { JournalDeps } from './shared.js';
 import { painter, type Paint, type Tone } from './terminal.js';
 
 /** The text of `teamgames journal --help`. */
-export const JOURNAL_USAGE = `Usage: teamgames journal <command> (--file <path> | --postgres <url> | --mysql <url>) [options]
+export const JOURNAL_USAGE = `Usage: teamgames journal <command> <journal> [options]
 
 What a delivery journal holds for staff: lines still to grant in game, and unverified
 windows (a claim whose answer was lost may have delivered items that no journal line
@@ -46,13 +46,24 @@ Commands:
                                   --by defaults to your user name
 
 The journal (exactly one):
-  --file <path>       a FileJournal file. Read without its lock while a bridge holds
-                      it (nothing is changed). resolve needs the file free: stop the
-                      bridge first, or resolve from the bridge itself (resolveWindow
-                      in its admin command): the lock belongs to the bridge
-  --postgres <url>    a PostgresJournal's database (needs the pg package)
-  --mysql <url>       a MySqlJournal's database, MySQL or MariaDB (needs mysql2)
-  --table <name>      the database journal's table (default teamgames_deliveries)
+  --file <path>            a FileJournal file. Read without its lock while a bridge
+                           holds it (nothing is changed). resolve needs the file free:
+                           stop the bridge first, or resolve from the bridge itself
+                           (resolveWindow in its admin command): the lock belongs to
+                           the bridge
+  --postgres-env <VAR>     a PostgresJournal's database, its URL read from the
+                           environment variable VAR (needs the pg package)
+  --postgres-file <path>   the same, the URL read from the first line of a file
+  --mysql-env <VAR>        a MySqlJournal's database, MySQL or MariaDB (needs mysql2)
+  --mysql-file <path>      the same, the URL read from a file
+  --postgres <url>         the URL itself. Every user of the machine can read a command
+  --mysql <url>            line (ps): a password in it is warned about on stderr; use
+                           the -env or -file form
+  --table <name>           the database journal's table (default teamgames_deliveries)
+  --timeout <ms>           how long the database may take to connect and to answer each
+                           step (default 15000); a server that accepts the connection
+                           and then never answers, or a lock held on the table, ends the
+                           command with exit 4
 
 Options:
   --json              print one JSON document (for scripts)
@@ -61,11 +72,26 @@ Options:
 Nothing is created: a missing file or a database without the journal's table is
 reported, not made.
 
+What is printed is safe to look at: in tables and lines, every control character
+(C0 such as ESC and newline, DEL, C1), bidi control (U+061C, U+200E, U+200F,
+U+202A-U+202E, U+2066-U+2069) and other invisible character (zero-width spaces and
+joiners, U+FEFF, U+2028, U+2029, a lone surrogate) that a record, a lock file, a
+database row or an error holds is shown as \\u and its code in hex: \\u001b for ESC,
+\\u000a for a newline (\\u{e0001} above U+FFFF), and a backslash as \\\\. One record
+is one row. --json keeps the exact values (valid JSON, the same characters as \\u
+escapes). A database URL is printed with its password and secret parameters
+(password=, sslpassword=, …) as ***; with TEAMGAMES_API_KEY set, the key (raw, Base64,
+URL-encoded) is shown as <redacted> wherever a record holds it.
+
 Exit codes:
   0  done
   1  failure: the journal cannot be read (missing, damaged, no table, no driver), the
      player has no open window (or not the one given), or the file is held by a bridge
-  2  usage: unknown option, missing or bad argument, not exactly one journal
+  2  usage: unknown option, missing or bad argument, not exactly one journal, an unset
+     variable or unreadable file for the URL
+  4  the database did not answer within --timeout (connecting, logging in, or a
+     statement: a silent server, a lock held on the table); a resolve that timed out
+     may or may not be written: run windows --all
   6  the answer could not be written to stdout: it was written to stderr instead, after
      one line saying so (a resolve in it took effect)
 `;

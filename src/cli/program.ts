@@ -39,8 +39,8 @@ Commands:
                                        lists them; asks first unless --yes
   vote <player> <reward> <amount>      spends vote points on a reward (amount: n or all)
   journal status|windows|pending       what the delivery journal holds for staff: lines
-    (--file <path> | --postgres <url>  still to grant, unverified windows, its health
-     | --mysql <url>)                  (no API key needed; see teamgames journal --help)
+    (--file <path> | --postgres-env    still to grant, unverified windows, its health
+     <VAR> | --mysql-env <VAR> | …)    (no API key needed; see teamgames journal --help)
   journal resolve <player> --note <text> [--window <id>] [--by <name>]
                                        closes a player's unverified window once handled
 
@@ -59,6 +59,13 @@ Environment:
 
 On a terminal, outcomes are coloured (green done, yellow worth a look, red failed)
 and a retried read shows a progress line on stderr.
+
+What the service answers is shown, never obeyed: in tables and lines, control
+characters (ESC, newline, DEL, C1), bidi controls and other invisible characters in
+product names, messages and errors are shown as \\u and their code in hex (\\u001b for
+ESC, \\u000a for a newline; a backslash as \\\\), one row per product or item; --json
+keeps the exact values (valid JSON). The API key is never printed: where an answer
+echoes it (raw, Base64, base64url, URL-encoded), <redacted> stands instead, in --json too.
 
 Exit codes:
   0  the service answered (the outcome is printed, even "no items")

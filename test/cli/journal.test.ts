@@ -301,7 +301,12 @@ describe('teamgames journal: the command line', () => {
     expect(USAGE).toMatch(/journal resolve <player> --note <text> \[--window <id>\] \[--by <name>\]/);
     const help = await run(['journal', '--help']);
     expect(help.code).toBe(EXIT.OK);
-    expect(help.stdout).toMatch(/^Usage: teamgames journal <command> \(--file <path> \| --postgres <url> \| --mysql <url>\)/);
+    expect(help.stdout).toMatch(/^Usage: teamgames journal <command> <journal> \[options\]\n/);
+    // Where staff look: the URL off the command line, the timeout and its exit code, how text is shown.
+    expect(help.stdout).toMatch(/--postgres-env <VAR> +a PostgresJournal's database, its URL read from the\n +environment variable VAR/);
+    expect(help.stdout).toMatch(/--timeout <ms> +how long the database may take/);
+    expect(help.stdout).toMatch(/\n  4  the database did not answer within --timeout/);
+    expect(help.stdout).toContain('is shown as \\u and its code in hex: \\u001b for ESC');
     expect(help.stdout).toContain('resolve from the bridge itself');
   });
 });
