@@ -372,7 +372,11 @@ async function lockOf(path: string): Promise<FileHealth['lock']> {
 
 /** What `pg` and `mysql2/promise` export that the command uses. */
 interface PgModule {
-  Pool: new (config: { connectionString: string; max: number; connectionTimeoutMillis: number; statement_timeout: number; query_timeout: number }) => PgPool & { end(): Promise<void>; on(event: 'error', listener: () => void): unknown };
+  Pool: new (config: { connectionString: string; max: number; connectionTimeoutMillis: number; query_timeout: number }) => PgPool & {
+    end(): Promise<void>;
+    on(event: 'error', listener: () => void): unknown;
+    on(event: 'connect', listener: (client: { query(sql: string): Promise<unknown> }) => void): unknown;
+  };
 }
 interface MySqlModule {
   createPool(config: { uri: string; connectionLimit: number; connectTimeout: number }): MySqlPool & { end(): Promise<void> };
@@ -413,7 +417,7 @@ function urlHoldsPassword(url: string): boolean {
 }
 
 /** The URL as printed: the user-info password and every secret parameter's value shown as `***`. */
-export function shownUrl(url: string): string {
+function shownUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
@@ -459,9 +463,13 @@ async function postgresSource(url: string, flag: string, table: string | undefin
   const pg = await loadDriver<PgModule>(deps, flag, 'pg', 'pg');
   // Every wait bounded: the connection and login, each statement on the server (a lock held
   // by another session included), and each answer on the client (a server that went silent).
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, query_timeout: timeoutMs });
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   // An idle connection the server ends must not end the command with an unhandled error.
   pool.on('error', () => undefined);
+  // The server's own bound, so that it stops waiting too (a statement behind a lock). Set
+  // once connected, queued before any statement of the journal; not as a startup
+  // parameter, which PgBouncer refuses by default.
+  pool.on('connect', (client) => void client.query(`SET statement_timeout = ${timeoutMs}`).catch(() => undefined));
   // Never creates the table: a database without one is reported, not changed.
   const journal = new PostgresJournal(pool, { ...tableOption(table), createTables: false });
   return sqlSource('postgres', shownUrl(url), name, journal, timeoutMs, () => pool.end());
@@ -593,7 +601,7 @@ const LAST_DATE_MS = 8.64e15;
  * 1970, beyond year 275760, not a number) is shown as it is, the raw epoch ms, so one
  * absurd record neither hides the others nor passes for a date.
  */
-export function time(ms: number): string {
+function time(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0 || ms > LAST_DATE_MS) return `${ms} (not a time)`;
   return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
 }

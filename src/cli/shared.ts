@@ -95,7 +95,10 @@ export const NO_SECRET: Redact = (text) => text;
 /** Removes the API key, in every form the SDK's redaction knows (raw, URL-encoded, Base64, base64url). @internal */
 export function keyRedactor(apiKey: string): Redact {
   const credentials = new Credentials(apiKey);
-  return (text) => credentials.redact(text);
+  // A table shows the key's unprintable characters or backslashes escaped: that form too.
+  const shown = printable(apiKey);
+  if (shown === apiKey) return (text) => credentials.redact(text);
+  return (text) => credentials.redact(text).split(shown).join('<redacted>');
 }
 
 /** `value` with `redact` applied to every string in it (keys included); other values as they are. */
