@@ -172,6 +172,27 @@ describe('teamgames journal: what records hold is shown, never obeyed', () => {
   });
 });
 
+describe('teamgames journal resolve: what it prints back', () => {
+  it('a --by and a --note with escape sequences and newlines: one escaped line; --json exact', async () => {
+    const path = await journalFile([window('a'), window('b', { playerName: 'Eve' })]);
+    const by = 'mod\u001b[2J\u202e';
+    const note = 'granted\nResolved window:b of Eve (forged)\u001b[1A';
+    const r = await run(['journal', 'resolve', 'Player123', '--by', by, '--note', note, '--file', path]);
+    expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(r.stdout).not.toMatch(RAW_CONTROL);
+    expect(r.stdout).toBe('Resolved window:a of Player123 (2026-11-25 11:59:00Z to 2026-11-25 11:59:30Z) by mod\\u001b[2J\\u202e: granted\\u000aResolved window:b of Eve (forged)\\u001b[1A\n');
+    const json = await run(['journal', 'resolve', 'Eve', '--by', by, '--note', note, '--json', '--file', path]);
+    expect(json.stdout).not.toMatch(RAW_CONTROL);
+    expect(JSON.parse(json.stdout)).toMatchObject({ resolution: { by, note } });
+  });
+
+  it('a window with an impossible time: resolved, printed with the raw number, exit 0', async () => {
+    const path = await journalFile([window('far', { from: 1e16, to: 2e16 })]);
+    const r = await run(['journal', 'resolve', 'Player123', '--by', 'mod', '--note', 'checked', '--file', path]);
+    expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:far of Player123 (10000000000000000 (not a time) to 20000000000000000 (not a time)) by mod: checked\n' });
+  });
+});
+
 describe('teamgames journal: impossible times', () => {
   it('a window at 1e16 or before 1970 is shown with its raw number and hides no other window', async () => {
     const path = await journalFile([window('ok'), window('future', { from: 1e16, to: 1e16, recordedAt: 1e16 }), window('past', { from: -5, recordedAt: -1 })]);

@@ -76,6 +76,21 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     expect(seen.resolvedWindows).toEqual([{ ...window, state: 'resolved', resolution: { by: 'mod:alice', at: mock.clock.now() + 60_000, note: 'checked invoice 1: granted' } }]);
     expect((await cli(['journal', 'resolve', 'Player123', '--note', 'again', ...args])).code).toBe(EXIT.FAILURE);
   });
+  it.skipIf(kit.url === undefined)('database rows with escape sequences, newlines and bidi controls: shown escaped, one row each; --json exact', async () => {
+    const names = { table: uniqueName('hostile'), grantedTable: uniqueName('granted') };
+    const journal = kit.journal(kit.pool(2), names);
+    const hostile = 'Eve\u001b[2J\u001b[H\nwindow:forged  Mallory\u202e\u009b31m';
+    const window = { deliveryId: 'window:1', playerName: hostile, state: 'resolved' as const, from: 1, to: 2, cause: 'lostClaim' as const, recordedAt: 3, resolution: { by: hostile, at: 4, note: `${hostile}\nsecond line` } };
+    await journal.append([window]);
+    const r = await cli(['journal', 'windows', '--all', ...source, '--table', names.table]);
+    expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(3);
+    expect(r.stdout).toContain('Eve\\u001b[2J\\u001b[H\\u000awindow:forged  Mallory\\u202e\\u009b31m');
+    const json = await cli(['journal', 'windows', '--all', '--json', ...source, '--table', names.table]);
+    expect(JSON.parse(json.stdout)).toEqual({ windows: [window] });
+  });
+
   it.skipIf(kit.url === undefined)('a server that accepted the login and then never answers (a lock held on the table): exit 4 within --timeout, the URL from an environment variable', async () => {
     const names = { table: uniqueName('locked'), grantedTable: uniqueName('granted') };
     await inspectJournal(kit.journal(kit.pool(2), names)); // creates the tables
