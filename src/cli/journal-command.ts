@@ -20,7 +20,7 @@ import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
 import { EXIT, NO_SECRET, answer, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { printable } from '../common/printable.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 
 export type { JournalDeps } from './shared.js';
 import { painter, type Paint, type Tone } from './terminal.js';
@@ -163,7 +163,7 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
       if (values.by !== undefined && values.by.trim() === '') throw new UsageError('--by must not be blank');
     }
     const now = deps.now ?? Date.now;
-    source = await openSource(values, env, deps, (message) => fail(io, json, `journal: ${message}`, paintErr, 'WARNING', false, redact, 'warning'));
+    source = await openSource(values, env, deps, (message) => fail(io, json, `journal: ${message}`, paintErr, 'PASSWORD_ON_COMMAND_LINE', false, redact, 'warning'));
     const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr, redact);
 
     switch (command) {
@@ -287,7 +287,18 @@ async function openSource(values: SourceValues, env: TeamgamesEnv, deps: Journal
   if ((flag === 'postgres' || flag === 'mysql') && urlHoldsPassword(url)) {
     await warn(`warning: the password in --${flag} can be read by every user of this machine (ps, /proc) while the command runs; pass the URL with --${flag}-env <VAR> or --${flag}-file <path> instead`);
   }
+  if (flag.endsWith('-file') && urlHoldsPassword(url) && (await modeOf(values[flag] as string)) & 0o077) {
+    await warn(`warning: ${values[flag]} holds a password and other users may read it; chmod 600 ${values[flag]}`);
+  }
   return engine === 'postgres' ? postgresSource(url, `--${flag}`, values.table, timeoutMs, deps) : mysqlSource(url, `--${flag}`, values.table, timeoutMs, deps);
+}
+
+async function modeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mode;
+  } catch {
+    return 0;
+  }
 }
 
 function databaseTimeout(text: string | undefined): number {

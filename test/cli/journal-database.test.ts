@@ -8,7 +8,7 @@
  * test/databases/journal-cli.db.test.ts.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +100,9 @@ describe('teamgames journal: the database URL off the command line, its secrets 
     expect(r.code).toBe(EXIT.FAILURE);
     expect(r.stdout).toMatch(new RegExp(`^journal +MySQL mysql://staff:\\*\\*\\*@127\\.0\\.0\\.1:${port}/game\\?password=\\*\\*\\*, table teamgames_deliveries\\nreadable +no: `));
     for (const secret of secrets) expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(r.stderr).not.toContain('warning');
+    await chmod(join(dir, 'db-url'), 0o644);
+    expect((await run(['journal', 'status', '--mysql-file', join(dir, 'db-url')])).stderr).toMatch(new RegExp(`^teamgames journal: warning: ${join(dir, 'db-url')} holds a password and other users may read it; chmod 600 `));
     expect(await run(['journal', 'status', '--mysql-file', join(dir, 'absent')])).toMatchObject({ code: EXIT.USAGE, stderr: `teamgames journal: --mysql-file: cannot read ${join(dir, 'absent')} (ENOENT) (see teamgames journal --help)\n` });
   });
 
@@ -119,7 +122,7 @@ describe('teamgames journal: the database URL off the command line, its secrets 
     }
     expect((await run(['journal', 'status', '--postgres', `postgres://staff@127.0.0.1:${port}/game`])).stderr).not.toContain('warning');
     const json = await run(['journal', 'status', '--json', '--mysql', `mysql://staff:pw-secret@127.0.0.1:${port}/game`]);
-    expect(JSON.parse(json.stderr.split('\n')[0] as string)).toMatchObject({ warning: 'WARNING', message: expect.stringContaining('--mysql-env <VAR>') });
+    expect(JSON.parse(json.stderr.split('\n')[0] as string)).toMatchObject({ warning: 'PASSWORD_ON_COMMAND_LINE', message: expect.stringContaining('--mysql-env <VAR>') });
   });
 });
 

@@ -1,14 +1,13 @@
 /**
- * Issue #34 points 3, 4 and 5 on `teamgames journal`: what a journal, its lock file and a
- * database hold is shown escaped (one row per record; `--json` exact), the database URL
- * comes from an environment variable or a file and is printed without its secrets, a
- * database that accepts the login and then never answers ends the command in bounded time
- * (exit 4), the table prints a million rows, and an impossible time hides nothing.
- * Real files and loopback servers; the program runs in process with injected streams.
+ * Issue #34 points 3, 4 and 5 on `teamgames journal` over files: what a journal and its
+ * lock file hold is shown escaped (one row per record; `--json` exact), a key echoed into
+ * the journal is not printed, the table prints a million rows, and an impossible time
+ * hides nothing. The databases' cases: journal-database.test.ts and
+ * test/databases/journal-cli.db.test.ts.
+ * Real files; the program runs in process with injected streams.
  */
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
@@ -17,13 +16,8 @@ import { printable, printableJson } from '../../src/common/printable.js';
 import { EXIT, runTeamgames, table, type TeamgamesEnv } from '../../src/cli/program.js';
 
 const dirs: string[] = [];
-const servers: Array<{ server: Server; sockets: Set<Socket> }> = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-  for (const { server, sockets } of servers.splice(0)) {
-    for (const s of sockets) s.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
 });
 
 const NOW = Date.UTC(2026, 10, 25, 12);
