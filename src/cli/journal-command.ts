@@ -18,7 +18,7 @@ import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
-import { EXIT, NO_SECRET, answer, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { printable } from '../common/printable.js';
 import { readFile, stat } from 'node:fs/promises';
 
@@ -81,7 +81,8 @@ database row or an error holds is shown as \\u and its code in hex: \\u001b for 
 is one row. --json keeps the exact values (valid JSON, the same characters as \\u
 escapes). A database URL is printed with its password and secret parameters
 (password=, sslpassword=, …) as ***; with TEAMGAMES_API_KEY set, the key (raw, Base64,
-URL-encoded) is shown as <redacted> wherever a record holds it.
+URL-encoded) is shown as <redacted> wherever a record holds it (also with
+TEAMGAMES_API_KEY_FILE).
 
 Exit codes:
   0  done
@@ -141,9 +142,10 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
   const paintOut = painter(io.stdout, env);
   const paintErr = painter(io.stderr, env);
   let source: Source | undefined;
-  // The store may have echoed the key into what the bridge journaled: never printed.
-  const apiKey = env.TEAMGAMES_API_KEY?.trim() ?? '';
-  const redact: Redact = apiKey === '' ? NO_SECRET : keyRedactor(apiKey);
+  // The store may have echoed the key into what the bridge journaled: never printed. The
+  // command needs no key: one that cannot be read only means there is none to hide.
+  const apiKey = await apiKeyOf(env).catch(() => undefined);
+  const redact: Redact = apiKey === undefined ? NO_SECRET : keyRedactor(apiKey);
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
     json = values.json;

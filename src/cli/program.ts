@@ -15,7 +15,7 @@ import {
 } from '../index.js';
 import { parseArgs } from 'node:util';
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../common/command-line.js';
-import { EXIT, NO_SECRET, answer, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
 import { printable } from '../common/printable.js';
 import { ProgressLine, painter, type Paint, type TerminalEnv, type Tone } from './terminal.js';
@@ -54,6 +54,8 @@ Options:
 
 Environment:
   TEAMGAMES_API_KEY   the raw API key of the game server (required, except for journal)
+  TEAMGAMES_API_KEY_FILE  a file whose first line is the key, when TEAMGAMES_API_KEY
+                      is not set (never pass the key as an argument: ps shows those)
   TEAMGAMES_BASE_URL  the service URL, e.g. http://127.0.0.1:4010 for the mock
   NO_COLOR            set (non-empty): no colour on a terminal
 
@@ -291,9 +293,9 @@ export async function runTeamgames(
     if (p.version) return await answer(io, '', false, VERSION, () => `teamgames ${VERSION}\n`, paintOut, paintErr);
     checkCommand(p);
     command = p.command;
-    const apiKey = env.TEAMGAMES_API_KEY ?? '';
-    if (apiKey.trim() === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard)');
-    redact = keyRedactor(apiKey.trim());
+    const apiKey = (await apiKeyOf(env)) ?? '';
+    if (apiKey === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard; or TEAMGAMES_API_KEY_FILE, a file holding it)');
+    redact = keyRedactor(apiKey);
     const timeoutMs = p.timeout === undefined ? undefined : positiveInt(p.timeout, '--timeout');
     baseUrlFromFlag = p.baseUrl !== undefined;
     const baseUrl = p.baseUrl ?? (env.TEAMGAMES_BASE_URL?.trim() || undefined);

@@ -8,7 +8,8 @@
  * @internal
  */
 import { Credentials } from '../auth.js';
-import { COMMON_EXIT } from '../common/command-line.js';
+import { readFile } from 'node:fs/promises';
+import { COMMON_EXIT, UsageError } from '../common/command-line.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
 import { printable, printableJson } from '../common/printable.js';
 import type { Paint, TerminalEnv } from './terminal.js';
@@ -56,6 +57,8 @@ export interface TeamgamesIo {
 export interface TeamgamesEnv extends TerminalEnv {
   TEAMGAMES_API_KEY?: string | undefined;
   TEAMGAMES_BASE_URL?: string | undefined;
+  /** A file whose first line is the API key, read when `TEAMGAMES_API_KEY` is not set. */
+  TEAMGAMES_API_KEY_FILE?: string | undefined;
   /** Any other: `teamgames journal --postgres-env <VAR>` reads the database URL from the one it names. */
   [name: string]: string | undefined;
 }
@@ -88,6 +91,29 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly s
  * @internal
  */
 export type Redact = (text: string) => string;
+
+/**
+ * The API key: `TEAMGAMES_API_KEY`, else the first line of the file `TEAMGAMES_API_KEY_FILE`
+ * names (a secrets manager's or systemd's credential file); `undefined` when neither is set.
+ * @throws UsageError when the file cannot be read or holds no key.
+ * @internal
+ */
+export async function apiKeyOf(env: TeamgamesEnv): Promise<string | undefined> {
+  const key = env.TEAMGAMES_API_KEY?.trim() ?? '';
+  if (key !== '') return key;
+  const path = env.TEAMGAMES_API_KEY_FILE ?? '';
+  if (path.trim() === '') return undefined;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new UsageError(`TEAMGAMES_API_KEY_FILE: cannot read ${path} (${typeof code === 'string' ? code : 'unreadable'})`);
+  }
+  const first = (text.split(/\r?\n/)[0] ?? '').trim();
+  if (first === '') throw new UsageError(`TEAMGAMES_API_KEY_FILE: ${path} holds no key on its first line`);
+  return first;
+}
 
 /** No secret to remove. @internal */
 export const NO_SECRET: Redact = (text) => text;

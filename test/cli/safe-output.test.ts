@@ -8,9 +8,12 @@
  */
 import { encodeApiKey } from 'teamgames-sdk';
 import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { OutputStream } from '../../src/common/output.js';
-import { EXIT, runTeamgames } from '../../src/cli/program.js';
+import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
 import { T0 } from '../support/fixtures.js';
 
 const KEY = exampleSeed.servers[0]!.apiKey;
@@ -52,9 +55,9 @@ function stream(keep: (text: string) => void): OutputStream {
   };
 }
 
-async function run(argv: string[], fetchImpl: typeof fetch) {
+async function run(argv: string[], fetchImpl: typeof fetch, env: TeamgamesEnv = { TEAMGAMES_API_KEY: KEY }) {
   const out = { stdout: '', stderr: '' };
-  const code = await runTeamgames(argv, { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: false, confirm: async () => false }, { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BASE_URL: 'http://127.0.0.1:9' }, { retry: 0, fetch: fetchImpl });
+  const code = await runTeamgames(argv, { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: false, confirm: async () => false }, { ...env, TEAMGAMES_BASE_URL: 'http://127.0.0.1:9' }, { retry: 0, fetch: fetchImpl });
   return { code, ...out };
 }
 
@@ -154,5 +157,21 @@ describe('teamgames: a key the store echoes is never printed', () => {
     }
     expect(out.stderr).toContain('<redacted>');
     expectNoKey(out.stderr);
+  });
+
+  it('the key from TEAMGAMES_API_KEY_FILE (its first line): used, and redacted the same way', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-key-'));
+    try {
+      await writeFile(join(dir, 'key'), `${KEY}\n`, { mode: 0o600 });
+      mock.addPurchase(KEY, { playerName: 'Player123', id: 301, quantity: 1 });
+      const r = await run(['preview', 'Player123', '--json'], echo, { TEAMGAMES_API_KEY_FILE: join(dir, 'key') });
+      expect(r.code).toBe(EXIT.OK);
+      expectNoKey(r.stdout + r.stderr);
+      expect(JSON.parse(r.stdout)).toMatchObject({ code: 'PREVIEW', message: 'accepted key <redacted> (<redacted>)' });
+      const missing = await run(['catalog'], echo, { TEAMGAMES_API_KEY_FILE: join(dir, 'absent') });
+      expect(missing).toMatchObject({ code: EXIT.USAGE, stderr: `teamgames: TEAMGAMES_API_KEY_FILE: cannot read ${join(dir, 'absent')} (ENOENT) (see teamgames --help)\n` });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
