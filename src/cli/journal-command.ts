@@ -18,9 +18,9 @@ import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
-import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, apiKeyOf, firstLineOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { printable } from '../common/printable.js';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 
 export type { JournalDeps } from './shared.js';
 import { painter, type Paint, type Tone } from './terminal.js';
@@ -319,15 +319,8 @@ async function databaseUrl(flag: string, value: string, env: TeamgamesEnv): Prom
   }
   if (flag.endsWith('-file')) {
     if (value.trim() === '') throw new UsageError(`--${flag} must not be blank`);
-    let text: string;
-    try {
-      text = await readFile(value, 'utf8');
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      throw new UsageError(`--${flag}: cannot read ${value} (${typeof code === 'string' ? code : oneLine(error)})`);
-    }
     // The first line: a file written with echo ends with a newline.
-    const url = (text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').trim();
+    const url = await firstLineOf(value, `--${flag}`);
     if (url === '') throw new UsageError(`--${flag}: ${value} holds no URL`);
     return url;
   }

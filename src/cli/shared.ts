@@ -8,7 +8,8 @@
  * @internal
  */
 import { Credentials } from '../auth.js';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { COMMON_EXIT, UsageError } from '../common/command-line.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
 import { printable, printableJson } from '../common/printable.js';
@@ -103,16 +104,43 @@ export async function apiKeyOf(env: TeamgamesEnv): Promise<string | undefined> {
   if (key !== '') return key;
   const path = env.TEAMGAMES_API_KEY_FILE ?? '';
   if (path.trim() === '') return undefined;
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new UsageError(`TEAMGAMES_API_KEY_FILE: cannot read ${path} (${typeof code === 'string' ? code : 'unreadable'})`);
-  }
-  const first = (text.split(/\r?\n/)[0] ?? '').trim();
+  const first = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE');
   if (first === '') throw new UsageError(`TEAMGAMES_API_KEY_FILE: ${path} holds no key on its first line`);
   return first;
+}
+
+// A key or a URL is short: a larger file is not one, and is never read whole.
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
+/**
+ * The first non-blank line of a small regular file, trimmed (`''` when there is none),
+ * for a secret kept out of the command line. A FIFO, a device (`/dev/zero`) or a
+ * directory is refused without blocking; only the first 64 KiB are read.
+ * @throws UsageError naming `what` and why the file cannot be read.
+ * @internal
+ */
+export async function firstLineOf(path: string, what: string): Promise<string> {
+  const refuse = (why: string) => new UsageError(`${what}: cannot read ${path} (${why})`);
+  let file: FileHandle;
+  try {
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw refuse(typeof code === 'string' ? code : 'unreadable');
+  }
+  try {
+    if (!(await file.stat()).isFile()) throw refuse('not a regular file');
+    const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const text = buffer.subarray(0, bytesRead).toString('utf8');
+    return (text.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as { code?: unknown }).code;
+    throw refuse(typeof code === 'string' ? code : 'unreadable');
+  } finally {
+    await file.close().catch(() => undefined);
+  }
 }
 
 /** No secret to remove. @internal */

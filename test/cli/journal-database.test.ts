@@ -7,7 +7,7 @@
  * servers are loopback TCP servers of the test; the real-server cases (a lock held) are in
  * test/databases/journal-cli.db.test.ts.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,6 +104,16 @@ describe('teamgames journal: the database URL off the command line, its secrets 
     await chmod(join(dir, 'db-url'), 0o644);
     expect((await run(['journal', 'status', '--mysql-file', join(dir, 'db-url')])).stderr).toMatch(new RegExp(`^teamgames journal: warning: ${join(dir, 'db-url')} holds a password and other users may read it; chmod 600 `));
     expect(await run(['journal', 'status', '--mysql-file', join(dir, 'absent')])).toMatchObject({ code: EXIT.USAGE, stderr: `teamgames journal: --mysql-file: cannot read ${join(dir, 'absent')} (ENOENT) (see teamgames journal --help)\n` });
+  });
+
+  it('a URL file that is a FIFO, /dev/zero or a directory: refused at once (exit 2), never read whole or waited on', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-journal-url-'));
+    dirs.push(dir);
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    for (const path of [join(dir, 'fifo'), '/dev/zero', dir]) {
+      expect(await run(['journal', 'status', '--postgres-file', path])).toMatchObject({ code: EXIT.USAGE, stderr: `teamgames journal: --postgres-file: cannot read ${path} (not a regular file) (see teamgames journal --help)\n` });
+    }
+    expect((await run(['journal', 'status', '--file', join(dir, 'absent')], { TEAMGAMES_API_KEY_FILE: '/dev/zero' })).code).toBe(EXIT.FAILURE);
   });
 
   it('an unset variable, or a variable name that is not one: exit 2', async () => {
