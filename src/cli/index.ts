@@ -34,3 +34,7 @@ const code = await runTeamgames(
   return 1;
 });
 process.exitCode = code;
+// Everything is written (each answer waits for its write). A database connection stuck on a
+// server that stopped answering must not keep the process alive after the command ended:
+// the timer does not hold the process itself, it only ends one that something else holds.
+setTimeout(() => process.exit(code), 1_000).unref();

@@ -21,13 +21,14 @@ import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
-import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, apiKeyOf, firstLineOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { printable } from '../common/printable.js';
 
 export type { JournalDeps } from './shared.js';
 import { painter, type Paint, type Tone } from './terminal.js';
 
 /** The text of `teamgames journal --help`. */
-export const JOURNAL_USAGE = `Usage: teamgames journal <command> (--file <path> | --postgres <url> | --mysql <url>) [options]
+export const JOURNAL_USAGE = `Usage: teamgames journal <command> <journal> [options]
 
 What a delivery journal holds for staff: lines still to grant in game, and unverified
 windows (a claim whose answer was lost may have delivered items that no journal line
@@ -56,14 +57,25 @@ Commands:
                                   says who resolved it, when and their note (exit 7)
 
 The journal (exactly one):
-  --file <path>       a FileJournal file. Read without its lock while a bridge holds
-                      it (nothing is changed). resolve needs the file free: stop the
-                      bridge first, or resolve from the bridge itself (resolveWindow
-                      in its admin command): the lock belongs to the bridge. A
-                      window already resolved is said at once (exit 7), held or not
-  --postgres <url>    a PostgresJournal's database (needs the pg package)
-  --mysql <url>       a MySqlJournal's database, MySQL or MariaDB (needs mysql2)
-  --table <name>      the database journal's table (default teamgames_deliveries)
+  --file <path>            a FileJournal file. Read without its lock while a bridge
+                           holds it (nothing is changed). resolve needs the file free:
+                           stop the bridge first, or resolve from the bridge itself
+                           (resolveWindow in its admin command): the lock belongs to
+                           the bridge. A window already resolved is said at once
+                           (exit 7), held or not
+  --postgres-env <VAR>     a PostgresJournal's database, its URL read from the
+                           environment variable VAR (needs the pg package)
+  --postgres-file <path>   the same, the URL read from the first line of a file
+  --mysql-env <VAR>        a MySqlJournal's database, MySQL or MariaDB (needs mysql2)
+  --mysql-file <path>      the same, the URL read from a file
+  --postgres <url>         the URL itself. Every user of the machine can read a command
+  --mysql <url>            line (ps): a password in it is warned about on stderr; use
+                           the -env or -file form
+  --table <name>           the database journal's table (default teamgames_deliveries)
+  --timeout <ms>           how long the database may take to connect and to answer each
+                           step (default 15000); a server that accepts the connection
+                           and then never answers, or a lock held on the table, ends the
+                           command with exit 4
 
 Options:
   --json              print one JSON document (for scripts)
@@ -83,6 +95,18 @@ to / belongs to one of those users and is not writable by group or others unless
 has the sticky bit (as /tmp); the file has one name (a hard link is refused, as the
 bridge refuses it: its lock could be beside any of its names).
 
+What is printed is safe to look at: in tables and lines, every control character
+(C0 such as ESC and newline, DEL, C1), bidi control (U+061C, U+200E, U+200F,
+U+202A-U+202E, U+2066-U+2069) and other invisible character (zero-width spaces and
+joiners, U+FEFF, U+2028, U+2029, a lone surrogate) that a record, a lock file, a
+database row or an error holds is shown as \\u and its code in hex: \\u001b for ESC,
+\\u000a for a newline (\\u{e0001} above U+FFFF), and a backslash as \\\\. One record
+is one row. --json keeps the exact values (valid JSON, the same characters as \\u
+escapes). A database URL is printed with its password and secret parameters
+(password=, sslpassword=, …) as ***; with TEAMGAMES_API_KEY set, the key (raw, Base64,
+URL-encoded) is shown as <redacted> wherever a record holds it (also with
+TEAMGAMES_API_KEY_FILE).
+
 Exit codes:
   0  done
   1  failure: the journal cannot be read (missing, damaged, no table, no driver), the
@@ -90,7 +114,11 @@ Exit codes:
      is held by a bridge, or the file or its lock is refused as not the bridge's own
      (see below)
   2  usage: unknown option, missing or bad argument (a --note or --by too long or with
-     control characters), not exactly one journal
+     control characters), not exactly one journal, an unset variable or unreadable file
+     for the URL
+  4  the database did not answer within --timeout (connecting, logging in, or a
+     statement: a silent server, a lock held on the table); a resolve that timed out
+     may or may not be written: run windows --all
   6  the answer could not be written to stdout: it was written to stderr instead, after
      one line saying so (a resolve in it took effect)
   7  resolve: the window was already resolved; nothing was written, and stderr says
@@ -104,8 +132,13 @@ const OPTIONS = {
   all: { type: 'boolean', default: false },
   file: { type: 'string' },
   postgres: { type: 'string' },
+  'postgres-env': { type: 'string' },
+  'postgres-file': { type: 'string' },
   mysql: { type: 'string' },
+  'mysql-env': { type: 'string' },
+  'mysql-file': { type: 'string' },
   table: { type: 'string' },
+  timeout: { type: 'string' },
   window: { type: 'string' },
   note: { type: 'string' },
   by: { type: 'string' },
@@ -138,6 +171,10 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
   const paintOut = painter(io.stdout, env);
   const paintErr = painter(io.stderr, env);
   let source: Source | undefined;
+  // The store may have echoed the key into what the bridge journaled: never printed. The
+  // command needs no key: one that cannot be read only means there is none to hide.
+  const apiKey = await apiKeyOf(env).catch(() => undefined);
+  const redact: Redact = apiKey === undefined ? NO_SECRET : keyRedactor(apiKey);
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
     json = values.json;
@@ -161,8 +198,8 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
       resolving = checkedResolve(args[0], values.window, values.by ?? defaultUser(deps), values.note);
     }
     const now = deps.now ?? Date.now;
-    source = await openSource(values, deps);
-    const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr);
+    source = await openSource(values, env, deps, (message) => fail(io, json, `journal: ${message}`, paintErr, 'PASSWORD_ON_COMMAND_LINE', false, redact, 'warning'));
+    const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr, redact);
 
     switch (command) {
       case 'status': {
@@ -175,7 +212,7 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
         const code = await print(report, (paint) => statusText(read.health, seen, paint));
         // Written to stderr instead (exit 6), the answer already says the journal is unreadable.
         if (read.problem === undefined || code !== EXIT.OK) return code;
-        await fail(io, json, `journal: ${read.problem}`, paintErr, 'JOURNAL_FAILED');
+        await fail(io, json, `journal: ${read.problem}`, paintErr, 'JOURNAL_FAILED', false, redact);
         return EXIT.FAILURE;
       }
       case 'windows': {
@@ -190,40 +227,43 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
       case 'resolve': {
         const resolved = await source.resolve(resolving as NonNullable<typeof resolving>, now());
         const { by, note } = resolved.resolution as NonNullable<JournalWindow['resolution']>;
-        return await print(resolved, (paint) => `${paint('good', 'Resolved')} ${resolved.deliveryId} of ${shown(resolved.playerName)} (${time(resolved.from)} to ${time(resolved.to)}) by ${shown(by)}: ${shown(note)}\n`);
+        return await print(resolved, (paint) => `${paint('good', 'Resolved')} ${printable(resolved.deliveryId)} of ${printable(resolved.playerName)} (${time(resolved.from)} to ${time(resolved.to)}) by ${printable(by)}: ${printable(note)}\n`);
       }
     }
     throw new UsageError(`unknown command "${command}" (${NAMES})`);
   } catch (error) {
     if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
-      await fail(io, json, `journal: ${alreadyResolvedText(error)}`, paintErr, error.code, false, { windowId: error.windowId, playerName: error.playerName, resolution: error.resolution });
+      await fail(io, json, `journal: ${alreadyResolvedText(error)}`, paintErr, error.code, false, redact, 'error', { windowId: error.windowId, playerName: error.playerName, resolution: error.resolution });
       return EXIT.ALREADY_RESOLVED;
     }
-    const code = error instanceof UsageError ? EXIT.USAGE : EXIT.FAILURE;
+    const code = error instanceof UsageError ? EXIT.USAGE : error instanceof DatabaseTimeout ? EXIT.NETWORK : EXIT.FAILURE;
     const message = `journal: ${oneLine(error)}`;
-    await fail(io, json, message, paintErr, code === EXIT.USAGE ? 'USAGE' : isStorefrontError(error) ? error.code : 'FAILURE', code === EXIT.USAGE);
+    const name = code === EXIT.USAGE ? 'USAGE' : code === EXIT.NETWORK ? 'DATABASE_TIMEOUT' : isStorefrontError(error) ? error.code : 'FAILURE';
+    await fail(io, json, message, paintErr, name, code === EXIT.USAGE, redact);
     return code;
   } finally {
     await source?.close().catch(() => undefined);
   }
 }
 
-/** One line on stderr: `teamgames journal: …`, or with `--json` a JSON line `{ error, message, …more }`. */
-async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Paint, code: string, usage = false, more: object = {}): Promise<void> {
-  await writeText(io.stderr, json ? `${JSON.stringify({ error: code, message, ...more })}\n` : `${paint('bad', `teamgames ${message}`)}${usage ? ' (see teamgames journal --help)' : ''}\n`);
+/**
+ * One line on stderr: `teamgames journal: …` (printable: whatever a record or a driver put
+ * in the message), or with `--json` a JSON line `{ error, message, …more }` (`{ warning, message }`).
+ */
+async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Paint, code: string, usage: boolean, redact: Redact, kind: 'error' | 'warning' = 'error', more: object = {}): Promise<void> {
+  const text = redact(message);
+  await writeText(
+    io.stderr,
+    json ? `${jsonText({ [kind]: code, message: text, ...more }, NO_SECRET)}\n` : `${kind === 'error' ? paint('bad', `teamgames ${printable(text)}`) : `teamgames ${printable(text)}`}${usage ? ' (see teamgames journal --help)' : ''}\n`,
+  );
 }
 
-/** What the second resolver reads: who came first, when, and their note, on one line. */
+/** What the second resolver reads: who came first, when, and their note, on one line (fail makes it printable). */
 function alreadyResolvedText(error: WindowAlreadyResolvedError): string {
   const { by, at, note } = error.resolution;
   // A note written before the bounds (or by another tool) may be huge: --json has it whole.
   const cut = note.length > 2_000 ? `${note.slice(0, 2_000)}… (${note.length - 2_000} more characters: --json shows them)` : note;
-  return `${shown(error.windowId)} of ${shown(error.playerName)} was already resolved by ${shown(by.slice(0, 200))} at ${time(at)}: ${shown(cut)}. Nothing was written: the first resolution stands`;
-}
-
-/** Text from a journal on one line: control and bidi-override characters escaped (`\u001b`). */
-function shown(text: string): string {
-  return text.replace(/[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `${error.windowId} of ${error.playerName} was already resolved by ${by.slice(0, 200)} at ${time(at)}: ${cut}. Nothing was written: the first resolution stands`;
 }
 
 /**
@@ -242,7 +282,7 @@ function checkedResolve(player: string | undefined, windowId: string | undefined
 }
 
 function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().replace(URL_PASSWORD, '$1***@');
 }
 
 function defaultUser(deps: JournalDeps): string {
@@ -292,15 +332,67 @@ interface Source {
   close(): Promise<void>;
 }
 
-async function openSource(values: { file?: string | undefined; postgres?: string | undefined; mysql?: string | undefined; table?: string | undefined }, deps: JournalDeps): Promise<Source> {
-  const given = (['file', 'postgres', 'mysql'] as const).filter((name) => values[name] !== undefined);
-  if (given.length !== 1) throw new UsageError(given.length === 0 ? 'which journal? pass --file <path>, --postgres <url> or --mysql <url>' : `one journal at a time: got ${given.map((n) => `--${n}`).join(' and ')}`);
+/** The journal flags, as parsed. */
+type SourceValues = Partial<Record<'file' | 'postgres' | 'postgres-env' | 'postgres-file' | 'mysql' | 'mysql-env' | 'mysql-file' | 'table' | 'timeout', string>>;
+
+const SOURCE_FLAGS = ['file', 'postgres', 'postgres-env', 'postgres-file', 'mysql', 'mysql-env', 'mysql-file'] as const;
+
+/** How long a database command may take by default, in ms (`--timeout`). */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 15_000;
+const MAX_DATABASE_TIMEOUT_MS = 600_000;
+
+async function openSource(values: SourceValues, env: TeamgamesEnv, deps: JournalDeps, warn: (message: string) => Promise<void>): Promise<Source> {
+  const given = SOURCE_FLAGS.filter((name) => values[name] !== undefined);
+  if (given.length !== 1) throw new UsageError(given.length === 0 ? 'which journal? pass --file <path>, --postgres-env <VAR>, --postgres-file <path>, --mysql-env <VAR>, --mysql-file <path> (or --postgres <url>, --mysql <url>)' : `one journal at a time: got ${given.map((n) => `--${n}`).join(' and ')}`);
   if (values.file !== undefined) {
     if (values.table !== undefined) throw new UsageError('--table applies to --postgres and --mysql, not --file');
+    if (values.timeout !== undefined) throw new UsageError('--timeout applies to a database journal, not --file');
     if (values.file.trim() === '') throw new UsageError('--file must not be blank');
     return fileSource(values.file);
   }
-  return values.postgres !== undefined ? postgresSource(values.postgres, values.table, deps) : mysqlSource(values.mysql as string, values.table, deps);
+  const timeoutMs = databaseTimeout(values.timeout);
+  const flag = given[0] as Exclude<(typeof SOURCE_FLAGS)[number], 'file'>;
+  const engine = flag.startsWith('postgres') ? 'postgres' : 'mysql';
+  const url = await databaseUrl(flag, values[flag] as string, env);
+  if ((flag === 'postgres' || flag === 'mysql') && urlHoldsPassword(url)) {
+    await warn(`warning: the password in --${flag} can be read by every user of this machine (ps, /proc) while the command runs; pass the URL with --${flag}-env <VAR> or --${flag}-file <path> instead`);
+  }
+  if (flag.endsWith('-file') && urlHoldsPassword(url) && (await modeOf(values[flag] as string)) & 0o077) {
+    await warn(`warning: ${values[flag]} holds a password and other users may read it; chmod 600 ${values[flag]}`);
+  }
+  return engine === 'postgres' ? postgresSource(url, `--${flag}`, values.table, timeoutMs, deps) : mysqlSource(url, `--${flag}`, values.table, timeoutMs, deps);
+}
+
+async function modeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mode;
+  } catch {
+    return 0;
+  }
+}
+
+function databaseTimeout(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_DATABASE_TIMEOUT_MS;
+  if (!/^[1-9]\d*$/.test(text) || Number(text) > MAX_DATABASE_TIMEOUT_MS) throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_DATABASE_TIMEOUT_MS}, got "${text}"`);
+  return Number(text);
+}
+
+/** The database URL: given (`--postgres`), or read from an environment variable or a file, so no password is on the command line. */
+async function databaseUrl(flag: string, value: string, env: TeamgamesEnv): Promise<string> {
+  if (flag.endsWith('-env')) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new UsageError(`--${flag} takes the name of an environment variable (DATABASE_URL), got "${value}"`);
+    const url = env[value]?.trim() ?? '';
+    if (url === '') throw new UsageError(`--${flag}: the environment variable ${value} is not set`);
+    return url;
+  }
+  if (flag.endsWith('-file')) {
+    if (value.trim() === '') throw new UsageError(`--${flag} must not be blank`);
+    // The first line: a file written with echo ends with a newline.
+    const url = await firstLineOf(value, `--${flag}`);
+    if (url === '') throw new UsageError(`--${flag}: ${value} holds no URL`);
+    return url;
+  }
+  return value;
 }
 
 function fileSource(path: string): Source {
@@ -371,7 +463,11 @@ async function lockOf(path: string, snapshot?: FileSnapshot): Promise<FileHealth
 
 /** What `pg` and `mysql2/promise` export that the command uses. */
 interface PgModule {
-  Pool: new (config: { connectionString: string; max: number; connectionTimeoutMillis: number }) => PgPool & { end(): Promise<void>; on(event: 'error', listener: () => void): unknown };
+  Pool: new (config: { connectionString: string; max: number; connectionTimeoutMillis: number; query_timeout: number }) => PgPool & {
+    end(): Promise<void>;
+    on(event: 'error', listener: () => void): unknown;
+    on(event: 'connect', listener: (client: { query(sql: string): Promise<unknown> }) => void): unknown;
+  };
 }
 interface MySqlModule {
   createPool(config: { uri: string; connectionLimit: number; connectTimeout: number }): MySqlPool & { end(): Promise<void> };
@@ -390,23 +486,50 @@ async function loadDriver<T>(deps: JournalDeps, flag: string, name: string, pkg:
   return (module.default ?? module) as T;
 }
 
-/** The URL without its password, for what is printed. */
+// Query parameters that carry a secret (`password`, `sslpassword`, `passwd`, `pwd`, an
+// auth token…), masked like the user-info password.
+const SECRET_PARAMETER = /pass|pwd|secret|token/i;
+
+/** The URL's secrets: its user-info password and the values of its secret parameters. */
+function urlSecrets(url: URL): string[] {
+  const secrets = url.password === '' ? [] : [url.password];
+  url.searchParams.forEach((value, name) => {
+    if (SECRET_PARAMETER.test(name) && value !== '') secrets.push(value);
+  });
+  return secrets;
+}
+
+function urlHoldsPassword(url: string): boolean {
+  try {
+    return urlSecrets(new URL(url)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The URL as printed: the user-info password and every secret parameter's value shown as `***`. */
 function shownUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    for (const name of [...new Set(parsed.searchParams.keys())]) {
+      if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
+    }
     return parsed.toString();
   } catch {
     return '(not a URL)';
   }
 }
 
+// `scheme://user:password@`, anywhere in a driver's message: the password masked.
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s@/]*@/gi;
+
 function checkUrl(url: string, flag: string, schemes: readonly string[]): void {
   let protocol: string;
   try {
     protocol = new URL(url).protocol;
   } catch {
-    throw new UsageError(`${flag} must be a URL (${schemes[0]}//user:password@host/database), got something else`);
+    throw new UsageError(`${flag} must be a URL (${schemes[0]}//user@host:port/database), got something else`);
   }
   if (!schemes.includes(protocol)) throw new UsageError(`${flag} must be a ${schemes.join(' or ')} URL, got ${protocol}`);
 }
@@ -425,25 +548,32 @@ function checkTable(table: string | undefined): string {
   }
 }
 
-async function postgresSource(url: string, table: string | undefined, deps: JournalDeps): Promise<Source> {
-  checkUrl(url, '--postgres', ['postgres:', 'postgresql:']);
+async function postgresSource(url: string, flag: string, table: string | undefined, timeoutMs: number, deps: JournalDeps): Promise<Source> {
+  checkUrl(url, flag, ['postgres:', 'postgresql:']);
   const name = checkTable(table);
-  const pg = await loadDriver<PgModule>(deps, '--postgres', 'pg', 'pg');
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000 });
+  const pg = await loadDriver<PgModule>(deps, flag, 'pg', 'pg');
+  // Every wait bounded: the connection and login, each statement on the server (a lock held
+  // by another session included), and each answer on the client (a server that went silent).
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   // An idle connection the server ends must not end the command with an unhandled error.
   pool.on('error', () => undefined);
+  // The server's own bound, so that it stops waiting too (a statement behind a lock). Set
+  // once connected, queued before any statement of the journal; not as a startup
+  // parameter, which PgBouncer refuses by default.
+  pool.on('connect', (client) => void client.query(`SET statement_timeout = ${timeoutMs}`).catch(() => undefined));
   // Never creates the table: a database without one is reported, not changed.
   const journal = new PostgresJournal(pool, { ...tableOption(table), createTables: false });
-  return sqlSource('postgres', shownUrl(url), name, journal, () => pool.end());
+  return sqlSource('postgres', shownUrl(url), name, journal, timeoutMs, () => pool.end());
 }
 
-async function mysqlSource(url: string, table: string | undefined, deps: JournalDeps): Promise<Source> {
-  checkUrl(url, '--mysql', ['mysql:', 'mariadb:']);
+async function mysqlSource(url: string, flag: string, table: string | undefined, timeoutMs: number, deps: JournalDeps): Promise<Source> {
+  checkUrl(url, flag, ['mysql:', 'mariadb:']);
   const name = checkTable(table);
-  const mysql = await loadDriver<MySqlModule>(deps, '--mysql', 'mysql2/promise', 'mysql2');
-  const pool = mysql.createPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: 2, connectTimeout: 10_000 });
+  const mysql = await loadDriver<MySqlModule>(deps, flag, 'mysql2/promise', 'mysql2');
+  // mysql2 bounds the connection and login; nothing bounds a statement but the command's guard.
+  const pool = mysql.createPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: 2, connectTimeout: timeoutMs });
   const journal = new MySqlJournal(pool, { ...tableOption(table), createTables: false });
-  return sqlSource('mysql', shownUrl(url), name, journal, () => pool.end());
+  return sqlSource('mysql', shownUrl(url), name, journal, timeoutMs, () => pool.end());
 }
 
 /** The driver's "no such table" (or schema / database) under the journal's error. */
@@ -452,22 +582,67 @@ function missingTable(error: unknown): boolean {
   return cause !== undefined && ['42P01', '3F000', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR'].includes(String(cause.code));
 }
 
-function sqlSource(kind: 'postgres' | 'mysql', url: string, table: string, journal: DeliveryJournal, end: () => Promise<void>): Source {
+/** The database did not answer within `--timeout` (exit 4). */
+class DatabaseTimeout extends CommandFailure {
+  override name = 'DatabaseTimeout';
+}
+
+// What the drivers throw when one of their own bounds ran out: PostgreSQL's statement and lock
+// timeouts, pg's login and answer timeouts, mysql2's connect timeout, MySQL's lock and statement ones.
+const TIMEOUT_CODES = new Set(['57014', '55P03', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT']);
+const TIMEOUT_MESSAGE = /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout|Query read timeout)/;
+
+function isDriverTimeout(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (TIMEOUT_CODES.has(String(code)) || (typeof message === 'string' && TIMEOUT_MESSAGE.test(message))) return true;
+  }
+  return false;
+}
+
+function timeoutText(timeoutMs: number, detail?: string): string {
+  return `the database did not answer within ${timeoutMs} ms (--timeout)${detail === undefined ? '' : `: ${detail}`}. Check that the server is up and that no session holds a lock on the journal's table; a resolve may or may not have been written (teamgames journal windows --all)`;
+}
+
+/**
+ * Runs `work` under the command's overall bound: whatever the driver does (a server that
+ * accepted the login and then went silent, a lock held elsewhere), the command ends.
+ */
+async function bounded<T>(work: () => Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  // A little after the drivers' own bounds, so that theirs (which also free the server) fire first.
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseTimeout(timeoutText(timeoutMs))), timeoutMs + 1_000);
+  });
+  try {
+    return await Promise.race([work(), guard]);
+  } catch (error) {
+    if (!(error instanceof DatabaseTimeout) && isDriverTimeout(error)) throw new DatabaseTimeout(timeoutText(timeoutMs, oneLine(error)));
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sqlSource(kind: 'postgres' | 'mysql', url: string, table: string, journal: DeliveryJournal, timeoutMs: number, end: () => Promise<void>): Source {
   const noTable = () => new CommandFailure(`no journal table ${table} in this database (nothing was created). A bridge creates it on first use; check the URL and --table`);
   // Every record validated like any read: a row changed outside the SDK is damage, never listed.
-  const inspect = async (now: number): Promise<JournalInspection> => {
-    try {
-      return await inspectJournal(journal, { now });
-    } catch (error) {
-      if (missingTable(error)) throw noTable();
-      throw error;
-    }
-  };
+  const inspect = (now: number): Promise<JournalInspection> =>
+    bounded(async () => {
+      try {
+        return await inspectJournal(journal, { now });
+      } catch (error) {
+        if (missingTable(error)) throw noTable();
+        throw error;
+      }
+    }, timeoutMs);
   return {
     async read(now) {
       try {
         return { seen: await inspect(now), health: { kind, url, table, readable: true } };
       } catch (error) {
+        // A silent server is not a verdict on the journal: the command fails with exit 4.
+        if (error instanceof DatabaseTimeout) throw error;
         const problem = oneLine(error);
         return { problem, health: { kind, url, table, readable: false, problem } };
       }
@@ -475,9 +650,10 @@ function sqlSource(kind: 'postgres' | 'mysql', url: string, table: string, journ
     inspect,
     async resolve(input, now) {
       await inspect(now);
-      return resolveIn(journal, input, now);
+      return bounded(() => resolveIn(journal, input, now), timeoutMs);
     },
-    close: end,
+    // Ending a pool waits for its connections: bounded too, the process exits regardless.
+    close: () => bounded(end, 0).catch(() => undefined),
   };
 }
 
@@ -507,12 +683,17 @@ async function resolveIn(journal: DeliveryJournal, input: ResolveArgs, now: numb
 
 // ----------------------------------------------------------------- output
 
-/** `2026-01-01 00:00:00Z`: UTC to the second; a time no date has (1e16) as its number. */
+// The last instant a Date can hold (year 275760): a record's time beyond it cannot be a date.
+const LAST_DATE_MS = 8.64e15;
+
+/**
+ * `2026-01-01 00:00:00Z`: UTC to the second. A time no clock could have written (before
+ * 1970, beyond year 275760, not a number) is shown as it is, the raw epoch ms, so one
+ * absurd record neither hides the others nor passes for a date.
+ */
 function time(ms: number): string {
-  const date = new Date(ms);
-  // Printing must never fail a command after it wrote what was asked.
-  if (Number.isNaN(date.getTime())) return `${ms} (not a date)`;
-  return date.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  if (!Number.isFinite(ms) || ms < 0 || ms > LAST_DATE_MS) return `${ms} (not a time)`;
+  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** An age in its two largest units: `45s`, `3m 12s`, `5h 3m`, `2d 4h`. */
@@ -531,7 +712,12 @@ function size(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+/** The lock file's fields as printed: whatever it holds, escaped. */
 function lockText(lock: FileHealth['lock']): string {
+  return printable(lockWords(lock));
+}
+
+function lockWords(lock: FileHealth['lock']): string {
   switch (lock.state) {
     case 'free':
       return 'free (no bridge holds the file)';
@@ -552,12 +738,12 @@ function lockText(lock: FileHealth['lock']): string {
 function statusText(health: Health, seen: JournalInspection | undefined, paint: Paint): string {
   const rows: Array<[string, string]> = [];
   if (health.kind === 'file') {
-    rows.push(['journal', `file ${health.path}`]);
-    rows.push(['readable', health.readable ? paint('good', `yes: ${health.lines} lines, ${size(health.bytes ?? 0)}${health.tornBytes ? `, a torn last line of ${health.tornBytes} bytes left out` : ''}`) : paint('bad', `no: ${health.problem}`)]);
+    rows.push(['journal', `file ${printable(health.path)}`]);
+    rows.push(['readable', health.readable ? paint('good', `yes: ${health.lines} lines, ${size(health.bytes ?? 0)}${health.tornBytes ? `, a torn last line of ${health.tornBytes} bytes left out` : ''}`) : paint('bad', `no: ${printable(health.problem ?? '')}`)]);
     rows.push(['lock', lockText(health.lock)]);
   } else {
-    rows.push(['journal', `${health.kind === 'postgres' ? 'PostgreSQL' : 'MySQL'} ${health.url}, table ${health.table}`]);
-    rows.push(['readable', health.readable ? paint('good', 'yes') : paint('bad', `no: ${health.problem}`)]);
+    rows.push(['journal', `${health.kind === 'postgres' ? 'PostgreSQL' : 'MySQL'} ${printable(health.url)}, table ${printable(health.table)}`]);
+    rows.push(['readable', health.readable ? paint('good', 'yes') : paint('bad', `no: ${printable(health.problem ?? '')}`)]);
   }
   if (seen !== undefined) {
     const pending = seen.pending.length;
@@ -566,7 +752,7 @@ function statusText(health: Health, seen: JournalInspection | undefined, paint: 
     rows.push(['open windows', open === 0 ? '0' : paint('notice', `${open} to check (teamgames journal windows)`)]);
     rows.push(['resolved windows', String(seen.resolvedWindows.length)]);
   }
-  const width = Math.max(...rows.map(([k]) => k.length));
+  const width = rows.reduce((w, [k]) => Math.max(w, k.length), 0);
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
 }
 

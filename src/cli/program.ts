@@ -15,8 +15,9 @@ import {
 } from '../index.js';
 import { parseArgs } from 'node:util';
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../common/command-line.js';
-import { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
+import { printable } from '../common/printable.js';
 import { ProgressLine, painter, type Paint, type TerminalEnv, type Tone } from './terminal.js';
 
 /** Extra client options for tests (a short timeout, a custom fetch). */
@@ -38,8 +39,8 @@ Commands:
                                        lists them; asks first unless --yes
   vote <player> <reward> <amount>      spends vote points on a reward (amount: n or all)
   journal status|windows|pending       what the delivery journal holds for staff: lines
-    (--file <path> | --postgres <url>  still to grant, unverified windows, its health
-     | --mysql <url>)                  (no API key needed; see teamgames journal --help)
+    (--file <path> | --postgres-env    still to grant, unverified windows, its health
+     <VAR> | --mysql-env <VAR> | …)    (no API key needed; see teamgames journal --help)
   journal resolve <player> --note <text> [--window <id>] [--by <name>]
   journal resolve --window <id> --note <text> [--by <name>]
                                        closes an unverified window once handled (once:
@@ -55,11 +56,20 @@ Options:
 
 Environment:
   TEAMGAMES_API_KEY   the raw API key of the game server (required, except for journal)
+  TEAMGAMES_API_KEY_FILE  a file whose first line is the key, when TEAMGAMES_API_KEY
+                      is not set (never pass the key as an argument: ps shows those)
   TEAMGAMES_BASE_URL  the service URL, e.g. http://127.0.0.1:4010 for the mock
   NO_COLOR            set (non-empty): no colour on a terminal
 
 On a terminal, outcomes are coloured (green done, yellow worth a look, red failed)
 and a retried read shows a progress line on stderr.
+
+What the service answers is shown, never obeyed: in tables and lines, control
+characters (ESC, newline, DEL, C1), bidi controls and other invisible characters in
+product names, messages and errors are shown as \\u and their code in hex (\\u001b for
+ESC, \\u000a for a newline; a backslash as \\\\), one row per product or item; --json
+keeps the exact values (valid JSON). The API key is never printed: where an answer
+echoes it (raw, Base64, base64url, URL-encoded), <redacted> stands instead, in --json too.
 
 Exit codes:
   0  the service answered (the outcome is printed, even "no items")
@@ -173,11 +183,11 @@ function catalogTable(products: readonly Product[]): string {
 const toneOf = (code: ClaimResult['code']): Tone => (code === 'SUCCESS' || code === 'PREVIEW' ? 'good' : 'notice');
 
 function claimText(player: string, result: ClaimResult, raw: boolean, paint: Paint): string {
-  let text = `${paint(toneOf(result.code), result.code)}: ${result.message}\n`;
+  let text = `${paint(toneOf(result.code), printable(result.code))}: ${printable(result.message)}\n`;
   if (result.code === 'RATE_LIMIT') text += `Try again in ${Math.ceil(result.retryAfterMs / 1000)} s.\n`;
-  if (result.code === 'UNKNOWN') text += `Unrecognised answer from the service (code "${result.serverCode}"). Nothing was granted.\n`;
+  if (result.code === 'UNKNOWN') text += `Unrecognised answer from the service (code "${printable(String(result.serverCode))}"). Nothing was granted.\n`;
   if (result.claims.length > 0) {
-    text += `\n${result.code === 'SUCCESS' ? `Delivered to ${player} (grant these in game now)` : `Waiting for ${player}`}:\n`;
+    text += `\n${result.code === 'SUCCESS' ? `Delivered to ${printable(player)} (grant these in game now)` : `Waiting for ${printable(player)}`}:\n`;
     text += table(
       ['product', 'name', 'grant', 'bought', 'unit price'],
       result.claims.map((t) => [t.product_id_string, t.product_name, String(t.quantity_to_grant), String(t.quantity_purchased), money(t.product_price)]),
@@ -278,6 +288,8 @@ export async function runTeamgames(
   let baseUrlFromFlag = false;
   const paintOut = painter(io.stdout, env);
   const paintErr = painter(io.stderr, env);
+  // What the store (or a proxy) answers may echo the key: no printed string holds it, in any form.
+  let redact: Redact = NO_SECRET;
   try {
     const p = parse(argv);
     json = p.json;
@@ -285,15 +297,16 @@ export async function runTeamgames(
     if (p.version) return await answer(io, '', false, VERSION, () => `teamgames ${VERSION}\n`, paintOut, paintErr);
     checkCommand(p);
     command = p.command;
-    const apiKey = env.TEAMGAMES_API_KEY ?? '';
-    if (apiKey.trim() === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard)');
+    const apiKey = (await apiKeyOf(env)) ?? '';
+    if (apiKey === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard; or TEAMGAMES_API_KEY_FILE, a file holding it)');
+    redact = keyRedactor(apiKey);
     const timeoutMs = p.timeout === undefined ? undefined : positiveInt(p.timeout, '--timeout');
     baseUrlFromFlag = p.baseUrl !== undefined;
     const baseUrl = p.baseUrl ?? (env.TEAMGAMES_BASE_URL?.trim() || undefined);
     const progress = new ProgressLine(io.stderr, env);
     const label = command;
     const onEvent: ClientOverrides['onEvent'] = (event) => {
-      if (event.type === 'retry') progress.show(`teamgames: ${label}: ${event.reason}; trying again (attempt ${event.attempt + 1})…`);
+      if (event.type === 'retry') progress.show(redact(`teamgames: ${label}: ${printable(event.reason)}; trying again (attempt ${event.attempt + 1})…`));
       overrides.onEvent?.(event);
     };
     // A one-shot process: the local guard and the cache would never see a second call.
@@ -315,7 +328,7 @@ export async function runTeamgames(
       }
     };
     const [player = '', reward = '', amount = ''] = p.args;
-    const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr);
+    const print = (value: unknown, human: (paint: Paint) => string) => answer(io, `${label}: `, json, value, human, paintOut, paintErr, redact);
 
     switch (p.command) {
       case 'catalog': {
@@ -332,7 +345,7 @@ export async function runTeamgames(
           if (!io.interactive) {
             throw new UsageError('claim: refusing to claim without confirmation; pass --yes (stdin is not a terminal)');
           }
-          const question = `Mark every paid purchase of "${player}" as delivered? The game server will not grant them; you must. [y/N] `;
+          const question = `Mark every paid purchase of "${printable(player)}" as delivered? The game server will not grant them; you must. [y/N] `;
           if (!(await io.confirm(question))) {
             io.stderr.write('teamgames: claim cancelled; nothing changed\n');
             return EXIT.FAILURE;
@@ -346,8 +359,8 @@ export async function runTeamgames(
         const result = await settled(client.claimVoteReward({ player, reward, amount: units }));
         return await print(result, (paint) => {
           let text = '';
-          for (const m of result.messages) text += `${m}\n`;
-          for (const r of result.rewards) if (r.message !== undefined && r.message !== '') text += `${r.message}\n`;
+          for (const m of result.messages) text += `${printable(m)}\n`;
+          for (const r of result.rewards) if (r.message !== undefined && r.message !== '') text += `${printable(r.message)}\n`;
           if (result.rewards.length > 0) {
             text += table(
               ['reward', 'name', 'give', 'points left', 'votes this month', 'points ever'],
@@ -362,12 +375,12 @@ export async function runTeamgames(
     throw new UsageError(`unknown command "${p.command}"`);
   } catch (error) {
     const code = exitCodeOf(error);
-    const message = describeError(error, command, baseUrlFromFlag);
+    const message = redact(describeError(error, command, baseUrlFromFlag));
     if (json) {
       const payload = isStorefrontError(error) ? { error: error.code, message } : { error: code === EXIT.USAGE ? 'USAGE' : 'FAILURE', message };
-      io.stderr.write(`${JSON.stringify(payload)}\n`);
+      io.stderr.write(`${jsonText(payload, NO_SECRET)}\n`);
     } else {
-      io.stderr.write(`${paintErr('bad', `teamgames: ${message}`)}${code === EXIT.USAGE ? ' (see teamgames --help)' : ''}\n`);
+      io.stderr.write(`${paintErr('bad', `teamgames: ${printable(message)}`)}${code === EXIT.USAGE ? ' (see teamgames --help)' : ''}\n`);
     }
     return code;
   }

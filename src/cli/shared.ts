@@ -7,8 +7,12 @@
  * @module
  * @internal
  */
-import { COMMON_EXIT } from '../common/command-line.js';
+import { Credentials } from '../auth.js';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { COMMON_EXIT, UsageError } from '../common/command-line.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
+import { printable, printableJson } from '../common/printable.js';
 import type { Paint, TerminalEnv } from './terminal.js';
 
 /**
@@ -60,17 +64,119 @@ export interface TeamgamesIo {
 export interface TeamgamesEnv extends TerminalEnv {
   TEAMGAMES_API_KEY?: string | undefined;
   TEAMGAMES_BASE_URL?: string | undefined;
+  /** A file whose first line is the API key, read when `TEAMGAMES_API_KEY` is not set. */
+  TEAMGAMES_API_KEY_FILE?: string | undefined;
+  /** Any other: `teamgames journal --postgres-env <VAR>` reads the database URL from the one it names. */
+  [name: string]: string | undefined;
 }
 
-/** Renders rows as an aligned text table. */
+/**
+ * Renders rows as an aligned text table, every cell through {@link printable} (one row
+ * per record, whatever a cell holds). Loops, never spreads: a million rows print.
+ */
 export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+  const cells = rows.map((row) => row.map(printable));
+  const widths = headers.map((h) => h.length);
+  for (const row of cells) {
+    for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i] as number, (row[i] ?? '').length);
+  }
+  const line = (row: readonly string[]) => {
+    let text = '';
+    for (let i = 0; i < widths.length; i++) text += (i === 0 ? '' : '  ') + (row[i] ?? '').padEnd(widths[i] as number);
+    return `${text.trimEnd()}\n`;
+  };
+  const parts: string[] = [line(headers), line(widths.map((w) => '-'.repeat(w)))];
+  for (const row of cells) parts.push(line(row));
+  return parts.join('');
+}
+
+/**
+ * What every answer goes through before it is written: the secrets the command knows (the
+ * API key in every form the SDK's redaction knows) replaced by `<redacted>`, in the human
+ * text and in every string of a `--json` value, which is otherwise printed exactly (its
+ * unprintable characters as JSON escapes).
+ * @internal
+ */
+export type Redact = (text: string) => string;
+
+/**
+ * The API key: `TEAMGAMES_API_KEY`, else the first line of the file `TEAMGAMES_API_KEY_FILE`
+ * names (a secrets manager's or systemd's credential file); `undefined` when neither is set.
+ * @throws UsageError when the file cannot be read or holds no key.
+ * @internal
+ */
+export async function apiKeyOf(env: TeamgamesEnv): Promise<string | undefined> {
+  const key = env.TEAMGAMES_API_KEY?.trim() ?? '';
+  if (key !== '') return key;
+  const path = env.TEAMGAMES_API_KEY_FILE ?? '';
+  if (path.trim() === '') return undefined;
+  const first = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE');
+  if (first === '') throw new UsageError(`TEAMGAMES_API_KEY_FILE: ${path} holds no key on its first line`);
+  return first;
+}
+
+// A key or a URL is short: a larger file is not one, and is never read whole.
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
+/**
+ * The first non-blank line of a small regular file, trimmed (`''` when there is none),
+ * for a secret kept out of the command line. A FIFO, a device (`/dev/zero`) or a
+ * directory is refused without blocking; only the first 64 KiB are read.
+ * @throws UsageError naming `what` and why the file cannot be read.
+ * @internal
+ */
+export async function firstLineOf(path: string, what: string): Promise<string> {
+  const refuse = (why: string) => new UsageError(`${what}: cannot read ${path} (${why})`);
+  let file: FileHandle;
+  try {
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw refuse(typeof code === 'string' ? code : 'unreadable');
+  }
+  try {
+    if (!(await file.stat()).isFile()) throw refuse('not a regular file');
+    const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const text = buffer.subarray(0, bytesRead).toString('utf8');
+    return (text.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as { code?: unknown }).code;
+    throw refuse(typeof code === 'string' ? code : 'unreadable');
+  } finally {
+    await file.close().catch(() => undefined);
+  }
+}
+
+/** No secret to remove. @internal */
+export const NO_SECRET: Redact = (text) => text;
+
+/** Removes the API key, in every form the SDK's redaction knows (raw, URL-encoded, Base64, base64url). @internal */
+export function keyRedactor(apiKey: string): Redact {
+  const credentials = new Credentials(apiKey);
+  // A table shows the key's unprintable characters or backslashes escaped: that form too.
+  const shown = printable(apiKey);
+  if (shown === apiKey) return (text) => credentials.redact(text);
+  return (text) => credentials.redact(text).split(shown).join('<redacted>');
+}
+
+/** `value` with `redact` applied to every string in it (keys included); other values as they are. */
+export function redactValue(value: unknown, redact: Redact): unknown {
+  if (redact === NO_SECRET) return value;
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact));
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactValue(v, redact);
+    return out;
+  }
+  return value;
+}
+
+/** The `--json` text of `value`: secrets removed, exact otherwise, valid JSON, nothing a terminal acts on. */
+export function jsonText(value: unknown, redact: Redact, indent?: number): string {
+  return printableJson(JSON.stringify(redactValue(value, redact), null, indent));
 }
 
 /**
@@ -78,18 +184,19 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly s
  * closed it, the disk is full) the service has already answered, a claim has already
  * marked the items delivered: the answer is not lost with stdout. One line on stderr says
  * what failed, then the answer follows there (with `--json`, a JSON error line, then the
- * result on one line).
+ * result on one line). The human text is built from printable cells and lines; `redact`
+ * removes the secrets from it and from the JSON.
  * @internal
  */
-export async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint): Promise<number> {
-  const failure = await writeText(io.stdout, json ? `${JSON.stringify(value, null, 2)}\n` : human(paintOut));
+export async function answer(io: TeamgamesIo, label: string, json: boolean, value: unknown, human: (paint: Paint) => string, paintOut: Paint, paintErr: Paint, redact: Redact = NO_SECRET): Promise<number> {
+  const failure = await writeText(io.stdout, json ? `${jsonText(value, redact, 2)}\n` : redact(human(paintOut)));
   if (failure === undefined) return EXIT.OK;
   const message = `${label}could not write to stdout (${writeFailure(failure)}); the answer follows on stderr`;
   await writeText(
     io.stderr,
     json
-      ? `${JSON.stringify({ error: 'OUTPUT_FAILED', message })}\n${JSON.stringify(value)}\n`
-      : `${paintErr('bad', `teamgames: ${message}`)}\n${human(paintErr)}`,
+      ? `${JSON.stringify({ error: 'OUTPUT_FAILED', message: printable(message) })}\n${jsonText(value, redact)}\n`
+      : `${paintErr('bad', `teamgames: ${printable(message)}`)}\n${redact(human(paintErr))}`,
   );
   return EXIT.OUTPUT_FAILED;
 }

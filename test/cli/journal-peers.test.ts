@@ -38,11 +38,11 @@ async function teamgames(args: string[]): Promise<{ code: number; stdout: string
 
 describe('teamgames journal where pg and mysql2 are not installed', () => {
   it('--postgres: one line naming the package to install (exit 1)', async () => {
-    expect(await teamgames(['journal', 'status', '--postgres', 'postgres://u:p@127.0.0.1:1/db'])).toEqual({ code: 1, stdout: '', stderr: 'teamgames journal: --postgres needs the pg package: npm i pg\n' });
+    expect(await teamgames(['journal', 'status', '--postgres', 'postgres://u@127.0.0.1:1/db'])).toEqual({ code: 1, stdout: '', stderr: 'teamgames journal: --postgres needs the pg package: npm i pg\n' });
   });
 
   it('--mysql: the same (exit 1)', async () => {
-    expect(await teamgames(['journal', 'windows', '--mysql', 'mysql://u:p@127.0.0.1:1/db'])).toEqual({ code: 1, stdout: '', stderr: 'teamgames journal: --mysql needs the mysql2 package: npm i mysql2\n' });
+    expect(await teamgames(['journal', 'windows', '--mysql', 'mysql://u@127.0.0.1:1/db'])).toEqual({ code: 1, stdout: '', stderr: 'teamgames journal: --mysql needs the mysql2 package: npm i mysql2\n' });
   });
 
   it('--file needs neither', async () => {

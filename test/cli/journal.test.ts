@@ -358,7 +358,7 @@ describe('teamgames journal resolve: one resolution per window, by id, bounded (
   it('exits 0 after it wrote, even when the window has a time no date holds (1e16), printed as its number', async () => {
     const path = await journalOf([journalWindow('window:w1', 'Ann', { from: 1e16, to: 1e16 })]);
     const r = await run(['journal', 'resolve', 'Ann', '--note', 'checked', '--by', 'mod:alice', '--file', path]);
-    expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:w1 of Ann (10000000000000000 (not a date) to 10000000000000000 (not a date)) by mod:alice: checked\n' });
+    expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:w1 of Ann (10000000000000000 (not a time) to 10000000000000000 (not a time)) by mod:alice: checked\n' });
     expect((await inspectFile(path)).resolvedWindows).toHaveLength(1);
   });
 
@@ -366,7 +366,7 @@ describe('teamgames journal resolve: one resolution per window, by id, bounded (
     const path = await journalOf([journalWindow('window:w1', 'Ann', { from: 1e16, to: -1e16 }), journalWindow('window:w2', 'Bob')]);
     const r = await run(['journal', 'windows', '--file', path]);
     expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
-    expect(r.stdout).toMatch(/^window:w1 +Ann +10000000000000000 \(not a date\) +-10000000000000000 \(not a date\) +lost claim answer +2026-01-01 00:00:11Z$/m);
+    expect(r.stdout).toMatch(/^window:w1 +Ann +10000000000000000 \(not a time\) +-10000000000000000 \(not a time\) +lost claim answer +2026-01-01 00:00:11Z$/m);
     expect(r.stdout).toMatch(/^window:w2 +Bob +2026-01-01 00:00:00Z +2026-01-01 00:00:10Z +lost claim answer/m);
   });
 
@@ -388,7 +388,7 @@ describe('teamgames journal: the command line', () => {
   it.each([
     [['journal'], 'missing command (status, windows, pending or resolve)'],
     [['journal', 'list', '--file', 'x'], 'unknown command "list" (status, windows, pending or resolve)'],
-    [['journal', 'status'], 'which journal? pass --file <path>, --postgres <url> or --mysql <url>'],
+    [['journal', 'status'], 'which journal? pass --file <path>, --postgres-env <VAR>, --postgres-file <path>, --mysql-env <VAR>, --mysql-file <path> (or --postgres <url>, --mysql <url>)'],
     [['journal', 'status', '--file', 'x', '--mysql', 'mysql://h/db'], 'one journal at a time: got --file and --mysql'],
     [['journal', 'status', '--file', 'x', '--table', 't'], '--table applies to --postgres and --mysql, not --file'],
     [['journal', 'pending', '--all', '--file', 'x'], '--all does not apply to this command'],
@@ -396,7 +396,7 @@ describe('teamgames journal: the command line', () => {
     [['journal', 'resolve', '--note', 'n', '--file', 'x'], 'missing <player> (or --window <id>)'],
     [['journal', 'status', 'extra', '--file', 'x'], 'unexpected argument "extra"'],
     [['journal', 'status', '--postgres', 'mysql://h/db'], '--postgres must be a postgres: or postgresql: URL, got mysql:'],
-    [['journal', 'status', '--postgres', 'not a url'], '--postgres must be a URL (postgres://user:password@host/database), got something else'],
+    [['journal', 'status', '--postgres', 'not a url'], '--postgres must be a URL (postgres://user@host:port/database), got something else'],
     [['journal', 'status', '--mysql', 'mysql://h/db', '--table', 'Bad-Name'], '--table must be a table name, `name` or `schema.name`, each of lower-case letters, digits and _ (not first), up to 48 characters; got "Bad-Name"'],
     [['journal', 'status', '--fil', 'x'], 'unknown option --fil'],
   ])('%j: exit 2, one line', async (argv, message) => {
@@ -414,7 +414,12 @@ describe('teamgames journal: the command line', () => {
     expect(USAGE).toMatch(/journal resolve <player> --note <text> \[--window <id>\] \[--by <name>\]/);
     const help = await run(['journal', '--help']);
     expect(help.code).toBe(EXIT.OK);
-    expect(help.stdout).toMatch(/^Usage: teamgames journal <command> \(--file <path> \| --postgres <url> \| --mysql <url>\)/);
+    expect(help.stdout).toMatch(/^Usage: teamgames journal <command> <journal> \[options\]\n/);
+    // Where staff look: the URL off the command line, the timeout and its exit code, how text is shown.
+    expect(help.stdout).toMatch(/--postgres-env <VAR> +a PostgresJournal's database, its URL read from the\n +environment variable VAR/);
+    expect(help.stdout).toMatch(/--timeout <ms> +how long the database may take/);
+    expect(help.stdout).toMatch(/\n  4  the database did not answer within --timeout/);
+    expect(help.stdout).toContain('is shown as \\u and its code in hex: \\u001b for ESC');
     expect(help.stdout).toContain('resolve from the bridge itself');
     expect(help.stdout).toContain('resolve --window <id> --note <text> [--by <name>]');
     expect(help.stdout).toMatch(/^  7  resolve: the window was already resolved; nothing was written/m);
@@ -429,7 +434,7 @@ describe('teamgames journal: the database drivers are optional peers', () => {
 
   it('--postgres without pg: one line saying what to install (exit 1)', async () => {
     const asked: string[] = [];
-    const r = await run(['journal', 'status', '--postgres', 'postgres://u:secret@127.0.0.1:1/db'], {
+    const r = await run(['journal', 'status', '--postgres', 'postgres://u@127.0.0.1:1/db'], {
       deps: { importDriver: (name) => (asked.push(name), missing('pg')()) },
     });
     expect(asked).toEqual(['pg']);
@@ -437,7 +442,7 @@ describe('teamgames journal: the database drivers are optional peers', () => {
   });
 
   it('--mysql without mysql2: the same (exit 1)', async () => {
-    const r = await run(['journal', 'windows', '--mysql', 'mysql://u:p@127.0.0.1:1/db'], { deps: { importDriver: missing('mysql2') } });
+    const r = await run(['journal', 'windows', '--mysql', 'mysql://u@127.0.0.1:1/db'], { deps: { importDriver: missing('mysql2') } });
     expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: --mysql needs the mysql2 package: npm i mysql2\n' });
   });
 

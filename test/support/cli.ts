@@ -12,8 +12,8 @@ export interface CliRun {
   stderr: string;
 }
 
-/** `teamgames <argv>` with `now` as the journal command's clock (ages, resolutions). */
-export async function runCli(argv: string[], now: () => number): Promise<CliRun> {
+/** `teamgames <argv>` with `now` as the journal command's clock (ages, resolutions), and `env` as its environment. */
+export async function runCli(argv: string[], now: () => number, env: Record<string, string> = {}): Promise<CliRun> {
   const out = { stdout: '', stderr: '' };
   const stream = (key: 'stdout' | 'stderr'): OutputStream => ({
     write(text, done) {
@@ -22,6 +22,6 @@ export async function runCli(argv: string[], now: () => number): Promise<CliRun>
       return true;
     },
   });
-  const code = await runTeamgames(argv, { stdout: stream('stdout'), stderr: stream('stderr'), interactive: false, confirm: async () => false }, {}, {}, { now });
+  const code = await runTeamgames(argv, { stdout: stream('stdout'), stderr: stream('stderr'), interactive: false, confirm: async () => false }, env, {}, { now });
   return { code, ...out };
 }
