@@ -227,13 +227,36 @@ export function entryProblem(value: unknown): string | undefined {
  *   nothing was recorded then.
  * @internal
  */
-export function checkEntries(value: unknown): readonly JournalEntry[] {
+export function checkEntries(value: unknown): JournalEntry[] {
   if (!Array.isArray(value)) fail('entries', `must be an array of journal entries, got ${describe(value)}`);
-  value.forEach((entry: unknown, i) => {
+  // By index, each read once: a hole reads as undefined and is refused (forEach and map
+  // skip holes, for…of yields undefined), and the journal writes the list it checked.
+  const entries: JournalEntry[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const entry: unknown = value[i];
     const problem = entryProblem(entry);
     if (problem !== undefined) fail(`entries[${i}]`, `must be a journal entry: ${problem}`);
-  });
-  return value;
+    entries.push(entry as JournalEntry);
+  }
+  return entries;
+}
+
+/**
+ * The ids given to a journal's `acknowledge`: those that are strings (anything else, a
+ * hole included, names no entry and is ignored).
+ *
+ * @throws InvalidInputError when `value` is not an array (a string would otherwise be
+ *   taken character by character); nothing was acknowledged then.
+ * @internal
+ */
+export function checkIds(value: unknown): string[] {
+  if (!Array.isArray(value)) fail('deliveryIds', `must be an array of deliveryIds, got ${describe(value)}`);
+  const ids: string[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const id: unknown = value[i];
+    if (typeof id === 'string') ids.push(id);
+  }
+  return ids;
 }
 
 /** A finite number (`Number.isFinite` is false for anything that is not a number). */

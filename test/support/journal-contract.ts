@@ -81,6 +81,14 @@ export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJo
       [[line, { ...journalLine('c'), item: { ...line.item, quantity_to_grant: '3' } }], 'entries[1]', 'item.quantity_to_grant is not a number'],
       [[line, { ...journalLine('c'), deliveryId: '' }], 'entries[1]', 'deliveryId is not a non-empty string'],
       [line, 'entries', 'must be an array of journal entries, got an object'],
+      // A JavaScript caller's mistakes: holes read as undefined, wherever they are; an array-like is not a list.
+      [new Array(1), 'entries[0]', 'not an object (undefined)'],
+      [[line, , journalLine('c')], 'entries[1]', 'not an object (undefined)'],
+      [Object.assign(new Array(3), { 2: journalLine('c') }), 'entries[0]', 'not an object (undefined)'],
+      [{ length: 1, 0: line }, 'entries', 'must be an array of journal entries, got an object'],
+      ['ab', 'entries', 'must be an array of journal entries, got "ab"'],
+      [null, 'entries', 'must be an array of journal entries, got null'],
+      [undefined, 'entries', 'must be an array of journal entries, got undefined'],
     ];
     for (const [entries, argument, rule] of refused) {
       const error = await journal.append(entries as JournalEntry[]).then(() => undefined, (e: unknown) => e);
@@ -88,6 +96,22 @@ export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJo
       expect(error).toMatchObject({ argument, message: expect.stringContaining(rule) });
     }
     expect(await journal.pending()).toEqual([journalLine('a')]);
+    await close(journal);
+  });
+
+  it('refuses an acknowledgement that is not a list of ids, removing nothing; holes and ids that are not text are ignored', async () => {
+    const journal = await make();
+    await journal.append([journalLine('a'), journalLine('b')]);
+    // A string would be taken id by character ('a', 'b'), an array-like not at all.
+    for (const ids of ['ab', { length: 1, 0: 'a' }, null, undefined, new Set(['a'])]) {
+      const error = await journal.acknowledge(ids as unknown as string[]).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument: 'deliveryIds', message: expect.stringContaining('must be an array of deliveryIds') });
+    }
+    expect(ids(await journal.pending())).toEqual(['a', 'b']);
+    await journal.acknowledge(Object.assign(new Array(3), { 1: 'a' }) as string[]);
+    await journal.acknowledge([7, null, 'zzz'] as unknown as string[]);
+    expect(ids(await journal.pending())).toEqual(['b']);
     await close(journal);
   });
 

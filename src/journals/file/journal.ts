@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { lazy } from '../../internal/lazy.js';
 import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger } from '../../internal/validate.js';
 import type { FileStore } from './store.js';
-import { checkEntries, type DeliveryJournal, type JournalEntry } from '../contract.js';
+import { checkEntries, checkIds, type DeliveryJournal, type JournalEntry } from '../contract.js';
 
 const fileStore = lazy(() => import('./store.js'));
 
@@ -93,9 +93,10 @@ export class FileJournal implements DeliveryJournal {
    *   would refuse the file as damaged); nothing was recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    if (checkEntries(entries).length === 0) return;
+    const checked = checkEntries(entries);
+    if (checked.length === 0) return;
     // Copied now: what the caller changes after this call is not what gets written.
-    const copies = entries.map((e) => structuredClone(e));
+    const copies = checked.map((e) => structuredClone(e));
     return this.#with((store) => store.append(copies));
   }
 
@@ -113,10 +114,11 @@ export class FileJournal implements DeliveryJournal {
    * Acknowledges entries (unknown ids are ignored) and flushes to disk.
    *
    * @throws JournalError when the file cannot be written; nothing was acknowledged then.
+   * @throws InvalidInputError when `deliveryIds` is not an array; nothing was acknowledged.
    */
-  acknowledge(deliveryIds: readonly string[]): Promise<void> {
-    const ids = deliveryIds.filter((id) => typeof id === 'string');
-    if (ids.length === 0) return Promise.resolve();
+  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    const ids = checkIds(deliveryIds);
+    if (ids.length === 0) return;
     return this.#with((store) => store.acknowledge(ids));
   }
 
