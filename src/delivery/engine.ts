@@ -48,8 +48,8 @@ const defaultJournals = new Map<string, FileJournal>();
 export interface DeliveryEngineConfig {
   /** Epoch ms, for the timestamps written to the journal and reported. */
   now: () => number;
-  /** A monotonic clock for intervals (default: `now` when injected, `performance.now()` otherwise). */
-  monotonic?: () => number;
+  /** A monotonic clock for intervals (the client's: `now` when injected, `performance.now()` otherwise). */
+  monotonic: () => number;
   journal: DeliveryJournal | undefined;
 }
 
@@ -93,8 +93,7 @@ export class DeliveryEngine {
 
   constructor(config: DeliveryEngineConfig) {
     this.#config = config;
-    // Stryker disable next-line all: the client always passes its monotonic clock; this fallback, for other callers of an internal class, picks the same one
-    this.#monotonic = config.monotonic ?? (config.now === Date.now ? () => performance.now() : config.now);
+    this.#monotonic = config.monotonic;
     this.#journal = config.journal;
   }
 
@@ -138,7 +137,7 @@ export class DeliveryEngine {
       throw this.#journalFailed(run, undefined, error);
     }
     const { locks, unjournaled } = this.#shared;
-    // Stryker disable next-line MethodExpression: a player with only windows or settled intents has nothing to resume; visiting one grants, claims and reports nothing
+    // A player with only windows or settled intents has nothing to resume: never visited (nor locked).
     const players = new Set([...all, ...unjournaled.values()].filter(isWork).map((e) => e.playerName));
     const errors: ResumeReport['errors'] = [];
     for (const player of players) {
@@ -500,8 +499,8 @@ export class DeliveryEngine {
 
   /** A claim that waits out `RATE_LIMIT` (the local guard's or the service's) a few times. */
   async #claim(run: Run, player: string, options: ClaimOptions, control: Control): Promise<ClaimResult> {
-    // Stryker disable next-line ConditionalExpression: a signal of undefined and no signal are the same claim option
-    const claimOptions: ClaimOptions = control.signal === undefined ? options : { ...options, signal: control.signal };
+    // The client takes `signal: undefined` as no signal (as every option left undefined).
+    const claimOptions = { ...options, signal: control.signal } as ClaimOptions;
     for (let waits = 0; ; waits++) {
       const result = await run.via.claim(player, claimOptions);
       if (result.code !== 'RATE_LIMIT' || waits >= control.maxWaits) return result;

@@ -603,3 +603,23 @@ describe('aborting a delivery', () => {
     expect(report.unverified).toMatchObject({ playerName: 'Rae' });
   });
 });
+
+describe('resumeDeliveries visits only players with work', () => {
+  it('a player with only an open window and a settled intent is neither locked nor visited; one with a claimed line is', async () => {
+    const inner = new MemoryJournal();
+    const window = { deliveryId: 'window:1', playerName: 'Wyn', state: 'unverified' as const, from: 1, to: 2, cause: 'lostClaim' as const, recordedAt: 2 };
+    await inner.append([window, { ...journalLine('invoice:9', 'Wyn', 'intended'), invoice: '9', settled: true }, journalLine('claim:x:0', 'Xia')]);
+    const asked: string[] = [];
+    const journal: DeliveryJournal = {
+      append: (e) => inner.append(e),
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+      withPlayerLock: (player, work) => (asked.push(player), work()),
+    };
+    const game = new Game();
+    const report = await client(journal).resumeDeliveries(game.grant(), { sleep });
+    expect(asked).toEqual(['Xia']);
+    expect(report).toMatchObject({ granted: [expect.objectContaining({ deliveryId: 'claim:x:0' })], errors: [], pending: 0 });
+    expect((await inner.pending('Wyn')).map((e) => e.deliveryId)).toEqual(['window:1', 'invoice:9']);
+  });
+});
