@@ -67,6 +67,17 @@ describe('FileJournal: a call that changes nothing writes nothing', () => {
     expect(readdirSync(dirname(path))).toEqual([]); // not even created, nor locked
   });
 
+  it('close() of a journal never used resolves and touches no file; the journal works after it', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.close();
+    await j.close();
+    expect(readdirSync(dirname(path))).toEqual([]);
+    await j.append([journalLine('a')]);
+    expect(await ids(j)).toEqual(['a']);
+    await j.close();
+  });
+
   it('on a journal in use, they leave the file byte for byte as it was', async () => {
     const path = file();
     const j = journal(path);
