@@ -62,8 +62,9 @@ export class CallBudget {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { urgent, resolve, reject, signal, onAbort: () => this.#drop(waiter, signal?.reason) };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      // Only the signal calls onAbort; the listener goes when the waiter leaves the queue, either way.
+      const waiter: Waiter = { urgent, resolve, reject, signal, onAbort: () => this.#drop(waiter, (signal as AbortSignal).reason) };
+      signal?.addEventListener('abort', waiter.onAbort);
       (urgent ? this.#urgent : this.#routine).push(waiter);
       this.#wake();
     });
@@ -72,7 +73,8 @@ export class CallBudget {
   /** Rejects every waiting caller (the loop stops). */
   rejectAll(reason: unknown): void {
     for (const waiter of [...this.#urgent, ...this.#routine]) this.#drop(waiter, reason);
-    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    // Clearing no timer (undefined) does nothing, on the platform's timers as on a simulation's.
+    this.#timers.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
@@ -88,7 +90,7 @@ export class CallBudget {
     // The calls of the last second, for the figure the simulation prints.
     let inWindow = 0;
     for (const at of this.#sent) if (now - at < 1_000) inWindow += 1;
-    if (inWindow > this.maxInOneSecond) this.maxInOneSecond = inWindow;
+    this.maxInOneSecond = Math.max(this.maxInOneSecond, inWindow);
   }
 
   #drop(waiter: Waiter, reason: unknown): void {

@@ -139,6 +139,22 @@ describe('CallBudget', () => {
     expect(log.map(([name]) => name)).toEqual(['a', 'b', 'c']);
   });
 
+  it('a caller finds the window free when the waiters before it were aborted: no wait for their timer', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    await budget.take(false);
+    const controller = new AbortController();
+    const aborted = budget.take(false, controller.signal);
+    controller.abort(new Error('gone'));
+    await expect(aborted).rejects.toThrow('gone');
+    expect(clock.delays()).toEqual([1_000]); // the timer set for the aborted waiter is still there
+    clock.set(1_000); // the window has room; that timer has not run yet
+    let through = false;
+    void budget.take(false).then(() => (through = true));
+    await Promise.resolve();
+    expect(through).toBe(true);
+  });
+
   it('counts the most calls seen in one second', async () => {
     const clock = manualTimers();
     const budget = new CallBudget(5, clock.loop);

@@ -136,6 +136,7 @@ describe('pause', () => {
     controller.abort(reason);
     await expect(aborted).rejects.toBe(reason);
     expect(vi.getTimerCount()).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
 
     // Without a signal: a plain timer.
     const { control: plain } = checkDeliverOptions('Ann', {});
