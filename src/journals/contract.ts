@@ -215,7 +215,7 @@ export function entryProblem(value: unknown): string | undefined {
   if (e['previewedAt'] !== undefined && !isNumber(e['previewedAt'])) return 'previewedAt is not a number';
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
-  if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || typeof lastError['at'] !== 'number' || typeof lastError['attempts'] !== 'number')) return 'lastError is not { message, at, attempts }';
+  if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || !isNumber(lastError['at']) || !isNumber(lastError['attempts']))) return 'lastError is not { message, at, attempts }';
   return undefined;
 }
 
@@ -270,7 +270,7 @@ function windowProblem(e: Record<string, unknown>): string | undefined {
   if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim' or 'claimMark' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   const r = e['resolution'] as Record<string, unknown> | undefined;
-  if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || typeof r['at'] !== 'number' || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
+  if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || !isNumber(r['at']) || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
   return undefined;
 }
 
