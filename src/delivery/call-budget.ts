@@ -15,12 +15,23 @@ export interface LoopTimers {
   clearTimeout(handle: unknown): void;
 }
 
+/** The platform's timers (a class, not an object literal, so its methods' mutants run in tests, not at import). */
+class PlatformTimers implements LoopTimers {
+  now(): number {
+    return performance.now();
+  }
+
+  setTimeout(run: () => void, ms: number): unknown {
+    return setTimeout(run, ms);
+  }
+
+  clearTimeout(handle: unknown): void {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  }
+}
+
 /** The platform's: `performance.now()` and real timers (a running loop keeps the process alive until `stop()`). */
-export const platformTimers: LoopTimers = {
-  now: () => performance.now(),
-  setTimeout: (run, ms) => setTimeout(run, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+export const platformTimers: LoopTimers = new PlatformTimers();
 
 interface Waiter {
   urgent: boolean;

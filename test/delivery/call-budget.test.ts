@@ -193,6 +193,21 @@ describe('CallBudget', () => {
     expect(log.map(([name]) => name)).toEqual(['a', 'c']);
   });
 
+  it('any waiter of a queue can be aborted, not only the first: the others keep their order', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('a');
+    const controllers = [new AbortController(), new AbortController(), new AbortController()];
+    const waits = ['b', 'c', 'd'].map((name, i) => take(name, false, controllers[i]?.signal));
+    controllers[1]?.abort(new Error('c left'));
+    await expect(waits[1]).rejects.toThrow('c left');
+    expect(budget.waiting).toBe(2);
+    for (let i = 0; i < 2; i++) await clock.advance(1_000);
+    expect(log.map(([name]) => name)).toEqual(['a', 'b', 'd']);
+  });
+
   it('a wait let through leaves no listener on its signal; an aborted signal is refused before anything is counted', async () => {
     const clock = manualTimers();
     const budget = new CallBudget(1, clock.loop);
