@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * `npm run mutate`: StrykerJS over the delivery engine and every journal (issue #27). Each
+ * `npm run mutate`: StrykerJS over the delivery engine, the loop's call budget and schedule,
+ * the delivery options, and every journal (issues #27, #33). Each
  * mutant runs only the tests that reach it (`perTest`), against the suites of
  * vitest.mutate.config.ts; a rerun is incremental (only mutants whose code or tests changed
  * run again). Reports: reports/mutation/ (HTML and JSON, ignored by git).
@@ -10,7 +11,7 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   coverageAnalysis: 'perTest',
-  mutate: ['src/delivery/engine.ts', 'src/delivery/player-locks.ts', 'src/delivery/report.ts', 'src/journals/**/*.ts'],
+  mutate: ['src/delivery/engine.ts', 'src/delivery/player-locks.ts', 'src/delivery/report.ts', 'src/delivery/call-budget.ts', 'src/delivery/due-heap.ts', 'src/delivery/options.ts', 'src/journals/**/*.ts'],
   // Mutants in module-level constants would each need every suite: left out, for speed.
   ignoreStatic: true,
   // Two cores: one vitest per core.

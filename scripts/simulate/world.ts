@@ -93,7 +93,7 @@ export class World {
     const epoch = () => T0 + this.time.now;
     // The client's `now` drives its 10 s guard; the engine's, the journal's stamps and its intervals.
     this.client = new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, fetch: this.fetch, now: epoch, journal: this.journal });
-    this.engine = new DeliveryEngine({ now: epoch, journal: this.journal });
+    this.engine = new DeliveryEngine({ now: epoch, monotonic: epoch, journal: this.journal });
     this.time.onAdvance = (now) => void this.mock.clock.set(T0 + now);
     this.mock.faults.seed(config.seed);
     for (let i = 0; i < config.players; i++) {

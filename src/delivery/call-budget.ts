@@ -15,12 +15,23 @@ export interface LoopTimers {
   clearTimeout(handle: unknown): void;
 }
 
+/** The platform's timers (a class, not an object literal, so its methods' mutants run in tests, not at import). */
+class PlatformTimers implements LoopTimers {
+  now(): number {
+    return performance.now();
+  }
+
+  setTimeout(run: () => void, ms: number): unknown {
+    return setTimeout(run, ms);
+  }
+
+  clearTimeout(handle: unknown): void {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  }
+}
+
 /** The platform's: `performance.now()` and real timers (a running loop keeps the process alive until `stop()`). */
-export const platformTimers: LoopTimers = {
-  now: () => performance.now(),
-  setTimeout: (run, ms) => setTimeout(run, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+export const platformTimers: LoopTimers = new PlatformTimers();
 
 interface Waiter {
   urgent: boolean;
@@ -62,8 +73,9 @@ export class CallBudget {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { urgent, resolve, reject, signal, onAbort: () => this.#drop(waiter, signal?.reason) };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      // Only the signal calls onAbort; the listener goes when the waiter leaves the queue, either way.
+      const waiter: Waiter = { urgent, resolve, reject, signal, onAbort: () => this.#drop(waiter, (signal as AbortSignal).reason) };
+      signal?.addEventListener('abort', waiter.onAbort);
       (urgent ? this.#urgent : this.#routine).push(waiter);
       this.#wake();
     });
@@ -72,7 +84,8 @@ export class CallBudget {
   /** Rejects every waiting caller (the loop stops). */
   rejectAll(reason: unknown): void {
     for (const waiter of [...this.#urgent, ...this.#routine]) this.#drop(waiter, reason);
-    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    // Clearing no timer (undefined) does nothing, on the platform's timers as on a simulation's.
+    this.#timers.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
@@ -88,7 +101,7 @@ export class CallBudget {
     // The calls of the last second, for the figure the simulation prints.
     let inWindow = 0;
     for (const at of this.#sent) if (now - at < 1_000) inWindow += 1;
-    if (inWindow > this.maxInOneSecond) this.maxInOneSecond = inWindow;
+    this.maxInOneSecond = Math.max(this.maxInOneSecond, inWindow);
   }
 
   #drop(waiter: Waiter, reason: unknown): void {

@@ -53,8 +53,10 @@ export class DueHeap<T extends Versioned> {
 
   pop(): void {
     const heap = this.#items;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
+    const popped = heap.pop();
+    // Empty now (it held one entry, or none): nothing to move down.
+    if (heap.length === 0) return;
+    const last = popped as DueEntry<T>;
     let i = 0;
     for (;;) {
       const left = 2 * i + 1;

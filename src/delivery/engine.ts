@@ -48,8 +48,8 @@ const defaultJournals = new Map<string, FileJournal>();
 export interface DeliveryEngineConfig {
   /** Epoch ms, for the timestamps written to the journal and reported. */
   now: () => number;
-  /** A monotonic clock for intervals (default: `now` when injected, `performance.now()` otherwise). */
-  monotonic?: () => number;
+  /** A monotonic clock for intervals (the client's: `now` when injected, `performance.now()` otherwise). */
+  monotonic: () => number;
   journal: DeliveryJournal | undefined;
 }
 
@@ -89,9 +89,6 @@ function sharedOf(journal: DeliveryJournal): Shared {
   return state;
 }
 
-/** Returned by a cross-node lock's work that found its call aborted before it started. */
-const NOT_STARTED = Symbol('not started');
-
 /** What a preview found: the lines still pending, and the open intents the journal held (those a lost claim took are granted by then). */
 type Reconciled =
   | { ok: true; pending: Map<string, Transaction>; intents: JournalLine[]; moment: SeenAt; answeredAt: number; outcome: StepOutcome }
@@ -111,8 +108,7 @@ export class DeliveryEngine {
 
   constructor(config: DeliveryEngineConfig) {
     this.#config = config;
-    // Stryker disable next-line all: the client always passes its monotonic clock; this fallback, for other callers of an internal class, picks the same one
-    this.#monotonic = config.monotonic ?? (config.now === Date.now ? () => performance.now() : config.now);
+    this.#monotonic = config.monotonic;
     this.#journal = config.journal;
   }
 
@@ -202,7 +198,7 @@ export class DeliveryEngine {
       throw this.#journalFailed(run, undefined, error);
     }
     const { locks, unjournaled } = this.#shared;
-    // Stryker disable next-line MethodExpression: a player with only windows or settled intents has nothing to resume; visiting one grants, claims and reports nothing
+    // A player with only windows or settled intents has nothing to resume: never visited (nor locked).
     const players = new Set([...all, ...unjournaled.values()].filter(isWork).map((e) => e.playerName));
     const errors: ResumeReport['errors'] = [];
     for (const player of players) {
@@ -619,8 +615,8 @@ export class DeliveryEngine {
 
   /** A claim that waits out `RATE_LIMIT` (the local guard's or the service's) a few times. */
   async #claim(run: Run, player: string, options: ClaimOptions, control: Control): Promise<ClaimResult> {
-    // Stryker disable next-line ConditionalExpression: a signal of undefined and no signal are the same claim option
-    const claimOptions: ClaimOptions = control.signal === undefined ? options : { ...options, signal: control.signal };
+    // The client takes `signal: undefined` as no signal (as every option left undefined).
+    const claimOptions = { ...options, signal: control.signal } as ClaimOptions;
     for (let waits = 0; ; waits++) {
       const result = await run.via.claim(player, claimOptions);
       if (result.code !== 'RATE_LIMIT' || waits >= control.maxWaits) return result;
@@ -636,35 +632,51 @@ export class DeliveryEngine {
   /**
    * Runs `work` under the journal's cross-node lock on the player, when it has one. A lock
    * that cannot be had is reported on the run and returned: nothing was done. Waiting for
-   * the lock is abortable; once the work has started, it settles on its own.
+   * the lock is abortable: a call aborted before its work starts (before the lock is asked
+   * for, while it waits, or as it answers) rejects with `signal.reason`, and the lock, once
+   * it answers, is released without running the work. Once the work has started, it
+   * settles on its own.
    */
   async #acrossNodes<T>(run: Run, player: string, control: Control, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: JournalError }> {
     const journal = this.journal;
-    if (journal.withPlayerLock === undefined) return { ok: true, value: await work() };
-    const signal = control.signal;
-    let started = false;
-    const locked = journal.withPlayerLock<T | typeof NOT_STARTED>(player, () => {
-      if (signal?.aborted) return Promise.resolve(NOT_STARTED);
-      started = true;
-      return work();
-    });
+    const withPlayerLock = journal.withPlayerLock?.bind(journal);
+    if (withPlayerLock === undefined) return { ok: true, value: await work() };
+    // Aborted between the player's turn and here (a microtask apart): the lock is not asked for.
+    control.signal?.throwIfAborted();
+    // Without a signal of the call's own, one that never aborts: the same path, no `?.`.
+    const signal = control.signal ?? new AbortController().signal;
+    // `aborted` only once the abort listener has rejected: the work then never starts.
+    let state: 'waiting' | 'started' | 'aborted' = 'waiting';
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        // Stryker disable next-line OptionalChaining: only a signal calls this listener
-        if (!started) reject(signal?.reason);
+        if (state !== 'waiting') return;
+        state = 'aborted';
+        reject(signal.reason);
       };
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: the listener is removed when the lock's promise settles, and an abort fires once
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // Listening before the lock is asked for: an abort from inside that call is seen too.
+      signal.addEventListener('abort', onAbort);
+      // A lock that throws synchronously, or returns no promise, is taken as one that answered so.
+      const locked = new Promise<T | undefined>((settle) =>
+        settle(
+          withPlayerLock<T | undefined>(player, async () => {
+            // The call has rejected already: the lock is given back unused.
+            if (state === 'aborted') return undefined;
+            state = 'started';
+            return work();
+          }),
+        ),
+      );
       locked.then(
         (value) => {
-          signal?.removeEventListener('abort', onAbort);
-          // Stryker disable next-line ConditionalExpression: NOT_STARTED comes only after an abort, whose listener rejected first
-          if (value !== NOT_STARTED) resolve({ ok: true, value: value as T });
+          signal.removeEventListener('abort', onAbort);
+          // After an abort the promise has rejected already, and this changes nothing.
+          resolve({ ok: true, value: value as T });
         },
         (error: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
-          if (started) reject(error);
-          else if (!signal?.aborted) resolve({ ok: false, error: this.#journalFailed(run, player, error) });
+          signal.removeEventListener('abort', onAbort);
+          if (state === 'started') reject(error);
+          // Waiting still: the lock could not be had (after an abort, nothing is reported).
+          else if (state === 'waiting') resolve({ ok: false, error: this.#journalFailed(run, player, error) });
         },
       );
     });

@@ -10,13 +10,18 @@ import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepF
 
 const DEFAULT_RATE_LIMIT_WAITS = 3;
 const MAX_RATE_LIMIT_WAITS = 100;
-// Derived from the interfaces: a new option cannot be left out of the allow-lists.
-const RESUME_KEYS = { signal: true, sleep: true, maxRateLimitWaits: true, grantTimeoutMs: true } satisfies Record<keyof ResumeOptions, true>;
-const RESUME_OPTIONS = Object.keys(RESUME_KEYS);
-const DELIVER_OPTIONS = Object.keys({ ...RESUME_KEYS, mode: true } satisfies Record<keyof DeliverOptions, true>);
 const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
-const MAX_GRANT_TIMEOUT_MS = 24 * 3_600_000;
-const MODES: readonly DeliveryMode[] = ['exactlyOnce', 'fast'];
+const MAX_GRANT_TIMEOUT_MS = 86_400_000; // 24 h
+
+// The option names, derived from the interfaces: a new option cannot be left out of the
+// allow-lists. Built per call (a few names), so each mutant of them is seen by the tests.
+function resumeKeys(): Record<keyof ResumeOptions, 0> {
+  return { signal: 0, sleep: 0, maxRateLimitWaits: 0, grantTimeoutMs: 0 };
+}
+
+function deliverKeys(): Record<keyof DeliverOptions, 0> {
+  return { ...resumeKeys(), mode: 0 };
+}
 
 /** How a call waits and gives up. */
 export interface Control {
@@ -32,16 +37,16 @@ type RawOptions = { [K in keyof DeliverOptions]?: unknown };
 export function checkDeliverOptions(playerName: unknown, options: unknown): { player: string; mode: DeliveryMode; control: Control } {
   const op: Operation = 'deliver';
   const player = checkPlayerName(playerName, 'playerName', op);
-  const opts = checkOptionsObject(options as RawOptions | undefined, DELIVER_OPTIONS, 'options', op);
+  const opts = checkOptionsObject(options as RawOptions | undefined, Object.keys(deliverKeys()), 'options', op);
   const mode = (opts.mode ?? 'exactlyOnce') as DeliveryMode;
-  if (!MODES.includes(mode)) fail('options.mode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.mode)}`, op);
+  if (mode !== 'exactlyOnce' && mode !== 'fast') fail('options.mode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.mode)}`, op);
   return { player, mode, control: controlOf(opts, op) };
 }
 
 /** Checks the options of `resumeDeliveries`. */
 export function checkResumeOptions(options: unknown): Control {
   const op: Operation = 'resumeDeliveries';
-  return controlOf(checkOptionsObject(options as RawOptions | undefined, RESUME_OPTIONS, 'options', op), op);
+  return controlOf(checkOptionsObject(options as RawOptions | undefined, Object.keys(resumeKeys()), 'options', op), op);
 }
 
 /** Checks the `grant` argument. */
@@ -71,9 +76,10 @@ function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    // Only the signal calls it.
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject((signal as AbortSignal).reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -102,9 +102,8 @@ export function linesOf(result: ClaimResult): Map<string, Transaction> | undefin
   const raw = result.rawTransactions;
   if (raw === undefined || raw.length !== result.claims.length) return undefined;
   const lines = new Map<string, Transaction>();
-  for (let i = 0; i < raw.length; i++) {
-    // Stryker disable next-line OptionalChaining: i is below raw.length and the rows are validated objects: raw[i] is always there
-    const invoice = raw[i]?.['invoice'];
+  for (const [i, row] of raw.entries()) {
+    const invoice = row['invoice'];
     if ((typeof invoice !== 'string' && typeof invoice !== 'number') || String(invoice) === '') return undefined;
     if (lines.has(String(invoice))) return undefined;
     lines.set(String(invoice), result.claims[i] as Transaction);

@@ -303,7 +303,7 @@ export function entryProblem(value: unknown): string | undefined {
   if (e['previewedAt'] !== undefined && !isNumber(e['previewedAt'])) return 'previewedAt is not a number';
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
-  if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || typeof lastError['at'] !== 'number' || typeof lastError['attempts'] !== 'number')) return 'lastError is not { message, at, attempts }';
+  if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || !isNumber(lastError['at']) || !isNumber(lastError['attempts']))) return 'lastError is not { message, at, attempts }';
   if (lastError !== undefined && lastError['stuck'] !== undefined && typeof lastError['stuck'] !== 'boolean') return 'lastError.stuck is not a boolean';
   return undefined;
 }
@@ -316,13 +316,36 @@ export function entryProblem(value: unknown): string | undefined {
  *   nothing was recorded then.
  * @internal
  */
-export function checkEntries(value: unknown): readonly JournalEntry[] {
+export function checkEntries(value: unknown): JournalEntry[] {
   if (!Array.isArray(value)) fail('entries', `must be an array of journal entries, got ${describe(value)}`);
-  value.forEach((entry: unknown, i) => {
+  // By index, each read once: a hole reads as undefined and is refused (forEach and map
+  // skip holes, for…of yields undefined), and the journal writes the list it checked.
+  const entries: JournalEntry[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const entry: unknown = value[i];
     const problem = entryProblem(entry);
     if (problem !== undefined) fail(`entries[${i}]`, `must be a journal entry: ${problem}`);
-  });
-  return value;
+    entries.push(entry as JournalEntry);
+  }
+  return entries;
+}
+
+/**
+ * The ids given to a journal's `acknowledge`: those that are strings (anything else, a
+ * hole included, names no entry and is ignored).
+ *
+ * @throws InvalidInputError when `value` is not an array (a string would otherwise be
+ *   taken character by character); nothing was acknowledged then.
+ * @internal
+ */
+export function checkIds(value: unknown): string[] {
+  if (!Array.isArray(value)) fail('deliveryIds', `must be an array of deliveryIds, got ${describe(value)}`);
+  const ids: string[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const id: unknown = value[i];
+    if (typeof id === 'string') ids.push(id);
+  }
+  return ids;
 }
 
 /** A finite number (`Number.isFinite` is false for anything that is not a number). */
@@ -336,7 +359,7 @@ function windowProblem(e: Record<string, unknown>): string | undefined {
   if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim' or 'claimMark' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   const r = e['resolution'] as Record<string, unknown> | undefined;
-  if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || typeof r['at'] !== 'number' || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
+  if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || !isNumber(r['at']) || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
   return undefined;
 }
 

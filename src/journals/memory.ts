@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { checkEntries, checkResolution, resolvedWindow, unresolvedOutcome, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from './contract.js';
+import { checkEntries, checkIds, checkResolution, resolvedWindow, unresolvedOutcome, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from './contract.js';
 
 /**
  * A journal in memory: for tests and for games whose own state is not durable either.
@@ -36,9 +36,13 @@ export class MemoryJournal implements DeliveryJournal {
     return out;
   }
 
-  /** Removes entries. Unknown ids are ignored. */
+  /**
+   * Removes entries. Unknown ids are ignored.
+   *
+   * @throws InvalidInputError when `deliveryIds` is not an array; nothing was removed.
+   */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
-    for (const id of deliveryIds) this.#entries.delete(id);
+    for (const id of checkIds(deliveryIds)) this.#entries.delete(id);
   }
 
   /**

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, JournalError, MemoryJournal, type DeliveryJournal, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { Game, KEY, inProcessStore } from '../support/reliability.js';
 import { deferred, withoutRawRows } from '../support/answers.js';
+import { journalLine } from '../support/journal.js';
 
 const { mock, sleep, client, outcome } = inProcessStore();
 
@@ -261,6 +262,174 @@ describe("another node's lock on the player", () => {
   });
 });
 
+/**
+ * A journal whose cross-node lock is a queue of controllable answers, as a user's async
+ * lock (or a database's) is: each `withPlayerLock` waits for the holder before it, then
+ * for the test to `answer` it (at once while `auto`).
+ */
+function gatedLock(inner: DeliveryJournal) {
+  const gates: Array<() => void> = [];
+  let tail: Promise<void> = Promise.resolve();
+  let auto = false;
+  let held = 0;
+  let waiting = 0;
+  let reads = 0;
+  const journal: DeliveryJournal = {
+    append: (e) => inner.append(e),
+    pending: (p) => ((reads += 1), inner.pending(p)),
+    acknowledge: (ids) => inner.acknowledge(ids),
+    withPlayerLock: async (_player, work) => {
+      const before = tail;
+      let release!: () => void;
+      tail = new Promise((resolve) => (release = resolve));
+      waiting += 1;
+      try {
+        await before;
+        if (!auto) await new Promise<void>((resolve) => gates.push(resolve));
+      } finally {
+        waiting -= 1;
+      }
+      held += 1;
+      try {
+        return await work();
+      } finally {
+        held -= 1;
+        release();
+      }
+    },
+  };
+  return {
+    journal,
+    /** Lets the oldest call waiting for its answer have the lock; false when none waits yet. */
+    answer: () => (gates.length > 0 ? (gates.shift() as () => void)() === undefined : false),
+    /** Every later call has the lock as soon as it is free. */
+    free: () => {
+      auto = true;
+      for (const gate of gates.splice(0)) gate();
+    },
+    /** Calls holding the lock, and waiting for it. */
+    state: () => ({ held, waiting }),
+    /** How many times the journal was read (a delivery's work reads it first). */
+    reads: () => reads,
+  };
+}
+
+/** Lets every queued microtask and I/O callback run, a few rounds over (no time passes). */
+const settleAll = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('a deliver aborted at any moment, with a journal whose lock answers asynchronously', () => {
+  /**
+   * One deliver aborted `ticks` microtasks after `start` resolves (each tick one turn of the
+   * microtask queue): at 0 before the lock is asked for, then between the player's turn and
+   * the lock, while it waits, as it answers, during the work. It settles (rejected with the
+   * signal's reason, or its report once the work ran), and frees the player: the journal's
+   * lock is neither held nor waited for, and the next deliver for the player runs.
+   */
+  const abortAfter = async (ticks: number, answerFirst: boolean) => {
+    mock.reset();
+    mock.addPurchase(KEY, { playerName: 'Pia', id: 1, quantity: 1 });
+    const lock = gatedLock(new MemoryJournal());
+    const c = client(lock.journal);
+    const controller = new AbortController();
+    const reason = new Error(`the player logged out (after ${ticks} ticks)`);
+    let settled: { ok: boolean; value: unknown } | undefined;
+    void c.deliver('Pia', () => {}, { sleep, signal: controller.signal }).then(
+      (value) => (settled = { ok: true, value }),
+      (error: unknown) => (settled = { ok: false, value: error }),
+    );
+    if (answerFirst) {
+      await vi.waitFor(() => expect(lock.answer()).toBe(true));
+    }
+    for (let i = 0; i < ticks; i++) await Promise.resolve();
+    controller.abort(reason);
+    await settleAll();
+    lock.free();
+    await settleAll();
+    expect(settled, `settled, aborted ${ticks} ticks after ${answerFirst ? 'the lock answered' : 'the call'}`).toBeDefined();
+    if (settled?.ok === false) expect(settled.value).toBe(reason);
+    expect(lock.state()).toEqual({ held: 0, waiting: 0 });
+    const game = new Game();
+    mock.clock.advance(10_000);
+    const next = await c.deliver('Pia', game.grant(), { sleep });
+    expect(next.code).not.toBe('ERROR');
+    expect(lock.state()).toEqual({ held: 0, waiting: 0 });
+  };
+
+  it('before the lock is asked for, between the player\'s turn and the lock, and while it waits: rejects with signal.reason', async () => {
+    for (let ticks = 0; ticks <= 12; ticks++) await abortAfter(ticks, false);
+  });
+
+  it('just as the lock answers, and at every step of the work after it: settles, and the player\'s next deliver runs', async () => {
+    for (let ticks = 0; ticks <= 24; ticks++) await abortAfter(ticks, true);
+  });
+
+  it('aborted already when the lock answers: rejected with signal.reason, the work never run, the lock released', async () => {
+    mock.addPurchase(KEY, { playerName: 'Quy', id: 1, quantity: 1 });
+    const lock = gatedLock(new MemoryJournal());
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const delivering = client(lock.journal).deliver('Quy', () => {}, { sleep, signal: controller.signal });
+    await vi.waitFor(() => expect(lock.state().waiting).toBe(1));
+    controller.abort(reason);
+    await expect(delivering).rejects.toBe(reason);
+    expect(lock.answer()).toBe(true);
+    await settleAll();
+    expect(lock.state()).toEqual({ held: 0, waiting: 0 });
+    expect(lock.reads()).toBe(0);
+    expect(mock.purchases(KEY, 'Quy')[0]?.deliverystatus).toBe('Undelivered');
+  });
+
+  it('a lock that calls the work synchronously, or throws synchronously, is handled as one that answers later', async () => {
+    mock.addPurchase(KEY, { playerName: 'Rex', id: 1, quantity: 1 });
+    const inner = new MemoryJournal();
+    const base = { append: inner.append.bind(inner), pending: inner.pending.bind(inner), acknowledge: inner.acknowledge.bind(inner) };
+    const game = new Game();
+    const direct = await client({ ...base, withPlayerLock: (_p, work) => work() }).deliver('Rex', game.grant(), { sleep });
+    expect(direct.granted).toHaveLength(1);
+    const refused = await client({
+      ...base,
+      withPlayerLock: () => {
+        throw new Error('lock_unavailable');
+      },
+    }).deliver('Rex', () => {}, { sleep });
+    expect(refused).toMatchObject({ code: 'ERROR', journalError: expect.objectContaining({ message: expect.stringMatching(/lock_unavailable/) }) });
+  });
+
+  it('a signal aborted in the microtask between the player\'s turn and the lock: rejected, the player free (was a hang)', async () => {
+    mock.addPurchase(KEY, { playerName: 'Sam', id: 1, quantity: 1 });
+    const lock = gatedLock(new MemoryJournal());
+    lock.free();
+    const controller = new AbortController();
+    const reason = new Error('the player logged out');
+    const c = client(lock.journal);
+    // The journal's lock is asked for synchronously inside the player's turn: aborting from
+    // within that call is the latest moment before the engine listens for the abort.
+    const asking = lock.journal.withPlayerLock!.bind(lock.journal);
+    lock.journal.withPlayerLock = (player, work) => {
+      controller.abort(reason);
+      return asking(player, work);
+    };
+    await expect(c.deliver('Sam', () => {}, { sleep, signal: controller.signal })).rejects.toBe(reason);
+    await settleAll();
+    expect(lock.state()).toEqual({ held: 0, waiting: 0 });
+    // resumeDeliveries takes the same path for each player it has work for.
+    await lock.journal.append([journalLine('left-over', 'Sam')]);
+    const resumeController = new AbortController();
+    lock.journal.withPlayerLock = (player, work) => {
+      resumeController.abort(reason);
+      return asking(player, work);
+    };
+    await expect(c.resumeDeliveries(() => {}, { sleep, signal: resumeController.signal })).rejects.toBe(reason);
+    expect(lock.state()).toEqual({ held: 0, waiting: 0 });
+    await lock.journal.acknowledge(['left-over']);
+    lock.journal.withPlayerLock = asking;
+    const game = new Game();
+    expect((await c.deliver('Sam', game.grant(), { sleep })).granted).toHaveLength(1);
+  });
+});
+
 describe('a delivery under the journal\'s cross-node lock, once it has started', () => {
   /** A journal whose cross-node lock is free at once (another node's would be the same once had). */
   const locked = (inner: DeliveryJournal): DeliveryJournal => ({
@@ -432,5 +601,25 @@ describe('aborting a delivery', () => {
     expect(report.code).toBe('OUTCOME_UNKNOWN');
     expect(report.error).toMatchObject({ code: 'CLAIM_OUTCOME_UNKNOWN', reason: 'aborted' });
     expect(report.unverified).toMatchObject({ playerName: 'Rae' });
+  });
+});
+
+describe('resumeDeliveries visits only players with work', () => {
+  it('a player with only an open window and a settled intent is neither locked nor visited; one with a claimed line is', async () => {
+    const inner = new MemoryJournal();
+    const window = { deliveryId: 'window:1', playerName: 'Wyn', state: 'unverified' as const, from: 1, to: 2, cause: 'lostClaim' as const, recordedAt: 2 };
+    await inner.append([window, { ...journalLine('invoice:9', 'Wyn', 'intended'), invoice: '9', settled: true }, journalLine('claim:x:0', 'Xia')]);
+    const asked: string[] = [];
+    const journal: DeliveryJournal = {
+      append: (e) => inner.append(e),
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+      withPlayerLock: (player, work) => (asked.push(player), work()),
+    };
+    const game = new Game();
+    const report = await client(journal).resumeDeliveries(game.grant(), { sleep });
+    expect(asked).toEqual(['Xia']);
+    expect(report).toMatchObject({ granted: [expect.objectContaining({ deliveryId: 'claim:x:0' })], errors: [], pending: 0 });
+    expect((await inner.pending('Wyn')).map((e) => e.deliveryId)).toEqual(['window:1', 'invoice:9']);
   });
 });

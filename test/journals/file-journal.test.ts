@@ -67,6 +67,17 @@ describe('FileJournal: a call that changes nothing writes nothing', () => {
     expect(readdirSync(dirname(path))).toEqual([]); // not even created, nor locked
   });
 
+  it('close() of a journal never used resolves and touches no file; the journal works after it', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.close();
+    await j.close();
+    expect(readdirSync(dirname(path))).toEqual([]);
+    await j.append([journalLine('a')]);
+    expect(await ids(j)).toEqual(['a']);
+    await j.close();
+  });
+
   it('on a journal in use, they leave the file byte for byte as it was', async () => {
     const path = file();
     const j = journal(path);
@@ -87,6 +98,9 @@ describe('FileJournal: a call that changes nothing writes nothing', () => {
     // Written, the NaN would read back as null: the next start would refuse the whole file as damaged.
     await expect(j.append([journalLine('b'), { ...journalLine('c'), recordedAt: Number.NaN }])).rejects.toThrow('invalid entries[1]: must be a journal entry: recordedAt is not a number');
     await expect(j.append([undefined] as unknown as JournalEntry[])).rejects.toThrow('invalid entries[0]: must be a journal entry: not an object (undefined)');
+    // Holes: before, the line {"op":"put","entries":[null]} was written, and the next start refused the file.
+    await expect(j.append(new Array(1))).rejects.toThrow('invalid entries[0]: must be a journal entry: not an object (undefined)');
+    await expect(j.append(Object.assign(new Array(2), { 1: journalLine('d') }))).rejects.toThrow('invalid entries[0]: must be a journal entry: not an object (undefined)');
     expect(readFileSync(path).equals(before)).toBe(true);
     await j.close();
     expect(await reload(path)).toEqual(['a']);

@@ -24,6 +24,31 @@ beforeAll(async () => {
   handleProto = await fileHandlePrototype(root);
 });
 
+describe('what one append writes', () => {
+  it('one entry: the line 0.1.0 wrote, {"op":"put","entry":…}; several: one line {"op":"put","entries":[…]}, all of them back after a restart', async () => {
+    const path = file();
+    const j = journal(path);
+    await j.append([journalLine('a')]);
+    await j.append([journalLine('b'), journalLine('c', 'Bob'), journalLine('d')]);
+    await j.close();
+    expect(readFileSync(path, 'utf8')).toBe(
+      `${JSON.stringify({ op: 'put', entry: journalLine('a') })}\n${JSON.stringify({ op: 'put', entries: [journalLine('b'), journalLine('c', 'Bob'), journalLine('d')] })}\n`,
+    );
+    expect(await reload(path)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a last record that lost only its newline counts as a line: the compaction rule sees it', async () => {
+    const path = file();
+    const put = (id: string) => JSON.stringify({ op: 'put', entry: journalLine(id) });
+    writeFileSync(path, `${put('a')}\n${put('b')}\n${put('c')}`, { mode: 0o600 });
+    const j = journal(path, { compactAfter: 3 });
+    await j.acknowledge(['a', 'b']); // 4 lines, 1 pending: compacted
+    expect(lineCount(path)).toBe(1);
+    await j.close();
+    expect(await reload(path)).toEqual(['c']);
+  });
+});
+
 describe('compaction follows its rule to the line', () => {
   it('not at exactly compactAfter lines; at one more', async () => {
     const path = file();

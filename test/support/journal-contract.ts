@@ -74,21 +74,29 @@ export function journalContract(make: () => DeliveryJournal | Promise<DeliveryJo
     const journal = await make();
     await journal.append([journalLine('a')]);
     const line = journalLine('b');
-    // Each would be written as a record the next start refuses as damage (NaN becomes null in JSON).
-    const refused: Array<[unknown, string, string]> = [
-      [[line, undefined], 'entries[1]', 'not an object (undefined)'],
-      [[line, { ...journalLine('c'), state: 'lost' }], 'entries[1]', "state is not 'claimed'"],
-      [[{ ...line, recordedAt: Number.NaN }], 'entries[0]', 'recordedAt is not a number'],
-      [[line, { ...journalLine('c'), item: { ...line.item, quantity_to_grant: '3' } }], 'entries[1]', 'item.quantity_to_grant is not a number'],
-      [[line, { ...journalLine('c'), deliveryId: '' }], 'entries[1]', 'deliveryId is not a non-empty string'],
-      [line, 'entries', 'must be an array of journal entries, got an object'],
-    ];
+    const refused = notEntries(line);
     for (const [entries, argument, rule] of refused) {
       const error = await journal.append(entries as JournalEntry[]).then(() => undefined, (e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidInputError);
       expect(error).toMatchObject({ argument, message: expect.stringContaining(rule) });
     }
     expect(await journal.pending()).toEqual([journalLine('a')]);
+    await close(journal);
+  });
+
+  it('refuses an acknowledgement that is not a list of ids, removing nothing; holes and ids that are not text are ignored', async () => {
+    const journal = await make();
+    await journal.append([journalLine('a'), journalLine('b')]);
+    // A string would be taken id by character ('a', 'b'), an array-like not at all.
+    for (const ids of ['ab', { length: 1, 0: 'a' }, null, undefined, new Set(['a'])]) {
+      const error = await journal.acknowledge(ids as unknown as string[]).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument: 'deliveryIds', message: expect.stringContaining('must be an array of deliveryIds') });
+    }
+    expect(ids(await journal.pending())).toEqual(['a', 'b']);
+    await journal.acknowledge(Object.assign(new Array(3), { 1: 'a' }) as string[]);
+    await journal.acknowledge([7, null, 'zzz'] as unknown as string[]);
+    expect(ids(await journal.pending())).toEqual(['b']);
     await close(journal);
   });
 
@@ -159,4 +167,28 @@ function resolutionContract(make: () => DeliveryJournal | Promise<DeliveryJourna
     expect(await journal.pending()).toEqual([journalWindow('window:w1')]);
     await close(journal);
   });
+}
+
+/** What `append` must refuse, with the argument and rule it names: `line` is a valid entry. */
+function notEntries(line: JournalLine): Array<[unknown, string, string]> {
+  // Each would be written as a record the next start refuses as damage (NaN becomes null in JSON).
+  return [
+    [[line, undefined], 'entries[1]', 'not an object (undefined)'],
+    [[line, { ...journalLine('c'), state: 'lost' }], 'entries[1]', "state is not 'claimed'"],
+    [[{ ...line, recordedAt: Number.NaN }], 'entries[0]', 'recordedAt is not a number'],
+    [[line, { ...journalLine('c'), lastError: { message: 'full', at: Number.NaN, attempts: 1 } }], 'entries[1]', 'lastError is not { message, at, attempts }'],
+    [[{ ...journalLine('c'), lastError: { message: 'full', at: 1, attempts: Number.POSITIVE_INFINITY } }], 'entries[0]', 'lastError is not { message, at, attempts }'],
+    [[{ deliveryId: 'window:1', playerName: 'Ann', state: 'resolved', from: 1, to: 2, cause: 'lostClaim', recordedAt: 2, resolution: { by: 'staff', at: Number.NaN, note: 'ok' } }], 'entries[0]', 'resolution is not { by, at, note }'],
+    [[line, { ...journalLine('c'), item: { ...line.item, quantity_to_grant: '3' } }], 'entries[1]', 'item.quantity_to_grant is not a number'],
+    [[line, { ...journalLine('c'), deliveryId: '' }], 'entries[1]', 'deliveryId is not a non-empty string'],
+    [line, 'entries', 'must be an array of journal entries, got an object'],
+    // A JavaScript caller's mistakes: holes read as undefined, wherever they are; an array-like is not a list.
+    [new Array(1), 'entries[0]', 'not an object (undefined)'],
+    [[line, , journalLine('c')], 'entries[1]', 'not an object (undefined)'],
+    [Object.assign(new Array(3), { 2: journalLine('c') }), 'entries[0]', 'not an object (undefined)'],
+    [{ length: 1, 0: line }, 'entries', 'must be an array of journal entries, got an object'],
+    ['ab', 'entries', 'must be an array of journal entries, got "ab"'],
+    [null, 'entries', 'must be an array of journal entries, got null'],
+    [undefined, 'entries', 'must be an array of journal entries, got undefined'],
+  ];
 }

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { lazy } from '../../internal/lazy.js';
 import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger, describe, fail } from '../../internal/validate.js';
 import type { FileStore } from './store.js';
-import { checkEntries, checkResolution, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkEntries, checkIds, checkResolution, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
 const fileStore = lazy(() => import('./store.js'));
 
@@ -121,9 +121,10 @@ export class FileJournal implements DeliveryJournal {
    *   would refuse the file as damaged); nothing was recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    if (checkEntries(entries).length === 0) return;
+    const checked = checkEntries(entries);
+    if (checked.length === 0) return;
     // Copied now: what the caller changes after this call is not what gets written.
-    const copies = entries.map((e) => structuredClone(e));
+    const copies = checked.map((e) => structuredClone(e));
     return this.#with((store) => store.append(copies));
   }
 
@@ -141,10 +142,11 @@ export class FileJournal implements DeliveryJournal {
    * Acknowledges entries (unknown ids are ignored) and flushes to disk.
    *
    * @throws JournalError when the file cannot be written; nothing was acknowledged then.
+   * @throws InvalidInputError when `deliveryIds` is not an array; nothing was acknowledged.
    */
-  acknowledge(deliveryIds: readonly string[]): Promise<void> {
-    const ids = deliveryIds.filter((id) => typeof id === 'string');
-    if (ids.length === 0) return Promise.resolve();
+  async acknowledge(deliveryIds: readonly string[]): Promise<void> {
+    const ids = checkIds(deliveryIds);
+    if (ids.length === 0) return;
     return this.#with((store) => store.acknowledge(ids));
   }
 
@@ -165,9 +167,9 @@ export class FileJournal implements DeliveryJournal {
   }
 
   /** Closes the file and releases its lock; the journal takes both again on next use. */
-  close(): Promise<void> {
-    // Stryker disable next-line ConditionalExpression: closing a store never used closes nothing (it holds no file and no lock); only the module load is saved
-    return this.#store === undefined ? Promise.resolve() : this.#with((store) => store.close());
+  async close(): Promise<void> {
+    // A store never used holds no file and no lock: nothing to close, no module to load.
+    await this.#store?.close();
   }
 
   /**

@@ -153,6 +153,7 @@ export class MySqlJournal implements DeliveryJournal {
    * Removes entries (unknown ids are ignored) in one statement.
    *
    * @throws JournalError when the database refuses or cannot be reached; nothing was removed.
+   * @throws InvalidInputError when `deliveryIds` is not an array; nothing was removed.
    */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
     await this.#core.acknowledge(deliveryIds, (db, ids) => db.query(`DELETE FROM ${quoted(this.#core.options.table)} WHERE delivery_id IN (?)`, [ids]));

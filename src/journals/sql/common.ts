@@ -247,9 +247,10 @@ export class LockSlots {
   /** Gives a turn back: the first waiter it lets in takes it. */
   give(): void {
     this.#held -= 1;
-    const next = this.#waiting.findIndex((w) => this.#held < w.limit);
-    // Stryker disable next-line OptionalChaining: the element at a found index is always there; `?.` is for the type check
-    if (next !== -1) this.#waiting.splice(next, 1)[0]?.take();
+    const next = this.#waiting.find((w) => this.#held < w.limit);
+    if (next === undefined) return;
+    this.#waiting.splice(this.#waiting.indexOf(next), 1);
+    next.take();
   }
 }
 

@@ -8,7 +8,7 @@
  * @module
  * @internal
  */
-import { checkEntries, checkResolution, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkEntries, checkIds, checkResolution, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 import { JournalError } from '../../errors.js';
 import { checkNonBlank, describe, fail } from '../../internal/validate.js';
 import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
@@ -101,8 +101,9 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
    * `refuse` (which may throw) saw them.
    */
   async append(entries: readonly JournalEntry[], insert: (db: Q, rows: JournalEntry[]) => Promise<unknown>, refuse?: (rows: JournalEntry[]) => void): Promise<void> {
-    if (checkEntries(entries).length === 0) return;
-    const rows = latestById(entries);
+    const checked = checkEntries(entries);
+    if (checked.length === 0) return;
+    const rows = latestById(checked);
     refuse?.(rows);
     await this.query('append to the journal', (db) => insert(db, rows));
   }
@@ -141,9 +142,9 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
     });
   }
 
-  /** Removes the entries of the ids that are strings, if any. */
+  /** Removes the entries of the ids that are strings, if any (checked by {@link checkIds}). */
   async acknowledge(deliveryIds: readonly string[], remove: (db: Q, ids: string[]) => Promise<unknown>): Promise<void> {
-    const ids = deliveryIds.filter((id) => typeof id === 'string');
+    const ids = checkIds(deliveryIds);
     if (ids.length === 0) return;
     await this.query('acknowledge in the journal', (db) => remove(db, ids));
   }

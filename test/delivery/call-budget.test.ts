@@ -1,0 +1,274 @@
+/**
+ * The delivery loop's budget of calls (src/delivery/call-budget.ts), on a clock of its own:
+ * never more than `perSecond` calls in any one-second window, a waiter let through exactly
+ * when the oldest call leaves the window (one timer, for exactly that long), urgent callers
+ * first, and every wait abortable, leaving no listener and no timer behind.
+ */
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { CallBudget, platformTimers, type LoopTimers } from '../../src/delivery/call-budget.js';
+
+/** A clock and timers moved by hand: `advance` runs each timer at its own time. */
+function manualTimers() {
+  let now = 0;
+  let ids = 0;
+  const timers = new Map<number, { at: number; ms: number; run: () => void }>();
+  const loop: LoopTimers = {
+    now: () => now,
+    setTimeout: (run, ms) => {
+      timers.set(++ids, { at: now + ms, ms, run });
+      return ids;
+    },
+    clearTimeout: (handle) => void timers.delete(handle as number),
+  };
+  return {
+    loop,
+    /** The delays of the timers set and not yet run. */
+    delays: () => [...timers.values()].map((t) => t.ms),
+    set: (ms: number) => void (now = ms),
+    async advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+        if (due === undefined) break;
+        timers.delete(due[0]);
+        now = due[1].at;
+        due[1].run();
+        await Promise.resolve();
+      }
+      now = end;
+      await Promise.resolve();
+    },
+  };
+}
+
+/** Takes a call and records when (on the manual clock) it was let through, by name. */
+function taker(budget: CallBudget, clock: ReturnType<typeof manualTimers>, log: Array<[string, number]>) {
+  return (name: string, urgent = false, signal?: AbortSignal) =>
+    budget.take(urgent, signal).then(() => void log.push([name, clock.loop.now()]));
+}
+
+describe('CallBudget', () => {
+  it('lets perSecond calls through at once, then each next one exactly when the oldest leaves the window', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(3, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('a');
+    clock.set(100);
+    await take('b');
+    await take('c');
+    expect(log).toEqual([
+      ['a', 0],
+      ['b', 100],
+      ['c', 100],
+    ]);
+    void take('d');
+    void take('e');
+    expect(budget.waiting).toBe(2);
+    // One timer, for as long as the oldest call ('a', at 0) stays in the window.
+    expect(clock.delays()).toEqual([900]);
+    await clock.advance(899);
+    expect(log).toHaveLength(3);
+    await clock.advance(1);
+    expect(log.slice(3)).toEqual([['d', 1_000]]);
+    expect(clock.delays()).toEqual([100]);
+    await clock.advance(100);
+    expect(log.slice(4)).toEqual([['e', 1_100]]);
+    expect(budget.waiting).toBe(0);
+    expect(clock.delays()).toEqual([]);
+    expect(budget.maxInOneSecond).toBe(3);
+  });
+
+  it('a call is free again at exactly 1,000 ms after the one it replaces, not before', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('a');
+    clock.set(999);
+    void take('b');
+    await clock.advance(0);
+    expect(log).toEqual([['a', 0]]);
+    expect(clock.delays()).toEqual([1]);
+    await clock.advance(1);
+    expect(log).toEqual([
+      ['a', 0],
+      ['b', 1_000],
+    ]);
+    clock.set(2_000);
+    await take('c');
+    expect(log.at(-1)).toEqual(['c', 2_000]);
+  });
+
+  it('waits at least 1 ms, however little of the window is left (a fraction of a millisecond)', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    await budget.take(false);
+    clock.set(999.5);
+    void budget.take(false);
+    expect(clock.delays()).toEqual([1]);
+  });
+
+  it('serves urgent callers before routine ones that waited longer; each kind in its order', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('first');
+    void take('routine 1');
+    void take('routine 2');
+    void take('urgent 1', true);
+    void take('urgent 2', true);
+    for (let i = 0; i < 4; i++) await clock.advance(1_000);
+    expect(log.map(([name]) => name)).toEqual(['first', 'urgent 1', 'urgent 2', 'routine 1', 'routine 2']);
+  });
+
+  it('a new caller queues behind those already waiting, even once the window has room', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('a');
+    void take('b');
+    clock.set(1_000); // room now, but 'b' has not been let through yet (its timer has not run)
+    void take('c');
+    await clock.advance(0);
+    expect(log.map(([name]) => name)).toEqual(['a', 'b']);
+    await clock.advance(1_000);
+    expect(log.map(([name]) => name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a caller finds the window free when the waiters before it were aborted: no wait for their timer', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    await budget.take(false);
+    const controller = new AbortController();
+    const aborted = budget.take(false, controller.signal);
+    controller.abort(new Error('gone'));
+    await expect(aborted).rejects.toThrow('gone');
+    expect(clock.delays()).toEqual([1_000]); // the timer set for the aborted waiter is still there
+    clock.set(1_000); // the window has room; that timer has not run yet
+    let through = false;
+    void budget.take(false).then(() => (through = true));
+    await Promise.resolve();
+    expect(through).toBe(true);
+  });
+
+  it('counts the most calls seen in one second', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(5, clock.loop);
+    await budget.take(false);
+    await budget.take(false);
+    expect(budget.maxInOneSecond).toBe(2);
+    clock.set(1_000); // both have left the window
+    await budget.take(false);
+    expect(budget.maxInOneSecond).toBe(2);
+    clock.set(1_500);
+    await budget.take(false);
+    await budget.take(false);
+    expect(budget.maxInOneSecond).toBe(3);
+  });
+
+  it('a wait aborted rejects with signal.reason, leaves the queue and its listener; the others go on', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('a');
+    const controller = new AbortController();
+    const reason = new Error('stopped');
+    const aborted = take('b', false, controller.signal);
+    const urgent = new AbortController();
+    const abortedUrgent = take('u', true, urgent.signal);
+    void take('c');
+    expect(budget.waiting).toBe(3);
+    controller.abort(reason);
+    urgent.abort(reason);
+    await expect(aborted).rejects.toBe(reason);
+    await expect(abortedUrgent).rejects.toBe(reason);
+    expect(budget.waiting).toBe(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    await clock.advance(1_000);
+    expect(log.map(([name]) => name)).toEqual(['a', 'c']);
+  });
+
+  it('any waiter of a queue can be aborted, not only the first: the others keep their order', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('a');
+    const controllers = [new AbortController(), new AbortController(), new AbortController()];
+    const waits = ['b', 'c', 'd'].map((name, i) => take(name, false, controllers[i]?.signal));
+    controllers[1]?.abort(new Error('c left'));
+    await expect(waits[1]).rejects.toThrow('c left');
+    expect(budget.waiting).toBe(2);
+    for (let i = 0; i < 2; i++) await clock.advance(1_000);
+    expect(log.map(([name]) => name)).toEqual(['a', 'b', 'd']);
+  });
+
+  it('a wait let through leaves no listener on its signal; an aborted signal is refused before anything is counted', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const controller = new AbortController();
+    await budget.take(false, controller.signal);
+    const waiting = budget.take(false, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    await clock.advance(1_000);
+    await waiting;
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const reason = new Error('already stopped');
+    expect(() => budget.take(false, AbortSignal.abort(reason))).toThrow(reason);
+    clock.set(5_000);
+    await budget.take(false);
+    expect(budget.maxInOneSecond).toBe(1);
+  });
+
+  it('an abort after the wait was let through changes nothing', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    await budget.take(false);
+    const controller = new AbortController();
+    const waiting = budget.take(false, controller.signal);
+    await clock.advance(1_000);
+    controller.abort(new Error('late'));
+    await expect(waiting).resolves.toBeUndefined();
+  });
+
+  it('rejectAll rejects every waiter, urgent and routine, and clears its timer; the budget works after it', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    await budget.take(false);
+    const controller = new AbortController();
+    const routine = budget.take(false, controller.signal);
+    const urgent = budget.take(true);
+    expect(clock.delays()).toEqual([1_000]);
+    const reason = new Error('the loop stopped');
+    budget.rejectAll(reason);
+    await expect(routine).rejects.toBe(reason);
+    await expect(urgent).rejects.toBe(reason);
+    expect(budget.waiting).toBe(0);
+    expect(clock.delays()).toEqual([]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    budget.rejectAll(reason); // nothing waits: nothing happens
+    clock.set(1_000);
+    const next = budget.take(false);
+    await expect(next).resolves.toBeUndefined();
+    const after = budget.take(false);
+    expect(clock.delays()).toEqual([1_000]);
+    await clock.advance(1_000);
+    await expect(after).resolves.toBeUndefined();
+  });
+
+  it('platformTimers: performance.now() and the real timers', async () => {
+    const before = performance.now();
+    expect(platformTimers.now()).toBeGreaterThanOrEqual(before);
+    const ran = await new Promise<boolean>((resolve) => {
+      const cancelled = platformTimers.setTimeout(() => resolve(false), 0);
+      platformTimers.clearTimeout(cancelled);
+      platformTimers.setTimeout(() => resolve(true), 0);
+    });
+    expect(ran).toBe(true);
+  });
+});
