@@ -133,7 +133,7 @@ import { runLone } from './lone.js';
 import { runShared } from './shared.js';
 import { cleanup, root } from './children.js';
 import { mysqlAdmin, postgresAdmin, type AdminDb, type Tables } from './database.js';
-import { CLUSTER, DURING_RUNS, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
+import { CLUSTER, DURING_RUNS, FLAKY_JOURNAL, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
 
 /** One mode's campaign, start to counting. */
 async function campaign(mode: DeliveryMode, bundles: Bundles, root: string, modeIndex: number, seed: number, db?: Db): Promise<Result> {
@@ -197,10 +197,16 @@ function printResults(results: readonly Result[]): boolean {
   let failed = false;
   for (const r of results) {
     const scenario = SCENARIO === 'mix' || CLUSTER || LOOP ? '' : ` scenario=${SCENARIO}`;
-    const head = CLUSTER ? `crash ${r.name} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.name}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.name}${scenario}: `;
+    const flaky = FLAKY_JOURNAL ? ' flaky_journal' : '';
+    const head = CLUSTER ? `crash ${r.name}${flaky} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.name}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.name}${scenario}${flaky}: `;
+    const g = r.gives;
     console.log(
       `${head}kills=${r.kills} purchases=${r.purchases} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} silent=${r.silent} duplicated=${r.duplicated}` +
-        `${LOOP ? ` granted_offline=${r.grantedOffline}` : ''} unverified=${r.unverified} not_durable=${r.notDurable} open_windows=${r.openWindows}`,
+        `${LOOP ? ` granted_offline=${r.grantedOffline}` : ''} unverified=${r.unverified} not_durable=${r.notDurable} open_windows=${r.openWindows}` +
+        (g === undefined
+          ? ''
+          : ` gives_per_delivery_max=${g.perDeliveryMax} given_twice_by_one_process=${g.twiceByOneProcess} repeated_after_crash=${g.repeatedAfterCrash} gives_total=${g.ok} give_calls=${g.calls} deliveries=${g.deliveries}`) +
+        (FLAKY_JOURNAL ? ` journal_refused=acknowledge:${r.journalRefused.acknowledge},append:${r.journalRefused.append}` : ''),
     );
     const reasons = [...r.problems];
     if (r.notDurable > 0 && !reasons.some((p) => p.includes('not in the journal'))) reasons.push(`not_durable=${r.notDurable}: windows reported but not in the journal`);
@@ -208,6 +214,8 @@ function printResults(results: readonly Result[]): boolean {
     if (r.mode === 'exactlyOnce' && !DURING_RUNS && r.lost > 0) reasons.push(`exactly-once lost ${r.lost} units with no purchase made during a run`);
     if (r.silent > 0 && !reasons.some((p) => p.startsWith('silent'))) reasons.push(`silent=${r.silent}`);
     if (r.duplicated > 0) reasons.push(`duplicated=${r.duplicated}: units granted beyond what was paid`);
+    if (g !== undefined && g.twiceByOneProcess > 0 && !reasons.some((p) => p.includes('the SDK promises once'))) reasons.push(`given_twice_by_one_process=${g.twiceByOneProcess}`);
+    if (FLAKY_JOURNAL && r.journalRefused.acknowledge === 0) reasons.push('--flaky-journal: the journal never refused an acknowledge (the campaign was too short for a stretch of trouble)');
     if (reasons.length > 0) {
       failed = true;
       process.stderr.write(`crash ${r.name}: FAILED\n${reasons.map((p) => `  - ${p.slice(0, 2000)}`).join('\n')}\n`);

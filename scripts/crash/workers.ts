@@ -15,6 +15,7 @@ import {
   CLOCK_SPEED,
   CLOCK_STEP_MS,
   CLUSTER,
+  FLAKY_JOURNAL,
   JOURNAL,
   LANES,
   LOCK_TIMEOUT_MS,
@@ -164,6 +165,8 @@ export class WorkerPool {
       seed: (c.base + Math.imul(this.run, 0x85ebca6b)) >>> 0,
       run: this.run,
       grantFailRate: CLUSTER ? P_GRANT_FAILS_DB : P_GRANT_FAILS,
+      // The same stretches of trouble for every node and run: the campaign's seed.
+      ...(FLAKY_JOURNAL ? { flakyJournal: { seed: (c.base ^ 0xf1a4) >>> 0 } } : {}),
       lanes: LANES,
       drain,
       node,

@@ -41,6 +41,8 @@ export interface WorkerConfig extends ScenarioConfig {
   node: number;
   /** `--loop`: the worker runs the delivery loop instead of calling deliver (worker/loop.ts). */
   loop?: WorkerLoop;
+  /** `--flaky-journal`: the journal refuses acknowledge (and some appends) in stretches of the campaign's clock drawn from this seed (worker/flaky-journal.ts); not in the drain. */
+  flakyJournal?: { seed: number };
 }
 
 /**
