@@ -4,7 +4,7 @@
  * from the mock's purchase rows (ground truth) and the game's inventory: per player,
  * lost = max(0, paid − granted), duplicated = max(0, granted − paid) (plus any deliveryId
  * applied twice), silent = lost units of players for whom no unverified window was ever
- * reported, and the lost units must fit in the rows delivered inside the player's windows.
+ * reported, and the lost units must fit in the rows bought and delivered inside one of the player's windows.
  *
  * @module
  */
@@ -175,12 +175,15 @@ function losses(c: Campaign, e: Evidence, paid: Map<string, number>, granted: Ma
     lost += p - g;
     const own = windowsOf.get(player) ?? [];
     if (own.length === 0) silent += p - g;
-    // Stricter: the lost units must fit in the rows delivered inside the player's windows.
+    // Stricter: the lost units must fit in the rows bought and delivered inside one of the
+    // player's windows (a window that starts after a purchase does not cover it: #33 point 1).
+    const inside = (at: number, w: UnverifiedLine): boolean => at >= w.from - 1_000 && at <= w.to + WINDOW_SLACK_MS;
     const coverable = e.rows
       .filter((r) => r.username === player && r.paymentstatus === 'Paid' && r.delivered !== null)
       .filter((r) => {
         const at = Date.parse(r.delivered as string);
-        return own.some((w) => at >= w.from - 1_000 && at <= w.to + WINDOW_SLACK_MS);
+        const bought = Date.parse(r.created);
+        return own.some((w) => inside(at, w) && inside(bought, w));
       })
       .reduce((sum, r) => sum + r.givequantity, 0);
     const outside = Math.max(0, p - g - coverable);

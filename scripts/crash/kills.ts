@@ -91,7 +91,8 @@
  *
  * With `--loop` (#23; on a file journal, or with `--nodes N --journal postgres|mysql`), the
  * workers run `client.startDeliveryLoop` instead of calling deliver (worker/loop.ts): one
- * campaign (the loop previews in exactlyOnce and answers a /claim in one call), its line
+ * campaign (the loop previews in exactlyOnce; a /claim is answered in the loop's `claimMode`,
+ * `--claim-mode exactlyOnce|fast`, exactlyOnce by default as the loop's own), its line
  * named `loop`:
  * - each worker is a node with a set of online players: the orchestrator holds who is
  *   online where and changes it at random (presence.ts): joins, leaves, relogs, and with
@@ -133,7 +134,7 @@ import { runLone } from './lone.js';
 import { runShared } from './shared.js';
 import { cleanup, root } from './children.js';
 import { mysqlAdmin, postgresAdmin, type AdminDb, type Tables } from './database.js';
-import { CLUSTER, DURING_RUNS, FLAKY_JOURNAL, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
+import { CLAIM_MODE, CLUSTER, DURING_RUNS, FLAKY_JOURNAL, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
 
 /** One mode's campaign, start to counting. */
 async function campaign(mode: DeliveryMode, bundles: Bundles, root: string, modeIndex: number, seed: number, db?: Db): Promise<Result> {
@@ -197,7 +198,7 @@ function printResults(results: readonly Result[]): boolean {
   let failed = false;
   for (const r of results) {
     const scenario = SCENARIO === 'mix' || CLUSTER || LOOP ? '' : ` scenario=${SCENARIO}`;
-    const flaky = FLAKY_JOURNAL ? ' flaky_journal' : '';
+    const flaky = `${CLAIM_MODE === undefined ? '' : ` claim_mode=${CLAIM_MODE}`}${FLAKY_JOURNAL ? ' flaky_journal' : ''}`;
     const head = CLUSTER ? `crash ${r.name}${flaky} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.name}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.name}${scenario}${flaky}: `;
     const g = r.gives;
     console.log(

@@ -12,6 +12,7 @@ import { kill, pause, start, waitForLine, type Child } from './children.js';
 import {
   API_KEY,
   CLAIM_EVERY_MS,
+  CLAIM_MODE,
   CLOCK_SPEED,
   CLOCK_STEP_MS,
   CLUSTER,
@@ -151,6 +152,7 @@ export class WorkerPool {
               speed: CLOCK_SPEED,
               marginMs: CLOCK_STEP_MS + 50,
               claimEveryMs: CLAIM_EVERY_MS,
+              ...(CLAIM_MODE === undefined ? {} : { claimMode: CLAIM_MODE }),
             },
           }
         : {}),

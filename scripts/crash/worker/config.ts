@@ -60,6 +60,8 @@ export interface WorkerLoop {
   marginMs: number;
   /** A /claim typed by an online player every so many ms of real time. */
   claimEveryMs: readonly [number, number];
+  /** The loop's `claimMode` (`--claim-mode`); absent: the loop's default, exactlyOnce. */
+  claimMode?: DeliveryMode;
 }
 
 /** A presence change sent to a `--loop` worker. */
@@ -115,6 +117,8 @@ export interface PurchaseRowLite {
   givequantity: number;
   paymentstatus: string;
   deliverystatus: string;
+  /** When the row was made (paid, for the campaign's `addPurchase` rows), on the mock's clock. */
+  created: string;
   delivered: string | null;
 }
 

@@ -76,7 +76,12 @@ export async function runLoop(client: StorefrontClient, journal: DeliveryJournal
     );
     return granted;
   };
-  const loop: DeliveryLoop = client.startDeliveryLoop({ give, pollIntervalMs: settings.pollIntervalMs, maxCallsPerSecond: settings.maxCallsPerSecond });
+  const loop: DeliveryLoop = client.startDeliveryLoop({
+    give,
+    pollIntervalMs: settings.pollIntervalMs,
+    maxCallsPerSecond: settings.maxCallsPerSecond,
+    ...(settings.claimMode === undefined ? {} : { claimMode: settings.claimMode }),
+  });
   const apply = (command: PresenceCommand): void => {
     if ('join' in command) {
       online.add(command.join);
@@ -90,10 +95,10 @@ export async function runLoop(client: StorefrontClient, journal: DeliveryJournal
   };
   for (const player of settings.online) apply({ join: player });
   readLaterLines((line) => apply(JSON.parse(line) as PresenceCommand));
-  log(`loop started: online ${online.size}, poll ${settings.pollIntervalMs} ms, ${settings.maxCallsPerSecond} calls/s`);
+  log(`loop started: online ${online.size}, poll ${settings.pollIntervalMs} ms, ${settings.maxCallsPerSecond} calls/s, claimMode ${settings.claimMode ?? 'default'}`);
 
   if (config.drain) return drainLoop(loop, journal, () => offlineGives);
-  // Players type /claim: one call when the last was a window ago, else it joins the scheduled delivery.
+  // Players type /claim (loop.claim, in the loop's claimMode).
   for (;;) {
     const [lo, hi] = settings.claimEveryMs;
     await new Promise((resolve) => setTimeout(resolve, lo + Math.floor(random() * (hi - lo + 1))));
