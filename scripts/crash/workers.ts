@@ -44,6 +44,8 @@ export interface PoolHost {
   readonly stopping: boolean;
   readonly paths: { journalPath: string; inventoryPath: string; unverifiedPath: string; logPath: string };
   readonly clockPath: string;
+  /** The mock's clock when the campaign began (--flaky-journal). */
+  readonly clockStart: number;
   /** --loop: the players online on a node when it starts (presence.ts). */
   online?(node: number): string[];
   readonly db?: { admin: AdminDb; tables: Tables } | undefined;
@@ -168,7 +170,7 @@ export class WorkerPool {
       run: this.run,
       grantFailRate: CLUSTER ? P_GRANT_FAILS_DB : P_GRANT_FAILS,
       // The same stretches of trouble for every node and run: the campaign's seed.
-      ...(FLAKY_JOURNAL ? { flakyJournal: { seed: (c.base ^ 0xf1a4) >>> 0 } } : {}),
+      ...(FLAKY_JOURNAL ? { flakyJournal: { seed: (c.base ^ 0xf1a4) >>> 0, from: c.clockStart } } : {}),
       lanes: LANES,
       drain,
       node,

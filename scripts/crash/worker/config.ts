@@ -42,7 +42,7 @@ export interface WorkerConfig extends ScenarioConfig {
   /** `--loop`: the worker runs the delivery loop instead of calling deliver (worker/loop.ts). */
   loop?: WorkerLoop;
   /** `--flaky-journal`: the journal refuses acknowledge (and some appends) in stretches of the campaign's clock drawn from this seed (worker/flaky-journal.ts); not in the drain. */
-  flakyJournal?: { seed: number };
+  flakyJournal?: FlakyJournalConfig;
 }
 
 /**
@@ -62,6 +62,12 @@ export interface WorkerLoop {
   claimEveryMs: readonly [number, number];
   /** The loop's `claimMode` (`--claim-mode`); absent: the loop's default, exactlyOnce. */
   claimMode?: DeliveryMode;
+}
+
+/** `--flaky-journal`: the stretches of trouble, drawn from `seed` along the campaign's clock from `from` (its start). */
+export interface FlakyJournalConfig {
+  seed: number;
+  from: number;
 }
 
 /** A presence change sent to a `--loop` worker. */

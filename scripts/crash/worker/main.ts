@@ -227,7 +227,7 @@ async function main(): Promise<void> {
   process.stdout.write('ready\n');
   // --flaky-journal: the client's journal refuses now and then; the drain's checks read the real one.
   const flaky = journal !== undefined && config.flakyJournal !== undefined && !config.drain;
-  const b = bridge(flaky ? flakyJournal(journal, (config.flakyJournal as { seed: number }).seed) : journal, fetchFn, grantFn);
+  const b = bridge(flaky && config.flakyJournal !== undefined ? flakyJournal(journal, config.flakyJournal) : journal, fetchFn, grantFn);
   if (flaky) log('flaky journal: acknowledge refused (and some appends) in stretches of 1-3 minutes of the mock clock');
   if (config.loop !== undefined) {
     // No resumeDeliveries: it grants to every player, online or not; the loop's join grants what is pending.
