@@ -3,7 +3,8 @@
  * silently and none is granted twice when the bridge process dies at random moments.
  *
  *   npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed 1]
- *                    [--purchases-during-runs true|false] [--processes 2 --shared] [--loop]
+ *                    [--purchases-during-runs true|false] [--processes 2 --shared]
+ *                    [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast]]
  *                    [--nodes 3 --journal postgres|mysql]
  *                    [--players 20] [--lanes 2] [--keep]
  *
@@ -47,7 +48,8 @@
  *   crash <mode>: kills=… purchases=… paid_units=… granted_units=… lost=… silent=… duplicated=… unverified=… not_durable=… open_windows=…
  *   crash <mode> processes=2 shared: refused=… kills=… …
  *   crash <mode> nodes=3 journal=postgres: kills=… …       (--nodes / --journal, below)
- *   crash loop[ nodes=3 journal=postgres]: kills=… … duplicated=… granted_offline=… unverified=… not_durable=… open_windows=…   (--loop, below)
+ *   crash loop[ claim_mode=fast][ flaky_journal][ nodes=3 journal=postgres]: kills=… … duplicated=… granted_offline=… unverified=… not_durable=… open_windows=…
+ *     gives_per_delivery_max=… given_twice_by_one_process=… repeated_after_crash=… gives_total=… give_calls=… deliveries=…[ journal_refused=acknowledge:…,append:…]   (--loop, below)
  * and details on stderr (timing, faults fired, regrants, losses by player). Exits 1 when a
  * mode shows silent>0, duplicated>0, not_durable>0 or (--loop) granted_offline>0, exactly-once shows lost>0 with
  * --purchases-during-runs false, a loss lies outside every unverified window reported for
@@ -111,6 +113,20 @@
  *   1000–8000 ms: a node's start costs a second here), then the drain: every player online
  *   on one node, its loop running until the journal holds no work and the mock lists
  *   nothing paid and undelivered.
+ * - the gives per deliveryId (count.ts, from the workers' logs): a process never calls give
+ *   again for a deliveryId whose give succeeded in it (#33 point 4): given_twice_by_one_process
+ *   must be 0 and gives_per_delivery_max 1 (exit 1 otherwise); repeated_after_crash counts
+ *   deliveryIds given successfully by more than one process (a kill before the journal's
+ *   acknowledgement, or another node), which the game's dedupe on deliveryId skips;
+ *   gives_total the successful gives, give_calls every call, deliveries the distinct ids;
+ * - `--flaky-journal`: the workers' journal refuses `acknowledge` in stretches of 1–3 minutes
+ *   of the campaign's clock, and one `append` in four then (worker/flaky-journal.ts), never in
+ *   the drain; journal_refused counts the refusals (a campaign that met none fails). A window
+ *   whose record the journal refused is reported all the same and written by the engine's
+ *   next call; a kill before that leaves it out of the journal: a NOTE, not not_durable;
+ * - `--claim-mode exactlyOnce|fast`: the loop's claimMode for the players' /claim (absent:
+ *   the loop's default, exactlyOnce). A lost unit must lie in a row bought and delivered
+ *   inside one window of its player.
  *
  * scripts/crash/lock.ts aims every kill at the journal's lock being taken (the moment the
  * main campaign only hits now and then): `npx tsx scripts/crash/lock.ts --kills 300`.
