@@ -112,7 +112,7 @@
  * - kills as above (a file-journal node 200–4000 ms after it is ready, a database node
  *   1000–8000 ms: a node's start costs a second here), then the drain: every player online
  *   on one node, its loop running until the journal holds no work and the mock lists
- *   nothing paid and undelivered.
+ *   nothing paid and undelivered;
  * - the gives per deliveryId (count.ts, from the workers' logs): a process never calls give
  *   again for a deliveryId whose give succeeded in it (#33 point 4): given_twice_by_one_process
  *   must be 0 and gives_per_delivery_max 1 (exit 1 otherwise); repeated_after_crash counts
