@@ -3,12 +3,13 @@
  * on virtual time, players joining and leaving, purchases arriving at random, faults on.
  *
  *   npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>]
- *                       [--purchases-per-hour <r>] [--typed-claims <0..1>] [--faults on|off] [--verbose]
+ *                       [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast]
+ *                       [--faults on|off] [--verbose]
  *
  * Prints one line:
- *   simulate players=<n> minutes=<m> interval=<ms>: purchases=… paid_units=… granted_units=… lost=…
- *   duplicated=… silent=… granted_offline=… grant_p50=<s> grant_p99=<s> calls_per_player_minute=…
- *   max_calls_in_1s=… loop_cpu_ms_per_player_minute=… rss_mb=…
+ *   simulate players=<n> minutes=<m> interval=<ms> claim_mode=<mode>: purchases=… paid_units=… granted_units=…
+ *   lost=… duplicated=… silent=… granted_offline=… windows_per_1000_purchases=… grant_p50=<s> grant_p99=<s>
+ *   calls_per_player_minute=… max_calls_in_1s=… loop_cpu_ms_per_player_minute=… rss_mb=…
  * (`interval` is the pollIntervalMs asked for; the one in force, stretched by the budget, is in
  * --verbose's `stats.intervalMs`) and exits 1 when silent>0, duplicated>0, granted_offline>0 or
  * max_calls_in_1s exceeds the budget. --verbose adds one JSON line on stderr (CPU split, the
@@ -31,7 +32,10 @@
  * (about 90 % online); at the start they connect over the first minute (a restart). 5 % of
  * grants are followed at once by the player leaving (mid-delivery: the rest of that
  * delivery must stay pending). 1 % of grants throw ("inventory full"). 15 % of purchases
- * made online (--typed-claims) are followed by a `/claim` typed 5–60 s later (`loop.claim`).
+ * made online (--typed-claims) are followed by a `/claim` typed 5–60 s later (`loop.claim`),
+ * in the form `--claim-mode` names (the loop's `claimMode`): `exactlyOnce`, the loop's
+ * default (a purchase no preview listed waits one window), or `fast` (one claim call; a lost
+ * answer is a window for staff). One form per run: CI and the guide's figures run both.
  *
  * Purchases. Poisson, `--purchases-per-hour` per player (default 2), to online and offline
  * players alike (`mock.addPurchase`). Faults on the claim operation (mock.faults), previews
@@ -47,8 +51,11 @@
  * (or a bound passes): `lost` then means truly lost.
  *
  * Figures.
- * - lost: paid units never granted; silent: lost units of a row not delivered inside an
- *   `unverified` window of its player (the row's `delivered` time in [from, to]).
+ * - lost: paid units never granted; silent: lost units of a row no `unverified` window of its
+ *   player covers: the row's purchase (`created`, when it was paid) and its `delivered` time
+ *   both in [from, to]. A window that starts after the purchase hides it from staff.
+ * - windows_per_1000_purchases: `unverified` windows reported (what staff get to look at)
+ *   per 1,000 purchases.
  * - duplicated: units of an invoice granted under more than one deliveryId (the game
  *   dedupes on deliveryId; a grant naming no invoice, `claim:<uuid>:<i>` from a fast claim,
  *   first covers what is missing of its player and product, the rest counts as duplicated);
@@ -80,7 +87,7 @@ import { commandLine } from './common/command-line.js';
 import { exposeGc } from './common/gc.js';
 import type { DeliveryLoop } from '../src/delivery/loop.js';
 
-const USAGE = 'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--faults on|off] [--verbose]';
+const USAGE = 'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast] [--faults on|off] [--verbose]';
 const cli = commandLine('simulate', USAGE, {
   players: { type: 'string', default: '50' },
   minutes: { type: 'string', default: '30' },
@@ -89,6 +96,7 @@ const cli = commandLine('simulate', USAGE, {
   budget: { type: 'string' },
   'purchases-per-hour': { type: 'string', default: '2' },
   'typed-claims': { type: 'string', default: '0.15' },
+  'claim-mode': { type: 'string', default: 'exactlyOnce' },
   faults: { type: 'string', default: 'on' },
   verbose: { type: 'boolean', default: false },
 });
@@ -103,6 +111,7 @@ const PURCHASES_PER_HOUR = cli.number('purchases-per-hour', 0, Number.POSITIVE_I
 if (PURCHASES_PER_HOUR === 0) cli.fail('--purchases-per-hour must be above 0');
 const TYPED_CLAIMS = cli.number('typed-claims', 0, 1);
 const FAULTS = cli.oneOf('faults', ['on', 'off']) === 'on';
+const CLAIM_MODE = cli.oneOf('claim-mode', ['exactlyOnce', 'fast']);
 /** The loop's defaults, for the printed line. */
 const EFFECTIVE_INTERVAL = INTERVAL ?? 30_000;
 const EFFECTIVE_BUDGET = BUDGET ?? 10;
@@ -112,7 +121,7 @@ const random = seededRandom(SEED ^ 0x51e1a7e);
 Math.random = seededRandom(SEED ^ 0x7a11e4);
 const gc = exposeGc();
 
-const config = (players: number): SimConfig => ({ players, pollIntervalMs: INTERVAL, maxCallsPerSecond: BUDGET, purchasesPerHour: PURCHASES_PER_HOUR, typedClaims: TYPED_CLAIMS, seed: SEED, random });
+const config = (players: number): SimConfig => ({ players, pollIntervalMs: INTERVAL, maxCallsPerSecond: BUDGET, purchasesPerHour: PURCHASES_PER_HOUR, typedClaims: TYPED_CLAIMS, seed: SEED, random, claimMode: CLAIM_MODE });
 
 /** Purchases granted more than 1.5 intervals + one window after they could be, and what happened to each before its grant. */
 function slowGrants(world: World, intervalMs: number) {
@@ -228,8 +237,8 @@ async function main(): Promise<number> {
   const maxCalls = Math.max(world.maxCallsIn1s, mainStats.maxCallsInOneSecond, final.stats.maxCallsInOneSecond);
   const playerMinutes = PLAYERS * MINUTES;
   console.log(
-    `simulate players=${PLAYERS} minutes=${MINUTES} interval=${EFFECTIVE_INTERVAL}: purchases=${world.purchases.size} paid_units=${figures.paid} granted_units=${figures.granted} ` +
-      `lost=${figures.lost} duplicated=${figures.duplicated} silent=${figures.silent} granted_offline=${world.grantsOffline} ` +
+    `simulate players=${PLAYERS} minutes=${MINUTES} interval=${EFFECTIVE_INTERVAL} claim_mode=${CLAIM_MODE}: purchases=${world.purchases.size} paid_units=${figures.paid} granted_units=${figures.granted} ` +
+      `lost=${figures.lost} duplicated=${figures.duplicated} silent=${figures.silent} granted_offline=${world.grantsOffline} windows_per_1000_purchases=${figures.windowsPer1000.toFixed(2)} ` +
       `grant_p50=${figures.p50.toFixed(1)} grant_p99=${figures.p99.toFixed(1)} calls_per_player_minute=${(mainCalls / playerMinutes).toFixed(2)} ` +
       `max_calls_in_1s=${maxCalls} loop_cpu_ms_per_player_minute=${(loopCpuMs / playerMinutes).toFixed(4)} rss_mb=${rssMb.toFixed(1)}`,
   );
@@ -244,6 +253,9 @@ async function main(): Promise<number> {
       stats: { ...mainStats, lastError: String(mainStats.lastError) },
       events: world.events,
       claimsTyped: world.claimsTyped,
+      claimOutcomes: Object.fromEntries(world.claimOutcomes),
+      claimRejected: world.claimRejected,
+      windows: world.windows.length,
       giveThrew: world.giveThrew,
       leftMidDelivery: world.leftMidDelivery,
       regrantsDeduped: world.game.regrants,

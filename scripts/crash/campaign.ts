@@ -92,6 +92,9 @@ export class Campaign {
     return CLUSTER ? { unverifiedPath: join(this.dir, `unverified-n${node}.jsonl`), logPath: join(this.dir, `worker-n${node}.log`) } : { unverifiedPath: this.paths.unverifiedPath, logPath: this.paths.logPath };
   }
 
+  /** The mock's clock when the campaign began (worker/flaky-journal.ts draws its stretches from it). */
+  clockStart = 0;
+
   problem(text: string): void {
     this.problems.push(text);
     process.stderr.write(`crash ${this.name}: PROBLEM ${text}\n`);
@@ -118,6 +121,8 @@ export class Campaign {
     this.url = url;
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(this.url)) throw new Error(`crash: the mock is not on loopback: ${this.url}`);
     await this.admin('POST', '/__mock/faults', { seed: this.base, rules: [{ kind: 'dropAfter', operation: 'claim', probability: P_DROP_AFTER }] });
+    // --flaky-journal: the stretches of trouble are drawn from the campaign's clock at its start.
+    this.clockStart = (await this.admin<{ now: number }>('POST', '/__mock/clock/advance', { ms: 0 })).now;
     this.clock?.start(this);
     for (let i = 0; i < Math.ceil(PLAYERS / 2); i++) await this.buy();
   }

@@ -3,7 +3,8 @@
  * silently and none is granted twice when the bridge process dies at random moments.
  *
  *   npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed 1]
- *                    [--purchases-during-runs true|false] [--processes 2 --shared] [--loop]
+ *                    [--purchases-during-runs true|false] [--processes 2 --shared]
+ *                    [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast]]
  *                    [--nodes 3 --journal postgres|mysql]
  *                    [--players 20] [--lanes 2] [--keep]
  *
@@ -47,7 +48,8 @@
  *   crash <mode>: kills=… purchases=… paid_units=… granted_units=… lost=… silent=… duplicated=… unverified=… not_durable=… open_windows=…
  *   crash <mode> processes=2 shared: refused=… kills=… …
  *   crash <mode> nodes=3 journal=postgres: kills=… …       (--nodes / --journal, below)
- *   crash loop[ nodes=3 journal=postgres]: kills=… … duplicated=… granted_offline=… unverified=… not_durable=… open_windows=…   (--loop, below)
+ *   crash loop[ claim_mode=fast][ flaky_journal][ nodes=3 journal=postgres]: kills=… … duplicated=… granted_offline=… unverified=… not_durable=… open_windows=…
+ *     gives_per_delivery_max=… given_twice_by_one_process=… repeated_after_crash=… gives_total=… give_calls=… deliveries=…[ journal_refused=acknowledge:…,append:…]   (--loop, below)
  * and details on stderr (timing, faults fired, regrants, losses by player). Exits 1 when a
  * mode shows silent>0, duplicated>0, not_durable>0 or (--loop) granted_offline>0, exactly-once shows lost>0 with
  * --purchases-during-runs false, a loss lies outside every unverified window reported for
@@ -91,7 +93,8 @@
  *
  * With `--loop` (#23; on a file journal, or with `--nodes N --journal postgres|mysql`), the
  * workers run `client.startDeliveryLoop` instead of calling deliver (worker/loop.ts): one
- * campaign (the loop previews in exactlyOnce and answers a /claim in one call), its line
+ * campaign (the loop previews in exactlyOnce; a /claim is answered in the loop's `claimMode`,
+ * `--claim-mode exactlyOnce|fast`, exactlyOnce by default as the loop's own), its line
  * named `loop`:
  * - each worker is a node with a set of online players: the orchestrator holds who is
  *   online where and changes it at random (presence.ts): joins, leaves, relogs, and with
@@ -109,7 +112,21 @@
  * - kills as above (a file-journal node 200–4000 ms after it is ready, a database node
  *   1000–8000 ms: a node's start costs a second here), then the drain: every player online
  *   on one node, its loop running until the journal holds no work and the mock lists
- *   nothing paid and undelivered.
+ *   nothing paid and undelivered;
+ * - the gives per deliveryId (count.ts, from the workers' logs): a process never calls give
+ *   again for a deliveryId whose give succeeded in it (#33 point 4): given_twice_by_one_process
+ *   must be 0 and gives_per_delivery_max 1 (exit 1 otherwise); repeated_after_crash counts
+ *   deliveryIds given successfully by more than one process (a kill before the journal's
+ *   acknowledgement, or another node), which the game's dedupe on deliveryId skips;
+ *   gives_total the successful gives, give_calls every call, deliveries the distinct ids;
+ * - `--flaky-journal`: the workers' journal refuses `acknowledge` in stretches of 1–3 minutes
+ *   of the campaign's clock, and one `append` in four then (worker/flaky-journal.ts), never in
+ *   the drain; journal_refused counts the refusals (a campaign that met none fails). A window
+ *   whose record the journal refused is reported all the same and written by the engine's
+ *   next call; a kill before that leaves it out of the journal: a NOTE, not not_durable;
+ * - `--claim-mode exactlyOnce|fast`: the loop's claimMode for the players' /claim (absent:
+ *   the loop's default, exactlyOnce). A lost unit must lie in a row bought and delivered
+ *   inside one window of its player.
  *
  * scripts/crash/lock.ts aims every kill at the journal's lock being taken (the moment the
  * main campaign only hits now and then): `npx tsx scripts/crash/lock.ts --kills 300`.
@@ -133,7 +150,7 @@ import { runLone } from './lone.js';
 import { runShared } from './shared.js';
 import { cleanup, root } from './children.js';
 import { mysqlAdmin, postgresAdmin, type AdminDb, type Tables } from './database.js';
-import { CLUSTER, DURING_RUNS, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
+import { CLAIM_MODE, CLUSTER, DURING_RUNS, FLAKY_JOURNAL, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
 
 /** One mode's campaign, start to counting. */
 async function campaign(mode: DeliveryMode, bundles: Bundles, root: string, modeIndex: number, seed: number, db?: Db): Promise<Result> {
@@ -197,10 +214,16 @@ function printResults(results: readonly Result[]): boolean {
   let failed = false;
   for (const r of results) {
     const scenario = SCENARIO === 'mix' || CLUSTER || LOOP ? '' : ` scenario=${SCENARIO}`;
-    const head = CLUSTER ? `crash ${r.name} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.name}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.name}${scenario}: `;
+    const flaky = `${CLAIM_MODE === undefined ? '' : ` claim_mode=${CLAIM_MODE}`}${FLAKY_JOURNAL ? ' flaky_journal' : ''}`;
+    const head = CLUSTER ? `crash ${r.name}${flaky} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.name}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.name}${scenario}${flaky}: `;
+    const g = r.gives;
     console.log(
       `${head}kills=${r.kills} purchases=${r.purchases} paid_units=${r.paid} granted_units=${r.granted} lost=${r.lost} silent=${r.silent} duplicated=${r.duplicated}` +
-        `${LOOP ? ` granted_offline=${r.grantedOffline}` : ''} unverified=${r.unverified} not_durable=${r.notDurable} open_windows=${r.openWindows}`,
+        `${LOOP ? ` granted_offline=${r.grantedOffline}` : ''} unverified=${r.unverified} not_durable=${r.notDurable} open_windows=${r.openWindows}` +
+        (g === undefined
+          ? ''
+          : ` gives_per_delivery_max=${g.perDeliveryMax} given_twice_by_one_process=${g.twiceByOneProcess} repeated_after_crash=${g.repeatedAfterCrash} gives_total=${g.ok} give_calls=${g.calls} deliveries=${g.deliveries}`) +
+        (FLAKY_JOURNAL ? ` journal_refused=acknowledge:${r.journalRefused.acknowledge},append:${r.journalRefused.append}` : ''),
     );
     const reasons = [...r.problems];
     if (r.notDurable > 0 && !reasons.some((p) => p.includes('not in the journal'))) reasons.push(`not_durable=${r.notDurable}: windows reported but not in the journal`);
@@ -208,6 +231,8 @@ function printResults(results: readonly Result[]): boolean {
     if (r.mode === 'exactlyOnce' && !DURING_RUNS && r.lost > 0) reasons.push(`exactly-once lost ${r.lost} units with no purchase made during a run`);
     if (r.silent > 0 && !reasons.some((p) => p.startsWith('silent'))) reasons.push(`silent=${r.silent}`);
     if (r.duplicated > 0) reasons.push(`duplicated=${r.duplicated}: units granted beyond what was paid`);
+    if (g !== undefined && g.twiceByOneProcess > 0 && !reasons.some((p) => p.includes('the SDK promises once'))) reasons.push(`given_twice_by_one_process=${g.twiceByOneProcess}`);
+    if (FLAKY_JOURNAL && r.journalRefused.acknowledge === 0) reasons.push('--flaky-journal: the journal never refused an acknowledge (the campaign was too short for a stretch of trouble)');
     if (reasons.length > 0) {
       failed = true;
       process.stderr.write(`crash ${r.name}: FAILED\n${reasons.map((p) => `  - ${p.slice(0, 2000)}`).join('\n')}\n`);

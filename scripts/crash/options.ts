@@ -9,7 +9,7 @@ import { commandLine } from '../common/command-line.js';
 import { SCENARIOS, type ScenarioChoice } from './scenario.js';
 
 export const USAGE =
-  'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false] [--loop]\n' +
+  'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false] [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast]]\n' +
   '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
   '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]\n' +
   '       npm run crash -- --power-loss …   (the power-loss campaign: scripts/crash/power-loss.ts)';
@@ -18,6 +18,8 @@ const cli = commandLine('crash', USAGE, {
   kills: { type: 'string', default: '300' },
   mode: { type: 'string' },
   loop: { type: 'boolean', default: false },
+  'flaky-journal': { type: 'boolean', default: false },
+  'claim-mode': { type: 'string' },
   seed: { type: 'string', default: '1' },
   'purchases-during-runs': { type: 'string', default: 'true' },
   processes: { type: 'string', default: '1' },
@@ -53,9 +55,19 @@ if (CLUSTER && options.scenario !== undefined && options.scenario !== 'plain') u
 export const SCENARIO = (options.scenario ?? (CLUSTER || options.loop ? 'plain' : 'mix')) as ScenarioChoice;
 /** `--loop`: the workers run the delivery loop (worker/loop.ts), players join and leave them (presence.ts). */
 export const LOOP = options.loop;
-if (LOOP && options.mode !== undefined) usage('--loop runs the delivery loop (it previews in exactlyOnce and answers /claim in fast): no --mode');
+if (LOOP && options.mode !== undefined) usage('--loop runs the delivery loop (it previews in exactlyOnce; --claim-mode sets how it answers /claim): no --mode');
+/** `--claim-mode` (--loop): the loop's `claimMode` for a /claim, exactlyOnce (the loop's default) or fast (one call). */
+export const CLAIM_MODE = options['claim-mode'] === undefined ? undefined : cli.oneOf('claim-mode', ['exactlyOnce', 'fast']);
+if (CLAIM_MODE !== undefined && !LOOP) usage('--claim-mode is for --loop (the /claim of the delivery loop); without it, use --mode');
 if (LOOP && SHARED) usage('--loop runs one worker per journal file, or --nodes on a database journal: not --processes 2 --shared');
 if (LOOP && options.scenario !== undefined && options.scenario !== 'plain') usage('--loop plays the plain scenario');
+/**
+ * `--flaky-journal` (--loop): the workers' journal refuses `acknowledge` in stretches of 1–3
+ * minutes of the campaign's clock, and some `append`s then (worker/flaky-journal.ts); never
+ * in the drain.
+ */
+export const FLAKY_JOURNAL = options['flaky-journal'];
+if (FLAKY_JOURNAL && !LOOP) usage('--flaky-journal is for --loop (the count of gives per deliveryId is the loop\'s)');
 options.mode ??= 'all';
 /** One campaign with --loop (its label is `loop`; the loop chooses the mode of each run). */
 export const MODES: DeliveryMode[] = LOOP

@@ -12,9 +12,11 @@ import { kill, pause, start, waitForLine, type Child } from './children.js';
 import {
   API_KEY,
   CLAIM_EVERY_MS,
+  CLAIM_MODE,
   CLOCK_SPEED,
   CLOCK_STEP_MS,
   CLUSTER,
+  FLAKY_JOURNAL,
   JOURNAL,
   LANES,
   LOCK_TIMEOUT_MS,
@@ -42,6 +44,8 @@ export interface PoolHost {
   readonly stopping: boolean;
   readonly paths: { journalPath: string; inventoryPath: string; unverifiedPath: string; logPath: string };
   readonly clockPath: string;
+  /** The mock's clock when the campaign began (--flaky-journal). */
+  readonly clockStart: number;
   /** --loop: the players online on a node when it starts (presence.ts). */
   online?(node: number): string[];
   readonly db?: { admin: AdminDb; tables: Tables } | undefined;
@@ -150,6 +154,7 @@ export class WorkerPool {
               speed: CLOCK_SPEED,
               marginMs: CLOCK_STEP_MS + 50,
               claimEveryMs: CLAIM_EVERY_MS,
+              ...(CLAIM_MODE === undefined ? {} : { claimMode: CLAIM_MODE }),
             },
           }
         : {}),
@@ -164,6 +169,8 @@ export class WorkerPool {
       seed: (c.base + Math.imul(this.run, 0x85ebca6b)) >>> 0,
       run: this.run,
       grantFailRate: CLUSTER ? P_GRANT_FAILS_DB : P_GRANT_FAILS,
+      // The same stretches of trouble for every node and run: the campaign's seed.
+      ...(FLAKY_JOURNAL ? { flakyJournal: { seed: (c.base ^ 0xf1a4) >>> 0, from: c.clockStart } } : {}),
       lanes: LANES,
       drain,
       node,

@@ -4,10 +4,13 @@
  */
 import { KEY, compare, paidUnits, type UnitCounts } from '../../test/support/reliability.js';
 import { percentile } from '../common/figures.js';
+import type { PurchaseRow } from '../../src/mock/index.js';
 import type { World } from './world.js';
 
 export interface Figures extends UnitCounts {
   silent: number;
+  /** Unverified windows reported (the events staff get), per 1,000 purchases. */
+  windowsPer1000: number;
   p50: number;
   p99: number;
   /** The same over purchases granted before the final phase. */
@@ -17,8 +20,21 @@ export interface Figures extends UnitCounts {
 }
 
 /**
- * Lost: units of a paid row never granted. Silent: lost units of a row the service did not
- * deliver inside a reported unverified window of its player. Duplicated: units of an
+ * A window of the row's player covers it: the row was bought (its `created` time, when
+ * `addPurchase` made it paid) and delivered by the service inside `[from, to]`. A window
+ * that starts after the purchase does not: staff looking between `from` and `to` would not
+ * find it (#33 point 1).
+ */
+function covered(world: World, row: PurchaseRow): boolean {
+  if (row.delivered === null) return false;
+  const paid = Date.parse(row.created);
+  const delivered = Date.parse(row.delivered);
+  return world.windows.some((w) => w.playerName === row.username && w.from <= paid && paid <= w.to && w.from <= delivered && delivered <= w.to);
+}
+
+/**
+ * Lost: units of a paid row never granted. Silent: lost units of a row not covered by a
+ * reported unverified window of its player (bought and delivered inside it). Duplicated: units of an
  * invoice granted under more than one deliveryId (grants naming no invoice first cover
  * what is missing of their player and product; the rest counts as duplicated).
  */
@@ -39,9 +55,7 @@ export function account(world: World, finalStart: number): Figures {
     const missing = row.givequantity - cover;
     if (missing === 0) continue;
     lost += missing;
-    const delivered = row.delivered === null ? undefined : Date.parse(row.delivered);
-    const inWindow = delivered !== undefined && world.windows.some((w) => w.playerName === row.username && w.from <= delivered && delivered <= w.to);
-    if (!inWindow) silent += missing;
+    if (!covered(world, row)) silent += missing;
   }
   for (const left of unmapped.values()) duplicated += Math.max(0, left);
   const all: number[] = [];
@@ -59,6 +73,7 @@ export function account(world: World, finalStart: number): Figures {
     lost,
     duplicated,
     silent,
+    windowsPer1000: world.purchases.size === 0 ? 0 : (1_000 * world.windows.length) / world.purchases.size,
     p50: percentile(all, 0.5),
     p99: percentile(all, 0.99),
     mainP50: percentile(main, 0.5),

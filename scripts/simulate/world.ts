@@ -22,6 +22,8 @@ export interface SimConfig {
   typedClaims: number;
   seed: number;
   random: () => number;
+  /** The loop's `claimMode` for `/claim` (`loop.claim`): the engine's default, or the one-call form. */
+  claimMode: 'exactlyOnce' | 'fast';
 }
 
 export const SESSION_MEAN_MS = 45 * 60_000;
@@ -80,6 +82,9 @@ export class World {
   giveThrew = 0;
   leftMidDelivery = 0;
   claimsTyped = 0;
+  /** What the typed claims resolved to, by code (`OFFLINE`, `STOPPED`, a delivery code). */
+  readonly claimOutcomes = new Map<string, number>();
+  claimRejected = 0;
   calls = 0;
   maxCallsIn1s = 0;
   /** The last second's call times, for the sliding maximum. */
@@ -114,8 +119,8 @@ export class World {
   startLoop(): DeliveryLoop {
     const onEvent = (event: StorefrontEvent) => this.#onEvent(event);
     const host = { engine: this.engine, via: () => ({ claim: this.client.claim.bind(this.client), onEvent }) };
-    const { pollIntervalMs, maxCallsPerSecond } = this.#config;
-    const options = { give: this.give, ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }), ...(maxCallsPerSecond === undefined ? {} : { maxCallsPerSecond }) };
+    const { pollIntervalMs, maxCallsPerSecond, claimMode } = this.#config;
+    const options = { give: this.give, claimMode, ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }), ...(maxCallsPerSecond === undefined ? {} : { maxCallsPerSecond }) };
     this.loop = startDeliveryLoop(host, options, this.time.timers());
     return this.loop;
   }
@@ -268,8 +273,12 @@ export class World {
     if (!this.#live() || !player.online || this.loop === undefined) return;
     this.claimsTyped += 1;
     this.loop.claim(player.name).then(
-      () => {},
-      () => {}, // the player left, or the loop stopped: the report is nobody's
+      (report) => {
+        this.claimOutcomes.set(report.code, (this.claimOutcomes.get(report.code) ?? 0) + 1);
+      },
+      () => {
+        this.claimRejected += 1; // the loop promises none (#33 point 3): counted, shown in --verbose
+      },
     );
   }
 

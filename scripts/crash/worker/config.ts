@@ -41,6 +41,8 @@ export interface WorkerConfig extends ScenarioConfig {
   node: number;
   /** `--loop`: the worker runs the delivery loop instead of calling deliver (worker/loop.ts). */
   loop?: WorkerLoop;
+  /** `--flaky-journal`: the journal refuses acknowledge (and some appends) in stretches of the campaign's clock drawn from this seed (worker/flaky-journal.ts); not in the drain. */
+  flakyJournal?: FlakyJournalConfig;
 }
 
 /**
@@ -58,6 +60,14 @@ export interface WorkerLoop {
   marginMs: number;
   /** A /claim typed by an online player every so many ms of real time. */
   claimEveryMs: readonly [number, number];
+  /** The loop's `claimMode` (`--claim-mode`); absent: the loop's default, exactlyOnce. */
+  claimMode?: DeliveryMode;
+}
+
+/** `--flaky-journal`: the stretches of trouble, drawn from `seed` along the campaign's clock from `from` (its start). */
+export interface FlakyJournalConfig {
+  seed: number;
+  from: number;
 }
 
 /** A presence change sent to a `--loop` worker. */
@@ -113,6 +123,8 @@ export interface PurchaseRowLite {
   givequantity: number;
   paymentstatus: string;
   deliverystatus: string;
+  /** When the row was made (paid, for the campaign's `addPurchase` rows), on the mock's clock. */
+  created: string;
   delivered: string | null;
 }
 

@@ -54,6 +54,8 @@ export async function runLoop(client: StorefrontClient, journal: DeliveryJournal
   followMockClock(settings);
   const online = new Set<string>();
   let offlineGives = 0;
+  /** deliveryIds whose give succeeded in this process: the SDK promises never to give them again (#33 point 4). */
+  const given = new Set<string>();
   const give = (item: DeliveredItem): Promise<void> => {
     // Read when give is called (the loop's own check runs in the same turn).
     const here = online.has(item.player_name);
@@ -61,10 +63,25 @@ export async function runLoop(client: StorefrontClient, journal: DeliveryJournal
       offlineGives += 1;
       log(`give-offline ${item.deliveryId} ${JSON.stringify(item.player_name)} (online here: ${JSON.stringify([...online])})`);
     }
+    if (given.has(item.deliveryId)) log(`give-again ${item.deliveryId} ${JSON.stringify(item.player_name)} (its give already succeeded in this process)`);
     log(`give ${item.deliveryId} ${JSON.stringify(item.player_name)}`);
-    return grantFn(item, here);
+    const granted = grantFn(item, here);
+    // The campaign counts the successful gives per deliveryId and process (count.ts).
+    granted.then(
+      () => {
+        given.add(item.deliveryId);
+        log(`give-ok ${item.deliveryId} ${JSON.stringify(item.player_name)}`);
+      },
+      () => undefined,
+    );
+    return granted;
   };
-  const loop: DeliveryLoop = client.startDeliveryLoop({ give, pollIntervalMs: settings.pollIntervalMs, maxCallsPerSecond: settings.maxCallsPerSecond });
+  const loop: DeliveryLoop = client.startDeliveryLoop({
+    give,
+    pollIntervalMs: settings.pollIntervalMs,
+    maxCallsPerSecond: settings.maxCallsPerSecond,
+    ...(settings.claimMode === undefined ? {} : { claimMode: settings.claimMode }),
+  });
   const apply = (command: PresenceCommand): void => {
     if ('join' in command) {
       online.add(command.join);
@@ -78,10 +95,10 @@ export async function runLoop(client: StorefrontClient, journal: DeliveryJournal
   };
   for (const player of settings.online) apply({ join: player });
   readLaterLines((line) => apply(JSON.parse(line) as PresenceCommand));
-  log(`loop started: online ${online.size}, poll ${settings.pollIntervalMs} ms, ${settings.maxCallsPerSecond} calls/s`);
+  log(`loop started: online ${online.size}, poll ${settings.pollIntervalMs} ms, ${settings.maxCallsPerSecond} calls/s, claimMode ${settings.claimMode ?? 'default'}`);
 
   if (config.drain) return drainLoop(loop, journal, () => offlineGives);
-  // Players type /claim: one call when the last was a window ago, else it joins the scheduled delivery.
+  // Players type /claim (loop.claim, in the loop's claimMode).
   for (;;) {
     const [lo, hi] = settings.claimEveryMs;
     await new Promise((resolve) => setTimeout(resolve, lo + Math.floor(random() * (hi - lo + 1))));

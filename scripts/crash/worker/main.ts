@@ -57,6 +57,7 @@ import { config, die, log, preloading, random, stats } from './context.js';
 import { journalWindowsPath, type UnverifiedLine } from './config.js';
 import { connectGame, gameDb, grantInDb } from './game-db.js';
 import { closeFiles, grant, loadInventory, onEvent, openUnverified, seen } from './game-file.js';
+import { flakyJournal, refused } from './flaky-journal.js';
 import { runLoop } from './loop.js';
 import { pickPlayer, undelivered } from './players.js';
 import { armScenario, openUnderSecondName, removeAliases } from './scenario.js';
@@ -211,7 +212,7 @@ async function drained(journal: DeliveryJournal, rounds: number): Promise<never>
   await gameDb?.end();
   closeFiles();
   log(`drained; clock lag behind the mock at most ${maxLag} ms`);
-  process.stdout.write(`drained ${JSON.stringify({ rounds, ...stats, maxClockLagMs: maxLag })}\n`);
+  process.stdout.write(`drained ${JSON.stringify({ rounds, ...stats, maxClockLagMs: maxLag, flakyRefused: refused })}\n`);
   process.exit(0);
 }
 
@@ -224,7 +225,10 @@ async function main(): Promise<void> {
   await startClock();
   log(`ready (${config.journal === 'file' ? `inventory ${seen.size} ids` : `node ${config.node}, nodeId ${journal?.nodeId ?? '-'}`})`);
   process.stdout.write('ready\n');
-  const b = bridge(journal, fetchFn, grantFn);
+  // --flaky-journal: the client's journal refuses now and then; the drain's checks read the real one.
+  const flaky = journal !== undefined && config.flakyJournal !== undefined && !config.drain;
+  const b = bridge(flaky && config.flakyJournal !== undefined ? flakyJournal(journal, config.flakyJournal) : journal, fetchFn, grantFn);
+  if (flaky) log('flaky journal: acknowledge refused (and some appends) in stretches of 1-3 minutes of the mock clock');
   if (config.loop !== undefined) {
     // No resumeDeliveries: it grants to every player, online or not; the loop's join grants what is pending.
     if (journal === undefined) die('a --loop worker runs on a journal of its own');
