@@ -185,7 +185,13 @@ export interface DeliveryReport {
 export interface UnverifiedWindow {
   /** The player, exact name. */
   playerName: string;
-  /** Start of the window: when the last preview before the lost claim was sent (or the claim itself, in `fast` mode). */
+  /**
+   * Start of the window: the last moment the SDK saw everything the player had still to
+   * receive, so whatever the lost claim took unseen was completed after it. Exactly-once:
+   * when the preview before the lost claim was sent. `fast`: the player's last preview or
+   * claim this process saw (the claim mark's `since`), or `0` when it had seen none.
+   * Never after `to`, even when the wall clock stepped back.
+   */
   from: number;
   /** End of the window: when the loss was found out; the lost claim was processed before it. */
   to: number;
