@@ -7,13 +7,15 @@
  */
 import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../wire/claim.js';
+import { VOTE_STATES, voteEntryProblem, type JournalVoteEntry } from './vote-entries.js';
 
 /**
  * One record of the journal: a purchase line ({@link JournalLine}), the mark of a claim
- * about to be sent ({@link JournalClaimMark}) or an unverified window kept for staff
- * ({@link JournalWindow}). Journals store them as they are (JSON).
+ * about to be sent ({@link JournalClaimMark}), an unverified window kept for staff
+ * ({@link JournalWindow}) or a vote reward's record ({@link JournalVoteEntry}). Journals
+ * store them as they are (JSON).
  */
-export type JournalEntry = JournalLine | JournalClaimMark | JournalWindow;
+export type JournalEntry = JournalLine | JournalClaimMark | JournalWindow | JournalVoteEntry;
 
 /** The last failed grant of a {@link JournalLine}, kept on the line for staff. */
 export interface GrantFailureNote {
@@ -30,7 +32,13 @@ export type WindowCause =
   /** An exactly-once claim whose answer was lost took purchases no preview had shown. */
   | 'lostClaim'
   /** A `fast` claim whose answer was lost, or a crash before its lines were journaled. */
-  | 'claimMark';
+  | 'claimMark'
+  /**
+   * A vote reward claim whose answer was lost (or a crash before its rows were journaled),
+   * and the service's counters did not identify what it bought: see
+   * {@link JournalWindow.reward} and {@link JournalWindow.points}.
+   */
+  | 'lostVote';
 
 /**
  * An {@link UnverifiedWindow} as the journal keeps it: written before the window is
@@ -55,6 +63,14 @@ export interface JournalWindow {
   recordedAt: number;
   /** The node that found it, in a journal shared by several nodes. */
   node?: string;
+  /** `lostVote` windows: the reward id(s) the lost call(s) asked for (comma-separated when several). */
+  reward?: string;
+  /**
+   * `lostVote` windows: the points the lost call(s) spent that no granted row accounts for,
+   * as the service's counters tell; absent when the counters could not tell (see the
+   * delivery guide, "Vote rewards").
+   */
+  points?: number;
   /** Set once resolved. */
   resolution?: WindowResolution;
 }
@@ -186,8 +202,8 @@ export interface DeliveryJournal {
 
 const TRANSACTION_STRINGS = ['player_name', 'product_id_string', 'product_name'] as const;
 const TRANSACTION_NUMBERS = ['product_id', 'product_price', 'quantity_to_grant', 'quantity_purchased', 'product_amount', 'amount_purchased'] as const;
-const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved']);
-const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark']);
+const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved', ...VOTE_STATES]);
+const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark', 'lostVote']);
 
 /**
  * What is wrong with a record read back from a journal, or `undefined` when it is a
@@ -200,9 +216,10 @@ export function entryProblem(value: unknown): string | undefined {
   const e = value as Record<string, unknown>;
   if (typeof e['deliveryId'] !== 'string' || e['deliveryId'] === '') return 'deliveryId is not a non-empty string';
   if (typeof e['playerName'] !== 'string' || e['playerName'] === '') return 'playerName is not a non-empty string';
-  if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (${describe(e['state'])})`;
+  if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified', 'resolved', 'voteClaiming', 'voteClaimed' or 'voteCounters' (${describe(e['state'])})`;
   if (!isNumber(e['recordedAt'])) return 'recordedAt is not a number';
   if (e['state'] === 'claiming') return undefined;
+  if (VOTE_STATES.has(e['state'])) return voteEntryProblem(e);
   if (e['state'] === 'unverified' || e['state'] === 'resolved') return windowProblem(e);
   const item = e['item'];
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return `item is not an object (${describe(item)})`;
@@ -244,8 +261,10 @@ function isNumber(value: unknown): value is number {
 function windowProblem(e: Record<string, unknown>): string | undefined {
   if (!isNumber(e['from'])) return 'from is not a number';
   if (!isNumber(e['to'])) return 'to is not a number';
-  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim' or 'claimMark' (${describe(e['cause'])})`;
+  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim', 'claimMark' or 'lostVote' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
+  if (e['cause'] === 'lostVote' ? typeof e['reward'] !== 'string' || e['reward'] === '' : e['reward'] !== undefined) return 'reward is not a non-empty string on a lostVote window (and absent on others)';
+  if (e['points'] !== undefined && (e['cause'] !== 'lostVote' || !Number.isSafeInteger(e['points']) || (e['points'] as number) < 0)) return 'points is not a non-negative integer on a lostVote window';
   const r = e['resolution'] as Record<string, unknown> | undefined;
   if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || typeof r['at'] !== 'number' || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
   return undefined;
