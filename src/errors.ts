@@ -38,6 +38,8 @@ export type Operation =
   | 'claimVoteReward'
   | 'deliver'
   | 'resumeDeliveries'
+  | 'deliverVoteReward'
+  | 'resumeVoteRewards'
   | 'startDeliveryLoop'
   | 'withOptions';
 

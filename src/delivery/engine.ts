@@ -74,6 +74,11 @@ function sharedOf(journal: DeliveryJournal): Shared {
   return state;
 }
 
+/** The per-player order every client of `journal` shares; vote rewards queue in it too. @internal */
+export function playerLocksOf(journal: DeliveryJournal): PlayerLocks {
+  return sharedOf(journal).locks;
+}
+
 /** Returned by a cross-node lock's work that found its call aborted before it started. */
 const NOT_STARTED = Symbol('not started');
 

@@ -88,10 +88,14 @@ export interface JournalVoteCounters {
   playerName: string;
   /** Always `voteCounters`. */
   state: 'voteCounters';
-  /** `total_points` of that answer (points ever earned). */
-  totalPoints: number;
-  /** `vote_points` of that answer (points left). */
-  votePoints: number;
+  /**
+   * `total_points` of that answer (points ever earned). Absent (with `votePoints`) once a
+   * lost answer was reported as a window and no answer since carried counters: the next
+   * answer starts a new count then.
+   */
+  totalPoints?: number;
+  /** `vote_points` of that answer (points left); present exactly when `totalPoints` is. */
+  votePoints?: number;
   /** When that answer came, epoch ms. */
   recordedAt: number;
   /** What the SDK learned about each reward's price, newest knowledge per reward. */
@@ -117,9 +121,11 @@ export function voteEntryProblem(e: Record<string, unknown>): string | undefined
     return undefined;
   }
   if (e['state'] === 'voteClaimed') return rewardLineProblem(e);
-  if (!isCount(e['totalPoints'], 0)) return 'totalPoints is not a non-negative integer';
-  if (!isCount(e['votePoints'], 0)) return 'votePoints is not a non-negative integer';
-  if ((e['votePoints'] as number) > (e['totalPoints'] as number)) return 'votePoints is above totalPoints';
+  if (e['totalPoints'] !== undefined || e['votePoints'] !== undefined) {
+    if (!isCount(e['totalPoints'], 0)) return 'totalPoints is not a non-negative integer';
+    if (!isCount(e['votePoints'], 0)) return 'votePoints is not a non-negative integer';
+    if ((e['votePoints'] as number) > (e['totalPoints'] as number)) return 'votePoints is above totalPoints';
+  }
   if (!Array.isArray(e['prices'])) return 'prices is not an array';
   for (const [i, price] of (e['prices'] as unknown[]).entries()) {
     const p = price as Record<string, unknown> | null;
