@@ -6,7 +6,7 @@
  */
 import type { JournalError, StorefrontError } from '../errors.js';
 import type { VoteReward } from '../wire/vote-reward.js';
-import type { UnverifiedWindow } from './types.js';
+import type { ResumeError, UnverifiedWindow } from './types.js';
 
 /**
  * A reward row handed to your give function: the {@link VoteReward} (wire names:
@@ -118,7 +118,7 @@ export interface VoteResumeReport {
   /** Vote records still to do, all players (lost answers wait for the player's next claim). */
   pending: number;
   /** Players whose rows could not be had (their lock, the journal), and why. */
-  errors: Array<{ playerName: string; error: StorefrontError }>;
+  errors: ResumeError[];
   /** Set when the journal failed during the run. */
   journalError?: JournalError;
 }

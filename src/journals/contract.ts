@@ -7,7 +7,10 @@
  */
 import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../wire/claim.js';
+import type { GrantFailureNote } from './grant-failure.js';
 import { VOTE_STATES, voteEntryProblem, type JournalVoteEntry } from './vote-entries.js';
+
+export type { GrantFailureNote } from './grant-failure.js';
 
 /**
  * One record of the journal: a purchase line ({@link JournalLine}), the mark of a claim
@@ -16,16 +19,6 @@ import { VOTE_STATES, voteEntryProblem, type JournalVoteEntry } from './vote-ent
  * store them as they are (JSON).
  */
 export type JournalEntry = JournalLine | JournalClaimMark | JournalWindow | JournalVoteEntry;
-
-/** The last failed grant of a {@link JournalLine}, kept on the line for staff. */
-export interface GrantFailureNote {
-  /** What the grant threw (its message, at most 300 characters). */
-  message: string;
-  /** When it failed, epoch ms. */
-  at: number;
-  /** How many grants of this line have failed so far. */
-  attempts: number;
-}
 
 /** How an {@link UnverifiedWindow} arose. */
 export type WindowCause =

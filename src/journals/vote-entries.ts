@@ -8,6 +8,7 @@
  */
 import { describe } from '../internal/validate.js';
 import type { VoteReward } from '../wire/vote-reward.js';
+import type { GrantFailureNote } from './grant-failure.js';
 
 /** A vote record of the journal: {@link JournalVoteClaim}, {@link JournalVoteReward} or {@link JournalVoteCounters}. */
 export type JournalVoteEntry = JournalVoteClaim | JournalVoteReward | JournalVoteCounters;
@@ -55,8 +56,8 @@ export interface JournalVoteReward {
   recordedAt: number;
   /** Set when the row was not in an answer but worked out from the counters after a lost answer. */
   recovered?: boolean;
-  /** The last failed give, for staff (same shape as {@link GrantFailureNote}). */
-  lastError?: { message: string; at: number; attempts: number };
+  /** The last failed give, for staff. */
+  lastError?: GrantFailureNote;
 }
 
 /**

@@ -1,0 +1,15 @@
+/**
+ * The note a failed grant (or give) leaves on its journal record, for staff.
+ *
+ * @module
+ */
+
+/** The last failed grant of a {@link JournalLine}, kept on the line for staff. */
+export interface GrantFailureNote {
+  /** What the grant threw (its message, at most 300 characters). */
+  message: string;
+  /** When it failed, epoch ms. */
+  at: number;
+  /** How many grants of this line have failed so far. */
+  attempts: number;
+}
