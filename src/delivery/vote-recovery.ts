@@ -65,8 +65,9 @@ export function account(player: string, now: number, before: JournalVoteCounters
   // What this call and the lost ones spent together, when both answers' counters are known and agree.
   const spent = start === undefined || after === undefined || after.total < start.total ? undefined : after.total - after.left - (start.total - start.left);
   if (lost.length === 0) {
-    // An answer without counters spent nothing the counters would show: the record stays.
-    if (after === undefined) return { recovered: [], counters: record(start, prices) };
+    // A message row spends nothing: the record stays. A reward row whose counters cannot be
+    // read spent what nobody can tell: the next answer starts a new count.
+    if (after === undefined) return { recovered: [], counters: record(rewards.length === 0 ? start : undefined, prices) };
     const learned = spent === undefined ? undefined : priceOf(input, rewards, spent, now);
     return { recovered: [], counters: record(after, learned === undefined ? prices : [...prices.filter((p) => p.reward !== learned.reward), learned]) };
   }

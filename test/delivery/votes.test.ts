@@ -271,3 +271,53 @@ describe('deliverVoteReward, in process', () => {
     expect(journal.size).toBe(0);
   });
 });
+
+describe('the counters, from a service that answers oddly', () => {
+  /** A vote endpoint answering the given bodies in turn. */
+  const scripted = (...bodies: unknown[]): typeof globalThis.fetch => {
+    let i = 0;
+    return async () => new Response(JSON.stringify(bodies[Math.min(i++, bodies.length - 1)]));
+  };
+  const row = (total: string, left: number, give = 2) => ({ total_points: total, vote_points: left, votes_month: 1, give_amount: give, reward_id: 2, reward_name: 'Scroll' });
+  const sdk = (journal: DeliveryJournal, fetch: typeof globalThis.fetch) => new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch, journal, retry: 0, now: () => T0 });
+  const counters = async (journal: DeliveryJournal) => (await journal.pending('Ann')).find((e) => e.state === 'voteCounters');
+
+  it('a reward row whose counters cannot be read drops the count (it spent what nobody can tell); a price is learned only from two readable counts', async () => {
+    const journal = new MemoryJournal();
+    const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
+    const client = sdk(journal, scripted(row('20', 15), row('not a number', 10), row('20', 5), row('20', 0)));
+    await client.deliverVoteReward(ask, () => undefined);
+    expect(await counters(journal)).toMatchObject({ totalPoints: 20, votePoints: 15, prices: [] });
+    await client.deliverVoteReward(ask, () => undefined);
+    expect(await counters(journal)).not.toHaveProperty('totalPoints');
+    await client.deliverVoteReward(ask, () => undefined);
+    expect(await counters(journal)).toMatchObject({ totalPoints: 20, votePoints: 5, prices: [] });
+    await client.deliverVoteReward(ask, () => undefined);
+    expect(await counters(journal)).toMatchObject({ votePoints: 0, prices: [{ reward: '2', name: 'Scroll', cost: 5, give: 2 }] });
+  });
+
+  it('counters that go backwards, or more points left than earned, identify nothing: a lost call is a window', async () => {
+    const journal = new MemoryJournal();
+    const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
+    let lose = false;
+    const answers = [row('20', 15), row('20', 10), row('20', 5), row('19', 0)];
+    let i = 0;
+    const fetch: typeof globalThis.fetch = async () => {
+      const body = answers[Math.min(i++, answers.length - 1)];
+      if (lose) {
+        lose = false;
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+      }
+      return new Response(JSON.stringify(body));
+    };
+    const client = sdk(journal, fetch);
+    await client.deliverVoteReward(ask, () => undefined);
+    await client.deliverVoteReward(ask, () => undefined);
+    lose = true;
+    expect((await client.deliverVoteReward(ask, () => undefined)).code).toBe('OUTCOME_UNKNOWN');
+    const next = await client.deliverVoteReward(ask, () => undefined);
+    expect(next.granted.filter((r) => r.recovered)).toEqual([]);
+    expect(next.unverified).toMatchObject({ playerName: 'Ann', reward: '2' });
+    expect(next.unverified?.points).toBeUndefined();
+  });
+});
