@@ -5,8 +5,11 @@
  * clients on one journal and a crash between the answer and the give, against the mock in
  * process and over HTTP.
  */
-import { describe, expect, it } from 'vitest';
-import { InvalidInputError, MemoryJournal, StorefrontClient, inspectJournal, resolveWindow, type DeliveryJournal, type GivenVoteReward, type JournalEntry } from '../../src/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileJournal, InvalidInputError, MemoryJournal, StorefrontClient, inspectJournal, resolveWindow, type DeliveryJournal, type GivenVoteReward, type JournalEntry } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { KEY, T0, TEXT, storeSeed } from '../support/fixtures.js';
 import { transports, useMockSession } from '../support/mock-session.js';
@@ -213,6 +216,35 @@ describe('deliverVoteReward, in process', () => {
     expect(next.granted.map((r) => r.recovered === true)).toEqual([true, false]);
     expect(units.get(2)).toBe(8);
     expect(repeats()).toBe(0);
+  });
+
+  it('a file journal reopened after a give that never returned: the row is read back and given by the next process', async () => {
+    fresh();
+    const dir = mkdtempSync(join(tmpdir(), 'teamgames-votes-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'journal.jsonl');
+    mock.recordVote(KEY, 'Ann', 20);
+    const { give, units, repeats } = game();
+    const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
+    const first = new FileJournal(path);
+    await client(first).deliverVoteReward(ask, give);
+    await client(first).deliverVoteReward(ask, give);
+    // The game hangs in the give, and the process is stopped there: the row is journaled, not acknowledged.
+    const hanging = client(first).deliverVoteReward(ask, () => new Promise<never>(() => {}));
+    await expect.poll(async () => states(await first.pending('Ann')).sort()).toEqual(['voteClaimed', 'voteCounters']);
+    void hanging;
+    const second = new FileJournal(`${dir}/./journal.jsonl`);
+    // A file journal has one owner: the next process opens it once the first is gone.
+    await expect(second.pending()).rejects.toThrow(/held by|lock/i);
+    await first.close().catch(() => undefined);
+    const third = new FileJournal(path);
+    const next = await client(third).deliverVoteReward(ask, give);
+    expect(next.granted.map((r) => r.give_amount)).toEqual([2, 2]);
+    // 20 points: four scrolls of 2, the one whose give hung included, each given once.
+    expect(units.get(2)).toBe(8);
+    expect(repeats()).toBe(0);
+    expect(states(await third.pending('Ann'))).toEqual(['voteCounters']);
+    await third.close();
   });
 
   it('a crash after the rows were journaled, before the give: resumeVoteRewards in the next process gives them', async () => {
