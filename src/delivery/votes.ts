@@ -163,8 +163,9 @@ export class VoteDeliveries {
     const recovered: Row[] = accounting.recovered.map(({ mark: m, reward }) => ({ deliveryId: `${m.deliveryId}:0`, playerName: player, state: 'voteClaimed', reward, recordedAt: now, recovered: true }));
     const rows: Row[] = result.rewards.map((reward, i) => ({ deliveryId: `${mark.deliveryId}:${i}`, playerName: player, state: 'voteClaimed', reward, recordedAt: now }));
     const node = journal.nodeId;
+    // A wall clock stepped back since the lost call still gives a window that runs forward.
     const window: JournalWindow | undefined =
-      accounting.window === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'unverified', from: accounting.window.from, to: now, cause: 'lostVote', recordedAt: now, reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }), ...(node === undefined ? {} : { node }) };
+      accounting.window === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'unverified', from: accounting.window.from, to: Math.max(now, accounting.window.from), cause: 'lostVote', recordedAt: now, reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }), ...(node === undefined ? {} : { node }) };
     const marks = [mark, ...lost].map((m): JournalVoteClaim => ({ ...m, settled: true }));
     // One append, all or nothing: a settled mark had its rows (and its window) journaled with it.
     const entries: JournalEntry[] = [...recovered, ...rows, ...(window === undefined ? [] : [window]), accounting.counters, ...marks];

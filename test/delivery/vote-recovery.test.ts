@@ -63,7 +63,7 @@ describe('account', () => {
 
   it.each<[string, Parameters<typeof account>]>([
     ['no counters before', ['Ann', 99, undefined, [mark(1)], ask(1), [row(20, 5)]]],
-    ['counters dropped before', ['Ann', 99, { ...before(0, 0), totalPoints: undefined, votePoints: undefined }, [mark(1)], ask(1), [row(20, 5)]]],
+    ['counters dropped before', ['Ann', 99, { deliveryId: 'votes:Ann', playerName: 'Ann', state: 'voteCounters', recordedAt: 0, prices: [price] }, [mark(1)], ask(1), [row(20, 5)]]],
     ['a message row now', ['Ann', 99, before(20, 15), [mark(1)], ask(1), []]],
     ['this call asked for all', ['Ann', 99, before(20, 15), [mark(1)], ask('all'), [row(20, 5)]]],
     ['this call\'s yield changed', ['Ann', 99, before(20, 15), [mark(1)], ask(1), [row(20, 5, 3)]]],

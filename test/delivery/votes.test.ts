@@ -353,3 +353,87 @@ describe('the counters, from a service that answers oddly', () => {
     expect(next.unverified?.points).toBeUndefined();
   });
 });
+
+describe('deliverVoteReward, tried as a hostile user would', () => {
+  const mock = createMockService({ seed: storeSeed, now: T0 });
+  const client = (journal: DeliveryJournal, now: () => number = mock.clock.now) => new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, now, journal, retry: 0 });
+  const fresh = () => {
+    mock.reset();
+    return new MemoryJournal();
+  };
+
+  it('a wall clock stepped back an hour between the lost call and the next: the window still runs forward', async () => {
+    const journal = fresh();
+    mock.recordVote(KEY, 'Ann', 10);
+    let offset = 0;
+    const sdk = client(journal, () => mock.clock.now() + offset);
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', times: 1 });
+    await sdk.deliverVoteReward({ player: 'Ann', reward: 2, amount: 'all' }, () => undefined);
+    offset = -3_600_000;
+    const next = await sdk.deliverVoteReward({ player: 'Ann', reward: 2, amount: 'all' }, () => undefined);
+    const w = next.unverified;
+    expect(w).toBeDefined();
+    expect(w!.from).toBeLessThanOrEqual(w!.to);
+  });
+
+  it('a give that calls deliver for its own player is refused (same per-player order as purchases)', async () => {
+    const journal = fresh();
+    mock.recordVote(KEY, 'Ann', 2);
+    const sdk = client(journal);
+    let refused: unknown;
+    await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, async () => {
+      refused = await sdk.deliver('Ann', () => undefined).catch((error: unknown) => error);
+    });
+    expect(refused).toBeInstanceOf(InvalidInputError);
+  });
+
+  it('a call queued behind another for the same player rejects at once with the signal\'s reason when aborted; nothing sent, nothing journaled', async () => {
+    const journal = fresh();
+    mock.recordVote(KEY, 'Ann', 5);
+    const sdk = client(journal);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => held);
+    await expect.poll(async () => states(await journal.pending('Ann'))).toContain('voteClaimed');
+    const controller = new AbortController();
+    const second = sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { signal: controller.signal });
+    controller.abort(new Error('player left'));
+    await expect(second).rejects.toThrow('player left');
+    release();
+    expect((await first).code).toBe('SUCCESS');
+    expect(mock.state().servers[0]?.votes[0]?.vote_points).toBe(4);
+  });
+
+  it('a journal that fails once the answer came: the rows are given from memory, written on the next call, never given twice', async () => {
+    mock.reset();
+    mock.recordVote(KEY, 'Ann', 5);
+    const inner = new MemoryJournal();
+    let failing = false;
+    const journal: DeliveryJournal = {
+      append: (entries) => (failing && entries.some((e) => e.state === 'voteClaimed') ? Promise.reject(new Error('disk full')) : inner.append(entries)),
+      pending: (player) => inner.pending(player),
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    const sdk = client(journal);
+    const { give, units, repeats } = game();
+    failing = true;
+    const report = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 2 }, give);
+    expect(report).toMatchObject({ code: 'SUCCESS' });
+    expect(report.journalError?.message).toMatch(/disk full/);
+    expect(units.get(1)).toBe(2);
+    // The marks the journal did not settle are written first by the next call (memory), so
+    // they never read as lost answers; its own rows fail again and are given from memory too.
+    const again = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, give);
+    expect(again).toMatchObject({ code: 'SUCCESS' });
+    expect(again.journalError).toBeDefined();
+    failing = false;
+    const next = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, give);
+    expect(next).toMatchObject({ code: 'SUCCESS', pending: 0 });
+    expect(next.unverified).toBeUndefined();
+    expect(next.journalError).toBeUndefined();
+    expect(units.get(1)).toBe(4);
+    expect(repeats()).toBe(0);
+    expect(mock.state().servers[0]?.votes[0]?.vote_points).toBe(1);
+    expect(states(await inner.pending('Ann'))).toEqual(['voteCounters']);
+  });
+});
