@@ -5,7 +5,9 @@
  * phase, faults off, in a fresh process (`resumeVoteRewards`, then one more claim per
  * player with a lost answer left).
  *
- *   npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off]
+ *   npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>]
+ *
+ * `--all`: the share of claims sent with `amount: 'all'` (default 0.25; the rest ask 1 or 2 units).
  *
  * Prints one line:
  *   simulate votes players=… calls=… seed=…: votes=… points_spent=… points_granted=… lost=…
@@ -67,13 +69,15 @@ class Game {
 
 /** Runs the simulation; resolves to the exit code. */
 export async function run(): Promise<number> {
-  const cli = commandLine('simulate --votes', 'usage: npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off]', {
+  const cli = commandLine('simulate --votes', 'usage: npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>]', {
     votes: { type: 'boolean', default: true },
     players: { type: 'string', default: '20' },
     calls: { type: 'string', default: '3000' },
     seed: { type: 'string', default: '1' },
     faults: { type: 'string', default: 'on' },
+    all: { type: 'string', default: '0.25' },
   });
+  const ALL = cli.number('all', 0, 1);
   const players = Array.from({ length: cli.integer('players', 1, 10_000) }, (_, i) => `Voter${i + 1}`);
   const calls = cli.integer('calls', 1, 10_000_000);
   const SEED = cli.integer('seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
@@ -118,7 +122,7 @@ export async function run(): Promise<number> {
       continue;
     }
     const reward = pick(REWARDS).id;
-    const amount = random() < 0.75 ? 1 + Math.floor(random() * 2) : ('all' as const);
+    const amount = random() >= ALL ? 1 + Math.floor(random() * 2) : ('all' as const);
     await attempt((client) => client.deliverVoteReward({ player, reward, amount }, game.give));
   }
 
