@@ -42,6 +42,14 @@ export type VoteRewardGiveFunction = (reward: GivenVoteReward) => unknown;
 export interface VoteRewardDeliveryOptions {
   /** Aborts the call while it waits for the player's turn or for the service; a give that started settles on its own. */
   signal?: AbortSignal;
+  /**
+   * How long one call of your give function may take, in ms, before the delivery moves on:
+   * the row is reported in `failed` with a {@link GrantTimeoutError} and stays pending, and
+   * the player's other calls (purchases included: they share the player's turn) are no
+   * longer blocked by it. The give is not cancelled: if it later returns, the row is
+   * acknowledged then; while it runs, no call gives that row again. Default `60000`.
+   */
+  giveTimeoutMs?: number;
 }
 
 /**

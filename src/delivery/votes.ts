@@ -15,13 +15,14 @@
  * @internal
  */
 import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
-import { checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../internal/validate.js';
+import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../internal/validate.js';
 import type { StorefrontEvent } from '../types.js';
 import { entryProblem, type DeliveryJournal, type JournalEntry, type JournalWindow } from '../journals/contract.js';
 import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../journals/vote-entries.js';
 import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../wire/vote-reward.js';
 import type { PlayerLocks } from './player-locks.js';
 import { account } from './vote-recovery.js';
+import { GrantTimeoutError } from './types.js';
 import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './vote-types.js';
 
 const TEXT = {
@@ -50,6 +51,8 @@ export interface VoteHost {
 interface VoteRun {
   operation: Operation;
   via: VoteVia;
+  /** How long one give may run before the call moves on (the row stays pending). */
+  giveTimeoutMs: number;
   granted: GivenVoteReward[];
   failed: VoteRewardFailure[];
   window?: VoteUnverifiedWindow;
@@ -60,6 +63,15 @@ type Row = JournalVoteReward;
 
 // Vote records the journal failed to take, per journal object (every client of it shares them).
 const unwritten = new WeakMap<DeliveryJournal, Map<string, JournalEntry>>();
+// Rows whose give outlived its time and still runs, per journal object.
+const giving = new WeakMap<DeliveryJournal, Set<string>>();
+const LATE = Symbol('late');
+
+function givingOf(journal: DeliveryJournal): Set<string> {
+  let running = giving.get(journal);
+  if (running === undefined) giving.set(journal, (running = new Set()));
+  return running;
+}
 
 function memoryOf(journal: DeliveryJournal): Map<string, JournalEntry> {
   let memory = unwritten.get(journal);
@@ -80,11 +92,11 @@ export class VoteDeliveries {
     const op: Operation = 'deliverVoteReward';
     const claim = checkVoteInput(input, op);
     const giveFn = checkGive(give, op);
-    const signal = checkVoteOptions(options, op);
+    const { signal, giveTimeoutMs } = checkVoteOptions(options, op);
     const journal = this.#host.journal;
     const locks = this.#host.locks(journal);
     refuseReentry(locks, claim.player, op);
-    const run: VoteRun = { operation: op, via, granted: [], failed: [] };
+    const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
     return locks.run(claim.player, signal, async () => {
       const locked = await acrossNodes(journal, claim.player, signal, () => this.#deliver(run, journal, claim, giveFn, signal));
       if (locked.ok) return locked.value;
@@ -97,10 +109,10 @@ export class VoteDeliveries {
   async resume(via: VoteVia, give: unknown, options: unknown): Promise<VoteResumeReport> {
     const op: Operation = 'resumeVoteRewards';
     const giveFn = checkGive(give, op);
-    const signal = checkVoteOptions(options, op);
+    const { signal, giveTimeoutMs } = checkVoteOptions(options, op);
     const journal = this.#host.journal;
     const locks = this.#host.locks(journal);
-    const run: VoteRun = { operation: op, via, granted: [], failed: [] };
+    const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
     let all: JournalEntry[];
     try {
       all = checked(await journal.pending());
@@ -215,16 +227,22 @@ export class VoteDeliveries {
     return { ok: true, entries };
   }
 
-  /** Gives each row, acknowledging it right after; a give that throws leaves it pending, its failure noted on it. */
+  /**
+   * Gives each row, acknowledging it right after; a give that throws leaves it pending, its
+   * failure noted on it, and so does one that outlives `giveTimeoutMs` (acknowledged if it
+   * still returns; never given again while it runs).
+   */
   async #giveAll(run: VoteRun, journal: DeliveryJournal, rows: readonly Row[], give: VoteRewardGiveFunction): Promise<void> {
     const memory = memoryOf(journal);
+    const running = givingOf(journal);
     for (const row of rows) {
+      if (running.has(row.deliveryId)) continue;
       const reward: GivenVoteReward = { ...row.reward, playerName: row.playerName, deliveryId: row.deliveryId, ...(row.recovered === true ? { recovered: true } : {}) };
-      try {
-        await give(reward);
-      } catch (thrown) {
-        run.failed.push({ reward, error: thrown });
-        const noted: Row = { ...row, lastError: { message: String((thrown as Error | undefined)?.message ?? thrown).slice(0, 300), at: this.#host.now(), attempts: (row.lastError?.attempts ?? 0) + 1 } };
+      const thrown = await this.#giveWithin(run, journal, reward, give);
+      if (thrown !== undefined) {
+        run.failed.push({ reward, error: thrown.error });
+        if (thrown.error instanceof GrantTimeoutError) continue;
+        const noted: Row = { ...row, lastError: { message: String((thrown.error as Error | undefined)?.message ?? thrown.error).slice(0, 300), at: this.#host.now(), attempts: (row.lastError?.attempts ?? 0) + 1 } };
         if (memory.has(row.deliveryId)) memory.set(row.deliveryId, noted);
         else await this.#write(run, journal, row.playerName, (j) => j.append([noted]));
         continue;
@@ -233,6 +251,37 @@ export class VoteDeliveries {
       memory.delete(row.deliveryId);
       await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]));
     }
+  }
+
+  /** One give, bounded: what it threw, its timeout, or `undefined` once it returned. */
+  async #giveWithin(run: VoteRun, journal: DeliveryJournal, reward: GivenVoteReward, give: VoteRewardGiveFunction): Promise<{ error: unknown } | undefined> {
+    let attempt: Promise<unknown>;
+    try {
+      attempt = Promise.resolve(give(reward));
+    } catch (error) {
+      return { error };
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), run.giveTimeoutMs)));
+    try {
+      if ((await Promise.race([attempt, late])) !== LATE) return undefined;
+    } catch (error) {
+      return { error };
+    } finally {
+      clearTimeout(timer);
+    }
+    // Still running: the player's other calls go on, and this row waits for it.
+    const running = givingOf(journal);
+    running.add(reward.deliveryId);
+    attempt.then(
+      async () => {
+        running.delete(reward.deliveryId);
+        memoryOf(journal).delete(reward.deliveryId);
+        await journal.acknowledge([reward.deliveryId]).catch(() => undefined); // else given again later: the game's dedupe check
+      },
+      () => running.delete(reward.deliveryId),
+    );
+    return { error: new GrantTimeoutError(run.operation, reward.deliveryId, run.giveTimeoutMs) };
   }
 
   async #report(run: VoteRun, journal: DeliveryJournal, player: string, outcome: { code: VoteDeliveryCode; message: string; error?: StorefrontError }): Promise<VoteDeliveryReport> {
@@ -301,8 +350,12 @@ function checkGive(value: unknown, op: Operation): VoteRewardGiveFunction {
   return value as VoteRewardGiveFunction;
 }
 
-function checkVoteOptions(options: unknown, op: Operation): AbortSignal | undefined {
-  return checkSignal(checkOptionsObject(options as { signal?: unknown } | undefined, ['signal'], 'options', op).signal, op);
+const DEFAULT_GIVE_TIMEOUT_MS = 60_000;
+
+function checkVoteOptions(options: unknown, op: Operation): { signal: AbortSignal | undefined; giveTimeoutMs: number } {
+  const opts = checkOptionsObject(options as { signal?: unknown; giveTimeoutMs?: unknown } | undefined, ['signal', 'giveTimeoutMs'], 'options', op);
+  const giveTimeoutMs = opts.giveTimeoutMs === undefined ? DEFAULT_GIVE_TIMEOUT_MS : checkIntegerInRange(opts.giveTimeoutMs, 1, 24 * 3_600_000, 'options.giveTimeoutMs', op);
+  return { signal: checkSignal(opts.signal, op), giveTimeoutMs };
 }
 
 /** A give calling for its own player would wait for itself forever: refused. */

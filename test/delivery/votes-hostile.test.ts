@@ -4,7 +4,7 @@
  * in, an abort while queued, a journal failing after the answer.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveryJournal } from '../../src/index.js';
+import { GrantTimeoutError, InvalidInputError, MemoryJournal, StorefrontClient, type DeliveryJournal } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { game, states } from '../support/votes.js';
@@ -140,5 +140,28 @@ describe('deliverVoteReward, tried as a hostile user would', () => {
     expect(repeats()).toBe(0);
     expect(mock.state().servers[0]?.votes[0]?.vote_points).toBe(1);
     expect(states(await inner.pending('Ann'))).toEqual(['voteCounters']);
+  });
+
+  it('a give that hangs past giveTimeoutMs: the call moves on (the row pending, never given again while it runs), acknowledged once it returns', async () => {
+    const journal = fresh();
+    mock.recordVote(KEY, 'Ann', 5);
+    const sdk = client(journal);
+    let finish!: () => void;
+    const hung = new Promise<void>((resolve) => (finish = resolve));
+    const calls: string[] = [];
+    const report = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, (reward) => {
+      calls.push(reward.deliveryId);
+      return hung;
+    }, { giveTimeoutMs: 20 });
+    expect(report).toMatchObject({ code: 'PARTIAL', pending: 1 });
+    expect(report.failed[0]?.error).toBeInstanceOf(GrantTimeoutError);
+    // The player's turn is free again: purchases and votes go on; the running row is not given twice.
+    expect((await sdk.deliver('Ann', () => undefined, { sleep: async (ms) => void mock.clock.advance(ms) })).code).toBe('NO_ITEMS');
+    const next = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, (reward) => void calls.push(reward.deliveryId));
+    expect(next.granted).toHaveLength(1);
+    expect(new Set(calls).size).toBe(calls.length);
+    finish();
+    await expect.poll(async () => states(await journal.pending('Ann'))).toEqual(['voteCounters']);
+    await expect(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { giveTimeoutMs: 0 })).rejects.toThrow(/options\.giveTimeoutMs/);
   });
 });
