@@ -75,6 +75,20 @@ describe('account', () => {
     expect(result.window).toEqual({ from: 10, reward: '2' });
   });
 
+  it('two calls lost, the second of which spent nothing: still a window (which one spent is not known)', () => {
+    expect(account('Ann', 99, before(30, 25), [mark(1, '2', 10), mark(1, '2', 20)], ask(1), [row(30, 15)])).toMatchObject({ recovered: [], window: { from: 10, reward: '2', points: 5 } });
+  });
+
+  it.each<[string, Parameters<typeof account>]>([
+    ['counters known only by half', ['Ann', 99, { deliveryId: 'votes:Ann', playerName: 'Ann', state: 'voteCounters', totalPoints: 20, recordedAt: 0, prices: [price] }, [mark(1)], ask(1), [row(20, 5)]]],
+    ['less spent than this call alone', ['Ann', 99, before(20, 15), [mark(1)], ask(1), [row(20, 12)]]],
+    ['this call answered two rows', ['Ann', 99, before(20, 15), [mark(1)], ask(1), [row(20, 10), row(20, 5)]]],
+  ])('%s: a window, the points unknown, nothing recovered', (_name, args) => {
+    const result = account(...args);
+    expect(result.recovered).toEqual([]);
+    expect(result.window).toEqual({ from: 10, reward: '2' });
+  });
+
   it('several lost rewards are named together', () => {
     expect(account('Ann', 99, before(20, 15), [mark(1, '2', 10), mark(1, '1', 20), mark(2, '2', 30)], ask(1), []).window).toEqual({ from: 10, reward: '2,1' });
   });

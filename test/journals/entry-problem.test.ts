@@ -33,6 +33,8 @@ describe('entryProblem', () => {
     ['vote counters', counters],
     ['a lost vote window', voteWindow],
     ['a lost vote window whose points are unknown', { ...voteWindow, points: undefined }],
+    ['counters dropped after a window (no count), prices kept', { ...counters, totalPoints: undefined, votePoints: undefined }],
+    ['counters with every point left', { ...counters, votePoints: 5 }],
   ])('%s: a journal entry', (_name, value) => {
     expect(entryProblem(value)).toBeUndefined();
   });
@@ -94,6 +96,16 @@ describe('entryProblem', () => {
     ['a price of zero points', { ...counters, prices: [{ ...counters.prices[0], cost: 0 }] }, 'prices[0] is not { reward, name, cost, give, learnedAt }'],
     ['a price without its name', { ...counters, prices: [{ ...counters.prices[0], name: undefined }] }, 'prices[0] is not'],
     ['a price that is null', { ...counters, prices: [null] }, 'prices[0] is not'],
+    ['a price that is text', { ...counters, prices: ['5 points'] }, 'prices[0] is not'],
+    ['a vote mark of a numeric reward', { ...voteMark, reward: 1 }, 'reward is not a non-empty string'],
+    ['a vote mark of every unit spelled out', { ...voteMark, amount: 'every' }, "amount is not a positive integer or 'all' (\"every\")"],
+    ['counters with points left only', { ...counters, totalPoints: undefined }, 'totalPoints is not a non-negative integer'],
+    ['counters with points earned only', { ...counters, votePoints: undefined }, 'votePoints is not a non-negative integer'],
+    ['a vote row whose reward is a list', { ...voteRow, reward: [] }, 'reward is not an object'],
+    ['a vote row with a lastError that is null', { ...voteRow, lastError: null }, 'lastError is not { message, at, attempts }'],
+    ['a vote row with a lastError without its time', { ...voteRow, lastError: { message: 'm', attempts: 1 } }, 'lastError is not { message, at, attempts }'],
+    ['a vote row with a lastError without its count', { ...voteRow, lastError: { message: 'm', at: 1 } }, 'lastError is not { message, at, attempts }'],
+    ['a vote row with a lastError without its message', { ...voteRow, lastError: { at: 1, attempts: 1 } }, 'lastError is not { message, at, attempts }'],
     ['a window with a numeric node', { ...window, node: 2 }, 'node is not a string'],
     ['a resolved window without its resolution', { ...resolved, resolution: undefined }, 'resolution is not { by, at, note }'],
     ['a resolved window whose resolution is null', { ...resolved, resolution: null }, 'resolution is not { by, at, note }'],
