@@ -11,7 +11,7 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   coverageAnalysis: 'perTest',
-  mutate: ['src/delivery/engine.ts', 'src/delivery/player-locks.ts', 'src/delivery/report.ts', 'src/delivery/call-budget.ts', 'src/delivery/due-heap.ts', 'src/delivery/options.ts', 'src/journals/**/*.ts'],
+  mutate: ['src/delivery/engine.ts', 'src/delivery/player-locks.ts', 'src/delivery/report.ts', 'src/delivery/call-budget.ts', 'src/delivery/due-heap.ts', 'src/delivery/options.ts', 'src/delivery/votes.ts', 'src/delivery/vote-recovery.ts', 'src/journals/**/*.ts'],
   // Mutants in module-level constants would each need every suite: left out, for speed.
   ignoreStatic: true,
   // Two cores: one vitest per core.

@@ -6,7 +6,9 @@
 import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { AuthenticationError, type Operation } from './errors.js';
-import { DeliveryEngine } from './delivery/engine.js';
+import { DeliveryEngine, playerLocksOf } from './delivery/engine.js';
+import { VoteDeliveries, type VoteVia } from './delivery/votes.js';
+import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardGiveFunction } from './delivery/vote-types.js';
 import { startDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop.js';
 import type { RunVia } from './delivery/report.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
@@ -153,12 +155,21 @@ export class StorefrontClient {
     const journal = checkJournal(opts.journal);
 
     this.#settings = checkSettings(opts, DEFAULT_SETTINGS);
+    const deliveries = new DeliveryEngine({ now, monotonic: interval, journal });
     this.#shared = {
       baseUrl,
       credentials: new Credentials(apiKey),
       guard: rateLimit ? new ClaimGuard(interval, CLAIM_WINDOW_MS) : undefined,
       cache: ttl > 0 ? new CatalogCache(interval, ttl) : undefined,
-      deliveries: new DeliveryEngine({ now, monotonic: interval, journal }),
+      deliveries,
+      // Vote rewards share the purchases' journal (opened on first use) and per-player order.
+      votes: new VoteDeliveries({
+        get journal() {
+          return deliveries.journal;
+        },
+        locks: playerLocksOf,
+        now,
+      }),
     };
     this.#transport = transportOf(this.#shared, this.#settings);
   }
@@ -485,6 +496,62 @@ export class StorefrontClient {
     );
   }
 
+  /**
+   * Claims a vote reward for a player and gives its rows in game, crash-safe: the claim is
+   * journaled before it is sent (the service spends the points when it answers), the rows
+   * the answer grants are journaled before `give` runs, one `deliveryId` each, and
+   * acknowledged after it returned. Same journal, same per-player order (across clients
+   * and, with a database journal, across nodes) and same report shape as {@link deliver}.
+   *
+   * A `give` that throws leaves its row pending: the player's next call (first thing) or
+   * {@link resumeVoteRewards} gives it again, never the SDK twice. An answer lost on the
+   * way (`OUTCOME_UNKNOWN`) is worked out by the player's next answer, from the service's
+   * counters (`total_points − vote_points` is what the player has spent): when they
+   * identify what the lost call bought (a number of units of a reward whose price an
+   * earlier answer showed), the row is given (`recovered: true`), once; otherwise the
+   * report carries `unverified` (player, reward, points, time span), journaled as a window
+   * for staff (`teamgames journal windows`, {@link resolveWindow}). Send a number of units
+   * (e.g. `amount: 1`) rather than `'all'` to let lost answers be recovered.
+   *
+   * @example
+   * ```ts
+   * const report = await client.deliverVoteReward({ player: 'Player123', reward: 1, amount: 1 }, async (reward) => {
+   *   if (await game.hasDelivery(reward.deliveryId)) return; // repeated after a crash
+   *   await game.give(reward.playerName, reward.reward_id, reward.give_amount, reward.deliveryId);
+   * });
+   * player.sendMessage(report.message); // "You have not voted yet.", "Insufficient Points: …", the reward's text …
+   * ```
+   * @throws {@link InvalidInputError} for a blank player or reward, an `amount` that is
+   *   neither a positive integer nor `'all'`, a `give` that is not a function, or a call
+   *   from inside a give (or grant) for the same player.
+   * @see [Delivering purchases in game: vote rewards](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#vote-rewards)
+   */
+  async deliverVoteReward(input: VoteRewardInput, give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteDeliveryReport> {
+    return this.#shared.votes.deliver(this.#voteVia(), input, give, options);
+  }
+
+  /**
+   * Gives every vote reward row left pending in the journal (a `give` that threw, a crash
+   * after the rows were journaled): call it at startup, next to {@link resumeDeliveries}.
+   * A lost answer needs the player's next {@link deliverVoteReward} to be worked out, so
+   * it stays pending (counted in `pending`).
+   *
+   * @example
+   * ```ts
+   * const { granted, failed, pending } = await client.resumeVoteRewards(give);
+   * ```
+   * @throws {@link JournalError} when the journal cannot be read.
+   */
+  async resumeVoteRewards(give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteResumeReport> {
+    return this.#shared.votes.resume(this.#voteVia(), give, options);
+  }
+
+  /** This client as the vote engine's caller: its vote claim, its `onEvent`, its key's redaction. */
+  #voteVia(): VoteVia {
+    const credentials = this.#shared.credentials;
+    return { claimVoteReward: (input, options) => this.claimVoteReward(input, options), onEvent: this.#settings.onEvent, redact: (text) => credentials.redact(text) };
+  }
+
   /** This client as the delivery engine's caller: its own claim and `onEvent`. */
   #via(): RunVia {
     const { credentials } = this.#shared;
@@ -534,6 +601,7 @@ interface Shared {
   readonly guard: ClaimGuard | undefined;
   readonly cache: CatalogCache<Catalog> | undefined;
   readonly deliveries: DeliveryEngine;
+  readonly votes: VoteDeliveries;
 }
 
 /** How a client sends its calls: what `withOptions` may change. */

@@ -40,6 +40,8 @@ export type Operation =
   | 'claimVoteReward'
   | 'deliver'
   | 'resumeDeliveries'
+  | 'deliverVoteReward'
+  | 'resumeVoteRewards'
   | 'startDeliveryLoop'
   | 'withOptions';
 

@@ -82,6 +82,17 @@ export type {
 } from './delivery/types.js';
 export { GrantTimeoutError } from './delivery/types.js';
 export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, PlayerDeliveryStatus } from './delivery/loop-types.js';
+export type {
+  GivenVoteReward,
+  VoteDeliveryCode,
+  VoteDeliveryReport,
+  VoteResumeReport,
+  VoteRewardDeliveryOptions,
+  VoteRewardFailure,
+  VoteRewardGiveFunction,
+  VoteUnverifiedWindow,
+} from './delivery/vote-types.js';
+export type { JournalVoteEntry, JournalVoteClaim, JournalVoteReward, JournalVoteCounters, VoteRewardPrice } from './journals/vote-entries.js';
 export {
   DEFAULT_JOURNAL_PATH,
   type DeliveryJournal,

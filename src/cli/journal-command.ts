@@ -756,7 +756,14 @@ function statusText(health: Health, seen: JournalInspection | undefined, paint: 
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
 }
 
-const CAUSES: Record<JournalWindow['cause'], string> = { lostClaim: 'lost claim answer', claimMark: 'claim mark left' };
+const CAUSES: Record<JournalWindow['cause'], string> = { lostClaim: 'lost claim answer', claimMark: 'claim mark left', lostVote: 'lost vote answer' };
+
+/** The cause column; a vote window also names the reward and the points unaccounted for. */
+function causeText(w: JournalWindow): string {
+  const cause = CAUSES[w.cause] ?? w.cause;
+  if (w.cause !== 'lostVote') return cause;
+  return `${cause} (reward ${w.reward ?? '?'}, ${w.points === undefined ? 'points unknown' : `${w.points} points`})`;
+}
 
 function windowsText(windows: readonly JournalWindow[], all: boolean, paint: Paint): string {
   if (windows.length === 0) return all ? 'No windows.\n' : `${paint('good', 'No open windows.')}\n`;
@@ -768,7 +775,7 @@ function windowsText(windows: readonly JournalWindow[], all: boolean, paint: Pai
       w.playerName,
       time(w.from),
       time(w.to),
-      CAUSES[w.cause] ?? w.cause,
+      causeText(w),
       time(w.recordedAt),
       ...(all ? [w.state === 'unverified' ? 'open' : 'resolved', w.resolution?.by ?? '', w.resolution === undefined ? '' : time(w.resolution.at), w.resolution?.note ?? ''] : []),
     ]),
@@ -781,8 +788,8 @@ function pendingText(seen: JournalInspection, paint: Paint): string {
     ['player', 'product', 'units', 'state', 'age', 'attempts', 'last error', 'id'],
     seen.pending.map((p) => [
       p.playerName,
-      p.item === undefined ? '' : `${p.item.product_id_string} (${p.item.product_name})`,
-      p.item === undefined ? '' : String(p.item.quantity_to_grant),
+      p.item !== undefined ? `${p.item.product_id_string} (${p.item.product_name})` : p.reward !== undefined ? `vote reward ${p.reward.reward_id} (${p.reward.reward_name})` : '',
+      p.item !== undefined ? String(p.item.quantity_to_grant) : p.reward !== undefined ? String(p.reward.give_amount) : '',
       p.state,
       age(p.ageMs),
       p.lastError === undefined ? '' : String(p.lastError.attempts),

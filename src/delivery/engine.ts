@@ -89,6 +89,11 @@ function sharedOf(journal: DeliveryJournal): Shared {
   return state;
 }
 
+/** The per-player order every client of `journal` shares; vote rewards queue in it too. @internal */
+export function playerLocksOf(journal: DeliveryJournal): PlayerLocks {
+  return sharedOf(journal).locks;
+}
+
 /** What a preview found: the lines still pending, and the open intents the journal held (those a lost claim took are granted by then). */
 type Reconciled =
   | { ok: true; pending: Map<string, Transaction>; intents: JournalLine[]; moment: SeenAt; answeredAt: number; outcome: StepOutcome }

@@ -19,6 +19,7 @@ import {
   type WindowResolution,
   type WindowResolveOutcome,
 } from '../journals/contract.js';
+import type { VoteReward } from '../wire/vote-reward.js';
 
 /** A line of the journal still to do, as staff see it. */
 export interface PendingDelivery {
@@ -29,11 +30,15 @@ export interface PendingDelivery {
   /**
    * `claimed`: delivered by the service, not yet granted in game (a grant failed or the
    * process stopped); `intended`: previewed, its claim not settled yet; `claiming`: a fast
-   * claim was sent and its lines are not journaled yet.
+   * claim was sent and its lines are not journaled yet; `voteClaimed`: a vote reward row
+   * not yet given in game; `voteClaiming`: a vote reward claim whose answer never reached
+   * the journal (the player's next vote reward claim works it out).
    */
-  state: 'claimed' | 'intended' | 'claiming';
+  state: 'claimed' | 'intended' | 'claiming' | 'voteClaimed' | 'voteClaiming';
   /** The purchase, for lines. */
   item?: JournalLine['item'];
+  /** The vote reward row, for `voteClaimed`. */
+  reward?: VoteReward;
   /** When the line was written, epoch ms. */
   recordedAt: number;
   /** How long it has been pending, in ms (at the time of the call). */
@@ -90,7 +95,12 @@ export function inspectEntries(entries: readonly JournalEntry[], now: number): J
   for (const entry of entries) {
     if (entry.state === 'unverified' || entry.state === 'resolved') (entry.state === 'unverified' ? openWindows : resolvedWindows).push(entry);
     else if (entry.state === 'claiming') pending.push({ deliveryId: entry.deliveryId, playerName: entry.playerName, state: 'claiming', recordedAt: entry.recordedAt, ageMs: Math.max(0, now - entry.recordedAt) });
-    else if (!(entry.state === 'intended' && entry.settled === true)) {
+    else if (entry.state === 'voteCounters' || (entry.state === 'voteClaiming' && entry.settled === true)) continue;
+    else if (entry.state === 'voteClaiming' || entry.state === 'voteClaimed') {
+      const base = { deliveryId: entry.deliveryId, playerName: entry.playerName, recordedAt: entry.recordedAt, ageMs: Math.max(0, now - entry.recordedAt) };
+      if (entry.state === 'voteClaiming') pending.push({ ...base, state: 'voteClaiming' });
+      else pending.push({ ...base, state: 'voteClaimed', reward: entry.reward, ...(entry.lastError === undefined ? {} : { lastError: entry.lastError }) });
+    } else if (!(entry.state === 'intended' && entry.settled === true)) {
       // What is left is a purchase line (claimed, or an open intent).
       const line = entry as JournalLine;
       pending.push({

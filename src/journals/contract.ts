@@ -7,36 +7,31 @@
  */
 import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../wire/claim.js';
+import type { GrantFailureNote } from './grant-failure.js';
+import { VOTE_STATES, voteEntryProblem, type JournalVoteEntry } from './vote-entries.js';
+
+export type { GrantFailureNote } from './grant-failure.js';
 
 /**
  * One record of the journal: a purchase line ({@link JournalLine}), the mark of a claim
- * about to be sent ({@link JournalClaimMark}) or an unverified window kept for staff
- * ({@link JournalWindow}). Journals store them as they are (JSON).
+ * about to be sent ({@link JournalClaimMark}), an unverified window kept for staff
+ * ({@link JournalWindow}) or a vote reward's record ({@link JournalVoteEntry}). Journals
+ * store them as they are (JSON).
  */
-export type JournalEntry = JournalLine | JournalClaimMark | JournalWindow;
-
-/** The last failed grant of a {@link JournalLine}, kept on the line for staff. */
-export interface GrantFailureNote {
-  /** What the grant threw (its message, at most 300 characters). */
-  message: string;
-  /** When it failed, epoch ms. */
-  at: number;
-  /** How many grants of this line have failed so far. */
-  attempts: number;
-  /**
-   * Set once `attempts` reached the delivery loop's `staffAfterAttempts`: the item is
-   * marked for staff (`teamgames journal pending` shows it as stuck). It is never dropped:
-   * the loop keeps giving it, less and less often, and at once on the player's next join.
-   */
-  stuck?: boolean;
-}
+export type JournalEntry = JournalLine | JournalClaimMark | JournalWindow | JournalVoteEntry;
 
 /** How an {@link UnverifiedWindow} arose. */
 export type WindowCause =
   /** An exactly-once claim whose answer was lost took purchases no preview had shown. */
   | 'lostClaim'
   /** A `fast` claim whose answer was lost, or a crash before its lines were journaled. */
-  | 'claimMark';
+  | 'claimMark'
+  /**
+   * A vote reward claim whose answer was lost (or a crash before its rows were journaled),
+   * and the service's counters did not identify what it bought: see
+   * {@link JournalWindow.reward} and {@link JournalWindow.points}.
+   */
+  | 'lostVote';
 
 /**
  * An {@link UnverifiedWindow} as the journal keeps it: written before the window is
@@ -61,6 +56,14 @@ export interface JournalWindow {
   recordedAt: number;
   /** The node that found it, in a journal shared by several nodes. */
   node?: string;
+  /** `lostVote` windows: the reward id(s) the lost call(s) asked for (comma-separated when several). */
+  reward?: string;
+  /**
+   * `lostVote` windows: the points the lost call(s) spent that no granted row accounts for,
+   * as the service's counters tell; absent when the counters could not tell (see the
+   * delivery guide, "Vote rewards").
+   */
+  points?: number;
   /** Set once resolved. */
   resolution?: WindowResolution;
 }
@@ -238,8 +241,8 @@ export interface DeliveryJournal {
 
 const TRANSACTION_STRINGS = ['player_name', 'product_id_string', 'product_name'] as const;
 const TRANSACTION_NUMBERS = ['product_id', 'product_price', 'quantity_to_grant', 'quantity_purchased', 'product_amount', 'amount_purchased'] as const;
-const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved']);
-const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark']);
+const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved', ...VOTE_STATES]);
+const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark', 'lostVote']);
 
 /**
  * The arguments of a journal's `resolveWindow`, checked as an append checks its entries:
@@ -288,9 +291,10 @@ export function entryProblem(value: unknown): string | undefined {
   const e = value as Record<string, unknown>;
   if (typeof e['deliveryId'] !== 'string' || e['deliveryId'] === '') return 'deliveryId is not a non-empty string';
   if (typeof e['playerName'] !== 'string' || e['playerName'] === '') return 'playerName is not a non-empty string';
-  if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (${describe(e['state'])})`;
+  if (!STATES.has(e['state'])) return `state is not 'claimed', 'intended', 'claiming', 'unverified', 'resolved', 'voteClaiming', 'voteClaimed' or 'voteCounters' (${describe(e['state'])})`;
   if (!isNumber(e['recordedAt'])) return 'recordedAt is not a number';
   if (e['state'] === 'claiming') return e['since'] !== undefined && !isNumber(e['since']) ? 'since is not a number' : undefined;
+  if (VOTE_STATES.has(e['state'])) return voteEntryProblem(e);
   if (e['state'] === 'unverified' || e['state'] === 'resolved') return windowProblem(e);
   const item = e['item'];
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return `item is not an object (${describe(item)})`;
@@ -356,8 +360,10 @@ function isNumber(value: unknown): value is number {
 function windowProblem(e: Record<string, unknown>): string | undefined {
   if (!isNumber(e['from'])) return 'from is not a number';
   if (!isNumber(e['to'])) return 'to is not a number';
-  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim' or 'claimMark' (${describe(e['cause'])})`;
+  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim', 'claimMark' or 'lostVote' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
+  if (e['cause'] === 'lostVote' ? typeof e['reward'] !== 'string' || e['reward'] === '' : e['reward'] !== undefined) return 'reward is not a non-empty string on a lostVote window (and absent on others)';
+  if (e['points'] !== undefined && (e['cause'] !== 'lostVote' || !Number.isSafeInteger(e['points']) || (e['points'] as number) < 0)) return 'points is not a non-negative integer on a lostVote window';
   const r = e['resolution'] as Record<string, unknown> | undefined;
   if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || !isNumber(r['at']) || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
   return undefined;

@@ -99,3 +99,21 @@ export function readVoteReward(body: unknown): VoteRewardResult {
   }
   return { rewards, messages, insufficientPoints: messages.some((m) => /^\s*insufficient points/i.test(m)) };
 }
+
+/** What a message-only vote row says, matched on its leading words (the texts are the service's, or the mock's). */
+export type VoteMessageCode = 'NOT_VOTED' | 'INSUFFICIENT_POINTS' | 'REWARD_NOT_FOUND' | 'INVALID_AMOUNT' | 'INVALID_PLAYER' | 'UNKNOWN';
+
+// Leading words, lower case. "Insufficient Points" and "You have not voted yet" are what
+// integrators match; the others are the mock's texts (src/mock/service/texts.ts).
+const VOTE_MESSAGES: ReadonlyArray<[string, VoteMessageCode]> = [
+  ['you have not voted', 'NOT_VOTED'],
+  ['insufficient points', 'INSUFFICIENT_POINTS'],
+  ['the reward could not be found', 'REWARD_NOT_FOUND'],
+  ['invalid amount', 'INVALID_AMOUNT'],
+  ['invalid player name', 'INVALID_PLAYER'],
+];
+
+/** The code of a message-only vote row; `UNKNOWN` for a text the SDK does not know. @internal */
+export function voteMessageCode(message: string): VoteMessageCode {
+  return VOTE_MESSAGES.find(([prefix]) => startsWithText(message, prefix))?.[1] ?? 'UNKNOWN';
+}

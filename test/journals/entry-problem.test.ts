@@ -13,6 +13,10 @@ const line = journalLine('invoice:1');
 const mark = { deliveryId: 'claim:1', playerName: 'Ann', state: 'claiming', recordedAt: 1 };
 const window = { deliveryId: 'window:1', playerName: 'Ann', state: 'unverified', from: 1, to: 2, cause: 'lostClaim', recordedAt: 2 };
 const resolved = { ...window, state: 'resolved', resolution: { by: 'staff', at: 3, note: 'granted by hand' } };
+const voteMark = { deliveryId: 'vote:1', playerName: 'Ann', state: 'voteClaiming', reward: '1', amount: 2, recordedAt: 1 };
+const voteRow = { deliveryId: 'vote:1:0', playerName: 'Ann', state: 'voteClaimed', recordedAt: 1, reward: { total_points: '5', vote_points: 3, votes_month: 5, give_amount: 2, reward_id: 1, reward_name: 'Box' } };
+const counters = { deliveryId: 'votes:Ann', playerName: 'Ann', state: 'voteCounters', totalPoints: 5, votePoints: 3, recordedAt: 1, prices: [{ reward: '1', name: 'Box', cost: 1, give: 1, learnedAt: 1 }] };
+const voteWindow = { ...window, cause: 'lostVote', reward: '1', points: 2 };
 
 describe('entryProblem', () => {
   it.each<[string, unknown]>([
@@ -22,6 +26,15 @@ describe('entryProblem', () => {
     ['an open window', window],
     ['a window from another node', { ...window, node: 'n', cause: 'claimMark' }],
     ['a resolved window', resolved],
+    ['a vote claim mark', voteMark],
+    ['a settled vote claim mark for all, from a node', { ...voteMark, amount: 'all', settled: true, node: 'n' }],
+    ['a vote reward row', voteRow],
+    ['a recovered vote reward row that failed once', { ...voteRow, recovered: true, lastError: { message: 'm', at: 1, attempts: 1 }, reward: { ...voteRow.reward, message: 'hi' } }],
+    ['vote counters', counters],
+    ['a lost vote window', voteWindow],
+    ['a lost vote window whose points are unknown', { ...voteWindow, points: undefined }],
+    ['counters dropped after a window (no count), prices kept', { ...counters, totalPoints: undefined, votePoints: undefined }],
+    ['counters with every point left', { ...counters, votePoints: 5 }],
   ])('%s: a journal entry', (_name, value) => {
     expect(entryProblem(value)).toBeUndefined();
   });
@@ -34,7 +47,7 @@ describe('entryProblem', () => {
     ['an empty deliveryId', { ...line, deliveryId: '' }, 'deliveryId is not a non-empty string'],
     ['an empty playerName', { ...line, playerName: '' }, 'playerName is not a non-empty string'],
     ['a numeric playerName', { ...line, playerName: 7 }, 'playerName is not a non-empty string'],
-    ['an unknown state', { ...line, state: 'done' }, "state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved'"],
+    ['an unknown state', { ...line, state: 'done' }, "state is not 'claimed', 'intended', 'claiming', 'unverified', 'resolved', 'voteClaiming', 'voteClaimed' or 'voteCounters'"],
     ['recordedAt as text', { ...line, recordedAt: '1' }, 'recordedAt is not a number'],
     ['recordedAt not finite', { ...mark, recordedAt: Number.POSITIVE_INFINITY }, 'recordedAt is not a number'],
     ['an item that is a list', { ...line, item: [] }, 'item is not an object'],
@@ -58,7 +71,41 @@ describe('entryProblem', () => {
     ['a window whose start is not finite', { ...window, from: Number.NaN }, 'from is not a number'],
     ['a window without its end', { ...window, to: '2' }, 'to is not a number'],
     ['a window whose end is not finite', { ...window, to: Number.POSITIVE_INFINITY }, 'to is not a number'],
-    ['a window of an unknown cause', { ...window, cause: 'crash' }, `cause is not 'lostClaim' or 'claimMark' ("crash")`],
+    ['a window of an unknown cause', { ...window, cause: 'crash' }, `cause is not 'lostClaim', 'claimMark' or 'lostVote' ("crash")`],
+    ['a lost vote window without its reward', { ...voteWindow, reward: undefined }, 'reward is not a non-empty string on a lostVote window'],
+    ['a claim window naming a reward', { ...window, reward: '1' }, 'reward is not a non-empty string on a lostVote window (and absent on others)'],
+    ['a lost vote window with negative points', { ...voteWindow, points: -1 }, 'points is not a non-negative integer'],
+    ['a claim window with points', { ...window, points: 1 }, 'points is not a non-negative integer on a lostVote window'],
+    ['a vote mark without its reward', { ...voteMark, reward: '' }, 'reward is not a non-empty string'],
+    ['a vote mark of zero units', { ...voteMark, amount: 0 }, "amount is not a positive integer or 'all'"],
+    ['a vote mark of a fraction', { ...voteMark, amount: 1.5 }, "amount is not a positive integer or 'all'"],
+    ['a vote mark of every unit in capitals', { ...voteMark, amount: 'ALL' }, "amount is not a positive integer or 'all'"],
+    ['a vote mark with a numeric node', { ...voteMark, node: 1 }, 'node is not a string'],
+    ['a vote mark settled as text', { ...voteMark, settled: 'yes' }, 'settled is not a boolean'],
+    ['a vote row without its reward', { ...voteRow, reward: null }, 'reward is not an object (null)'],
+    ['a vote row with total_points as a number', { ...voteRow, reward: { ...voteRow.reward, total_points: 5 } }, 'reward.total_points is not a string'],
+    ['a vote row without its name', { ...voteRow, reward: { ...voteRow.reward, reward_name: undefined } }, 'reward.reward_name is not a string'],
+    ['a vote row giving a fraction', { ...voteRow, reward: { ...voteRow.reward, give_amount: 1.5 } }, 'reward.give_amount is not an integer'],
+    ['a vote row with a numeric message', { ...voteRow, reward: { ...voteRow.reward, message: 1 } }, 'reward.message is not a string'],
+    ['a vote row recovered as text', { ...voteRow, recovered: 'yes' }, 'recovered is not a boolean'],
+    ['a vote row with a lastError that is text', { ...voteRow, lastError: 'x' }, 'lastError is not { message, at, attempts }'],
+    ['counters as text', { ...counters, totalPoints: '5' }, 'totalPoints is not a non-negative integer'],
+    ['negative points left', { ...counters, votePoints: -1 }, 'votePoints is not a non-negative integer'],
+    ['more points left than ever earned', { ...counters, votePoints: 6 }, 'votePoints is above totalPoints'],
+    ['counters without prices', { ...counters, prices: undefined }, 'prices is not an array'],
+    ['a price of zero points', { ...counters, prices: [{ ...counters.prices[0], cost: 0 }] }, 'prices[0] is not { reward, name, cost, give, learnedAt }'],
+    ['a price without its name', { ...counters, prices: [{ ...counters.prices[0], name: undefined }] }, 'prices[0] is not'],
+    ['a price that is null', { ...counters, prices: [null] }, 'prices[0] is not'],
+    ['a price that is text', { ...counters, prices: ['5 points'] }, 'prices[0] is not'],
+    ['a vote mark of a numeric reward', { ...voteMark, reward: 1 }, 'reward is not a non-empty string'],
+    ['a vote mark of every unit spelled out', { ...voteMark, amount: 'every' }, "amount is not a positive integer or 'all' (\"every\")"],
+    ['counters with points left only', { ...counters, totalPoints: undefined }, 'totalPoints is not a non-negative integer'],
+    ['counters with points earned only', { ...counters, votePoints: undefined }, 'votePoints is not a non-negative integer'],
+    ['a vote row whose reward is a list', { ...voteRow, reward: [] }, 'reward is not an object'],
+    ['a vote row with a lastError that is null', { ...voteRow, lastError: null }, 'lastError is not { message, at, attempts }'],
+    ['a vote row with a lastError without its time', { ...voteRow, lastError: { message: 'm', attempts: 1 } }, 'lastError is not { message, at, attempts }'],
+    ['a vote row with a lastError without its count', { ...voteRow, lastError: { message: 'm', at: 1 } }, 'lastError is not { message, at, attempts }'],
+    ['a vote row with a lastError without its message', { ...voteRow, lastError: { at: 1, attempts: 1 } }, 'lastError is not { message, at, attempts }'],
     ['a window with a numeric node', { ...window, node: 2 }, 'node is not a string'],
     ['a resolved window without its resolution', { ...resolved, resolution: undefined }, 'resolution is not { by, at, note }'],
     ['a resolved window whose resolution is null', { ...resolved, resolution: null }, 'resolution is not { by, at, note }'],

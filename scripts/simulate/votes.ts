@@ -1,0 +1,168 @@
+/**
+ * `npm run simulate -- --votes`: vote rewards (`deliverVoteReward`, issue #36) over the
+ * in-process mock, with players voting and spending at random, answers lost on the way,
+ * 503s, gives that throw and simulated process deaths at every journal write; then a final
+ * phase, faults off, in a fresh process (`resumeVoteRewards`, then one more claim per
+ * player with a lost answer left).
+ *
+ *   npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>]
+ *
+ * `--all`: the share of claims sent with `amount: 'all'` (default 0.25; the rest ask 1 or 2 units).
+ *
+ * Prints one line:
+ *   simulate votes players=… calls=… seed=…: votes=… points_spent=… points_granted=… lost=…
+ *   silent=… duplicated=… recovered=… windows=… lost_answers=… crashes=… give_failures=… regives=…
+ * - points_spent: what the mock says the players spent (`total_points − vote_points`);
+ *   points_granted: the points of every row the game applied (units ÷ units per unit ×
+ *   cost); lost: spent − granted, per player, summed.
+ * - silent: lost points of a player that no window covers (a window's `points`, or all of
+ *   them when a window could not tell); duplicated: points granted beyond what a player spent.
+ * - recovered: rows given from the counters after a lost answer; windows: open windows.
+ * - regives: gives the game skipped as repeats of a `deliveryId` (a death between a give and
+ *   its acknowledgement): not duplicates, the dedupe check at work.
+ * Exits 1 when silent > 0 or duplicated > 0. Deterministic for a seed.
+ *
+ * @module
+ */
+import { MemoryJournal, StorefrontClient, inspectJournal, type GivenVoteReward, type JournalEntry } from '../../src/index.js';
+import { createMockService, type MockSeed } from '../../src/mock/index.js';
+import { seededRandom } from '../../src/mock/service/random.js';
+import { Crash, CrashingJournal, T0, processView } from '../../test/support/reliability.js';
+import { commandLine } from '../common/command-line.js';
+
+const KEY = 'votes-simulation-key';
+const REWARDS = [
+  { id: 1, name: 'Vote key', cost: 1, giveAmount: 1 },
+  { id: 2, name: 'Scroll', cost: 5, giveAmount: 2 },
+  { id: 3, name: 'Chest', cost: 12, giveAmount: 1 },
+];
+const seed: MockSeed = { servers: [{ apiKey: KEY, name: 'Vote simulation', rewards: REWARDS }] };
+
+/** The game: applies each `deliveryId` once, its record surviving the bridge's deaths. */
+class Game {
+  readonly points = new Map<string, number>();
+  readonly seen = new Set<string>();
+  regives = 0;
+  recovered = 0;
+  failures = 0;
+  /** Set for the final phase: the game gives every time. */
+  healthy = false;
+
+  constructor(private readonly fail: () => boolean) {}
+
+  give = (reward: GivenVoteReward): void => {
+    if (!this.healthy && this.fail()) {
+      this.failures += 1;
+      throw new Error('inventory full');
+    }
+    if (this.seen.has(reward.deliveryId)) {
+      this.regives += 1;
+      return;
+    }
+    this.seen.add(reward.deliveryId);
+    if (reward.recovered === true) this.recovered += 1;
+    const kind = REWARDS.find((r) => r.id === reward.reward_id);
+    if (kind === undefined) throw new Error(`unknown reward ${reward.reward_id}`);
+    this.points.set(reward.playerName, (this.points.get(reward.playerName) ?? 0) + (reward.give_amount / kind.giveAmount) * kind.cost);
+  };
+}
+
+/** Runs the simulation; resolves to the exit code. */
+export async function run(): Promise<number> {
+  const cli = commandLine('simulate --votes', 'usage: npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>]', {
+    votes: { type: 'boolean', default: true },
+    players: { type: 'string', default: '20' },
+    calls: { type: 'string', default: '3000' },
+    seed: { type: 'string', default: '1' },
+    faults: { type: 'string', default: 'on' },
+    all: { type: 'string', default: '0.25' },
+  });
+  const ALL = cli.number('all', 0, 1);
+  const players = Array.from({ length: cli.integer('players', 1, 10_000) }, (_, i) => `Voter${i + 1}`);
+  const calls = cli.integer('calls', 1, 10_000_000);
+  const SEED = cli.integer('seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const faults = cli.oneOf('faults', ['on', 'off']) === 'on';
+  const random = seededRandom(SEED ^ 0x0f07e5);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+
+  const mock = createMockService({ seed, now: T0 });
+  mock.faults.seed(SEED);
+  if (faults) {
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', probability: 0.05 });
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'status', status: 503, probability: 0.02 });
+  }
+  const storage = new MemoryJournal();
+  const game = new Game(() => faults && random() < 0.02);
+  let crashes = 0;
+  let votes = 0;
+  const process_ = (dies: boolean) => {
+    const journal = new CrashingJournal(processView(storage), () => dies && random() < 0.01);
+    const client = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, now: mock.clock.now, journal, retry: 0 });
+    return { journal, client };
+  };
+  let bridge = process_(faults);
+  /** Runs one call of the bridge; a death starts the next process, which resumes first. */
+  const attempt = async (call: (client: StorefrontClient) => Promise<unknown>): Promise<void> => {
+    try {
+      await bridge.journal.run(call(bridge.client));
+    } catch (error) {
+      if (!(error instanceof Crash)) throw error;
+      crashes += 1;
+      bridge = process_(faults);
+      await attempt((client) => client.resumeVoteRewards(game.give));
+    }
+  };
+
+  for (let i = 0; i < calls; i++) {
+    mock.clock.advance(1_000 + Math.floor(random() * 60_000));
+    const player = pick(players);
+    if (random() < 0.3) {
+      mock.recordVote(KEY, player, 1 + Math.floor(random() * 5));
+      votes += 1;
+      continue;
+    }
+    const reward = pick(REWARDS).id;
+    const amount = random() >= ALL ? 1 + Math.floor(random() * 2) : ('all' as const);
+    await attempt((client) => client.deliverVoteReward({ player, reward, amount }, game.give));
+  }
+
+  // Final phase: faults off, a fresh process that never dies; every lost answer worked out.
+  const lostAnswers = mock.faults.list().reduce((sum, f) => sum + f.fired, 0);
+  mock.faults.clear();
+  game.healthy = true;
+  bridge = process_(false);
+  await bridge.client.resumeVoteRewards(game.give);
+  for (let pass = 0; pass < 5; pass++) {
+    const open = new Set((await storage.pending()).filter(isOpen).map((e) => e.playerName));
+    if (open.size === 0) break;
+    for (const player of open) await bridge.client.deliverVoteReward({ player, reward: 1, amount: 1 }, game.give);
+  }
+  const left = (await storage.pending()).filter(isOpen).length;
+
+  const windows = (await inspectJournal(storage)).openWindows;
+  let spent = 0;
+  let granted = 0;
+  let lost = 0;
+  let silent = 0;
+  let duplicated = 0;
+  for (const v of mock.state().servers[0]?.votes ?? []) {
+    const s = v.total_points - v.vote_points;
+    const g = game.points.get(v.playerName) ?? 0;
+    spent += s;
+    granted += g;
+    lost += Math.max(0, s - g);
+    duplicated += Math.max(0, g - s);
+    const mine = windows.filter((w) => w.playerName === v.playerName);
+    const covered = mine.some((w) => w.points === undefined) ? Number.POSITIVE_INFINITY : mine.reduce((sum, w) => sum + (w.points ?? 0), 0);
+    silent += Math.max(0, s - g - covered);
+  }
+  console.log(
+    `simulate votes players=${players.length} calls=${calls} seed=${SEED}: votes=${votes} points_spent=${spent} points_granted=${granted} lost=${lost} silent=${silent} duplicated=${duplicated} recovered=${game.recovered} windows=${windows.length} lost_answers=${lostAnswers} crashes=${crashes} give_failures=${game.failures} regives=${game.regives}${left > 0 ? ` still_open=${left}` : ''}`,
+  );
+  return silent > 0 || duplicated > 0 || left > 0 ? 1 : 0;
+}
+
+/** A record still to do: a row to give or a lost answer to work out. */
+function isOpen(entry: JournalEntry): boolean {
+  return entry.state === 'voteClaimed' || (entry.state === 'voteClaiming' && entry.settled !== true);
+}

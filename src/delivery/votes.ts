@@ -1,0 +1,419 @@
+/**
+ * Crash-safe vote rewards: {@link StorefrontClient.deliverVoteReward} and
+ * {@link StorefrontClient.resumeVoteRewards}, over the same {@link DeliveryJournal} and the
+ * same per-player order as purchases.
+ *
+ * The service spends the player's points when it answers. So: a mark of the call goes to
+ * the journal before it is sent; the rows of its answer (with the player's counters) are
+ * journaled, in one append that settles the mark, before the first give; each row is
+ * acknowledged after its give returned. A give that throws leaves its row, given again by
+ * the player's next call or by `resumeVoteRewards`. A mark left open (the answer was lost,
+ * or the process died before its rows were journaled) is worked out by the player's next
+ * answer: its counters tell what the lost call spent (`vote-recovery.ts`).
+ *
+ * @module
+ * @internal
+ */
+import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
+import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../internal/validate.js';
+import type { StorefrontEvent } from '../types.js';
+import { entryProblem, type DeliveryJournal, type JournalEntry, type JournalWindow } from '../journals/contract.js';
+import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../journals/vote-entries.js';
+import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../wire/vote-reward.js';
+import type { PlayerLocks } from './player-locks.js';
+import { account } from './vote-recovery.js';
+import { GrantTimeoutError } from './types.js';
+import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './vote-types.js';
+
+const TEXT = {
+  given: 'Your vote reward has been given.',
+  partial: 'Some of your vote rewards could not be given yet; they will be given on your next claim.',
+  unknown: 'The vote store did not answer in time. Your points are safe: your next reward claim checks what was spent.',
+  error: 'Vote rewards are unavailable right now. Your points are safe; try again later.',
+  window: 'We could not confirm every vote reward you claimed. If one is missing, staff can check it for you.',
+} as const;
+
+/** The client a vote delivery runs for: its vote claim, its `onEvent`, its redaction. */
+export interface VoteVia {
+  claimVoteReward: (input: VoteRewardInput, options: { signal?: AbortSignal }) => Promise<VoteRewardResult>;
+  onEvent: ((event: StorefrontEvent) => void) | undefined;
+  /** The key, in every form, out of a text (players' texts included). */
+  redact: (text: string) => string;
+}
+
+/** What the vote engine needs of the purchase engine: its journal (opened on first use) and its per-player order. */
+export interface VoteHost {
+  readonly journal: DeliveryJournal;
+  locks(journal: DeliveryJournal): PlayerLocks;
+  now: () => number;
+}
+
+interface VoteRun {
+  operation: Operation;
+  via: VoteVia;
+  /** How long one give may run before the call moves on (the row stays pending). */
+  giveTimeoutMs: number;
+  granted: GivenVoteReward[];
+  failed: VoteRewardFailure[];
+  window?: VoteUnverifiedWindow;
+  journalError?: JournalError;
+}
+
+type Row = JournalVoteReward;
+
+// Vote records the journal failed to take, per journal object (every client of it shares them).
+const unwritten = new WeakMap<DeliveryJournal, Map<string, JournalEntry>>();
+// Rows whose give outlived its time and still runs, per journal object.
+const giving = new WeakMap<DeliveryJournal, Set<string>>();
+const LATE = Symbol('late');
+
+function givingOf(journal: DeliveryJournal): Set<string> {
+  let running = giving.get(journal);
+  if (running === undefined) giving.set(journal, (running = new Set()));
+  return running;
+}
+
+function memoryOf(journal: DeliveryJournal): Map<string, JournalEntry> {
+  let memory = unwritten.get(journal);
+  if (memory === undefined) unwritten.set(journal, (memory = new Map()));
+  return memory;
+}
+
+/** The vote reward deliveries of one client (and the clients derived from it). */
+export class VoteDeliveries {
+  readonly #host: VoteHost;
+
+  constructor(host: VoteHost) {
+    this.#host = host;
+  }
+
+  /** Claims a vote reward for a player and gives its rows, journaled; see the module. */
+  async deliver(via: VoteVia, input: unknown, give: unknown, options: unknown): Promise<VoteDeliveryReport> {
+    const op: Operation = 'deliverVoteReward';
+    const claim = checkVoteInput(input, op);
+    const giveFn = checkGive(give, op);
+    const { signal, giveTimeoutMs } = checkVoteOptions(options, op);
+    const journal = this.#host.journal;
+    const locks = this.#host.locks(journal);
+    refuseReentry(locks, claim.player, op);
+    const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
+    return locks.run(claim.player, signal, async () => {
+      const locked = await acrossNodes(journal, claim.player, signal, () => this.#deliver(run, journal, claim, giveFn, signal));
+      if (locked.ok) return locked.value;
+      this.#journalFailed(run, claim.player, locked.error);
+      return this.#report(run, journal, claim.player, { code: 'ERROR', message: TEXT.error });
+    });
+  }
+
+  /** Gives every vote row left pending in the journal (at startup); lost answers wait for the player's next claim. */
+  async resume(via: VoteVia, give: unknown, options: unknown): Promise<VoteResumeReport> {
+    const op: Operation = 'resumeVoteRewards';
+    const giveFn = checkGive(give, op);
+    const { signal, giveTimeoutMs } = checkVoteOptions(options, op);
+    const journal = this.#host.journal;
+    const locks = this.#host.locks(journal);
+    const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
+    let all: JournalEntry[];
+    try {
+      all = checked(await journal.pending());
+    } catch (error) {
+      throw this.#journalFailed(run, undefined, error);
+    }
+    const players = new Set([...all, ...memoryOf(journal).values()].filter((e) => e.state === 'voteClaimed').map((e) => e.playerName));
+    const errors: VoteResumeReport['errors'] = [];
+    for (const player of players) {
+      refuseReentry(locks, player, op);
+      const left = await locks.run(player, signal, async () => {
+        const locked = await acrossNodes(journal, player, signal, async () => {
+          const settled = await this.#settle(run, journal, player, giveFn);
+          return settled.ok ? undefined : settled.error;
+        });
+        return locked.ok ? locked.value : this.#journalFailed(run, player, locked.error);
+      });
+      if (left !== undefined) errors.push({ playerName: player, error: left });
+    }
+    const pending = (await this.#pendingOf(run, journal, undefined)) ?? 0;
+    return { granted: run.granted, failed: run.failed, pending, errors, ...(run.journalError ? { journalError: run.journalError } : {}) };
+  }
+
+  async #deliver(run: VoteRun, journal: DeliveryJournal, input: VoteRewardInput & { player: string }, give: VoteRewardGiveFunction, signal: AbortSignal | undefined): Promise<VoteDeliveryReport> {
+    const player = input.player;
+    const settled = await this.#settle(run, journal, player, give);
+    // The journal cannot record a claim now: claim nothing (rows already claimed were given above).
+    if (!settled.ok) return this.#report(run, journal, player, { code: 'ERROR', message: TEXT.error, error: settled.error });
+    const lost = settled.entries.filter((e): e is JournalVoteClaim => e.state === 'voteClaiming' && e.settled !== true);
+    const before = settled.entries.find((e): e is JournalVoteCounters => e.state === 'voteCounters');
+    const node = journal.nodeId;
+    const mark: JournalVoteClaim = { deliveryId: `vote:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'voteClaiming', reward: String(input.reward), amount: input.amount, recordedAt: this.#host.now(), ...(node === undefined ? {} : { node }) };
+    // The mark is the durable record that comes first: a journal that cannot write stops the claim here.
+    if (!(await this.#write(run, journal, player, (j) => j.append([mark])))) return this.#report(run, journal, player, { code: 'ERROR', message: TEXT.error });
+    let result: VoteRewardResult;
+    try {
+      result = await run.via.claimVoteReward(input, signal === undefined ? {} : { signal });
+    } catch (error) {
+      // A lost answer keeps its mark: the next answer's counters tell what it spent.
+      if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) return this.#report(run, journal, player, { code: 'OUTCOME_UNKNOWN', message: TEXT.unknown, error: error as StorefrontError });
+      // Not sent, or refused before anything was spent (a refused key, an abort before sending).
+      await this.#write(run, journal, player, (j) => j.acknowledge([mark.deliveryId]));
+      if (!isStorefrontError(error)) throw error;
+      return this.#report(run, journal, player, { code: 'ERROR', message: TEXT.error, error });
+    }
+    return this.#answered(run, journal, { input, mark, lost, before, result }, give);
+  }
+
+  /** Journals what the answer (and the counters) tell, in one append, then gives the rows. */
+  async #answered(
+    run: VoteRun,
+    journal: DeliveryJournal,
+    call: { input: VoteRewardInput & { player: string }; mark: JournalVoteClaim; lost: JournalVoteClaim[]; before: JournalVoteCounters | undefined; result: VoteRewardResult },
+    give: VoteRewardGiveFunction,
+  ): Promise<VoteDeliveryReport> {
+    const { input, mark, lost, result } = call;
+    const player = input.player;
+    const now = this.#host.now();
+    const accounting = account(player, now, call.before, lost, input, result.rewards);
+    const recovered: Row[] = accounting.recovered.map(({ mark: m, reward }) => ({ deliveryId: `${m.deliveryId}:0`, playerName: player, state: 'voteClaimed', reward, recordedAt: now, recovered: true }));
+    const rows: Row[] = result.rewards.map((reward, i) => ({ deliveryId: `${mark.deliveryId}:${i}`, playerName: player, state: 'voteClaimed', reward, recordedAt: now }));
+    const node = journal.nodeId;
+    // A wall clock stepped back since the lost call still gives a window that runs forward.
+    const window: JournalWindow | undefined =
+      accounting.window === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'unverified', from: accounting.window.from, to: Math.max(now, accounting.window.from), cause: 'lostVote', recordedAt: now, reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }), ...(node === undefined ? {} : { node }) };
+    const marks = [mark, ...lost].map((m): JournalVoteClaim => ({ ...m, settled: true }));
+    // One append, all or nothing: a settled mark had its rows (and its window) journaled with it.
+    const entries: JournalEntry[] = [...recovered, ...rows, ...(window === undefined ? [] : [window]), accounting.counters, ...marks];
+    if (await this.#write(run, journal, player, (j) => j.append(entries))) {
+      await this.#write(run, journal, player, (j) => j.acknowledge(marks.map((m) => m.deliveryId)));
+    } else {
+      const memory = memoryOf(journal);
+      for (const entry of entries) memory.set(entry.deliveryId, entry);
+    }
+    if (window !== undefined) {
+      run.window = { playerName: player, from: window.from, to: window.to, reward: accounting.window?.reward ?? mark.reward, ...(window.points === undefined ? {} : { points: window.points }) };
+      emit(run, { type: 'unverified', operation: run.operation, window: { playerName: player, from: window.from, to: window.to } });
+    }
+    await this.#giveAll(run, journal, [...recovered, ...rows], give);
+    const first = result.messages[0];
+    const outcome: { code: VoteDeliveryCode; message: string } =
+      result.rewards.length > 0 ? { code: 'SUCCESS', message: result.rewards.find((r) => r.message !== undefined)?.message ?? TEXT.given } : first === undefined ? { code: 'UNKNOWN', message: TEXT.error } : { code: voteMessageCode(first), message: first };
+    return this.#report(run, journal, player, outcome);
+  }
+
+  /**
+   * Finishes what earlier calls left for the player: records memory holds are written
+   * again, settled marks are dropped, rows are given. Returns the player's records, or
+   * the journal's error (after giving what memory holds) when it cannot write or read.
+   */
+  async #settle(run: VoteRun, journal: DeliveryJournal, player: string, give: VoteRewardGiveFunction): Promise<{ ok: true; entries: JournalEntry[] } | { ok: false; error: JournalError }> {
+    const memory = memoryOf(journal);
+    const remembered = [...memory.values()].filter((e) => e.playerName === player);
+    const memoryRows = remembered.filter((e): e is Row => e.state === 'voteClaimed');
+    let entries: JournalEntry[] | undefined;
+    if (remembered.length === 0 || (await this.#write(run, journal, player, (j) => j.append(remembered)))) {
+      for (const entry of remembered) memory.delete(entry.deliveryId);
+      try {
+        entries = checked(await journal.pending(player));
+      } catch (error) {
+        this.#journalFailed(run, player, error);
+      }
+    }
+    if (entries === undefined) {
+      // Until what memory holds is written, its marks read as open: claim nothing, give what memory holds.
+      await this.#giveAll(run, journal, memoryRows, give);
+      return { ok: false, error: run.journalError as JournalError };
+    }
+    const done = entries.filter((e) => e.state === 'voteClaiming' && e.settled === true).map((e) => e.deliveryId);
+    if (done.length > 0) await this.#write(run, journal, player, (j) => j.acknowledge(done));
+    await this.#giveAll(run, journal, entries.filter((e): e is Row => e.state === 'voteClaimed'), give);
+    return { ok: true, entries };
+  }
+
+  /**
+   * Gives each row, acknowledging it right after; a give that throws leaves it pending, its
+   * failure noted on it, and so does one that outlives `giveTimeoutMs` (acknowledged if it
+   * still returns; never given again while it runs).
+   */
+  async #giveAll(run: VoteRun, journal: DeliveryJournal, rows: readonly Row[], give: VoteRewardGiveFunction): Promise<void> {
+    const memory = memoryOf(journal);
+    const running = givingOf(journal);
+    for (const row of rows) {
+      if (running.has(row.deliveryId)) continue;
+      const reward: GivenVoteReward = { ...row.reward, playerName: row.playerName, deliveryId: row.deliveryId, ...(row.recovered === true ? { recovered: true } : {}) };
+      const thrown = await this.#giveWithin(run, journal, reward, give);
+      if (thrown !== undefined) {
+        run.failed.push({ reward, error: thrown.error });
+        if (thrown.error instanceof GrantTimeoutError) continue;
+        const noted: Row = { ...row, lastError: { message: String((thrown.error as Error | undefined)?.message ?? thrown.error).slice(0, 300), at: this.#host.now(), attempts: (row.lastError?.attempts ?? 0) + 1 } };
+        if (memory.has(row.deliveryId)) memory.set(row.deliveryId, noted);
+        else await this.#write(run, journal, row.playerName, (j) => j.append([noted]));
+        continue;
+      }
+      run.granted.push(reward);
+      memory.delete(row.deliveryId);
+      await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]));
+    }
+  }
+
+  /** One give, bounded: what it threw, its timeout, or `undefined` once it returned. */
+  async #giveWithin(run: VoteRun, journal: DeliveryJournal, reward: GivenVoteReward, give: VoteRewardGiveFunction): Promise<{ error: unknown } | undefined> {
+    let attempt: Promise<unknown>;
+    try {
+      attempt = Promise.resolve(give(reward));
+    } catch (error) {
+      return { error };
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), run.giveTimeoutMs)));
+    try {
+      if ((await Promise.race([attempt, late])) !== LATE) return undefined;
+    } catch (error) {
+      return { error };
+    } finally {
+      clearTimeout(timer);
+    }
+    // Still running: the player's other calls go on, and this row waits for it.
+    const running = givingOf(journal);
+    running.add(reward.deliveryId);
+    attempt.then(
+      async () => {
+        running.delete(reward.deliveryId);
+        memoryOf(journal).delete(reward.deliveryId);
+        await journal.acknowledge([reward.deliveryId]).catch(() => undefined); // else given again later: the game's dedupe check
+      },
+      () => running.delete(reward.deliveryId),
+    );
+    return { error: new GrantTimeoutError(run.operation, reward.deliveryId, run.giveTimeoutMs) };
+  }
+
+  async #report(run: VoteRun, journal: DeliveryJournal, player: string, outcome: { code: VoteDeliveryCode; message: string; error?: StorefrontError }): Promise<VoteDeliveryReport> {
+    const code: VoteDeliveryCode = run.failed.length > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
+    let message = code === 'PARTIAL' ? TEXT.partial : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? TEXT.given : outcome.message;
+    if (run.window !== undefined) message = `${message} ${TEXT.window}`;
+    const pending = (await this.#pendingOf(run, journal, player)) ?? 0;
+    const error = outcome.error ?? run.journalError;
+    return {
+      code,
+      message: run.via.redact(message),
+      granted: run.granted,
+      failed: run.failed,
+      pending,
+      ...(error === undefined ? {} : { error }),
+      ...(run.window === undefined ? {} : { unverified: run.window }),
+      ...(run.journalError === undefined ? {} : { journalError: run.journalError }),
+    };
+  }
+
+  /** Rows still to give and lost answers still to work out (journal and memory). */
+  async #pendingOf(run: VoteRun, journal: DeliveryJournal, player: string | undefined): Promise<number | undefined> {
+    const isWork = (e: JournalEntry) => e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true);
+    const inMemory = [...memoryOf(journal).values()].filter((e) => e.state === 'voteClaimed' && (player === undefined || e.playerName === player));
+    try {
+      const listed = (await journal.pending(player)).filter(isWork);
+      return listed.length + inMemory.filter((e) => !listed.some((l) => l.deliveryId === e.deliveryId)).length;
+    } catch (error) {
+      this.#journalFailed(run, player, error);
+      return inMemory.length;
+    }
+  }
+
+  /** Runs one journal change; a failure is reported on the run, never thrown. */
+  async #write(run: VoteRun, journal: DeliveryJournal, player: string, change: (journal: DeliveryJournal) => Promise<void>): Promise<boolean> {
+    try {
+      await change(journal);
+      return true;
+    } catch (error) {
+      this.#journalFailed(run, player, error);
+      return false;
+    }
+  }
+
+  #journalFailed(run: VoteRun, player: string | undefined, error: unknown): JournalError {
+    const journalError = isStorefrontError(error, 'JOURNAL_FAILED')
+      ? (error as JournalError)
+      : new JournalError(`${run.operation}: the delivery journal failed (${String((error as Error | undefined)?.message ?? error).slice(0, 200)})`, { operation: run.operation, cause: error });
+    run.journalError ??= journalError;
+    if (player !== undefined) emit(run, { type: 'journalError', operation: run.operation, playerName: player, error: journalError });
+    return journalError;
+  }
+}
+
+/** Checks the input as `claimVoteReward` does; the reward is kept as text, as sent. */
+function checkVoteInput(input: unknown, op: Operation): VoteRewardInput & { player: string } {
+  const fields = checkRequiredObject(input as Record<string, unknown>, ['player', 'reward', 'amount'], 'player, reward and amount', 'input', op);
+  const player = checkPlayerName(fields.player, 'input.player', op);
+  const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
+  const amount = fields.amount === 'all' ? 'all' : checkPositiveInteger(fields.amount, 'input.amount', op);
+  return { player, reward, amount };
+}
+
+function checkGive(value: unknown, op: Operation): VoteRewardGiveFunction {
+  if (typeof value !== 'function') fail('give', `must be a function (reward) => void | Promise<void>, got ${describe(value)}`, op);
+  return value as VoteRewardGiveFunction;
+}
+
+const DEFAULT_GIVE_TIMEOUT_MS = 60_000;
+
+function checkVoteOptions(options: unknown, op: Operation): { signal: AbortSignal | undefined; giveTimeoutMs: number } {
+  const opts = checkOptionsObject(options as { signal?: unknown; giveTimeoutMs?: unknown } | undefined, ['signal', 'giveTimeoutMs'], 'options', op);
+  const giveTimeoutMs = opts.giveTimeoutMs === undefined ? DEFAULT_GIVE_TIMEOUT_MS : checkIntegerInRange(opts.giveTimeoutMs, 1, 24 * 3_600_000, 'options.giveTimeoutMs', op);
+  return { signal: checkSignal(opts.signal, op), giveTimeoutMs };
+}
+
+/** A give calling for its own player would wait for itself forever: refused. */
+function refuseReentry(locks: PlayerLocks, player: string, op: Operation): void {
+  if (locks.holds(player)) {
+    fail('input.player', `must not be the player of a delivery this call runs inside (a give, grant or onEvent calling ${op} for ${JSON.stringify(player)} would wait for itself forever); give the reward and return`, op);
+  }
+}
+
+/**
+ * Runs `work` under the journal's cross-node lock on the player, when it has one. Waiting
+ * for the lock is abortable; a lock that cannot be had is returned, and nothing was done.
+ */
+async function acrossNodes<T>(journal: DeliveryJournal, player: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  if (journal.withPlayerLock === undefined) return { ok: true, value: await work() };
+  let started = false;
+  const locked = journal.withPlayerLock<T | typeof NOT_STARTED>(player, () => {
+    if (signal?.aborted) return Promise.resolve(NOT_STARTED);
+    started = true;
+    return work();
+  });
+  return new Promise((resolve, reject) => {
+    // Once the work has started it settles on its own; only the wait for the lock is abortable.
+    const onAbort = () => {
+      if (!started) reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    locked.then(
+      (value) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (value !== NOT_STARTED) resolve({ ok: true, value: value as T });
+      },
+      (error: unknown) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (started) reject(error);
+        else if (!signal?.aborted) resolve({ ok: false, error });
+      },
+    );
+  });
+}
+
+/** Returned by a cross-node lock's work that found its call aborted before it started. */
+const NOT_STARTED = Symbol('not started');
+
+/** Every record a journal returns is validated like an answer from the network. */
+function checked(entries: JournalEntry[]): JournalEntry[] {
+  if (!Array.isArray(entries)) throw new Error(`pending() did not return an array (${typeof entries})`);
+  for (const entry of entries) {
+    const problem = entryProblem(entry);
+    if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
+  }
+  return entries;
+}
+
+function emit(run: VoteRun, event: StorefrontEvent): void {
+  try {
+    run.via.onEvent?.(event);
+  } catch {
+    // A listener's failure must not change the outcome of a delivery.
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Two game servers (two StorefrontClients, a pool and a journal object each, on ONE table)
+ * claim vote rewards for the same players at the same moment, while a fifth of the vote
+ * answers are lost. The player's lock across nodes orders them, so the counters of each
+ * answer follow the one before: every point the service spent is given once in game, or
+ * named in a window for staff. Never silent, never twice.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { StorefrontClient, inspectJournal, type GivenVoteReward } from 'teamgames-sdk';
+import { createMockService } from 'teamgames-sdk/mock';
+import { KEY, T0, storeSeed } from '../support/fixtures.js';
+import { uniqueName } from '../support/databases.js';
+import { engineKits, type EngineKit } from './kits.js';
+
+const mock = createMockService({ seed: storeSeed, now: T0 });
+afterEach(() => mock.reset());
+
+const PLAYERS = ['Ann', 'Bob'];
+const ROUNDS = 10;
+// storeSeed's reward 2 "Scroll": 5 points per unit, 2 given per unit.
+const ASK = { reward: 2, amount: 1 } as const;
+
+describe.each(engineKits())('$label', (kit: EngineKit) => {
+  it.skipIf(kit.url === undefined)('two nodes claim vote rewards for the same players at once, answers lost: every point spent is given once or in a window', async () => {
+    const names = { table: uniqueName('journal'), grantedTable: uniqueName('granted') };
+    await kit.journal(kit.pool(2), names).createTables();
+    const given = new Map<string, GivenVoteReward>();
+    let repeats = 0;
+    const give = (reward: GivenVoteReward) => {
+      if (given.has(reward.deliveryId)) repeats += 1;
+      else given.set(reward.deliveryId, reward);
+    };
+    const nodes = ['a', 'b'].map((name) => {
+      const journal = kit.journal(kit.pool(3), { ...names, nodeId: `node-${name}` });
+      return { journal, client: new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, now: mock.clock.now, journal, retry: 0 }) };
+    });
+    for (const player of PLAYERS) {
+      mock.recordVote(KEY, player, 500);
+      // The first answers give each player's counters and the reward's price.
+      for (const node of nodes) await node.client.deliverVoteReward({ player, ...ASK }, give);
+    }
+
+    mock.faults.seed(11);
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', probability: 0.2 });
+    const codes: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const player of PLAYERS) {
+        const reports = await Promise.all(nodes.map((node) => node.client.deliverVoteReward({ player, ...ASK }, give)));
+        codes.push(...reports.map((r) => r.code));
+      }
+    }
+    // The network heals: each player's next answer settles what was lost.
+    mock.faults.clear();
+    for (const player of PLAYERS) await nodes[1]!.client.deliverVoteReward({ player, ...ASK }, give);
+
+    const windows = (await inspectJournal(nodes[0]!.journal)).openWindows;
+    for (const player of PLAYERS) {
+      const votes = mock.state().servers[0]?.votes.find((v) => v.playerName === player);
+      const spent = (votes?.total_points ?? 0) - (votes?.vote_points ?? 0);
+      const givenPoints = ([...given.values()].filter((r) => r.playerName === player).reduce((sum, r) => sum + r.give_amount, 0) / 2) * 5;
+      const windowPoints = windows.filter((w) => w.playerName === player).reduce((sum, w) => sum + (w.points ?? Number.NaN), 0);
+      expect(givenPoints + windowPoints, `${player}: ${spent} points spent`).toBe(spent);
+    }
+    expect(codes).toContain('OUTCOME_UNKNOWN');
+    expect(repeats).toBe(0);
+    expect([...given.values()].some((r) => r.recovered === true)).toBe(true);
+    // Nothing left to do but the counters (and the windows, kept for staff), seen from either node.
+    const left = (await nodes[1]!.journal.pending()).filter((e) => e.state !== 'voteCounters' && e.state !== 'unverified');
+    expect(left).toEqual([]);
+  });
+});
