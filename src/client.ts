@@ -470,7 +470,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: automatic delivery](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#automatic-delivery)
    */
   startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
-    return startDeliveryLoop({ engine: this.#shared.deliveries, via: () => this.#via() }, options);
+    return startDeliveryLoop({ engine: this.#shared.deliveries, via: () => this.#via(), votes: { deliveries: this.#shared.votes, via: () => this.#voteVia() } }, options);
   }
 
   /** A safe description of the client; never the key. */

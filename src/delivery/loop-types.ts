@@ -11,6 +11,7 @@ import type { JournalWindow } from '../journals/contract.js';
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
 import type { PendingDelivery } from './staff.js';
 import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from './types.js';
+import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from './vote-types.js';
 
 /** Options of {@link StorefrontClient.startDeliveryLoop}. */
 export interface DeliveryLoopOptions {
@@ -42,6 +43,25 @@ export interface DeliveryLoopOptions {
    * (10 s, doubling, at most 1 h), and at once on the player's next join. Default `5`.
    */
   staffAfterAttempts?: number;
+  /**
+   * Gives a vote reward row in game, as the `give` of {@link StorefrontClient.deliverVoteReward};
+   * needed by {@link DeliveryLoop.claimVote}, never called for a player who is offline.
+   */
+  giveVoteReward?: VoteRewardGiveFunction;
+}
+
+/** What {@link DeliveryLoop.claimVote} resolves to: a {@link VoteDeliveryReport}, whose `code` may also be `OFFLINE` or `STOPPED` (as {@link LoopClaimCode}). */
+export interface LoopVoteReport extends Omit<VoteDeliveryReport, 'code'> {
+  /** The outcome: a {@link VoteDeliveryCode}, or `OFFLINE` / `STOPPED`. */
+  code: VoteDeliveryCode | 'OFFLINE' | 'STOPPED';
+}
+
+/** What {@link DeliveryLoop.claimVote} claims: the reward and how many units (a number, or `'all'` the points pay for). */
+export interface LoopVoteInput {
+  /** The reward's id, as in {@link VoteRewardInput.reward}. */
+  reward: string | number;
+  /** Units: a positive integer, or `'all'`. Numbers let a lost answer be recovered (see the guide's "Vote rewards"). */
+  amount: number | 'all';
 }
 
 /** What {@link DeliveryLoop.stats} counts since the loop started. */
@@ -152,6 +172,15 @@ export interface DeliveryLoop {
    * - the loop stopped first: `code: 'STOPPED'`.
    */
   claim(playerName: string): Promise<LoopClaimReport>;
+  /**
+   * A `::vote` / `::reward` command typed by the player: {@link StorefrontClient.deliverVoteReward}
+   * through the loop's budget of calls and the player's turn (after the purchase delivery
+   * in flight, if any), given with `giveVoteReward`. Resolves for every outcome, `OFFLINE`
+   * and `STOPPED` as {@link DeliveryLoop.claim}; rejects only with an {@link InvalidInputError}
+   * (a bad name or input, no `giveVoteReward` option, or a call from inside a give for the
+   * same player).
+   */
+  claimVote(playerName: string, input: LoopVoteInput): Promise<LoopVoteReport>;
   /** Counts since the start. */
   stats(): DeliveryLoopStats;
   /**
@@ -178,12 +207,13 @@ export interface CheckedLoopOptions {
   grantTimeoutMs: number | undefined;
   claimMode: DeliveryMode;
   staffAfterAttempts: number;
+  giveVoteReward: VoteRewardGiveFunction | undefined;
 }
 
 const DEFAULT_POLL_MS = 30_000;
 const DEFAULT_CALLS_PER_SECOND = 10;
 const DEFAULT_STAFF_AFTER_ATTEMPTS = 5;
-const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true } satisfies Record<keyof DeliveryLoopOptions, true>;
+const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true, giveVoteReward: true } satisfies Record<keyof DeliveryLoopOptions, true>;
 const OPTIONS = Object.keys(KEYS);
 
 /** Checks the options of `startDeliveryLoop`. @internal */
@@ -193,6 +223,7 @@ export function checkLoopOptions(options: unknown): CheckedLoopOptions {
   const opts = checkOptionsObject(options as { [K in keyof DeliveryLoopOptions]?: unknown }, OPTIONS, 'options', op);
   if (typeof opts.give !== 'function') fail('options.give', `must be a function (item) => void | Promise<void>, got ${describe(opts.give)}`, op);
   const claimMode = opts.claimMode ?? 'exactlyOnce';
+  if (opts.giveVoteReward !== undefined && typeof opts.giveVoteReward !== 'function') fail('options.giveVoteReward', `must be a function (reward) => void | Promise<void>, got ${describe(opts.giveVoteReward)}`, op);
   if (claimMode !== 'exactlyOnce' && claimMode !== 'fast') fail('options.claimMode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.claimMode)}`, op);
   return {
     give: opts.give as GrantFunction,
@@ -202,5 +233,6 @@ export function checkLoopOptions(options: unknown): CheckedLoopOptions {
     grantTimeoutMs: opts.grantTimeoutMs === undefined ? undefined : checkIntegerInRange(opts.grantTimeoutMs, 1, 24 * 3_600_000, 'options.grantTimeoutMs', op),
     claimMode,
     staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
+    giveVoteReward: opts.giveVoteReward as VoteRewardGiveFunction | undefined,
   };
 }

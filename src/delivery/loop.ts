@@ -21,12 +21,13 @@ import { CLAIM_WINDOW_MS } from '../wire/claim.js';
 import { CallBudget, platformTimers, type LoopTimers } from './call-budget.js';
 import { DueHeap, type DueEntry } from './due-heap.js';
 import type { DeliveryEngine } from './engine.js';
-import { checkLoopOptions, type CheckedLoopOptions, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimCode, type LoopClaimReport, type LoopPendingItem, type PlayerDeliveryStatus } from './loop-types.js';
+import { checkLoopOptions, type CheckedLoopOptions, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimCode, type LoopClaimReport, type LoopPendingItem, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './loop-types.js';
+import type { VoteDeliveries, VoteVia } from './votes.js';
 import { ERROR_MESSAGE, type RunVia } from './report.js';
 import { inspectEntries } from './staff.js';
 import type { DeliveredItem, DeliveryCode, DeliveryReport } from './types.js';
 
-export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, PlayerDeliveryStatus } from './loop-types.js';
+export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './loop-types.js';
 
 /** Of the budget, the share routine polls may plan on: the rest is for claims, joins and `/claim`. */
 const POLL_SHARE = 0.8;
@@ -97,6 +98,8 @@ interface Player {
 export interface LoopHost {
   engine: DeliveryEngine;
   via: () => RunVia;
+  /** The client's vote rewards, for `claimVote` (a host without them, such as the simulation's, has no votes). */
+  votes?: { deliveries: VoteDeliveries; via: () => VoteVia };
 }
 
 /**
@@ -201,6 +204,42 @@ class Loop implements DeliveryLoop {
     return report;
   }
 
+  async claimVote(playerName: string, input: LoopVoteInput): Promise<LoopVoteReport> {
+    const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
+    const giveVote = this.#options.giveVoteReward;
+    const votes = this.#host.votes;
+    if (giveVote === undefined || votes === undefined) fail('options.giveVoteReward', 'must be given to startDeliveryLoop to use claimVote: (reward) => void | Promise<void>', 'startDeliveryLoop');
+    if (this.#host.engine.holds(name)) {
+      fail('playerName', `must not be the player of a delivery this call runs inside (a give calling loop.claimVote for ${JSON.stringify(name)} would wait for itself); give the item and return`, 'startDeliveryLoop');
+    }
+    if (this.#stopping !== undefined) return this.#undelivered('STOPPED', undefined);
+    const player = this.#players.get(name);
+    if (player === undefined) return this.#undelivered('OFFLINE', undefined);
+    const here = () => this.#players.get(name) === player && !this.#stopped;
+    const base = votes.via();
+    const via: VoteVia = {
+      ...base,
+      // The vote call comes out of the loop's budget, like every call the loop makes.
+      claimVoteReward: async (claim, options) => {
+        await this.#budget.take(true, player.gone.signal);
+        if (!here()) throw new Interrupted('left');
+        this.#stats.calls += 1;
+        return base.claimVoteReward(claim, options);
+      },
+    };
+    const give: typeof giveVote = (reward) => {
+      if (!here()) throw new Interrupted('left');
+      return giveVote(reward);
+    };
+    const claim = { player: name, reward: (input as Partial<LoopVoteInput> | undefined)?.reward, amount: (input as Partial<LoopVoteInput> | undefined)?.amount };
+    try {
+      return await votes.deliveries.deliver(via, claim, give, { signal: player.gone.signal });
+    } catch (error) {
+      if (error instanceof Interrupted) return this.#undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
+      throw error;
+    }
+  }
+
   stats(): DeliveryLoopStats {
     let pending = 0;
     let blocked = 0;
@@ -282,8 +321,8 @@ class Loop implements DeliveryLoop {
     this.#host.engine.releaseLoop(this);
   }
 
-  /** The report of a `claim()` that delivered nothing because the player is not here or the loop stopped. */
-  #undelivered(code: 'OFFLINE' | 'STOPPED', player: Player | undefined): LoopClaimReport {
+  /** The report of a `claim()` (or `claimVote()`) that delivered nothing because the player is not here or the loop stopped. */
+  #undelivered(code: 'OFFLINE' | 'STOPPED', player: Player | undefined): LoopClaimReport & LoopVoteReport {
     return { code, granted: [], failed: [], pending: player?.pending ?? 0, message: code === 'OFFLINE' ? OFFLINE_MESSAGE : STOPPED_MESSAGE };
   }
 

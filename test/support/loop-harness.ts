@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryJournal, type StorefrontEvent } from '../../src/index.js';
-import { createMockService } from '../../src/mock/index.js';
+import { createMockService, type MockSeed } from '../../src/mock/index.js';
 import { KEY, seed } from './reliability.js';
 
 /** One call the client sent: when (faked `Date.now()`), for whom, and whether it was a preview. */
@@ -21,6 +21,8 @@ export interface LoopSetupOptions {
   journal?: DeliveryJournal;
   /** Wraps the recording fetch (slow answers, rewritten bodies). */
   fetch?: (next: typeof globalThis.fetch) => typeof globalThis.fetch;
+  /** Another store than the reliability seed's (e.g. one with vote rewards), and its key. */
+  store?: { seed: MockSeed; key: string };
 }
 
 /** Registers the fake timers and the unhandled-rejection check for the calling suite; returns `setup`. */
@@ -43,16 +45,18 @@ export function loopHarness() {
 
   /** A mock on real (faked) time, a client on it that records every call, and a game. */
   function setup(options: LoopSetupOptions = {}) {
-    const mock = createMockService({ seed });
+    const mock = createMockService({ seed: options.store?.seed ?? seed });
     const calls: LoopCall[] = [];
     const recording: typeof globalThis.fetch = async (input, init) => {
-      const body = JSON.parse(String(init?.body ?? '{}')) as { playerName?: string; preview?: boolean };
+      const text = String(init?.body ?? '{}');
+      // The vote claim's body is a form (player=…), the claims' JSON.
+      const body = (text.startsWith('{') ? JSON.parse(text) : { playerName: new URLSearchParams(text).get('player') ?? '' }) as { playerName?: string; preview?: boolean };
       calls.push({ at: Date.now(), player: body.playerName ?? '', preview: body.preview === true });
       return mock.fetch(input, init);
     };
     const events: StorefrontEvent[] = [];
     const journal = options.journal ?? new MemoryJournal();
-    const client = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: options.fetch?.(recording) ?? recording, journal, retry: 0, onEvent: (e) => events.push(e) });
+    const client = new StorefrontClient({ apiKey: options.store?.key ?? KEY, baseUrl: 'https://api.teamgames.io', fetch: options.fetch?.(recording) ?? recording, journal, retry: 0, onEvent: (e) => events.push(e) });
     const given: Array<{ at: number; item: DeliveredItem }> = [];
     const give = (item: DeliveredItem) => {
       given.push({ at: Date.now(), item });

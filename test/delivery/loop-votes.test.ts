@@ -1,0 +1,128 @@
+/**
+ * The delivery loop's `claimVote` (issue #36 point 4): a `::vote` command typed in game runs
+ * `deliverVoteReward` through the loop's budget and the player's turn, only for who is here.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { InvalidInputError, type GivenVoteReward } from '../../src/index.js';
+import { KEY, storeSeed } from '../support/fixtures.js';
+import { loopHarness } from '../support/loop-harness.js';
+
+const { setup } = loopHarness();
+const store = { seed: storeSeed, key: KEY };
+
+describe('loop.claimVote', () => {
+  it('gives the reward rows of an online player through giveVoteReward, one call out of the budget', async () => {
+    const { mock, client, calls } = setup({ store });
+    mock.recordVote(KEY, 'Ann', 3);
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r) });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const before = loop.stats().calls;
+    const pending = loop.claimVote('Ann', { reward: 1, amount: 2 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    const report = await pending;
+    expect(report.code).toBe('SUCCESS');
+    expect(rewards).toEqual([expect.objectContaining({ playerName: 'Ann', reward_id: 1, give_amount: 2, deliveryId: expect.stringMatching(/^vote:/) })]);
+    expect(loop.stats().calls).toBe(before + 1);
+    expect(calls.filter((c) => c.player === 'Ann')).toHaveLength(2); // the join's preview, the vote
+    await loop.stop();
+  });
+
+  it('resolves OFFLINE for a player the loop does not hold online and STOPPED after stop(), calling nothing and giving nothing', async () => {
+    const { mock, client, calls } = setup({ store });
+    mock.recordVote(KEY, 'Bo', 3);
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r) });
+    expect((await loop.claimVote('Bo', { reward: 1, amount: 1 })).code).toBe('OFFLINE');
+    loop.join('Bo');
+    const leaving = loop.claimVote('Bo', { reward: 1, amount: 1 });
+    loop.leave('Bo');
+    expect((await leaving).code).toBe('OFFLINE');
+    await loop.stop();
+    expect((await loop.claimVote('Bo', { reward: 1, amount: 1 })).code).toBe('STOPPED');
+    expect(calls).toEqual([]);
+    expect(rewards).toEqual([]);
+  });
+
+  it('waits for the purchase delivery in flight for the same player (one turn per player)', async () => {
+    const { mock, client, calls } = setup({ store });
+    mock.recordVote(KEY, 'Cy', 3);
+    mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: () => {} });
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(1_000); // the preview listed the purchase: its claim waits a window
+    const vote = loop.claimVote('Cy', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect((await vote).code).toBe('SUCCESS');
+    const [preview, claim, voted] = calls.filter((c) => c.player === 'Cy');
+    expect(preview?.preview).toBe(true);
+    expect(claim?.preview).toBe(false);
+    expect(voted?.at).toBeGreaterThanOrEqual(claim?.at ?? Number.POSITIVE_INFINITY);
+    await loop.stop();
+  });
+
+  it('never spends more than maxCallsPerSecond in a second, votes included', async () => {
+    const { mock, client } = setup({ store });
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: () => {}, maxCallsPerSecond: 2 });
+    const votes: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 10; i++) {
+      mock.recordVote(KEY, `V${i}`, 1);
+      loop.join(`V${i}`);
+      votes.push(loop.claimVote(`V${i}`, { reward: 1, amount: 1 }));
+    }
+    await vi.advanceTimersByTimeAsync(60_000);
+    await Promise.all(votes);
+    expect(loop.stats().maxCallsInOneSecond).toBeLessThanOrEqual(2);
+    await loop.stop();
+  });
+
+  it('is refused at once without giveVoteReward, for a bad input, and from inside a give for the same player', async () => {
+    const { mock, client } = setup({ store });
+    mock.recordVote(KEY, 'Di', 3);
+    mock.addPurchase(KEY, { playerName: 'Di', id: 1, quantity: 1 });
+    const bare = client.startDeliveryLoop({ give: () => {} });
+    bare.join('Di');
+    await expect(bare.claimVote('Di', { reward: 1, amount: 1 })).rejects.toThrow(/options\.giveVoteReward/);
+    await bare.stop();
+    let inside: unknown;
+    let loopRef: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const loop = client.startDeliveryLoop({
+      give: async () => {
+        inside = await loopRef?.claimVote('Di', { reward: 1, amount: 1 }).catch((error: unknown) => error);
+      },
+      giveVoteReward: () => {},
+    });
+    loopRef = loop;
+    loop.join('Di');
+    await expect(loop.claimVote('Di', { reward: 1, amount: 0 })).rejects.toBeInstanceOf(InvalidInputError);
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(inside).toBeInstanceOf(InvalidInputError);
+    await loop.stop();
+  });
+
+  it('reports a lost vote answer as OUTCOME_UNKNOWN; the next claimVote works it out', async () => {
+    const { mock, client } = setup({ store });
+    mock.recordVote(KEY, 'Eve', 6);
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r) });
+    loop.join('Eve');
+    await vi.advanceTimersByTimeAsync(1_000);
+    // Two answers in a row teach the SDK the reward's price (the counters before and after).
+    for (let i = 0; i < 2; i++) {
+      const known = loop.claimVote('Eve', { reward: 1, amount: 1 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect((await known).code).toBe('SUCCESS');
+    }
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', times: 1 });
+    const lost = loop.claimVote('Eve', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await lost).code).toBe('OUTCOME_UNKNOWN');
+    const next = loop.claimVote('Eve', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await next).code).toBe('SUCCESS');
+    // The lost call's row recovered from the counters, given once, and this call's row.
+    expect(rewards.map((r) => r.recovered === true)).toEqual([false, false, true, false]);
+    await loop.stop();
+  });
+});
