@@ -33,6 +33,22 @@ class PlatformTimers implements LoopTimers {
 /** The platform's: `performance.now()` and real timers (a running loop keeps the process alive until `stop()`). */
 export const platformTimers: LoopTimers = new PlatformTimers();
 
+/** Waits `ms` on `timers`; rejects with `signal.reason` at once when it aborts (the timer cleared). */
+export function sleepOn(timers: LoopTimers, ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      timers.clearTimeout(handle);
+      reject(signal.reason);
+    };
+    const handle = timers.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 interface Waiter {
   urgent: boolean;
   resolve: () => void;

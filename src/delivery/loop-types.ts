@@ -12,6 +12,9 @@ import { CLAIM_WINDOW_MS } from '../wire/claim.js';
 import type { PendingDelivery } from './staff.js';
 import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from './types.js';
 import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from './vote-types.js';
+import type { DeliveryEngine } from './engine.js';
+import type { RunVia } from './report.js';
+import type { VoteDeliveries, VoteVia } from './votes.js';
 
 /** Options of {@link StorefrontClient.startDeliveryLoop}. */
 export interface DeliveryLoopOptions {
@@ -196,6 +199,14 @@ export interface DeliveryLoop {
    * the delivery it is called from) and more than once.
    */
   stop(): Promise<void>;
+}
+
+/** What a loop runs on: the client's engine, its claim and `onEvent`, its vote rewards. @internal */
+export interface LoopHost {
+  engine: DeliveryEngine;
+  via: () => RunVia;
+  /** The client's vote rewards, for `claimVote` (a host without them, such as the simulation's, has no votes). */
+  votes?: { deliveries: VoteDeliveries; via: () => VoteVia };
 }
 
 /** The options once checked. @internal */

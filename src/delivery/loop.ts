@@ -1,15 +1,11 @@
 /**
- * Automatic delivery: {@link StorefrontClient.startDeliveryLoop}. The loop previews each
- * online player about every `pollIntervalMs` (TeamGames has no "who has purchases" call),
- * and a preview that lists items becomes an exactly-once delivery: intents journaled, the
- * claim sent when the 10 s window allows, the items granted. Every call it makes, a
- * player's `/claim` included, comes out of one budget of calls per second.
- *
- * It is `deliver` run by a scheduler: the journal, the per-player order, the reconcile of
- * lost answers and the reports are the engine's. What the loop adds is when to call, for
- * whom (only players it was told are online), that `give` is never called for a player
- * who left, a backoff per item whose `give` keeps failing, and what staff need to see (a
- * blocked player, a stuck item, `status(player)`).
+ * Automatic delivery ({@link StorefrontClient.startDeliveryLoop}): `deliver` run by a
+ * scheduler. The loop previews each online player about every `pollIntervalMs` (TeamGames
+ * has no "who has purchases" call); a preview that lists items becomes an exactly-once
+ * delivery on the engine (journal, per-player order, reconcile and reports are the
+ * engine's). The loop adds when to call, for whom (only players it was told are online),
+ * and one budget of calls per second for everything it sends. What it knows of each
+ * player is loop-player.ts; `claimVote` is loop-votes.ts.
  *
  * @module
  */
@@ -18,16 +14,15 @@ import { isStorefrontError, LoopRunningError } from '../errors.js';
 import { checkPlayerName, fail } from '../internal/validate.js';
 import type { StorefrontEvent } from '../types.js';
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
-import { CallBudget, platformTimers, type LoopTimers } from './call-budget.js';
+import { CallBudget, platformTimers, sleepOn, type LoopTimers } from './call-budget.js';
 import { DueHeap, type DueEntry } from './due-heap.js';
-import type { DeliveryEngine } from './engine.js';
-import { checkLoopOptions, type CheckedLoopOptions, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimCode, type LoopClaimReport, type LoopPendingItem, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './loop-types.js';
-import type { VoteDeliveries, VoteVia } from './votes.js';
+import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './loop-types.js';
+import { claimVoteInLoop } from './loop-votes.js';
 import { ERROR_MESSAGE, type RunVia } from './report.js';
-import { inspectEntries } from './staff.js';
+import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, undelivered, type Player } from './loop-player.js';
 import type { DeliveredItem, DeliveryCode, DeliveryReport } from './types.js';
 
-export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './loop-types.js';
+export type { DeliveryLoop, LoopHost } from './loop-types.js';
 
 /** Of the budget, the share routine polls may plan on: the rest is for claims, joins and `/claim`. */
 const POLL_SHARE = 0.8;
@@ -35,72 +30,8 @@ const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 60_000;
 const REFUSED_KEY_CAP_MS = 600_000;
 const STOP_BOUND_MS = 30_000;
-/** A failed `give` waits this long before the item is given again, doubling per failure up to the cap. */
-const GIVE_BACKOFF_BASE_MS = CLAIM_WINDOW_MS;
-const GIVE_BACKOFF_CAP_MS = 3_600_000;
-/** Runs in a row that end with a code that delivers nothing before a player counts as blocked. */
-const BLOCKED_AFTER_RUNS = 3;
-/** Codes of a run that went through: the player is not blocked. */
-const PROGRESS: ReadonlySet<LoopClaimCode> = new Set(['SUCCESS', 'PARTIAL', 'NO_ITEMS', 'ALREADY_CLAIMED', 'OFFLINE', 'STOPPED']);
-const OFFLINE_MESSAGE = 'You must be online in game to claim your purchases. They are safe and will be delivered when you are.';
-const STOPPED_MESSAGE = 'Deliveries are paused for a moment. Your purchases are safe and will be delivered shortly.';
-
-/** Why a wait of the loop ended early. */
-class Interrupted extends Error {
-  readonly why: 'left' | 'stopped';
-  constructor(why: 'left' | 'stopped') {
-    super(why === 'left' ? 'the player left' : 'the delivery loop stopped');
-    this.name = 'Interrupted';
-    this.why = why;
-  }
-}
-
 /** The run the current async context belongs to: `stop()` from inside a `give` does not wait for it. */
 const insideRun = new AsyncLocalStorage<object>();
-
-/** What the loop knows of one online player. */
-interface Player {
-  readonly name: string;
-  /** Aborted when the player leaves (or the loop stops): ends the player's waits. */
-  readonly gone: AbortController;
-  /** The delivery running now, if any. */
-  running: Promise<LoopClaimReport> | undefined;
-  /** When the service's window for the player last opened (our last call for them), monotonic. */
-  lastCallAt: number;
-  /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
-  due: number;
-  urgent: boolean;
-  /** Set when the next run is a `/claim` that may go in one call. */
-  fast: boolean;
-  /** Callers of `claim()` waiting for the next run. */
-  waiting: Array<(report: LoopClaimReport) => void>;
-  /** Callers of `claim()` waiting for the run in flight. */
-  joined: Array<(report: LoopClaimReport) => void>;
-  /** Bumped at each reschedule: stale heap entries are skipped. */
-  version: number;
-  /** A run is in the heap, not started yet. */
-  scheduled: boolean;
-  /** The running delivery's preview listed items: its claim is still to come. */
-  claimAhead: boolean;
-  /** The last run failed (network, service, journal): the next one comes a window later, not an interval. */
-  failed: boolean;
-  /** Items pending for the player, as the last report said. */
-  pending: number;
-  /** Items whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
-  backoff: Map<string, { failures: number; at: number }> | undefined;
-  /** Runs in a row that delivered nothing and ended with a blocking code; the code and since when (epoch ms) once blocked. */
-  blockedRuns: number;
-  blocked: { code: DeliveryCode; runs: number; since: number } | undefined;
-  lastError: unknown;
-}
-
-/** @internal */
-export interface LoopHost {
-  engine: DeliveryEngine;
-  via: () => RunVia;
-  /** The client's vote rewards, for `claimVote` (a host without them, such as the simulation's, has no votes). */
-  votes?: { deliveries: VoteDeliveries; via: () => VoteVia };
-}
 
 /**
  * Starts a loop; the client checks nothing else.
@@ -148,26 +79,7 @@ class Loop implements DeliveryLoop {
   join(playerName: string): void {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
     if (this.#stopping !== undefined || this.#players.has(name)) return;
-    const player: Player = {
-      name,
-      gone: new AbortController(),
-      running: undefined,
-      lastCallAt: Number.NEGATIVE_INFINITY,
-      due: 0,
-      urgent: false,
-      fast: false,
-      waiting: [],
-      joined: [],
-      version: 0,
-      scheduled: false,
-      claimAhead: false,
-      failed: false,
-      pending: 0,
-      backoff: undefined,
-      blockedRuns: 0,
-      blocked: undefined,
-      lastError: undefined,
-    };
+    const player = newPlayer(name);
     this.#players.set(name, player);
     this.#schedule(player, this.#timers.now(), true);
   }
@@ -180,7 +92,7 @@ class Loop implements DeliveryLoop {
     player.version += 1;
     player.gone.abort(new Interrupted('left'));
     // Whoever waits for this player's delivery learns at once that it will not come here.
-    const report = this.#undelivered('OFFLINE', player);
+    const report = undelivered('OFFLINE', player);
     for (const resolve of [...player.waiting.splice(0), ...player.joined.splice(0)]) resolve(report);
   }
 
@@ -190,10 +102,10 @@ class Loop implements DeliveryLoop {
     if (this.#host.engine.holds(name)) {
       fail('playerName', `must not be the player of a delivery this call runs inside (a give calling loop.claim for ${JSON.stringify(name)} would wait for itself); give the item and return`, 'startDeliveryLoop');
     }
-    if (this.#stopping !== undefined) return this.#undelivered('STOPPED', undefined);
+    if (this.#stopping !== undefined) return undelivered('STOPPED', undefined);
     const player = this.#players.get(name);
     // Only who is here: a claim never joins a player the game did not say is online.
-    if (player === undefined) return this.#undelivered('OFFLINE', undefined);
+    if (player === undefined) return undelivered('OFFLINE', undefined);
     // A delivery whose claim is still to come is the player's: join it rather than start a second one.
     if (player.running !== undefined && player.claimAhead) return new Promise<LoopClaimReport>((resolve) => player.joined.push(resolve));
     // Otherwise the next run (after the one in flight, if any) is this /claim's.
@@ -212,32 +124,15 @@ class Loop implements DeliveryLoop {
     if (this.#host.engine.holds(name)) {
       fail('playerName', `must not be the player of a delivery this call runs inside (a give calling loop.claimVote for ${JSON.stringify(name)} would wait for itself); give the item and return`, 'startDeliveryLoop');
     }
-    if (this.#stopping !== undefined) return this.#undelivered('STOPPED', undefined);
+    if (this.#stopping !== undefined) return undelivered('STOPPED', undefined);
     const player = this.#players.get(name);
-    if (player === undefined) return this.#undelivered('OFFLINE', undefined);
+    if (player === undefined) return undelivered('OFFLINE', undefined);
     const here = () => this.#players.get(name) === player && !this.#stopped;
-    const base = votes.via();
-    const via: VoteVia = {
-      ...base,
-      // The vote call comes out of the loop's budget, like every call the loop makes.
-      claimVoteReward: async (claim, options) => {
-        await this.#budget.take(true, player.gone.signal);
-        if (!here()) throw new Interrupted('left');
-        this.#stats.calls += 1;
-        return base.claimVoteReward(claim, options);
-      },
+    const call = async () => {
+      await this.#budget.take(true, player.gone.signal);
+      this.#stats.calls += 1;
     };
-    const give: typeof giveVote = (reward) => {
-      if (!here()) throw new Interrupted('left');
-      return giveVote(reward);
-    };
-    const claim = { player: name, reward: (input as Partial<LoopVoteInput> | undefined)?.reward, amount: (input as Partial<LoopVoteInput> | undefined)?.amount };
-    try {
-      return await votes.deliveries.deliver(via, claim, give, { signal: player.gone.signal });
-    } catch (error) {
-      if (error instanceof Interrupted) return this.#undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
-      throw error;
-    }
+    return claimVoteInLoop({ player, here, call, votes, give: giveVote }, input);
   }
 
   stats(): DeliveryLoopStats {
@@ -267,24 +162,8 @@ class Loop implements DeliveryLoop {
     }
     // Read after the journal: the player may have joined or left meanwhile.
     const player = this.#players.get(name);
-    const wall = engine.wallNow();
-    const mono = this.#timers.now();
-    const seen = inspectEntries(entries, wall);
-    const pending: LoopPendingItem[] = seen.pending.map((p) => {
-      const at = player?.backoff?.get(p.deliveryId)?.at;
-      return at === undefined || at <= mono ? p : { ...p, retryAt: wall + (at - mono) };
-    });
-    return {
-      playerName: name,
-      online: player !== undefined,
-      running: player?.running !== undefined,
-      ...(player?.scheduled === true && player.running === undefined ? { nextCheckAt: wall + Math.max(0, this.#startAt(player) - mono) } : {}),
-      ...(player?.blocked === undefined ? {} : { blocked: { ...player.blocked } }),
-      ...(player?.lastError === undefined ? {} : { lastError: player.lastError }),
-      pending,
-      openWindows: seen.openWindows,
-      ...(journalError === undefined ? {} : { journalError }),
-    };
+    const startAt = player?.scheduled === true && player.running === undefined ? this.#startAt(player) : undefined;
+    return statusOf(name, player, entries, { wall: engine.wallNow(), mono: this.#timers.now(), startAt }, journalError);
   }
 
   stop(): Promise<void> {
@@ -300,7 +179,7 @@ class Loop implements DeliveryLoop {
     for (const player of this.#players.values()) {
       player.gone.abort(stopped);
       // Callers of the runs in flight get their reports; those waiting for a next run, STOPPED.
-      const report = this.#undelivered('STOPPED', player);
+      const report = undelivered('STOPPED', player);
       for (const resolve of player.waiting.splice(0)) resolve(report);
     }
     // Deliveries in flight finish their grants (each bounded by grantTimeoutMs); the wait is
@@ -312,18 +191,13 @@ class Loop implements DeliveryLoop {
     this.#timers.clearTimeout(bound);
     this.#stopped = true;
     for (const player of this.#players.values()) {
-      const report = this.#undelivered('STOPPED', player);
+      const report = undelivered('STOPPED', player);
       for (const resolve of player.joined.splice(0)) resolve(report);
     }
     this.#players.clear();
     this.#urgent.clear();
     this.#routine.clear();
     this.#host.engine.releaseLoop(this);
-  }
-
-  /** The report of a `claim()` (or `claimVote()`) that delivered nothing because the player is not here or the loop stopped. */
-  #undelivered(code: 'OFFLINE' | 'STOPPED', player: Player | undefined): LoopClaimReport & LoopVoteReport {
-    return { code, granted: [], failed: [], pending: player?.pending ?? 0, message: code === 'OFFLINE' ? OFFLINE_MESSAGE : STOPPED_MESSAGE };
   }
 
   /** The poll interval in force: stretched evenly when the budget cannot cover every player. */
@@ -446,17 +320,17 @@ class Loop implements DeliveryLoop {
         return result;
       },
     };
-    const sleep = (ms: number) => this.#sleep(ms, player.gone.signal);
+    const sleep = (ms: number) => sleepOn(this.#timers, ms, player.gone.signal);
     const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
-    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || this.#stopped || (player.backoff?.get(line.deliveryId)?.at ?? 0) > this.#timers.now();
+    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || this.#stopped || backingOff(player, line.deliveryId, this.#timers.now());
     const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts };
     let report: DeliveryReport;
     try {
       report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);
     } catch (error) {
-      if (error instanceof Interrupted) return this.#undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
+      if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
       this.#failed(player, error);
       return { code: 'ERROR', granted: [], failed: [], pending: player.pending, message: ERROR_MESSAGE, ...(isStorefrontError(error) ? { error } : {}) };
     } finally {
@@ -471,24 +345,7 @@ class Loop implements DeliveryLoop {
   #give(player: Player, item: DeliveredItem): unknown {
     // Offline (or stopped) means no grant: the item stays pending for the next join, here or elsewhere.
     if (this.#players.get(player.name) !== player || this.#stopped) throw new Interrupted('left');
-    const id = item.deliveryId;
-    const failed = (error: unknown) => {
-      player.backoff ??= new Map();
-      const failures = (player.backoff.get(id)?.failures ?? 0) + 1;
-      player.backoff.set(id, { failures, at: this.#timers.now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** Math.min(failures - 1, 30)) });
-      throw error;
-    };
-    const given = (value: unknown) => {
-      player.backoff?.delete(id);
-      return value;
-    };
-    let result: unknown;
-    try {
-      result = this.#options.give(item);
-    } catch (error) {
-      return failed(error);
-    }
-    return isThenable(result) ? Promise.resolve(result).then(given, failed) : given(result);
+    return giveBackingOff(player, this.#options.give, item, () => this.#timers.now());
   }
 
   /** Counts a report, emits it, tracks a blocked player, and sets the backoff from its error. */
@@ -509,21 +366,9 @@ class Loop implements DeliveryLoop {
 
   /** A player whose runs keep delivering nothing for a blocking code is reported once, and again once it clears. */
   #blocking(player: Player, code: DeliveryCode): void {
-    if (PROGRESS.has(code)) {
-      player.blockedRuns = 0;
-      if (player.blocked === undefined) return;
-      player.blocked = undefined;
-      this.#emit({ type: 'playerUnblocked', operation: 'startDeliveryLoop', playerName: player.name });
-      return;
-    }
-    player.blockedRuns += 1;
-    if (player.blocked !== undefined) {
-      player.blocked = { ...player.blocked, code, runs: player.blockedRuns };
-      return;
-    }
-    if (player.blockedRuns < BLOCKED_AFTER_RUNS) return;
-    player.blocked = { code, runs: player.blockedRuns, since: this.#host.engine.wallNow() };
-    this.#emit({ type: 'playerBlocked', operation: 'startDeliveryLoop', playerName: player.name, code, runs: player.blockedRuns });
+    const change = blockingAfter(player, code, this.#host.engine.wallNow());
+    if (change === 'unblocked') this.#emit({ type: 'playerUnblocked', operation: 'startDeliveryLoop', playerName: player.name });
+    else if (change === 'blocked') this.#emit({ type: 'playerBlocked', operation: 'startDeliveryLoop', playerName: player.name, code, runs: player.blockedRuns });
   }
 
   #failed(player: Player, error: unknown): void {
@@ -548,35 +393,13 @@ class Loop implements DeliveryLoop {
     const interval = this.#interval();
     const next = now + interval * (0.9 + 0.2 * Math.random());
     // Items whose give failed wait for their own time; the run that gives them again comes then.
-    let held = 0;
-    let retry = Number.POSITIVE_INFINITY;
-    for (const { at } of player.backoff?.values() ?? []) {
-      if (at <= now) continue;
-      held += 1;
-      retry = Math.min(retry, at);
-    }
+    const { held, retry } = heldBack(player, now);
     // Intents or lines left (a lost answer, a journal in trouble), or a run that failed: try
     // again once the window allows (routine: the backoff still holds it while the service is in trouble).
     const again = player.pending > held || player.failed;
     player.failed = false;
     const soon = again ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
     this.#schedule(player, Math.min(soon, next, Math.max(retry, player.lastCallAt + CLAIM_WINDOW_MS)), false);
-  }
-
-  /** Waits `ms` on the loop's timers; the player's leaving or the loop's stop ends it. */
-  #sleep(ms: number, signal: AbortSignal): Promise<void> {
-    signal.throwIfAborted();
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#timers.clearTimeout(handle);
-        reject(signal.reason);
-      };
-      const handle = this.#timers.setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
   }
 
   #emit(event: StorefrontEvent): void {
@@ -586,8 +409,4 @@ class Loop implements DeliveryLoop {
       // A listener's failure must not stop the loop.
     }
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

@@ -1,0 +1,190 @@
+/**
+ * What the delivery loop knows of one online player, and what it works out from it: the
+ * reports of a `claim()` that delivered nothing, a `give` backed off per item, a player
+ * whose runs keep ending blocked, and `status(player)` for staff. No scheduling here: that
+ * is loop.ts.
+ *
+ * @module
+ * @internal
+ */
+import { CLAIM_WINDOW_MS } from '../wire/claim.js';
+import type { JournalEntry } from '../journals/contract.js';
+import type { LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteReport, PlayerDeliveryStatus } from './loop-types.js';
+import { inspectEntries } from './staff.js';
+import type { DeliveredItem, DeliveryCode, GrantFunction } from './types.js';
+
+/** A failed `give` waits this long before the item is given again, doubling per failure up to the cap. */
+const GIVE_BACKOFF_BASE_MS = CLAIM_WINDOW_MS;
+const GIVE_BACKOFF_CAP_MS = 3_600_000;
+/** Runs in a row that end with a code that delivers nothing before a player counts as blocked. */
+const BLOCKED_AFTER_RUNS = 3;
+/** Codes of a run that went through: the player is not blocked. */
+const PROGRESS: ReadonlySet<LoopClaimCode> = new Set(['SUCCESS', 'PARTIAL', 'NO_ITEMS', 'ALREADY_CLAIMED', 'OFFLINE', 'STOPPED']);
+const OFFLINE_MESSAGE = 'You must be online in game to claim your purchases. They are safe and will be delivered when you are.';
+const STOPPED_MESSAGE = 'Deliveries are paused for a moment. Your purchases are safe and will be delivered shortly.';
+
+/** Why a wait of the loop ended early: the player left, or the loop stopped. */
+export class Interrupted extends Error {
+  readonly why: 'left' | 'stopped';
+  constructor(why: 'left' | 'stopped') {
+    super(why === 'left' ? 'the player left' : 'the delivery loop stopped');
+    this.name = 'Interrupted';
+    this.why = why;
+  }
+}
+
+/** What the loop knows of one online player. */
+export interface Player {
+  readonly name: string;
+  /** Aborted when the player leaves (or the loop stops): ends the player's waits. */
+  readonly gone: AbortController;
+  /** The delivery running now, if any. */
+  running: Promise<LoopClaimReport> | undefined;
+  /** When the service's window for the player last opened (our last call for them), monotonic. */
+  lastCallAt: number;
+  /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
+  due: number;
+  urgent: boolean;
+  /** Set when the next run is a `/claim` that may go in one call. */
+  fast: boolean;
+  /** Callers of `claim()` waiting for the next run. */
+  waiting: Array<(report: LoopClaimReport) => void>;
+  /** Callers of `claim()` waiting for the run in flight. */
+  joined: Array<(report: LoopClaimReport) => void>;
+  /** Bumped at each reschedule: stale heap entries are skipped. */
+  version: number;
+  /** A run is in the heap, not started yet. */
+  scheduled: boolean;
+  /** The running delivery's preview listed items: its claim is still to come. */
+  claimAhead: boolean;
+  /** The last run failed (network, service, journal): the next one comes a window later, not an interval. */
+  failed: boolean;
+  /** Items pending for the player, as the last report said. */
+  pending: number;
+  /** Items whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
+  backoff: Map<string, { failures: number; at: number }> | undefined;
+  /** Runs in a row that delivered nothing and ended with a blocking code; the code and since when (epoch ms) once blocked. */
+  blockedRuns: number;
+  blocked: { code: DeliveryCode; runs: number; since: number } | undefined;
+  lastError: unknown;
+}
+
+/** A player just joined: nothing known yet. */
+export function newPlayer(name: string): Player {
+  return {
+    name,
+    gone: new AbortController(),
+    running: undefined,
+    lastCallAt: Number.NEGATIVE_INFINITY,
+    due: 0,
+    urgent: false,
+    fast: false,
+    waiting: [],
+    joined: [],
+    version: 0,
+    scheduled: false,
+    claimAhead: false,
+    failed: false,
+    pending: 0,
+    backoff: undefined,
+    blockedRuns: 0,
+    blocked: undefined,
+    lastError: undefined,
+  };
+}
+
+/** The report of a `claim()` (or `claimVote()`) that delivered nothing because the player is not here or the loop stopped. */
+export function undelivered(code: 'OFFLINE' | 'STOPPED', player: Player | undefined): LoopClaimReport & LoopVoteReport {
+  return { code, granted: [], failed: [], pending: player?.pending ?? 0, message: code === 'OFFLINE' ? OFFLINE_MESSAGE : STOPPED_MESSAGE };
+}
+
+/** Whether the item's `give` failures hold it back at `now` (monotonic). */
+export function backingOff(player: Player, deliveryId: string, now: number): boolean {
+  return (player.backoff?.get(deliveryId)?.at ?? 0) > now;
+}
+
+/** How many of the player's items are held back at `now`, and when the first of them may be given again. */
+export function heldBack(player: Player, now: number): { held: number; retry: number } {
+  let held = 0;
+  let retry = Number.POSITIVE_INFINITY;
+  for (const { at } of player.backoff?.values() ?? []) {
+    if (at <= now) continue;
+    held += 1;
+    retry = Math.min(retry, at);
+  }
+  return { held, retry };
+}
+
+/** Calls the game's `give`; a failure backs the item off (10 s, doubling, at most 1 h), a success clears it. */
+export function giveBackingOff(player: Player, give: GrantFunction, item: DeliveredItem, now: () => number): unknown {
+  const id = item.deliveryId;
+  const failed = (error: unknown) => {
+    player.backoff ??= new Map();
+    const failures = (player.backoff.get(id)?.failures ?? 0) + 1;
+    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** Math.min(failures - 1, 30)) });
+    throw error;
+  };
+  const given = (value: unknown) => {
+    player.backoff?.delete(id);
+    return value;
+  };
+  let result: unknown;
+  try {
+    result = give(item);
+  } catch (error) {
+    return failed(error);
+  }
+  return isThenable(result) ? Promise.resolve(result).then(given, failed) : given(result);
+}
+
+/**
+ * Counts a run's code towards the player being blocked: `blocked` the run that makes them so
+ * (report it), `unblocked` the run that clears it, `undefined` otherwise.
+ */
+export function blockingAfter(player: Player, code: DeliveryCode, wallNow: number): 'blocked' | 'unblocked' | undefined {
+  if (PROGRESS.has(code)) {
+    player.blockedRuns = 0;
+    if (player.blocked === undefined) return undefined;
+    player.blocked = undefined;
+    return 'unblocked';
+  }
+  player.blockedRuns += 1;
+  if (player.blocked !== undefined) {
+    player.blocked = { ...player.blocked, code, runs: player.blockedRuns };
+    return undefined;
+  }
+  if (player.blockedRuns < BLOCKED_AFTER_RUNS) return undefined;
+  player.blocked = { code, runs: player.blockedRuns, since: wallNow };
+  return 'blocked';
+}
+
+/** What `status(player)` tells, from the journal's entries and what the loop knows (the player undefined when offline). */
+export function statusOf(
+  name: string,
+  player: Player | undefined,
+  entries: readonly JournalEntry[],
+  clocks: { wall: number; mono: number; startAt: number | undefined },
+  journalError: PlayerDeliveryStatus['journalError'],
+): PlayerDeliveryStatus {
+  const { wall, mono, startAt } = clocks;
+  const seen = inspectEntries(entries, wall);
+  const pending: LoopPendingItem[] = seen.pending.map((p) => {
+    const at = player?.backoff?.get(p.deliveryId)?.at;
+    return at === undefined || at <= mono ? p : { ...p, retryAt: wall + (at - mono) };
+  });
+  return {
+    playerName: name,
+    online: player !== undefined,
+    running: player?.running !== undefined,
+    ...(startAt === undefined ? {} : { nextCheckAt: wall + Math.max(0, startAt - mono) }),
+    ...(player?.blocked === undefined ? {} : { blocked: { ...player.blocked } }),
+    ...(player?.lastError === undefined ? {} : { lastError: player.lastError }),
+    pending,
+    openWindows: seen.openWindows,
+    ...(journalError === undefined ? {} : { journalError }),
+  };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}

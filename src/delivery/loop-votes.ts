@@ -1,0 +1,48 @@
+/**
+ * The delivery loop's `claimVote`: a `::vote` command run as `deliverVoteReward`, its call
+ * out of the loop's budget, its give only for a player still here.
+ *
+ * @module
+ * @internal
+ */
+import type { LoopVoteInput, LoopVoteReport } from './loop-types.js';
+import { Interrupted, undelivered, type Player } from './loop-player.js';
+import type { VoteRewardGiveFunction } from './vote-types.js';
+import type { VoteDeliveries, VoteVia } from './votes.js';
+
+/** What `claimVote` needs of the loop for one online player. */
+export interface VoteInLoop {
+  player: Player;
+  /** The player is still online here and the loop runs. */
+  here: () => boolean;
+  /** Takes one call out of the loop's budget (and counts it); rejects when the player leaves. */
+  call: () => Promise<void>;
+  votes: { deliveries: VoteDeliveries; via: () => VoteVia };
+  give: VoteRewardGiveFunction;
+}
+
+/** Runs the vote claim; `OFFLINE` / `STOPPED` when the player leaves or the loop stops before it is done. */
+export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): Promise<LoopVoteReport> {
+  const { player, here } = loop;
+  const base = loop.votes.via();
+  const via: VoteVia = {
+    ...base,
+    // The vote call comes out of the loop's budget, like every call the loop makes.
+    claimVoteReward: async (claim, options) => {
+      await loop.call();
+      if (!here()) throw new Interrupted('left');
+      return base.claimVoteReward(claim, options);
+    },
+  };
+  const give: VoteRewardGiveFunction = (reward) => {
+    if (!here()) throw new Interrupted('left');
+    return loop.give(reward);
+  };
+  const asked = input as Partial<LoopVoteInput> | undefined;
+  try {
+    return await loop.votes.deliveries.deliver(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal });
+  } catch (error) {
+    if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
+    throw error;
+  }
+}
