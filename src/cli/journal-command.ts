@@ -41,7 +41,8 @@ Commands:
   windows [--all]                 the open windows: id, player, from, to, cause, found at;
                                   --all adds the resolved ones (who, when, note)
   pending                         lines still to grant: player, product, state, age,
-                                  attempts and the last grant error
+                                  attempts (with "(stuck)" once the delivery loop marked
+                                  the item for staff) and the last grant error
   resolve <player> --note <text> [--window <id>] [--by <name>]
   resolve --window <id> --note <text> [--by <name>]
                                   closes an open window; it is kept as resolved (who,
@@ -792,7 +793,8 @@ function pendingText(seen: JournalInspection, paint: Paint): string {
       p.item !== undefined ? String(p.item.quantity_to_grant) : p.reward !== undefined ? String(p.reward.give_amount) : '',
       p.state,
       age(p.ageMs),
-      p.lastError === undefined ? '' : String(p.lastError.attempts),
+      // An item the delivery loop marked for staff after its staffAfterAttempts failed gives.
+      p.lastError === undefined ? '' : `${p.lastError.attempts}${p.lastError.stuck === true ? ' (stuck)' : ''}`,
       p.lastError === undefined ? '' : p.lastError.message.replace(/\s+/g, ' ').slice(0, 80),
       p.deliveryId,
     ]),

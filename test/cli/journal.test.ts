@@ -212,6 +212,17 @@ describe('teamgames journal windows', () => {
 });
 
 describe('teamgames journal pending', () => {
+  it('marks an item the delivery loop gave up retrying often as stuck (its attempts reached staffAfterAttempts)', async () => {
+    const path = await tempPath();
+    const journal = new FileJournal(path);
+    const item = { player_name: 'Zed', product_id: 7, product_id_string: '7', product_name: 'Cape', product_price: 1, quantity_to_grant: 1, quantity_purchased: 1, product_amount: 1, amount_purchased: 1 };
+    await journal.append([{ deliveryId: 'invoice:9', playerName: 'Zed', state: 'claimed', item, recordedAt: mock.clock.now(), lastError: { message: 'no such item', at: mock.clock.now(), attempts: 5, stuck: true } }]);
+    await journal.close();
+    const r = await run(['journal', 'pending', '--file', path]);
+    expect(r.stdout).toMatch(/\nZed +7 \(Cape\) +1 +claimed +\d+m \d+s +5 \(stuck\) +no such item +invoice:9\n/);
+  });
+
+
   it('lists the lines still to grant with player, product, state, age, attempts and the last grant error', async () => {
     const path = await journalWithACase();
     const r = await run(['journal', 'pending', '--file', path]);
