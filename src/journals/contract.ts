@@ -344,12 +344,8 @@ export function checkEntries(value: unknown): JournalEntry[] {
  */
 export function checkIds(value: unknown): string[] {
   if (!Array.isArray(value)) fail('deliveryIds', `must be an array of deliveryIds, got ${describe(value)}`);
-  const ids: string[] = [];
-  for (let i = 0; i < value.length; i++) {
-    const id: unknown = value[i];
-    if (typeof id === 'string') ids.push(id);
-  }
-  return ids;
+  // filter skips holes, which name no entry anyway.
+  return Array.prototype.filter.call(value, (id: unknown) => typeof id === 'string') as string[];
 }
 
 /** A finite number (`Number.isFinite` is false for anything that is not a number). */
