@@ -134,6 +134,20 @@ describe('exactly-once, a claim answer without rawTransactions, then a crash', (
   });
 });
 
+describe('exactly-once, a claim answer without rawTransactions', () => {
+  it('leaves no settled intent behind: the claimed lines are granted and every intent they settled is acknowledged', async () => {
+    mock.addPurchase(KEY, { playerName: 'Ela', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Ela', id: 3, quantity: 1 });
+    const journal = new MemoryJournal();
+    const game = new Game();
+    const report = await client(journal, { fetch: withoutRawRows(mockFetch) }).deliver('Ela', game.grant(), { sleep });
+    expect(report.code).toBe('SUCCESS');
+    expect(report.granted).toHaveLength(2);
+    // The lines had no invoice to replace their intents in place: both intents were settled, then acknowledged.
+    expect(await journal.pending('Ela')).toEqual([]);
+  });
+});
+
 describe('records of the wrong shape from a journal', () => {
   /** A user's journal that returns what its storage holds, unchecked. */
   class RawJournal implements DeliveryJournal {
