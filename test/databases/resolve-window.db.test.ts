@@ -70,8 +70,9 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     const journal = kit.journal(kit.pool(2), names);
     const name = 'Ann\u001b[2J\u202eevil\nforged';
     await journal.append([journalWindow('window:w1', name)]);
-    const args = [flag, kit.url as string, '--table', names.table];
-    const r = await runCli(['journal', 'resolve', '--window', 'window:w1', '--note', 'checked', '--by', 'mod:alice', ...args], () => 9_000);
+    // The URL from the environment, as the guide shows it (a password on the command line is warned about on stderr).
+    const args = [`${flag}-env`, 'TEAMGAMES_TEST_URL', '--table', names.table];
+    const r = await runCli(['journal', 'resolve', '--window', 'window:w1', '--note', 'checked', '--by', 'mod:alice', ...args], () => 9_000, { TEAMGAMES_TEST_URL: kit.url as string });
     expect(r).toEqual({ code: EXIT.OK, stderr: '', stdout: 'Resolved window:w1 of Ann\\u001b[2J\\u202eevil\\u000aforged (2026-01-01 00:00:00Z to 2026-01-01 00:00:10Z) by mod:alice: checked\n' });
     expect((await inspectJournal(journal)).resolvedWindows).toEqual([{ ...journalWindow('window:w1', name), state: 'resolved', resolution: { by: 'mod:alice', at: 9_000, note: 'checked' } }]);
   });

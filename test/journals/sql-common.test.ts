@@ -96,8 +96,8 @@ describe.each(engines)('$name: the rows read back', ({ name, journal }) => {
     ['no deliveryId', { ...journalLine('a'), deliveryId: undefined }, 'deliveryId is not a non-empty string'],
     ['a number as deliveryId', JSON.stringify({ ...journalLine('a'), deliveryId: 7 }), 'deliveryId is not a non-empty string'],
     ['no playerName', JSON.stringify({ ...journalLine('a'), playerName: undefined }), 'playerName is not a non-empty string'],
-    ['no state', JSON.stringify({ ...journalLine('a'), state: undefined }), "state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (undefined)"],
-    ['an unknown state', JSON.stringify({ ...journalLine('a'), state: 'granted' }), "state is not 'claimed', 'intended', 'claiming', 'unverified' or 'resolved' (\"granted\")"],
+    ['no state', JSON.stringify({ ...journalLine('a'), state: undefined }), "state is not 'claimed', 'intended', 'claiming', 'unverified', 'resolved', 'voteClaiming', 'voteClaimed' or 'voteCounters' (undefined)"],
+    ['an unknown state', JSON.stringify({ ...journalLine('a'), state: 'granted' }), "state is not 'claimed', 'intended', 'claiming', 'unverified', 'resolved', 'voteClaiming', 'voteClaimed' or 'voteCounters' (\"granted\")"],
     ['a claimed line without its item', JSON.stringify({ ...journalLine('a'), item: undefined }), 'item is not an object (undefined)'],
     ['a quantity that is not a number', JSON.stringify({ ...journalLine('a'), item: { ...journalLine('a').item, quantity_to_grant: '1' } }), 'item.quantity_to_grant is not a number'],
   ])('that are not journal entries (%s): a JournalError naming the journal and what is wrong, never an item to grant', async (_what, text, problem) => {
