@@ -11,7 +11,25 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   coverageAnalysis: 'perTest',
-  mutate: ['src/delivery/engine.ts', 'src/delivery/player-locks.ts', 'src/delivery/report.ts', 'src/delivery/call-budget.ts', 'src/delivery/due-heap.ts', 'src/delivery/options.ts', 'src/delivery/votes.ts', 'src/delivery/vote-recovery.ts', 'src/journals/**/*.ts'],
+  // The engine, the delivery loop (#33: loop, its player bookkeeping, its votes, budget,
+  // due heap, options), what staff see (staff.ts and the `teamgames journal` command), the
+  // vote rewards, and every journal.
+  mutate: [
+    'src/delivery/engine.ts',
+    'src/delivery/player-locks.ts',
+    'src/delivery/report.ts',
+    'src/delivery/loop.ts',
+    'src/delivery/loop-player.ts',
+    'src/delivery/loop-votes.ts',
+    'src/delivery/call-budget.ts',
+    'src/delivery/due-heap.ts',
+    'src/delivery/options.ts',
+    'src/delivery/staff.ts',
+    'src/delivery/votes.ts',
+    'src/delivery/vote-recovery.ts',
+    'src/cli/journal-command.ts',
+    'src/journals/**/*.ts',
+  ],
   // Mutants in module-level constants would each need every suite: left out, for speed.
   ignoreStatic: true,
   // Two cores: one vitest per core.
