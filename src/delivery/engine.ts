@@ -279,7 +279,8 @@ export class DeliveryEngine {
       await this.#reportUnverified(run, player, known?.wall === start ? known : start, 'claimMark');
     }
     // A window staff have not resolved yet: the player's texts say staff are checking.
-    if (entries.some((e) => e.state === 'unverified')) run.windowOpen = true;
+    // (A vote reward's window is about points, not purchases: the purchase texts stay as they are.)
+    if (entries.some((e) => e.state === 'unverified' && e.cause !== 'lostVote')) run.windowOpen = true;
     // Intents a claim settled (its lines were journaled in the same append): nothing to reconcile.
     const done = [...marks.filter((mark) => !held.includes(mark)), ...entries.filter((e) => e.state === 'intended' && e.settled === true)];
     if (done.length > 0) await this.#write(run, player, (journal) => journal.acknowledge(done.map((e) => e.deliveryId)));

@@ -102,6 +102,16 @@ describe("the player's texts follow the journal", () => {
   });
 });
 
+describe("a vote reward's window and the purchase texts", () => {
+  it("an open lostVote window does not make the player's purchase texts say staff are checking", async () => {
+    const journal = new MemoryJournal();
+    await journal.append([{ ...journalWindow('window:v1', 'Dee'), cause: 'lostVote', reward: '2', points: 5 }]);
+    const report = await client(journal).deliver('Dee', () => {}, { sleep });
+    expect(report.code).toBe('NO_ITEMS');
+    expect(report.message).not.toMatch(/staff can check/);
+  });
+});
+
 describe('inspectJournal', () => {
   it('lists pending lines with their age and last grant failure', async () => {
     const journal = new MemoryJournal();
