@@ -553,15 +553,14 @@ async function postgresSource(url: string, flag: string, table: string | undefin
   checkUrl(url, flag, ['postgres:', 'postgresql:']);
   const name = checkTable(table);
   const pg = await loadDriver<PgModule>(deps, flag, 'pg', 'pg');
-  // Every wait bounded: the connection and login, each statement on the server (a lock held
-  // by another session included), and each answer on the client (a server that went silent).
+  // Every wait bounded: the connection and login, and each answer on the client (a server
+  // that went silent, a statement behind a lock held by another session). No server-side
+  // statement_timeout: as a startup parameter PgBouncer refuses it, and set from the pool's
+  // 'connect' event it races the first statement on the same connection (pg warns, and
+  // pg 9 will refuse); the connection is closed when the command ends.
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   // An idle connection the server ends must not end the command with an unhandled error.
   pool.on('error', () => undefined);
-  // The server's own bound, so that it stops waiting too (a statement behind a lock). Set
-  // once connected, queued before any statement of the journal; not as a startup
-  // parameter, which PgBouncer refuses by default.
-  pool.on('connect', (client) => void client.query(`SET statement_timeout = ${timeoutMs}`).catch(() => undefined));
   // Never creates the table: a database without one is reported, not changed.
   const journal = new PostgresJournal(pool, { ...tableOption(table), createTables: false });
   return sqlSource('postgres', shownUrl(url), name, journal, timeoutMs, () => pool.end());
