@@ -135,7 +135,14 @@ export interface PlayerDeliveryStatus {
    * with `code` (`PRODUCT_NOT_FOUND`, `RATE_LIMIT`, `INVALID_PLAYER`, `UNKNOWN`, `ERROR`…)
    * and nothing was delivered since `since` (epoch ms).
    */
-  blocked?: { code: DeliveryCode; runs: number; since: number };
+  blocked?: {
+    /** The code the player's runs end with. */
+    code: DeliveryCode;
+    /** How many runs in a row ended so. */
+    runs: number;
+    /** Since when, epoch ms (the run that made the player count as blocked). */
+    since: number;
+  };
   /** The error of the player's last run, when it failed. */
   lastError?: unknown;
   /** What the journal holds for the player still to do, oldest first, with age, attempts and last error. */
