@@ -7,7 +7,8 @@
  * @internal
  */
 import { Credentials } from '../auth.js';
-import { DeliveryEngine, playerLocksOf } from '../delivery/engine.js';
+import { DeliveryEngine } from '../delivery/engine.js';
+import { playerLocksOf } from '../delivery/shared.js';
 import type { RunVia } from '../delivery/report.js';
 import { VoteDeliveries, type VoteVia } from '../delivery/votes.js';
 import { checkJournal } from '../journals/contract.js';
