@@ -399,7 +399,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: vote rewards](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#vote-rewards)
    */
   async deliverVoteReward(input: VoteRewardInput, give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteDeliveryReport> {
-    return this.#shared.votes.deliver(this.#via, input, give, options);
+    return (await this.#shared.votes()).deliver(this.#via, input, give, options);
   }
 
   /**
@@ -415,6 +415,6 @@ export class StorefrontClient {
    * @throws {@link JournalError} when the journal cannot be read.
    */
   async resumeVoteRewards(give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteResumeReport> {
-    return this.#shared.votes.resume(this.#via, give, options);
+    return (await this.#shared.votes()).resume(this.#via, give, options);
   }
 }

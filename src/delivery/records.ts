@@ -8,18 +8,14 @@
  * @module
  * @internal
  */
-import { resolve } from 'node:path';
-import { JournalError, isStorefrontError, type Operation } from '../errors.js';
-import { DEFAULT_JOURNAL_PATH, entryProblem, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from '../journals/contract.js';
-import { FileJournal } from '../journals/file/journal.js';
+import type { JournalError } from '../errors.js';
+import { entryProblem, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from '../journals/contract.js';
 import type { StorefrontEvent } from '../types.js';
 import type { ClaimResult, Transaction } from '../wire/claim.js';
 import { linesOf, type Run } from './report.js';
-import { SEEN_LIMIT, claimLoop, releaseLoop, sharedOf, type SeenAt, type Shared } from './shared.js';
+import { SEEN_LIMIT, journalErrorOf, journalOf, sharedOf, type SeenAt, type Shared } from './shared.js';
 import type { UnverifiedWindow } from './types.js';
 
-// One FileJournal per path in the process: a file journal refuses a second owner.
-const defaultJournals = new Map<string, FileJournal>();
 
 /** What the engine needs from the clients that share it. @internal */
 export interface DeliveryEngineConfig {
@@ -51,33 +47,6 @@ export class EngineRecords {
     return sharedOf(this.journal);
   }
 
-  /** True when the calling code runs inside a delivery of `player` on this journal (a grant, an `onEvent`). */
-  holds(player: string): boolean {
-    return this.shared.locks.holds(player);
-  }
-
-  /**
-   * Registers `loop` as the journal's one delivery loop in this process; returns the loop
-   * already running, if any (then nothing is registered). `release` undoes it.
-   */
-  claimLoop(loop: object): object | undefined {
-    return claimLoop(this.journal, loop);
-  }
-
-  releaseLoop(loop: object): void {
-    releaseLoop(this.journal, loop);
-  }
-
-  /** A journal's failure as a {@link JournalError} of the delivery loop. */
-  journalErrorOf(error: unknown): JournalError {
-    return journalErrorOf('startDeliveryLoop', error, undefined);
-  }
-
-  /** The wall clock the journal's timestamps are on (epoch ms). */
-  wallNow(): number {
-    return this.config.now();
-  }
-
   /**
    * What is still to do for `player`: the journal's entries and the claimed lines only memory
    * holds (the journal refused them). Rejects with the journal's failure, checked entries only.
@@ -88,20 +57,9 @@ export class EngineRecords {
     return [...entries, ...inMemory];
   }
 
-  /** The claimed lines of `player` only memory holds (the journal refused them). */
-  remembered(player: string): JournalEntry[] {
-    return [...this.shared.unjournaled.values()].filter((e) => e.playerName === player);
-  }
-
   /** The journal; the default file journal is opened on first use, never at construction. */
   get journal(): DeliveryJournal {
-    if (this.#journal === undefined) {
-      const path = resolve(DEFAULT_JOURNAL_PATH);
-      let journal = defaultJournals.get(path);
-      if (journal === undefined) defaultJournals.set(path, (journal = new FileJournal(path)));
-      this.#journal = journal;
-    }
-    return this.#journal;
+    return (this.#journal ??= journalOf(this.#journal));
   }
 
   /**
@@ -213,12 +171,6 @@ export function checked(entries: JournalEntry[]): JournalEntry[] {
   return entries;
 }
 
-/** A journal's failure as a {@link JournalError} (as it is when it is one already). */
-export function journalErrorOf(operation: Operation, error: unknown, redact: ((text: string) => string) | undefined): JournalError {
-  if (isStorefrontError(error, 'JOURNAL_FAILED')) return error;
-  const text = String((error as Error | undefined)?.message ?? error).slice(0, 200);
-  return new JournalError(`${operation}: the delivery journal failed (${redact === undefined ? text : redact(text)})`, { operation, cause: error });
-}
 
 /** An entry that is work still to do (not a window kept for staff, not a settled intent). */
 export function isWork(entry: JournalEntry): boolean {

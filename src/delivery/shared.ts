@@ -9,8 +9,23 @@
  * @module
  * @internal
  */
-import type { DeliveryJournal, JournalEntry } from '../journals/contract.js';
+import { resolve } from 'node:path';
+import { JournalError, isStorefrontError, type Operation } from '../errors.js';
+import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from '../journals/contract.js';
+import { FileJournal } from '../journals/file/journal.js';
 import { PlayerLocks } from './player-locks.js';
+
+// One FileJournal per path in the process: a file journal refuses a second owner.
+const defaultJournals = new Map<string, FileJournal>();
+
+/** The journal given, or the default file journal (one per path in the process; its file is opened on first use, never here). */
+export function journalOf(journal: DeliveryJournal | undefined): DeliveryJournal {
+  if (journal !== undefined) return journal;
+  const path = resolve(DEFAULT_JOURNAL_PATH);
+  let found = defaultJournals.get(path);
+  if (found === undefined) defaultJournals.set(path, (found = new FileJournal(path)));
+  return found;
+}
 
 /**
  * What every client on one journal shares, whichever engine it came from: two clients on
@@ -68,4 +83,11 @@ export function claimLoop(journal: DeliveryJournal, loop: object): object | unde
 export function releaseLoop(journal: DeliveryJournal, loop: object): void {
   const state = sharedOf(journal);
   if (state.loop === loop) state.loop = undefined;
+}
+
+/** A journal's failure as a {@link JournalError} (as it is when it is one already). */
+export function journalErrorOf(operation: Operation, error: unknown, redact: ((text: string) => string) | undefined): JournalError {
+  if (isStorefrontError(error, 'JOURNAL_FAILED')) return error;
+  const text = String((error as Error | undefined)?.message ?? error).slice(0, 200);
+  return new JournalError(`${operation}: the delivery journal failed (${redact === undefined ? text : redact(text)})`, { operation, cause: error });
 }

@@ -10,7 +10,7 @@ import { Credentials } from '../auth.js';
 import { DeliveryEngine } from '../delivery/engine.js';
 import { playerLocksOf } from '../delivery/shared.js';
 import type { RunVia } from '../delivery/report.js';
-import { VoteDeliveries, type VoteVia } from '../delivery/votes.js';
+import type { VoteDeliveries, VoteVia } from '../delivery/votes.js';
 import { checkJournal } from '../journals/contract.js';
 import type { StorefrontClientOptions } from '../types.js';
 import type { Catalog } from '../wire/catalog.js';
@@ -28,7 +28,8 @@ export interface Shared {
   readonly guard: ClaimGuard | undefined;
   readonly cache: CatalogCache<Catalog> | undefined;
   readonly deliveries: DeliveryEngine;
-  readonly votes: VoteDeliveries;
+  /** The vote rewards' deliveries, loaded on first use (`deliverVoteReward`, `resumeVoteRewards`). */
+  readonly votes: () => Promise<VoteDeliveries>;
 }
 
 /** What `withOptions` hands the constructor of a derived client instead of options. */
@@ -66,13 +67,7 @@ export function partsOf(options: StorefrontClientOptions | undefined): Derived {
     cache: ttl > 0 ? new CatalogCache(interval, ttl) : undefined,
     deliveries,
     // Vote rewards share the purchases' journal (opened on first use) and per-player order.
-    votes: new VoteDeliveries({
-      get journal() {
-        return deliveries.journal;
-      },
-      locks: playerLocksOf,
-      now,
-    }),
+    votes: lazyVotes(deliveries, now),
   };
   return { shared, settings };
 }
@@ -99,4 +94,20 @@ export function viaOf(client: Pick<RunVia, 'claim'> & Pick<VoteVia, 'claimVoteRe
     onEvent,
     redact: (text) => credentials.redact(text),
   };
+}
+
+/** The vote rewards' deliveries of a client, loaded by `import()` on first use and kept. */
+function lazyVotes(deliveries: DeliveryEngine, now: () => number): () => Promise<VoteDeliveries> {
+  let loaded: Promise<VoteDeliveries> | undefined;
+  return () =>
+    (loaded ??= import('../delivery/votes.js').then(
+      ({ VoteDeliveries }) =>
+        new VoteDeliveries({
+          get journal() {
+            return deliveries.journal;
+          },
+          locks: playerLocksOf,
+          now,
+        }),
+    ));
 }
