@@ -14,7 +14,7 @@ import type { DeliveryJournal, JournalEntry } from '../journals/contract.js';
 import type { DeliveryModes } from './modes.js';
 import type { DeliveryEngineConfig } from './records.js';
 import type { RunExtras, RunVia } from './report.js';
-import { claimLoop, journalErrorOf, journalOf, releaseLoop, sharedOf } from './shared.js';
+import { claimLoop, journalErrorOf, journalOf, loadedModes, releaseLoop, sharedOf } from './shared.js';
 import type { DeliveryReport, ResumeReport } from './types.js';
 
 export type { DeliveryEngineConfig } from './records.js';
@@ -29,7 +29,7 @@ export { playerLocksOf } from './shared.js';
 export class DeliveryEngine {
   readonly #config: DeliveryEngineConfig;
   #journal: DeliveryJournal | undefined;
-  #modes: Promise<DeliveryModes> | undefined;
+  #modes: DeliveryModes | undefined;
 
   constructor(config: DeliveryEngineConfig) {
     this.#config = config;
@@ -77,20 +77,31 @@ export class DeliveryEngine {
    * What is still to do for `player`: the journal's entries and the claimed lines only memory
    * holds (the journal refused them). Rejects with the journal's failure, checked entries only.
    */
-  async entriesOf(player: string): Promise<JournalEntry[]> {
-    return (await this.#loaded()).entriesOf(player);
+  entriesOf(player: string): Promise<JournalEntry[]> {
+    const modes = this.#ready();
+    return modes === undefined ? this.#loaded().then((m) => m.entriesOf(player)) : modes.entriesOf(player);
   }
 
-  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown, extras: RunExtras = {}): Promise<DeliveryReport> {
-    return (await this.#loaded()).deliver(via, playerName, grant, options, extras);
+  deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown, extras: RunExtras = {}): Promise<DeliveryReport> {
+    const modes = this.#ready();
+    return modes === undefined ? this.#loaded().then((m) => m.deliver(via, playerName, grant, options, extras)) : modes.deliver(via, playerName, grant, options, extras);
   }
 
-  async resume(via: RunVia, grant: unknown, options: unknown): Promise<ResumeReport> {
-    return (await this.#loaded()).resume(via, grant, options);
+  resume(via: RunVia, grant: unknown, options: unknown): Promise<ResumeReport> {
+    const modes = this.#ready();
+    return modes === undefined ? this.#loaded().then((m) => m.resume(via, grant, options)) : modes.resume(via, grant, options);
   }
 
-  /** The modes, loaded on the first delivery, over this engine's journal. */
-  #loaded(): Promise<DeliveryModes> {
-    return (this.#modes ??= import('./modes.js').then(({ DeliveryModes }) => new DeliveryModes({ ...this.#config, journal: this.journal })));
+  /** The modes when their module is loaded already (made now if this engine has none yet): no turn waited. */
+  #ready(): DeliveryModes | undefined {
+    const Modes = loadedModes.DeliveryModes as typeof DeliveryModes | undefined;
+    if (this.#modes === undefined && Modes !== undefined) this.#modes = new Modes({ ...this.#config, journal: this.journal });
+    return this.#modes;
+  }
+
+  /** The modes, their module loaded by `import()` on the first delivery, over this engine's journal. */
+  async #loaded(): Promise<DeliveryModes> {
+    await import('./modes.js');
+    return this.#ready() as DeliveryModes;
   }
 }

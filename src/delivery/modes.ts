@@ -44,7 +44,7 @@ import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Contro
 import { acrossNodes, type PlayerLocks } from './player-locks.js';
 import { EngineRecords, checked, isClaimed, isOpenIntent, isWork } from './records.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunExtras, type RunVia, type StepOutcome } from './report.js';
-import type { SeenAt } from './shared.js';
+import { loadedModes, type SeenAt } from './shared.js';
 import type { DeliveryMode, DeliveryReport, GrantFunction, ResumeReport } from './types.js';
 
 
@@ -358,3 +358,6 @@ function linesInMemory(unjournaled: ReadonlyMap<string, JournalEntry>, mark: Jou
   for (const id of unjournaled.keys()) if (id.startsWith(`${mark.deliveryId}:`)) return true;
   return false;
 }
+
+// Loaded: engines run the modes from now on without waiting for an import().
+loadedModes.DeliveryModes = DeliveryModes;

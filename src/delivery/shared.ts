@@ -91,3 +91,10 @@ export function journalErrorOf(operation: Operation, error: unknown, redact: ((t
   const text = String((error as Error | undefined)?.message ?? error).slice(0, 200);
   return new JournalError(`${operation}: the delivery journal failed (${redact === undefined ? text : redact(text)})`, { operation, cause: error });
 }
+
+/**
+ * The engine's modes once `modes.ts` has been evaluated (it sets its class here): an engine
+ * then runs them without waiting for `import()`, the same turns as a static import. Typed
+ * `unknown` here (this module is below the modes); engine.ts knows the class.
+ */
+export const loadedModes: { DeliveryModes?: unknown } = {};
