@@ -16,6 +16,10 @@ export default {
   // vote rewards, and every journal.
   mutate: [
     'src/delivery/engine.ts',
+    'src/delivery/modes.ts',
+    'src/delivery/records.ts',
+    'src/delivery/grants.ts',
+    'src/delivery/shared.ts',
     'src/delivery/player-locks.ts',
     'src/delivery/report.ts',
     'src/delivery/loop.ts',
@@ -28,6 +32,8 @@ export default {
     'src/delivery/votes.ts',
     'src/delivery/vote-recovery.ts',
     'src/cli/journal-command.ts',
+    'src/cli/journal-sources.ts',
+    'src/cli/journal-print.ts',
     'src/journals/**/*.ts',
   ],
   // Mutants in module-level constants would each need every suite: left out, for speed.

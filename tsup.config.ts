@@ -25,31 +25,29 @@ const library = {
   'mysql/index': 'src/journals/mysql/index.ts',
 };
 
+// The bins: ESM only, like the package; built with the ESM library (shared chunks).
+const bins = { 'mock/cli': 'src/mock/cli.ts', 'cli/index': 'src/cli/index.ts' };
+
 // dist is emptied by the build script, not here: the configs run concurrently.
 export default defineConfig([
   {
     // ESM with code splitting, so the file journal's store (loaded by `import()` on the
-    // journal's first use) stays out of what `import 'teamgames-sdk'` loads.
+    // journal's first use) stays out of what `import 'teamgames-sdk'` loads. The
+    // `teamgames-mock` and `teamgames` bins are entries of this build too: they share its
+    // chunks (the SDK, the mock) instead of each bundling a second copy.
     ...shared,
-    entry: library,
+    entry: { ...library, ...bins },
     format: ['esm'],
     splitting: true,
-    dts: true,
+    dts: { entry: library },
   },
   {
-    // CJS: one file per entry (tsup's CJS splitting is experimental). The shim gives
-    // `import.meta.url` (the mock loads msw on first use with `createRequire`) a value.
+    // CJS: declarations only (`.d.cts`). The `.cjs` entries are one line each, written by
+    // scripts/cjs-entries.ts: `require` loads the ESM build (Node 20.19 and later), so no
+    // module is shipped twice.
     ...shared,
     entry: library,
     format: ['cjs'],
-    shims: true,
-    dts: true,
-  },
-  {
-    // The `teamgames-mock` and `teamgames` bins: ESM only, like the package.
-    ...shared,
-    entry: { 'mock/cli': 'src/mock/cli.ts', 'cli/index': 'src/cli/index.ts' },
-    format: ['esm'],
-    dts: false,
+    dts: { only: true },
   },
 ]);

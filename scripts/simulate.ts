@@ -6,7 +6,9 @@
  *                       [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast]
  *                       [--faults on|off] [--verbose]
  *
- * Prints one line:
+ * Prints what an online player costs the loop, then the run's line:
+ *   simulate loop_heap_bytes_per_online_player: <b> at 1000 players, <b> at 10000 (heap
+ *   after joining that many players to a loop with no traffic, minus before, per player)
  *   simulate players=<n> minutes=<m> interval=<ms> claim_mode=<mode>: purchases=… paid_units=… granted_units=…
  *   lost=… duplicated=… silent=… granted_offline=… windows_per_1000_purchases=… grant_p50=<s> grant_p99=<s>
  *   calls_per_player_minute=… max_calls_in_1s=… loop_cpu_ms_per_player_minute=… rss_mb=…
@@ -192,6 +194,23 @@ async function measuringCost(): Promise<number> {
   return time.cpu.sim / 2_000;
 }
 
+/**
+ * What an online player costs the loop, in heap bytes: a loop of `players` joined players
+ * with no traffic (virtual time does not run: no preview, no purchase, nothing in the mock
+ * or the simulator's records), the heap after the joins minus before, settled both times,
+ * over `players`. The names exist before the joins (the game's strings, not the loop's).
+ */
+async function loopHeapPerPlayer(players: number): Promise<number> {
+  const world = new World(config(players));
+  const loop = world.startLoop();
+  const names = world.players.map((player) => player.name);
+  const before = (await settledMemory()).heapUsed;
+  for (const name of names) loop.join(name);
+  const after = (await settledMemory()).heapUsed;
+  await stopLoop(world);
+  return (after - before) / players;
+}
+
 /** A short run first, so that code loading and compiling is not counted as RSS growth. */
 async function warmUp(): Promise<void> {
   const world = new World(config(20));
@@ -205,6 +224,10 @@ async function warmUp(): Promise<void> {
 
 async function main(): Promise<number> {
   await warmUp();
+  const perPlayer = [await loopHeapPerPlayer(1_000), await loopHeapPerPlayer(10_000)];
+  console.log(
+    `simulate loop_heap_bytes_per_online_player: ${Math.round(perPlayer[0]!)} at 1000 players, ${Math.round(perPlayer[1]!)} at 10000 (target <= 2048; the loop's own structures, no mock rows, no simulator records)`,
+  );
   const perEventMs = values.verbose ? await measuringCost() : 0;
   const world = new World(config(PLAYERS));
   const { time } = world;

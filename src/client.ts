@@ -3,92 +3,25 @@
  *
  * @module
  */
-import { Credentials } from './auth.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
-import { AuthenticationError, type Operation } from './errors.js';
-import { DeliveryEngine, playerLocksOf } from './delivery/engine.js';
-import { VoteDeliveries, type VoteVia } from './delivery/votes.js';
 import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardGiveFunction } from './delivery/vote-types.js';
-import { startDeliveryLoop } from './delivery/loop.js';
-import type { DeliveryLoop, DeliveryLoopOptions } from './delivery/loop-types.js';
-import type { RunVia } from './delivery/report.js';
+import { startDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
-import { checkJournal } from './journals/contract.js';
-import { CatalogCache } from './internal/catalog-cache.js';
-import { ClaimGuard } from './internal/claim-guard.js';
-import { monotonicNow } from './internal/clock.js';
-import { deepFreeze } from './internal/freeze.js';
-import { envDenied, readEnv, runtimeAgent } from './internal/runtime.js';
-import { Transport, type SendContext } from './internal/transport.js';
-import {
-  checkBaseUrl,
-  checkBoolean,
-  checkFunction,
-  checkHeaderValue,
-  checkIntegerInRange,
-  checkNonBlank,
-  checkOptionsObject,
-  checkPlayerName,
-  checkPositiveInteger,
-  MAX_API_KEY_LENGTH,
-  checkRequiredObject,
-  checkSignal,
-  checkTimeout,
-  fail,
-} from './internal/validate.js';
-import type { StorefrontClientOptions, StorefrontEvent } from './types.js';
+import { guardedClaim } from './internal/claim-guard.js';
+import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, callOf, checkCatalog, checkClaim, checkVoteReward, transportOf, type DerivedClientOptions, type Settings } from './internal/client-options.js';
+import { DERIVED, derivedSettings, partsOf, viaOf, type Derived, type Shared } from './internal/client-parts.js';
+import { cachedCatalog } from './internal/catalog-cache.js';
+import type { Transport } from './internal/transport.js';
+import { checkPlayerName } from './internal/validate.js';
+import type { StorefrontClientOptions } from './types.js';
 import type { RequestOptions } from './wire/options.js';
-import { VERSION } from './version.js';
 import { readCatalog, type Catalog, type CatalogOptions } from './wire/catalog.js';
 import { checkoutBody, readCheckout, type CheckoutInput, type CheckoutResult } from './wire/checkout.js';
-import { CLAIM_WINDOW_MS, RATE_LIMIT_MESSAGE, readClaim, type ClaimOptions, type ClaimResult } from './wire/claim.js';
+import { readClaim, type ClaimOptions, type ClaimResult } from './wire/claim.js';
 import { readLegacyClaim } from './wire/legacy.js';
 import { readVoteReward, type VoteRewardInput, type VoteRewardResult } from './wire/vote-reward.js';
 
-/** The production base URL. */
-export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
-
-/** The environment variable read for `apiKey` when the option is absent. */
-export const API_KEY_ENV = 'TEAMGAMES_API_KEY';
-/** The environment variable read for `baseUrl` when the option is absent. */
-export const BASE_URL_ENV = 'TEAMGAMES_BASE_URL';
-
-// Derived from the interface: a new option cannot be left out of the allow-list.
-const CLIENT_OPTIONS = Object.keys({
-  apiKey: true,
-  baseUrl: true,
-  timeoutMs: true,
-  retry: true,
-  maxResponseBytes: true,
-  catalogCacheTtlMs: true,
-  rateLimit: true,
-  now: true,
-  fetch: true,
-  userAgent: true,
-  onEvent: true,
-  journal: true,
-} satisfies Record<keyof StorefrontClientOptions, true>);
-// What `withOptions` may change: how calls are sent and observed, never which service and
-// key they reach, nor what the derived client shares (guard, cache, journal, clock).
-const DERIVABLE_OPTIONS = Object.keys({
-  timeoutMs: true,
-  retry: true,
-  maxResponseBytes: true,
-  fetch: true,
-  userAgent: true,
-  onEvent: true,
-} satisfies Record<keyof DerivedClientOptions, true>);
-
-/**
- * The options {@link StorefrontClient.withOptions} may change: how calls are sent and
- * observed. The rest (key, base URL, cache, guard, clock, journal) is shared.
- */
-export type DerivedClientOptions = Pick<StorefrontClientOptions, 'timeoutMs' | 'retry' | 'maxResponseBytes' | 'fetch' | 'userAgent' | 'onEvent'>;
-
-const MAX_RETRY = 10;
-// Far above a catalog of thousands of products (about 0.5 kB each), far below what hurts.
-const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-const MAX_RESPONSE_BYTES_CEILING = 256 * 1024 * 1024;
+export { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, type DerivedClientOptions };
 
 /**
  * A client for one game server's store, authenticated by its raw API key.
@@ -119,6 +52,8 @@ export class StorefrontClient {
   readonly #transport: Transport;
   readonly #shared: Shared;
   readonly #settings: Settings;
+  /** This client as the delivery and vote engines' caller: its own claims, its `onEvent`, its key's redaction. */
+  readonly #via: ReturnType<typeof viaOf>;
 
   /**
    * With no `apiKey` the key comes from the `TEAMGAMES_API_KEY` environment variable, and
@@ -136,43 +71,11 @@ export class StorefrontClient {
    */
   constructor(options?: StorefrontClientOptions) {
     // A client derived by withOptions: its parts, handed over under a key no caller has.
-    const derived = (options as { [DERIVED]?: Derived } | undefined)?.[DERIVED];
-    if (derived !== undefined) {
-      this.#shared = derived.shared;
-      this.#settings = derived.settings;
-      this.#transport = transportOf(this.#shared, this.#settings);
-      return;
-    }
-    const opts = checkOptionsObject(options, CLIENT_OPTIONS, 'options');
-    const apiKey = resolveApiKey(opts.apiKey);
-    const baseUrl = resolveBaseUrl(opts.baseUrl);
-    const ttl = opts.catalogCacheTtlMs === undefined ? 60_000 : checkIntegerInRange(opts.catalogCacheTtlMs, 0, Number.MAX_SAFE_INTEGER, 'options.catalogCacheTtlMs');
-    const rateLimit = checkBoolean(opts.rateLimit, 'options.rateLimit') ?? true;
-    const injected = checkFunction<() => number>(opts.now, 'options.now');
-    // Intervals (the guard's window, the cache's lifetime) on a monotonic clock unless a
-    // test injected one; the journal's timestamps are dates, on the wall clock.
-    const interval = injected ?? monotonicNow;
-    const now = injected ?? Date.now;
-    const journal = checkJournal(opts.journal);
-
-    this.#settings = checkSettings(opts, DEFAULT_SETTINGS);
-    const deliveries = new DeliveryEngine({ now, monotonic: interval, journal });
-    this.#shared = {
-      baseUrl,
-      credentials: new Credentials(apiKey),
-      guard: rateLimit ? new ClaimGuard(interval, CLAIM_WINDOW_MS) : undefined,
-      cache: ttl > 0 ? new CatalogCache(interval, ttl) : undefined,
-      deliveries,
-      // Vote rewards share the purchases' journal (opened on first use) and per-player order.
-      votes: new VoteDeliveries({
-        get journal() {
-          return deliveries.journal;
-        },
-        locks: playerLocksOf,
-        now,
-      }),
-    };
+    const parts = (options as { [DERIVED]?: Derived } | undefined)?.[DERIVED] ?? partsOf(options);
+    this.#shared = parts.shared;
+    this.#settings = parts.settings;
     this.#transport = transportOf(this.#shared, this.#settings);
+    this.#via = viaOf(this, this.#shared.credentials, this.#settings.onEvent);
   }
 
   /**
@@ -193,16 +96,7 @@ export class StorefrontClient {
    *   `rateLimit`, `now`, `journal`: create a new client for those).
    */
   withOptions(options: DerivedClientOptions): StorefrontClient {
-    const opts: Partial<StorefrontClientOptions> = checkRequiredObject(options, CLIENT_OPTIONS, 'the options to change', 'options', 'withOptions');
-    const fixed = Object.keys(opts).find((name) => !(DERIVABLE_OPTIONS as readonly string[]).includes(name));
-    if (fixed !== undefined) {
-      fail(
-        `options.${fixed}`,
-        `cannot differ on a derived client, which shares the key, base URL, claim guard, catalog cache and journal (create a new StorefrontClient); it may change ${DERIVABLE_OPTIONS.join(', ')}`,
-        'withOptions',
-      );
-    }
-    const derived: Derived = { shared: this.#shared, settings: checkSettings(opts, this.#settings, 'withOptions') };
+    const derived: Derived = { shared: this.#shared, settings: derivedSettings(options, this.#settings) };
     return new StorefrontClient({ [DERIVED]: derived } as StorefrontClientOptions);
   }
 
@@ -223,19 +117,11 @@ export class StorefrontClient {
    * @see [Building a storefront](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/building-a-storefront.md)
    */
   async getCatalog(options?: CatalogOptions): Promise<Catalog> {
-    const opts = checkOptionsObject(options, ['categoryId', ...CALL_OPTIONS], 'options', 'getCatalog');
-    const { signal, timeoutMs } = checkCall(opts, 'getCatalog');
-    const categoryId = opts.categoryId === undefined ? undefined : checkPositiveInteger(opts.categoryId, 'options.categoryId', 'getCatalog');
-    const cacheKey = categoryId === undefined ? 'all' : `category:${categoryId}`;
+    const { categoryId, signal, timeoutMs } = checkCatalog(options);
     signal?.throwIfAborted();
-    const cached = this.#shared.cache?.get(cacheKey);
-    if (cached !== undefined) return cached;
-
-    const catalog = await this.#transport.send(ENDPOINTS.getCatalog, categoryId === undefined ? {} : { categoryId }, { signal, timeoutMs, playerName: '', delivers: false }, readCatalog);
-    if (this.#shared.cache === undefined) return catalog;
-    const frozen = deepFreeze(catalog);
-    this.#shared.cache.set(cacheKey, frozen);
-    return frozen;
+    return cachedCatalog(this.#shared.cache, categoryId === undefined ? 'all' : `category:${categoryId}`, () =>
+      this.#transport.send(ENDPOINTS.getCatalog, categoryId === undefined ? {} : { categoryId }, { signal, timeoutMs, playerName: '', delivers: false }, readCatalog),
+    );
   }
 
   /** Forgets every cached catalog answer of this client (and of the clients sharing its cache: see {@link withOptions}). */
@@ -290,20 +176,11 @@ export class StorefrontClient {
    * @see [Delivering purchases in game](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md)
    */
   async claim(playerName: string, options?: ClaimOptions): Promise<ClaimResult> {
-    const op: Operation = 'claim';
-    const player = checkPlayerName(playerName, 'playerName', op);
-    const opts = checkOptionsObject(options, ['preview', 'includeRawTransactions', ...CALL_OPTIONS], 'options', op);
-    const { signal, timeoutMs } = checkCall(opts, op);
-    const preview = checkBoolean(opts.preview, 'options.preview', op) ?? false;
-    const includeRawTransactions = checkBoolean(opts.includeRawTransactions, 'options.includeRawTransactions', op) ?? false;
-    return this.#guarded(player, signal, (onNotSent) =>
-      this.#transport.send(
-        ENDPOINTS.claim,
-        { playerName: player, preview, includeRawTransactions },
-        // A preview changes nothing on the service, so a lost answer costs nothing.
-        { signal, timeoutMs, playerName: player, delivers: !preview, onNotSent },
-        readClaim,
-      ),
+    const { player, signal, timeoutMs, preview, includeRawTransactions } = checkClaim(playerName, options);
+    // A preview changes nothing on the service, so a lost answer costs nothing.
+    const ctx = { signal, timeoutMs, playerName: player, delivers: !preview };
+    return guardedClaim(this.#shared.guard, player, signal, (onNotSent) =>
+      this.#transport.send(ENDPOINTS.claim, { playerName: player, preview, includeRawTransactions }, { ...ctx, onNotSent }, readClaim),
     );
   }
 
@@ -370,13 +247,8 @@ export class StorefrontClient {
    * @throws {@link AuthenticationError}, {@link HttpError}, {@link NetworkError}.
    */
   async claimVoteReward(input: VoteRewardInput, options?: RequestOptions): Promise<VoteRewardResult> {
-    const op: Operation = 'claimVoteReward';
-    const fields = checkRequiredObject(input, ['player', 'reward', 'amount'], 'player, reward and amount', 'input', op);
-    const call = callOf(options, op);
-    const player = checkPlayerName(fields.player, 'input.player', op);
-    const reward = typeof fields.reward === 'number' ? String(checkPositiveInteger(fields.reward, 'input.reward', op)) : checkNonBlank(fields.reward, 'input.reward', op);
-    const amount = fields.amount === 'all' ? 'all' : String(checkPositiveInteger(fields.amount, 'input.amount', op));
-    return this.#transport.send(ENDPOINTS.claimVoteReward, { player, reward, amount }, { ...call, playerName: player, delivers: true }, readVoteReward);
+    const { body, call } = checkVoteReward(input, options);
+    return this.#transport.send(ENDPOINTS.claimVoteReward, body, { ...call, playerName: body.player, delivers: true }, readVoteReward);
   }
 
   /**
@@ -414,7 +286,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: never losing an item](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#never-losing-an-item)
    */
   async deliver(playerName: string, grant: GrantFunction, options?: DeliverOptions): Promise<DeliveryReport> {
-    return this.#shared.deliveries.deliver(this.#via(), playerName, grant, options);
+    return this.#shared.deliveries.deliver(this.#via, playerName, grant, options);
   }
 
   /**
@@ -434,7 +306,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: never losing an item](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#never-losing-an-item)
    */
   async resumeDeliveries(grant: GrantFunction, options?: ResumeOptions): Promise<ResumeReport> {
-    return this.#shared.deliveries.resume(this.#via(), grant, options);
+    return this.#shared.deliveries.resume(this.#via, grant, options);
   }
 
   /**
@@ -471,7 +343,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: automatic delivery](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#automatic-delivery)
    */
   startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
-    return startDeliveryLoop({ engine: this.#shared.deliveries, via: () => this.#via(), votes: { deliveries: this.#shared.votes, via: () => this.#voteVia() } }, options);
+    return startDeliveryLoop({ engine: this.#shared.deliveries, via: () => this.#via, votes: { deliveries: this.#shared.votes, via: () => this.#via } }, options);
   }
 
   /** A safe description of the client; never the key. */
@@ -490,9 +362,8 @@ export class StorefrontClient {
   }
 
   async #legacy(endpoint: Endpoint, playerName: string, options: RequestOptions | undefined): Promise<ClaimResult> {
-    const player = checkPlayerName(playerName, 'playerName', endpoint.operation);
-    const call = callOf(options, endpoint.operation);
-    return this.#guarded(player, call.signal, (onNotSent) =>
+    const [player, call] = [checkPlayerName(playerName, 'playerName', endpoint.operation), callOf(options, endpoint.operation)];
+    return guardedClaim(this.#shared.guard, player, call.signal, (onNotSent) =>
       this.#transport.send(endpoint, { playerName: player }, { ...call, playerName: player, delivers: true, onNotSent }, readLegacyClaim),
     );
   }
@@ -528,7 +399,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: vote rewards](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#vote-rewards)
    */
   async deliverVoteReward(input: VoteRewardInput, give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteDeliveryReport> {
-    return this.#shared.votes.deliver(this.#voteVia(), input, give, options);
+    return (await this.#shared.votes()).deliver(this.#via, input, give, options);
   }
 
   /**
@@ -544,162 +415,6 @@ export class StorefrontClient {
    * @throws {@link JournalError} when the journal cannot be read.
    */
   async resumeVoteRewards(give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteResumeReport> {
-    return this.#shared.votes.resume(this.#voteVia(), give, options);
+    return (await this.#shared.votes()).resume(this.#via, give, options);
   }
-
-  /** This client as the vote engine's caller: its vote claim, its `onEvent`, its key's redaction. */
-  #voteVia(): VoteVia {
-    const credentials = this.#shared.credentials;
-    return { claimVoteReward: (input, options) => this.claimVoteReward(input, options), onEvent: this.#settings.onEvent, redact: (text) => credentials.redact(text) };
-  }
-
-  /** This client as the delivery engine's caller: its own claim and `onEvent`. */
-  #via(): RunVia {
-    const { credentials } = this.#shared;
-    return { claim: (player, claimOptions) => this.claim(player, claimOptions), onEvent: this.#settings.onEvent, redact: (text) => credentials.redact(text) };
-  }
-
-  /**
-   * Runs a claim under the local guard; refused calls resolve RATE_LIMIT without a request.
-   * The player's window is shut while the claim is in flight and runs 10 s from when it
-   * settled. The slot is given back when the request was never sent, and when the service refused
-   * the call before considering the player (a refused key, `INVALID_PLAYER`): the service
-   * opened no window then, so neither does the guard.
-   */
-  async #guarded(player: string, signal: AbortSignal | undefined, run: (onNotSent: () => void) => Promise<ClaimResult>): Promise<ClaimResult> {
-    // An aborted call rejects at once, even when the guard could answer without a request.
-    signal?.throwIfAborted();
-    const { guard } = this.#shared;
-    if (guard === undefined) return run(() => {});
-    const decision = guard.acquire(player);
-    if (!decision.ok) {
-      return { code: 'RATE_LIMIT', status: 'ERROR', message: RATE_LIMIT_MESSAGE, claims: [], retryAfterMs: decision.retryAfterMs, source: 'local' };
-    }
-    // Otherwise the window starts when the call settles, never at the send: the service
-    // times its window from the request's arrival, which lies somewhere in between.
-    const { slot } = decision;
-    let result: ClaimResult;
-    try {
-      result = await run(() => slot.release());
-    } catch (error) {
-      if (error instanceof AuthenticationError) slot.release();
-      else slot.settle();
-      throw error;
-    }
-    if (result.code === 'INVALID_PLAYER') slot.release();
-    else slot.settle();
-    return result;
-  }
-}
-
-// ---------------------------------------------------------------------------
-// What a client is made of
-
-/** What a client and the clients derived from it share. */
-interface Shared {
-  readonly baseUrl: string;
-  readonly credentials: Credentials;
-  readonly guard: ClaimGuard | undefined;
-  readonly cache: CatalogCache<Catalog> | undefined;
-  readonly deliveries: DeliveryEngine;
-  readonly votes: VoteDeliveries;
-}
-
-/** How a client sends its calls: what `withOptions` may change. */
-interface Settings {
-  readonly timeoutMs: number;
-  readonly retry: number;
-  readonly maxResponseBytes: number;
-  readonly fetch: typeof globalThis.fetch | undefined;
-  /** The caller's own part of the User-Agent, before the SDK's. */
-  readonly userAgent: string | undefined;
-  readonly onEvent: ((event: StorefrontEvent) => void) | undefined;
-}
-
-const DEFAULT_SETTINGS: Settings = {
-  timeoutMs: 15_000,
-  retry: 2,
-  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
-  fetch: undefined,
-  userAgent: undefined,
-  onEvent: undefined,
-};
-
-/** What `withOptions` hands the constructor of a derived client instead of options. */
-interface Derived {
-  shared: Shared;
-  settings: Settings;
-}
-
-/**
- * The key of a derived client's parts in the constructor's argument: a symbol of this
- * module (not `Symbol.for`), so no caller can forge one and no state lives between calls.
- */
-const DERIVED = Symbol('teamgames-sdk.derived');
-
-/** The settings given in `opts`, checked, over `base` for those not given. */
-function checkSettings(opts: Partial<StorefrontClientOptions>, base: Settings, operation?: Operation): Settings {
-  const userAgent = opts.userAgent === undefined ? undefined : checkHeaderValue(opts.userAgent, 'options.userAgent');
-  return {
-    timeoutMs: opts.timeoutMs === undefined ? base.timeoutMs : checkTimeout(opts.timeoutMs, 'options.timeoutMs', operation),
-    retry: opts.retry === undefined ? base.retry : checkIntegerInRange(opts.retry, 0, MAX_RETRY, 'options.retry', operation),
-    maxResponseBytes:
-      opts.maxResponseBytes === undefined
-        ? base.maxResponseBytes
-        : checkIntegerInRange(opts.maxResponseBytes, 1_024, MAX_RESPONSE_BYTES_CEILING, 'options.maxResponseBytes', operation),
-    fetch: checkFunction<typeof globalThis.fetch>(opts.fetch, 'options.fetch') ?? base.fetch,
-    userAgent: userAgent ?? base.userAgent,
-    onEvent: checkFunction<NonNullable<StorefrontClientOptions['onEvent']>>(opts.onEvent, 'options.onEvent') ?? base.onEvent,
-  };
-}
-
-function transportOf(shared: Shared, settings: Settings): Transport {
-  const sdkAgent = `teamgames-sdk/${VERSION} ${runtimeAgent()}`;
-  return new Transport({
-    baseUrl: shared.baseUrl,
-    timeoutMs: settings.timeoutMs,
-    retry: settings.retry,
-    maxResponseBytes: settings.maxResponseBytes,
-    fetch: settings.fetch,
-    userAgent: settings.userAgent === undefined ? sdkAgent : `${settings.userAgent} ${sdkAgent}`,
-    onEvent: settings.onEvent,
-    credentials: shared.credentials,
-  });
-}
-
-/** `options.apiKey`, else `TEAMGAMES_API_KEY`; the error names whichever was read. */
-function resolveApiKey(option: unknown): string {
-  // v3 endpoints carry the raw key in a header: refuse here what fetch would refuse mid-claim.
-  if (option !== undefined) return checkHeaderValue(option, 'options.apiKey', MAX_API_KEY_LENGTH);
-  const fromEnv = readEnv(API_KEY_ENV);
-  if (fromEnv === undefined && envDenied(API_KEY_ENV)) {
-    // Deno without --allow-env: the variable may well be set; saying "set it" misleads.
-    fail('options.apiKey', `is required, and the runtime denies reading the ${API_KEY_ENV} environment variable (set or not): run Deno with --allow-env (or --allow-env=${API_KEY_ENV},${BASE_URL_ENV}), or pass { apiKey }`);
-  }
-  if (fromEnv === undefined) {
-    fail('options.apiKey', `is required: pass { apiKey } (the raw key from the TeamGames dashboard) or set the ${API_KEY_ENV} environment variable`);
-  }
-  return checkHeaderValue(fromEnv, `${API_KEY_ENV} (environment variable)`, MAX_API_KEY_LENGTH);
-}
-
-/** `options.baseUrl`, else `TEAMGAMES_BASE_URL`, else production. */
-function resolveBaseUrl(option: unknown): string {
-  if (option !== undefined) return checkBaseUrl(option);
-  const fromEnv = readEnv(BASE_URL_ENV);
-  return fromEnv === undefined ? DEFAULT_BASE_URL : checkBaseUrl(fromEnv, `${BASE_URL_ENV} (environment variable)`);
-}
-
-const CALL_OPTIONS = ['signal', 'timeoutMs'] as const;
-
-/** The options every call takes, checked. */
-function checkCall(opts: Partial<RequestOptions>, op: Operation): Pick<SendContext, 'signal' | 'timeoutMs'> {
-  return {
-    signal: checkSignal(opts.signal, op),
-    timeoutMs: opts.timeoutMs === undefined ? undefined : checkTimeout(opts.timeoutMs, 'options.timeoutMs', op),
-  };
-}
-
-/** A call's `RequestOptions`, checked (no other option names allowed). */
-function callOf(options: RequestOptions | undefined, op: Operation): Pick<SendContext, 'signal' | 'timeoutMs'> {
-  return checkCall(checkOptionsObject(options, CALL_OPTIONS, 'options', op), op);
 }

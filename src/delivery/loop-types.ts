@@ -213,7 +213,7 @@ export interface LoopHost {
   engine: DeliveryEngine;
   via: () => RunVia;
   /** The client's vote rewards, for `claimVote` (a host without them, such as the simulation's, has no votes). */
-  votes?: { deliveries: VoteDeliveries; via: () => VoteVia };
+  votes?: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
 }
 
 /** The options once checked. @internal */

@@ -17,7 +17,8 @@ export interface VoteInLoop {
   here: () => boolean;
   /** Takes one call out of the loop's budget (and counts it); rejects when the player leaves. */
   call: () => Promise<void>;
-  votes: { deliveries: VoteDeliveries; via: () => VoteVia };
+  /** The client's vote rewards (loaded on first use) and its caller. */
+  votes: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
   give: VoteRewardGiveFunction;
 }
 
@@ -39,8 +40,9 @@ export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): P
     return loop.give(reward);
   };
   const asked = input as Partial<LoopVoteInput> | undefined;
+  const deliveries = await loop.votes.deliveries();
   try {
-    return await loop.votes.deliveries.deliver(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal });
+    return await deliveries.deliver(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal });
   } catch (error) {
     if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
     throw error;

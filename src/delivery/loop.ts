@@ -22,7 +22,7 @@ import { ERROR_MESSAGE, type RunVia } from './report.js';
 import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, undelivered, type Player } from './loop-player.js';
 import type { DeliveredItem, DeliveryCode, DeliveryReport } from './types.js';
 
-export type { DeliveryLoop, LoopHost } from './loop-types.js';
+export type { DeliveryLoop, DeliveryLoopOptions, LoopHost } from './loop-types.js';
 
 /** Of the budget, the share routine polls may plan on: the rest is for claims, joins and `/claim`. */
 const POLL_SHARE = 0.8;

@@ -8,7 +8,10 @@
  * @internal
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { JournalError } from '../errors.js';
 import { untilAborted } from '../internal/signals.js';
+import type { DeliveryJournal } from '../journals/contract.js';
+import type { Control } from './options.js';
 
 /** A turn taken: `held` until its work settles. */
 interface Turn {
@@ -67,4 +70,62 @@ export class PlayerLocks {
       leave();
     }
   }
+}
+
+/**
+ * Runs `work` under the journal's cross-node lock on the player, when it has one. A lock
+ * that cannot be had is reported on the run and returned: nothing was done. Waiting for
+ * the lock is abortable: a call aborted before its work starts (before the lock is asked
+ * for, while it waits, or as it answers) rejects with `signal.reason`, and the lock, once
+ * it answers, is released without running the work. Once the work has started, it
+ * settles on its own.
+ */
+export async function acrossNodes<T>(
+journal: DeliveryJournal,
+player: string,
+control: Control,
+work: () => Promise<T>,
+failed: (error: unknown) => JournalError,
+): Promise<{ ok: true; value: T } | { ok: false; error: JournalError }> {
+  const withPlayerLock = journal.withPlayerLock?.bind(journal);
+  if (withPlayerLock === undefined) return { ok: true, value: await work() };
+  // Aborted between the player's turn and here (a microtask apart): the lock is not asked for.
+  control.signal?.throwIfAborted();
+  // Without a signal of the call's own, one that never aborts: the same path, no `?.`.
+  const signal = control.signal ?? new AbortController().signal;
+  // `aborted` only once the abort listener has rejected: the work then never starts.
+  let state: 'waiting' | 'started' | 'aborted' = 'waiting';
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      if (state !== 'waiting') return;
+      state = 'aborted';
+      reject(signal.reason);
+    };
+    // Listening before the lock is asked for: an abort from inside that call is seen too.
+    signal.addEventListener('abort', onAbort);
+    // A lock that throws synchronously, or returns no promise, is taken as one that answered so.
+    const locked = new Promise<T | undefined>((settle) =>
+      settle(
+        withPlayerLock<T | undefined>(player, async () => {
+          // The call has rejected already: the lock is given back unused.
+          if (state === 'aborted') return undefined;
+          state = 'started';
+          return work();
+        }),
+      ),
+    );
+    locked.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        // After an abort the promise has rejected already, and this changes nothing.
+        resolve({ ok: true, value: value as T });
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (state === 'started') reject(error);
+        // Waiting still: the lock could not be had (after an abort, nothing is reported).
+        else if (state === 'waiting') resolve({ ok: false, error: failed(error) });
+      },
+    );
+  });
 }

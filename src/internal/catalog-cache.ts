@@ -4,6 +4,9 @@
  * reads negative (an injected clock set back) is as good as expired: a cache never lives
  * longer than its TTL, whatever the clock does.
  */
+import { deepFreeze } from './freeze.js';
+
+/** The entries, each with its own lifetime. */
 export class CatalogCache<T> {
   readonly #entries = new Map<string, { storedAt: number; value: T }>();
 
@@ -30,4 +33,19 @@ export class CatalogCache<T> {
   clear(): void {
     this.#entries.clear();
   }
+}
+
+/**
+ * A catalog answer through the client's cache (`undefined` when `catalogCacheTtlMs` is 0):
+ * a live entry is returned as it is; otherwise `load` is called and its answer frozen
+ * (it is shared by every caller) and kept under `key`.
+ */
+export async function cachedCatalog<T>(cache: CatalogCache<T> | undefined, key: string, load: () => Promise<T>): Promise<T> {
+  const cached = cache?.get(key);
+  if (cached !== undefined) return cached;
+  const catalog = await load();
+  if (cache === undefined) return catalog;
+  const frozen = deepFreeze(catalog);
+  cache.set(key, frozen);
+  return frozen;
 }

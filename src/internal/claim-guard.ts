@@ -15,6 +15,8 @@
  * clock does, no `retryAfterMs` exceeds `windowMs`: a start that reads in the future (an
  * injected clock set back) is moved to now.
  */
+import { AuthenticationError } from '../errors.js';
+import { RATE_LIMIT_MESSAGE, type ClaimResult } from '../wire/claim.js';
 
 /**
  * A granted slot. `settle` starts the player's window when the call is over and the
@@ -88,4 +90,35 @@ export class ClaimGuard {
   #sweep(now: number): void {
     for (const [player, window] of this.#windows) if (this.#left(window, now) === 0) this.#windows.delete(player);
   }
+}
+
+/**
+ * Runs a claim under the local guard (`undefined` when the client has `rateLimit: false`); refused calls resolve RATE_LIMIT without a request.
+ * The player's window is shut while the claim is in flight and runs 10 s from when it
+ * settled. The slot is given back when the request was never sent, and when the service refused
+ * the call before considering the player (a refused key, `INVALID_PLAYER`): the service
+ * opened no window then, so neither does the guard.
+ */
+export async function guardedClaim(guard: ClaimGuard | undefined, player: string, signal: AbortSignal | undefined, run: (onNotSent: () => void) => Promise<ClaimResult>): Promise<ClaimResult> {
+  // An aborted call rejects at once, even when the guard could answer without a request.
+  signal?.throwIfAborted();
+  if (guard === undefined) return run(() => {});
+  const decision = guard.acquire(player);
+  if (!decision.ok) {
+    return { code: 'RATE_LIMIT', status: 'ERROR', message: RATE_LIMIT_MESSAGE, claims: [], retryAfterMs: decision.retryAfterMs, source: 'local' };
+  }
+  // Otherwise the window starts when the call settles, never at the send: the service
+  // times its window from the request's arrival, which lies somewhere in between.
+  const { slot } = decision;
+  let result: ClaimResult;
+  try {
+    result = await run(() => slot.release());
+  } catch (error) {
+    if (error instanceof AuthenticationError) slot.release();
+    else slot.settle();
+    throw error;
+  }
+  if (result.code === 'INVALID_PLAYER') slot.release();
+  else slot.settle();
+  return result;
 }

@@ -6,7 +6,7 @@
  * engine refuses it). The cases about another user chown files to a second Unix user, so
  * they need root (CI runs as root).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -165,7 +165,7 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
 
   /** The real `teamgames` as the second user (staff, in the journal's group), its exit code and output. */
   async function asStaff(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
+    const child = spawn(nodeFor(other), ['--import', 'tsx', 'src/cli/index.ts', ...args], {
       cwd: ROOT,
       uid: other.uid,
       gid: other.gid,
@@ -176,8 +176,22 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
     return { code, stdout, stderr };
+  }
+
+  /**
+   * A Node the second user may run: this one, or the system's when this one lies where that
+   * user cannot reach it (CI's Node 22 and 24 come from npx's cache under /root).
+   */
+  function nodeFor(user: { uid: number; gid: number }): string {
+    const tried = spawnSync(process.execPath, ['-e', ''], { uid: user.uid, gid: user.gid });
+    if (tried.error === undefined && tried.status === 0) return process.execPath;
+    for (const system of ['/usr/bin/node', '/usr/local/bin/node']) if (spawnSync(system, ['-e', ''], { uid: user.uid, gid: user.gid }).status === 0) return system;
+    return process.execPath;
   }
 
   it("staff in a mode 0o640 journal's group read it as their own user (the directory's owner is the bridge's user); a file of anyone else there is refused", async () => {

@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
-import { fsCalls } from '../../src/journals/file/lock.js';
+import { fsCalls } from '../../src/journals/file/files.js';
 import { JournalError } from '../../src/errors.js';
 import type { JournalClaimMark, JournalEntry, JournalLine, JournalWindow } from '../../src/journals/contract.js';
 import { fileHandlePrototype, fsError, type FileHandleMethods, type Write, reload, scratchJournals, underSizeLimit } from '../support/file-journals.js';

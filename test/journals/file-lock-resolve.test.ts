@@ -1,5 +1,5 @@
 /**
- * The file journal's lock (src/journals/file/lock.ts) when resolving or identifying the file
+ * The file journal's lock (src/journals/file/lock.ts, and files.ts' realFile) when resolving or identifying the file
  * meets what a real file system rarely shows on demand: an I/O error from lstat, readlink
  * or stat, a file created between two looks, a cycle of links, two files with one inode
  * number on two devices. (On Unix the path is resolved one name at a time,

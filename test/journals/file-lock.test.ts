@@ -14,7 +14,8 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
-import { fsCalls, inspectLock, notRegular } from '../../src/journals/file/lock.js';
+import { fsCalls, notRegular } from '../../src/journals/file/files.js';
+import { inspectLock } from '../../src/journals/file/lock.js';
 import { JournalError } from '../../src/errors.js';
 import { fileHandlePrototype, fsError, scratchJournals, type FileHandleMethods } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
@@ -604,7 +605,7 @@ describe('a second copy of the SDK in this process (ESM and CommonJS, or two ver
     await journal(path).pending();
     vi.resetModules();
     const copy = await import('../../src/journals/file/lock.js');
-    expect(copy.fsCalls).not.toBe(fsCalls); // another copy indeed
+    expect((await import('../../src/journals/file/files.js')).fsCalls).not.toBe(fsCalls); // another copy indeed
     expect(await copy.inspectLock(path)).toMatchObject({ state: 'held', pid: process.pid, running: true });
     expect(registry().held.has(path)).toBe(true);
     // It too reads a lock file that is a FIFO without waiting for a writer.

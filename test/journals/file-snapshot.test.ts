@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, truncateS
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
-import { fsCalls } from '../../src/journals/file/lock.js';
+import { fsCalls } from '../../src/journals/file/files.js';
 import { readFileSnapshot } from '../../src/journals/file/snapshot.js';
 import { fileHandlePrototype, fsError, scratchJournals, underSizeLimit, type FileHandleMethods } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
 import { FileJournal } from '../../src/journals/file/journal.js';
-import { fsCalls } from '../../src/journals/file/lock.js';
+import { fsCalls } from '../../src/journals/file/files.js';
 import { scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 import { needsRoot, secondUser } from '../support/second-user.js';

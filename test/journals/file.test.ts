@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal, type FileJournalOptions } from '../../src/journals/file/journal.js';
-import { fsCalls } from '../../src/journals/file/lock.js';
+import { fsCalls } from '../../src/journals/file/files.js';
 import { InvalidInputError, JournalError } from '../../src/errors.js';
 import { fileHandlePrototype, fsError, type FileHandleMethods, type Write, reload, scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';

@@ -90,11 +90,11 @@ export async function fileHandlePrototype(dir: string): Promise<FileHandleMethod
  */
 export async function underSizeLimit<T>(bytes: number, work: () => Promise<T>): Promise<T> {
   vi.resetModules();
-  vi.doMock('../../src/journals/file/lock.js', async (importOriginal) => ({ ...(await importOriginal<object>()), MAX_JOURNAL_BYTES: bytes }));
+  vi.doMock('../../src/journals/file/files.js', async (importOriginal) => ({ ...(await importOriginal<object>()), MAX_JOURNAL_BYTES: bytes }));
   try {
     return await work();
   } finally {
-    vi.doUnmock('../../src/journals/file/lock.js');
+    vi.doUnmock('../../src/journals/file/files.js');
     vi.resetModules();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * A recording file system for power-cut simulations of the file journal (issue #27 point 3),
- * in the spirit of SQLite's crash tests: installed over `fsCalls` (src/journals/file/lock.ts),
+ * in the spirit of SQLite's crash tests: installed over `fsCalls` (src/journals/file/files.ts),
  * it passes every call to the real file system (in a temp dir) and logs, in order, every
  * call that changes something: a name created, a write (inode, offset, bytes), a truncate,
  * an fsync/fdatasync, a rename, a link, an unlink, a directory sync. From the log, at any
@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fsCalls } from '../../src/journals/file/lock.js';
+import { fsCalls } from '../../src/journals/file/files.js';
 import { seededRandom } from '../../src/mock/service/random.js';
 
 /** How the journal's safeguards may be broken, to prove a campaign catches it. */

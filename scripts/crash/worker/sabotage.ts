@@ -19,7 +19,7 @@
  * @module
  */
 import type { FileHandle } from 'node:fs/promises';
-import { fsCalls } from '../../../src/journals/file/lock.js';
+import { fsCalls } from '../../../src/journals/file/files.js';
 
 type Log = (text: string) => void;
 

@@ -11,7 +11,7 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { JournalError } from '../../errors.js';
-import { MAX_JOURNAL_BYTES, NOFOLLOW, checkRegular, fsCalls, manyNames, notRegular, readAtMost, realFile } from './lock.js';
+import { MAX_JOURNAL_BYTES, NOFOLLOW, checkRegular, fsCalls, manyNames, notRegular, readAtMost, realFile } from './files.js';
 import { checkJournalPath, checkOwnFile, readerTrust } from './trust.js';
 import { parseJournal } from './store.js';
 import type { JournalEntry } from '../contract.js';

@@ -11,7 +11,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { JournalError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
-import { FileLock, MAX_JOURNAL_BYTES, checkOneName, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './lock.js';
+import { MAX_JOURNAL_BYTES, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './files.js';
+import { FileLock, checkOneName } from './lock.js';
 import { OWNER_ONLY, bridgeTrust, checkJournalPath } from './trust.js';
 import { entryProblem, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 

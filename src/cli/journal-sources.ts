@@ -1,0 +1,415 @@
+/**
+ * The journals `teamgames journal` reads: a journal file (read beside a running bridge,
+ * never locked, its lock inspected), a PostgreSQL or MySQL table (the drivers the user's
+ * optional peers, imported only for `--postgres` / `--mysql`, every query bounded by
+ * `--timeout`), each as one `Source`: its health, what it holds, resolving a window.
+ *
+ * @module
+ */
+import { stat } from 'node:fs/promises';
+import { UsageError } from '../common/command-line.js';
+import { inspectEntries, inspectJournal, resolveWindow, type JournalInspection } from '../delivery/staff.js';
+import { InvalidInputError } from '../errors.js';
+import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
+import { manyNames, realFile } from '../journals/file/files.js';
+import { FileJournal } from '../journals/file/journal.js';
+import { inspectLock, type LockState } from '../journals/file/lock.js';
+import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
+import { checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
+import { MemoryJournal } from '../journals/memory.js';
+import { MySqlJournal, type MySqlPool } from '../journals/mysql/index.js';
+import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
+import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
+import { firstLineOf, type JournalDeps, type TeamgamesEnv } from './shared.js';
+
+/** A failure of the command (exit 1), said in one line. */
+export class CommandFailure extends Error {
+  override name = 'CommandFailure';
+}
+
+/** An error as one line, any password in a URL masked. */
+export function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().replace(URL_PASSWORD, '$1***@');
+}
+
+/** The journal's health, as `status` reports it (`--json`: as is). */
+export type Health = FileHealth | { kind: 'postgres' | 'mysql'; url: string; table: string; readable: boolean; problem?: string };
+
+/** A journal file's health: readable (size, lines, a torn tail left out) and who holds its lock. */
+export interface FileHealth {
+  kind: 'file';
+  path: string;
+  readable: boolean;
+  problem?: string;
+  bytes?: number;
+  lines?: number;
+  tornBytes?: number;
+  lock: LockState | { state: 'unreadable'; problem: string } | { state: 'refused'; problem: string };
+}
+
+/** What `resolve` was asked: the player, the window's id, or both; who; the note. */
+export interface ResolveArgs {
+  player: string | undefined;
+  windowId: string | undefined;
+  by: string;
+  note: string;
+}
+
+/** One journal the command reads (and, for resolve, writes). */
+export interface Source {
+  /** What staff see and the journal's health; `seen` undefined (and `problem` set) when unreadable. */
+  read(now: number): Promise<{ seen?: JournalInspection; health: Health; problem?: string }>;
+  /** What staff see. @throws when the journal cannot be read. */
+  inspect(now: number): Promise<JournalInspection>;
+  /** Resolves the window (the player's, or the one with the id). @throws CommandFailure, UsageError, JournalError, WindowAlreadyResolvedError. */
+  resolve(input: ResolveArgs, now: number): Promise<JournalWindow>;
+  close(): Promise<void>;
+}
+
+/** The journal flags, as parsed. */
+type SourceValues = Partial<Record<'file' | 'postgres' | 'postgres-env' | 'postgres-file' | 'mysql' | 'mysql-env' | 'mysql-file' | 'table' | 'timeout', string>>;
+
+const SOURCE_FLAGS = ['file', 'postgres', 'postgres-env', 'postgres-file', 'mysql', 'mysql-env', 'mysql-file'] as const;
+
+/** How long a database command may take by default, in ms (`--timeout`). */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 15_000;
+const MAX_DATABASE_TIMEOUT_MS = 600_000;
+
+export async function openSource(values: SourceValues, env: TeamgamesEnv, deps: JournalDeps, warn: (message: string) => Promise<void>): Promise<Source> {
+  const given = SOURCE_FLAGS.filter((name) => values[name] !== undefined);
+  if (given.length !== 1) throw new UsageError(given.length === 0 ? 'which journal? pass --file <path>, --postgres-env <VAR>, --postgres-file <path>, --mysql-env <VAR>, --mysql-file <path> (or --postgres <url>, --mysql <url>)' : `one journal at a time: got ${given.map((n) => `--${n}`).join(' and ')}`);
+  if (values.file !== undefined) {
+    if (values.table !== undefined) throw new UsageError('--table applies to --postgres and --mysql, not --file');
+    if (values.timeout !== undefined) throw new UsageError('--timeout applies to a database journal, not --file');
+    if (values.file.trim() === '') throw new UsageError('--file must not be blank');
+    return fileSource(values.file);
+  }
+  const timeoutMs = databaseTimeout(values.timeout);
+  const flag = given[0] as Exclude<(typeof SOURCE_FLAGS)[number], 'file'>;
+  const engine = flag.startsWith('postgres') ? 'postgres' : 'mysql';
+  const url = await databaseUrl(flag, values[flag] as string, env);
+  if ((flag === 'postgres' || flag === 'mysql') && urlHoldsPassword(url)) {
+    await warn(`warning: the password in --${flag} can be read by every user of this machine (ps, /proc) while the command runs; pass the URL with --${flag}-env <VAR> or --${flag}-file <path> instead`);
+  }
+  if (flag.endsWith('-file') && urlHoldsPassword(url) && (await modeOf(values[flag] as string)) & 0o077) {
+    await warn(`warning: ${values[flag]} holds a password and other users may read it; chmod 600 ${values[flag]}`);
+  }
+  return engine === 'postgres' ? postgresSource(url, `--${flag}`, values.table, timeoutMs, deps) : mysqlSource(url, `--${flag}`, values.table, timeoutMs, deps);
+}
+
+async function modeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mode;
+  } catch {
+    return 0;
+  }
+}
+
+function databaseTimeout(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_DATABASE_TIMEOUT_MS;
+  if (!/^[1-9]\d*$/.test(text) || Number(text) > MAX_DATABASE_TIMEOUT_MS) throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_DATABASE_TIMEOUT_MS}, got "${text}"`);
+  return Number(text);
+}
+
+/** The database URL: given (`--postgres`), or read from an environment variable or a file, so no password is on the command line. */
+async function databaseUrl(flag: string, value: string, env: TeamgamesEnv): Promise<string> {
+  if (flag.endsWith('-env')) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new UsageError(`--${flag} takes the name of an environment variable (DATABASE_URL), got "${value}"`);
+    const url = env[value]?.trim() ?? '';
+    if (url === '') throw new UsageError(`--${flag}: the environment variable ${value} is not set`);
+    return url;
+  }
+  if (flag.endsWith('-file')) {
+    if (value.trim() === '') throw new UsageError(`--${flag} must not be blank`);
+    // The first line: a file written with echo ends with a newline.
+    const url = await firstLineOf(value, `--${flag}`);
+    if (url === '') throw new UsageError(`--${flag}: ${value} holds no URL`);
+    return url;
+  }
+  return value;
+}
+
+function fileSource(path: string): Source {
+  return {
+    async read(now) {
+      let snapshot: FileSnapshot;
+      try {
+        snapshot = await readFileSnapshot(path);
+      } catch (error) {
+        const problem = oneLine(error);
+        return { problem, health: { kind: 'file', path, readable: false, problem, lock: await lockOf(path) } };
+      }
+      const lock = await lockOf(path, snapshot);
+      const health: FileHealth = { kind: 'file', path, readable: true, bytes: snapshot.bytes, lines: snapshot.lines, tornBytes: snapshot.tornBytes, lock };
+      // A lock file another user could have planted fails the command, as a planted journal does.
+      return { seen: inspectEntries(snapshot.entries, now), health, ...(lock.state === 'refused' ? { problem: lock.problem } : {}) };
+    },
+    async inspect(now) {
+      // A consistent read of the file as it is: no lock taken, nothing changed.
+      const snapshot = await readFileSnapshot(path);
+      return inspectEntries(snapshot.entries, now);
+    },
+    async resolve(input, now) {
+      // The file must exist (a FileJournal would create it), and no live process hold it.
+      const snapshot = await readFileSnapshot(path);
+      const lock = await inspectLock(snapshot.realPath, readerTrust(), snapshot.dirOwner);
+      if (lock.state === 'held' && lock.running !== false) {
+        // What the file already shows comes first: a window resolved already (exit 7, as
+        // when the bridge's admin command came first) or none to resolve. The resolve is
+        // tried on a copy in memory; only an open window needs the bridge's lock.
+        const view = new MemoryJournal();
+        await view.append(snapshot.entries);
+        await resolveIn(view, input, now);
+        const where = lock.running === undefined ? `on host ${lock.host} (another host: whether it runs cannot be told from here)` : `on this host (running)`;
+        throw new CommandFailure(
+          `${path} is held by process ${lock.pid} ${where}, lock file ${lock.path}. The lock belongs to the bridge, so nothing was written. Stop the bridge and run this again, or resolve from the bridge itself: resolveWindow(journal, { playerName, windowId, by, note }) in its admin command`,
+        );
+      }
+      // No one holds it (or its holder died): open it as a journal, taking the lock.
+      const journal = new FileJournal(path);
+      try {
+        return await resolveIn(journal, input, now);
+      } finally {
+        await journal.close();
+      }
+    },
+    close: async () => {},
+  };
+}
+
+/**
+ * Who holds the file's lock, read without touching it, by the reader's rules (a lock file
+ * another user could have planted is `refused`). A file with several names is `refused`
+ * too: its lock could be beside any of them, so "free" could be false.
+ */
+async function lockOf(path: string, snapshot?: FileSnapshot): Promise<FileHealth['lock']> {
+  try {
+    const trust = readerTrust();
+    const real = snapshot?.realPath ?? (await realFile(path, trust));
+    const dirOwner = snapshot === undefined ? (await checkJournalPath(real, path, trust)).dirOwner : snapshot.dirOwner;
+    const names = (await stat(real).catch(() => undefined))?.nlink ?? 1;
+    if (names > 1) throw manyNames(path, names);
+    return await inspectLock(real, trust, dirOwner);
+  } catch (error) {
+    return { state: isRefusal(error) ? 'refused' : 'unreadable', problem: oneLine(error) };
+  }
+}
+
+/** What `pg` and `mysql2/promise` export that the command uses. */
+interface PgModule {
+  Pool: new (config: { connectionString: string; max: number; connectionTimeoutMillis: number; query_timeout: number }) => PgPool & {
+    end(): Promise<void>;
+    on(event: 'error', listener: () => void): unknown;
+    on(event: 'connect', listener: (client: { query(sql: string): Promise<unknown> }) => void): unknown;
+  };
+}
+interface MySqlModule {
+  createPool(config: { uri: string; connectionLimit: number; connectTimeout: number }): MySqlPool & { end(): Promise<void> };
+}
+
+async function loadDriver<T>(deps: JournalDeps, flag: string, name: string, pkg: string): Promise<T> {
+  let loaded: unknown;
+  try {
+    loaded = await (deps.importDriver ?? ((n: string) => import(n)))(name);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && oneLine(error).includes(`'${pkg}'`)) throw new CommandFailure(`${flag} needs the ${pkg} package: npm i ${pkg}`);
+    throw new CommandFailure(`${flag}: the ${pkg} package could not be loaded (${oneLine(error)})`);
+  }
+  const module = loaded as { default?: unknown };
+  return (module.default ?? module) as T;
+}
+
+// Query parameters that carry a secret (`password`, `sslpassword`, `passwd`, `pwd`, an
+// auth token…), masked like the user-info password.
+const SECRET_PARAMETER = /pass|pwd|secret|token/i;
+
+/** The URL's secrets: its user-info password and the values of its secret parameters. */
+function urlSecrets(url: URL): string[] {
+  const secrets = url.password === '' ? [] : [url.password];
+  url.searchParams.forEach((value, name) => {
+    if (SECRET_PARAMETER.test(name) && value !== '') secrets.push(value);
+  });
+  return secrets;
+}
+
+function urlHoldsPassword(url: string): boolean {
+  try {
+    return urlSecrets(new URL(url)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The URL as printed: the user-info password and every secret parameter's value shown as `***`. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    for (const name of [...new Set(parsed.searchParams.keys())]) {
+      if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
+    }
+    return parsed.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+// `scheme://user:password@`, anywhere in a driver's message: the password masked.
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s@/]*@/gi;
+
+function checkUrl(url: string, flag: string, schemes: readonly string[]): void {
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    throw new UsageError(`${flag} must be a URL (${schemes[0]}//user@host:port/database), got something else`);
+  }
+  if (!schemes.includes(protocol)) throw new UsageError(`${flag} must be a ${schemes.join(' or ')} URL, got ${protocol}`);
+}
+
+function tableOption(table: string | undefined): { table?: string } {
+  return table === undefined ? {} : { table };
+}
+
+/** The journal's own check of a table name, as a usage error naming `--table`. */
+function checkTable(table: string | undefined): string {
+  try {
+    return tableText(checkTableName(table ?? DEFAULT_TABLE, '--table'));
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new UsageError(`--table ${error.rule}`);
+    throw error;
+  }
+}
+
+async function postgresSource(url: string, flag: string, table: string | undefined, timeoutMs: number, deps: JournalDeps): Promise<Source> {
+  checkUrl(url, flag, ['postgres:', 'postgresql:']);
+  const name = checkTable(table);
+  const pg = await loadDriver<PgModule>(deps, flag, 'pg', 'pg');
+  // Every wait bounded: the connection and login, and each answer on the client (a server
+  // that went silent, a statement behind a lock held by another session). No server-side
+  // statement_timeout: as a startup parameter PgBouncer refuses it, and set from the pool's
+  // 'connect' event it races the first statement on the same connection (pg warns, and
+  // pg 9 will refuse); the connection is closed when the command ends.
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  // An idle connection the server ends must not end the command with an unhandled error.
+  pool.on('error', () => undefined);
+  // Never creates the table: a database without one is reported, not changed.
+  const journal = new PostgresJournal(pool, { ...tableOption(table), createTables: false });
+  return sqlSource('postgres', shownUrl(url), name, journal, timeoutMs, () => pool.end());
+}
+
+async function mysqlSource(url: string, flag: string, table: string | undefined, timeoutMs: number, deps: JournalDeps): Promise<Source> {
+  checkUrl(url, flag, ['mysql:', 'mariadb:']);
+  const name = checkTable(table);
+  const mysql = await loadDriver<MySqlModule>(deps, flag, 'mysql2/promise', 'mysql2');
+  // mysql2 bounds the connection and login; nothing bounds a statement but the command's guard.
+  const pool = mysql.createPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: 2, connectTimeout: timeoutMs });
+  const journal = new MySqlJournal(pool, { ...tableOption(table), createTables: false });
+  return sqlSource('mysql', shownUrl(url), name, journal, timeoutMs, () => pool.end());
+}
+
+/** The driver's "no such table" (or schema / database) under the journal's error. */
+function missingTable(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return cause !== undefined && ['42P01', '3F000', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR'].includes(String(cause.code));
+}
+
+/** The database did not answer within `--timeout` (exit 4). */
+export class DatabaseTimeout extends CommandFailure {
+  override name = 'DatabaseTimeout';
+}
+
+// What the drivers throw when one of their own bounds ran out: PostgreSQL's statement and lock
+// timeouts, pg's login and answer timeouts, mysql2's connect timeout, MySQL's lock and statement ones.
+const TIMEOUT_CODES = new Set(['57014', '55P03', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT']);
+const TIMEOUT_MESSAGE = /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout|Query read timeout)/;
+
+function isDriverTimeout(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (TIMEOUT_CODES.has(String(code)) || (typeof message === 'string' && TIMEOUT_MESSAGE.test(message))) return true;
+  }
+  return false;
+}
+
+function timeoutText(timeoutMs: number, detail?: string): string {
+  return `the database did not answer within ${timeoutMs} ms (--timeout)${detail === undefined ? '' : `: ${detail}`}. Check that the server is up and that no session holds a lock on the journal's table; a resolve may or may not have been written (teamgames journal windows --all)`;
+}
+
+/**
+ * Runs `work` under the command's overall bound: whatever the driver does (a server that
+ * accepted the login and then went silent, a lock held elsewhere), the command ends.
+ */
+async function bounded<T>(work: () => Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  // A little after the drivers' own bounds, so that theirs (which also free the server) fire first.
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseTimeout(timeoutText(timeoutMs))), timeoutMs + 1_000);
+  });
+  try {
+    return await Promise.race([work(), guard]);
+  } catch (error) {
+    if (!(error instanceof DatabaseTimeout) && isDriverTimeout(error)) throw new DatabaseTimeout(timeoutText(timeoutMs, oneLine(error)));
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sqlSource(kind: 'postgres' | 'mysql', url: string, table: string, journal: DeliveryJournal, timeoutMs: number, end: () => Promise<void>): Source {
+  const noTable = () => new CommandFailure(`no journal table ${table} in this database (nothing was created). A bridge creates it on first use; check the URL and --table`);
+  // Every record validated like any read: a row changed outside the SDK is damage, never listed.
+  const inspect = (now: number): Promise<JournalInspection> =>
+    bounded(async () => {
+      try {
+        return await inspectJournal(journal, { now });
+      } catch (error) {
+        if (missingTable(error)) throw noTable();
+        throw error;
+      }
+    }, timeoutMs);
+  return {
+    async read(now) {
+      try {
+        return { seen: await inspect(now), health: { kind, url, table, readable: true } };
+      } catch (error) {
+        // A silent server is not a verdict on the journal: the command fails with exit 4.
+        if (error instanceof DatabaseTimeout) throw error;
+        const problem = oneLine(error);
+        return { problem, health: { kind, url, table, readable: false, problem } };
+      }
+    },
+    inspect,
+    async resolve(input, now) {
+      await inspect(now);
+      return bounded(() => resolveIn(journal, input, now), timeoutMs);
+    },
+    // Ending a pool waits for its connections: bounded too, the process exits regardless.
+    close: () => bounded(end, 0).catch(() => undefined),
+  };
+}
+
+/**
+ * Says which windows the player has when the one asked for is not there, then resolves
+ * through the SDK's call, which is compare-and-set: a window resolved first (by anyone,
+ * at any moment up to the write) is a WindowAlreadyResolvedError, nothing written.
+ */
+async function resolveIn(journal: DeliveryJournal, input: ResolveArgs, now: number): Promise<JournalWindow> {
+  const { player, windowId, by, note } = input;
+  if (player !== undefined) {
+    const seen = await inspectJournal(journal, { playerName: player, now });
+    const open = seen.openWindows.map((w) => w.deliveryId);
+    const known = [...open, ...seen.resolvedWindows.map((w) => w.deliveryId)];
+    const ids = open.length === 0 ? 'none is open' : `open: ${open.join(', ')}`;
+    if (windowId === undefined && open.length > 1) throw new UsageError(`${player} has ${open.length} open windows (${open.join(', ')}): pass --window <id>`);
+    if (windowId === undefined && known.length === 0) throw new CommandFailure(`${player} has no open window (teamgames journal windows --all lists every window)`);
+    if (windowId !== undefined && !known.includes(windowId)) throw new CommandFailure(`${player} has no window ${windowId}; ${ids}`);
+  }
+  try {
+    return await resolveWindow(journal, { ...(player === undefined ? {} : { playerName: player }), ...(windowId === undefined ? {} : { windowId }), by, note }, { now });
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new CommandFailure(player === undefined ? `no window ${windowId} in this journal (teamgames journal windows --all lists every window)` : `${player}: ${error.rule}`);
+  }
+}
