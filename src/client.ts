@@ -5,7 +5,7 @@
  */
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardGiveFunction } from './delivery/vote-types.js';
-import { startDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop.js';
+import { startLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop-start.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
 import { guardedClaim } from './internal/claim-guard.js';
 import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, callOf, checkCatalog, checkClaim, checkVoteReward, transportOf, type DerivedClientOptions, type Settings } from './internal/client-options.js';
@@ -343,7 +343,7 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: automatic delivery](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#automatic-delivery)
    */
   startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
-    return startDeliveryLoop({ engine: this.#shared.deliveries, via: () => this.#via, votes: { deliveries: this.#shared.votes, via: () => this.#via } }, options);
+    return startLoop({ engine: this.#shared.deliveries, via: () => this.#via, votes: { deliveries: this.#shared.votes, via: () => this.#via } }, options);
   }
 
   /** A safe description of the client; never the key. */

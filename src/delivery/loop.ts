@@ -34,11 +34,12 @@ const STOP_BOUND_MS = 30_000;
 const insideRun = new AsyncLocalStorage<object>();
 
 /**
- * Starts a loop; the client checks nothing else.
+ * Starts a loop: on given timers (the simulation's virtual time), or for `owner`, the
+ * client's handle already registered as the journal's one loop (loop-start.ts).
  * @internal
  */
-export function startDeliveryLoop(host: LoopHost, options: unknown, timers: LoopTimers = platformTimers): DeliveryLoop {
-  return new Loop(host, checkLoopOptions(options), timers);
+export function startDeliveryLoop(host: LoopHost, options: unknown, timers: LoopTimers = platformTimers, owner?: object): DeliveryLoop {
+  return new Loop(host, checkLoopOptions(options), timers, owner);
 }
 
 class Loop implements DeliveryLoop {
@@ -64,9 +65,13 @@ class Loop implements DeliveryLoop {
   #failures = 0;
   #paused = false;
 
-  constructor(host: LoopHost, options: CheckedLoopOptions, timers: LoopTimers) {
+  /** What holds the journal's one-loop registration: this loop, or the client's handle on it. */
+  readonly #owner: object;
+
+  constructor(host: LoopHost, options: CheckedLoopOptions, timers: LoopTimers, owner?: object) {
     // One loop per journal in a process: two would poll every player twice, on two budgets.
-    if (host.engine.claimLoop(this) !== undefined) throw new LoopRunningError();
+    if (owner === undefined && host.engine.claimLoop(this) !== undefined) throw new LoopRunningError();
+    this.#owner = owner ?? this;
     this.#host = host;
     this.#options = options;
     this.#timers = timers;
@@ -197,7 +202,7 @@ class Loop implements DeliveryLoop {
     this.#players.clear();
     this.#urgent.clear();
     this.#routine.clear();
-    this.#host.engine.releaseLoop(this);
+    this.#host.engine.releaseLoop(this.#owner);
   }
 
   /** The poll interval in force: stretched evenly when the budget cannot cover every player. */

@@ -4,13 +4,14 @@
  * `performance.now()`, so hours of virtual time pass in milliseconds), no unhandled
  * rejection left by a test, and a mock, a client that records every call and a game.
  */
-import { afterEach, beforeEach, expect, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryJournal, type StorefrontEvent } from '../../src/index.js';
 import { createMockService, type MockSeed } from '../../src/mock/index.js';
 import { KEY, seed } from './reliability.js';
 // The engine loads its modes by import() on the first delivery; loaded here up front, so the
 // loop's timings on fake timers measure the loop, not that first import's I/O.
 import '../../src/delivery/modes.js';
+import { loadLoop } from '../../src/delivery/loop-start.js';
 
 /** One call the client sent: when (faked `Date.now()`), for whom, and whether it was a preview. */
 export interface LoopCall {
@@ -33,6 +34,10 @@ export function loopHarness() {
   const T0 = Date.parse('2026-01-01T00:00:00Z');
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+  // The client's loop loads its scheduler by import() on first start: loaded here, so every
+  // loop starts synchronously on fake time.
+  beforeAll(() => loadLoop());
 
   beforeEach(() => {
     vi.useFakeTimers({ now: T0 });
