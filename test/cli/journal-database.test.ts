@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OutputStream } from '../../src/common/output.js';
+import { stream } from '../support/cli.js';
 import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,16 +27,6 @@ afterEach(async () => {
     await new Promise((resolve) => server.close(resolve));
   }
 });
-
-function stream(keep: (text: string) => void): OutputStream {
-  return {
-    write(text, done) {
-      keep(text);
-      done?.(null);
-      return true;
-    },
-  };
-}
 
 async function run(argv: string[], env: TeamgamesEnv = {}) {
   const out = { stdout: '', stderr: '' };

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
-import type { OutputStream } from '../../src/common/output.js';
+import { stream } from '../support/cli.js';
 import { printable, printableJson } from '../../src/common/printable.js';
 import { EXIT, runTeamgames, table, type TeamgamesEnv } from '../../src/cli/program.js';
 
@@ -23,16 +23,6 @@ afterEach(async () => {
 const NOW = Date.UTC(2026, 10, 25, 12);
 const HOSTILE = 'x\u001b[2J\u001b[Hcleared\nwindow:forged  Forged  2026-01-01 00:00:00Z\r\u202eevil\u2066\u009b31m\u200b\u2028\u007f';
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
-
-function stream(keep: (text: string) => void): OutputStream {
-  return {
-    write(text, done) {
-      keep(text);
-      done?.(null);
-      return true;
-    },
-  };
-}
 
 async function run(argv: string[], env: TeamgamesEnv = {}, deps: JournalDeps = {}) {
   const out = { stdout: '', stderr: '' };

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { OutputStream } from '../../src/common/output.js';
+import { stream } from '../support/cli.js';
 import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
 import { T0 } from '../support/fixtures.js';
 
@@ -42,16 +43,6 @@ function proxy(rewrite: Rewrite): typeof fetch {
     const body = (await response.json()) as Record<string, unknown>;
     rewrite(path, body);
     return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
-  };
-}
-
-function stream(keep: (text: string) => void): OutputStream {
-  return {
-    write(text, done) {
-      keep(text);
-      done?.(null);
-      return true;
-    },
   };
 }
 

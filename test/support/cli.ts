@@ -12,16 +12,20 @@ export interface CliRun {
   stderr: string;
 }
 
-/** `teamgames <argv>` with `now` as the journal command's clock (ages, resolutions), and `env` as its environment. */
-export async function runCli(argv: string[], now: () => number, env: Record<string, string> = {}): Promise<CliRun> {
-  const out = { stdout: '', stderr: '' };
-  const stream = (key: 'stdout' | 'stderr'): OutputStream => ({
+/** An output stream that hands each write to `keep` and reports it done (no terminal, never full). */
+export function stream(keep: (text: string) => void): OutputStream {
+  return {
     write(text, done) {
-      out[key] += text;
+      keep(text);
       done?.(null);
       return true;
     },
-  });
-  const code = await runTeamgames(argv, { stdout: stream('stdout'), stderr: stream('stderr'), interactive: false, confirm: async () => false }, env, {}, { now });
+  };
+}
+
+/** `teamgames <argv>` with `now` as the journal command's clock (ages, resolutions), and `env` as its environment. */
+export async function runCli(argv: string[], now: () => number, env: Record<string, string> = {}): Promise<CliRun> {
+  const out = { stdout: '', stderr: '' };
+  const code = await runTeamgames(argv, { stdout: stream((text) => (out.stdout += text)), stderr: stream((text) => (out.stderr += text)), interactive: false, confirm: async () => false }, env, {}, { now });
   return { code, ...out };
 }
