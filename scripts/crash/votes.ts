@@ -26,6 +26,7 @@ import { createMockService } from '../../src/mock/index.js';
 import { seededRandom } from '../../src/mock/service/random.js';
 import { commandLine } from '../common/command-line.js';
 import { NODE_BUNDLE } from './node-bundle.js';
+import { pointFigures } from '../common/vote-points.js';
 
 const KEY = 'crash-votes-key';
 const REWARDS = [
@@ -100,22 +101,7 @@ async function report(votes: ReadonlyArray<{ playerName: string; total_points: n
   const inspection = await inspectJournal(journal);
   await journal.close();
   const windows = inspection.openWindows;
-  let spent = 0;
-  let granted = 0;
-  let lost = 0;
-  let silent = 0;
-  let duplicated = 0;
-  for (const v of votes) {
-    const s = v.total_points - v.vote_points;
-    const g = points.get(v.playerName) ?? 0;
-    spent += s;
-    granted += g;
-    lost += Math.max(0, s - g);
-    duplicated += Math.max(0, g - s);
-    const mine = windows.filter((w) => w.playerName === v.playerName);
-    const covered = mine.some((w) => w.points === undefined) ? Number.POSITIVE_INFINITY : mine.reduce((sum, w) => sum + (w.points ?? 0), 0);
-    silent += Math.max(0, s - g - covered);
-  }
+  const { spent, granted, lost, silent, duplicated } = pointFigures(votes, points, windows);
   const open = inspection.pending.length;
   const voteCount = votes.reduce((sum, v) => sum + v.votes_month, 0);
   const regives = /regives=(\d+)/.exec(final)?.[1] ?? '?';

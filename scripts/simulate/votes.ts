@@ -29,6 +29,7 @@ import { createMockService, type MockSeed } from '../../src/mock/index.js';
 import { seededRandom } from '../../src/mock/service/random.js';
 import { Crash, CrashingJournal, T0, processView } from '../../test/support/reliability.js';
 import { commandLine } from '../common/command-line.js';
+import { pointFigures } from '../common/vote-points.js';
 
 const KEY = 'votes-simulation-key';
 const REWARDS = [
@@ -140,22 +141,7 @@ export async function run(): Promise<number> {
   const left = (await storage.pending()).filter(isOpen).length;
 
   const windows = (await inspectJournal(storage)).openWindows;
-  let spent = 0;
-  let granted = 0;
-  let lost = 0;
-  let silent = 0;
-  let duplicated = 0;
-  for (const v of mock.state().servers[0]?.votes ?? []) {
-    const s = v.total_points - v.vote_points;
-    const g = game.points.get(v.playerName) ?? 0;
-    spent += s;
-    granted += g;
-    lost += Math.max(0, s - g);
-    duplicated += Math.max(0, g - s);
-    const mine = windows.filter((w) => w.playerName === v.playerName);
-    const covered = mine.some((w) => w.points === undefined) ? Number.POSITIVE_INFINITY : mine.reduce((sum, w) => sum + (w.points ?? 0), 0);
-    silent += Math.max(0, s - g - covered);
-  }
+  const { spent, granted, lost, silent, duplicated } = pointFigures(mock.state().servers[0]?.votes ?? [], game.points, windows);
   console.log(
     `simulate votes players=${players.length} calls=${calls} seed=${SEED}: votes=${votes} points_spent=${spent} points_granted=${granted} lost=${lost} silent=${silent} duplicated=${duplicated} recovered=${game.recovered} windows=${windows.length} lost_answers=${lostAnswers} crashes=${crashes} give_failures=${game.failures} regives=${game.regives}${left > 0 ? ` still_open=${left}` : ''}`,
   );
