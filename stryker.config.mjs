@@ -31,6 +31,7 @@ export default {
     'src/delivery/staff.ts',
     'src/delivery/votes.ts',
     'src/delivery/vote-recovery.ts',
+    'src/delivery/vote-memory.ts',
     'src/cli/journal-command.ts',
     'src/cli/journal-sources.ts',
     'src/cli/journal-print.ts',

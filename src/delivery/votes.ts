@@ -24,6 +24,7 @@ import type { PlayerLocks } from './player-locks.js';
 import { account } from './vote-recovery.js';
 import { GrantTimeoutError } from './types.js';
 import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './vote-types.js';
+import { givenOf, givingOf, memoryOf } from './vote-memory.js';
 
 const TEXT = {
   given: 'Your vote reward has been given.',
@@ -61,23 +62,7 @@ interface VoteRun {
 
 type Row = JournalVoteReward;
 
-// Vote records the journal failed to take, per journal object (every client of it shares them).
-const unwritten = new WeakMap<DeliveryJournal, Map<string, JournalEntry>>();
-// Rows whose give outlived its time and still runs, per journal object.
-const giving = new WeakMap<DeliveryJournal, Set<string>>();
 const LATE = Symbol('late');
-
-function givingOf(journal: DeliveryJournal): Set<string> {
-  let running = giving.get(journal);
-  if (running === undefined) giving.set(journal, (running = new Set()));
-  return running;
-}
-
-function memoryOf(journal: DeliveryJournal): Map<string, JournalEntry> {
-  let memory = unwritten.get(journal);
-  if (memory === undefined) unwritten.set(journal, (memory = new Map()));
-  return memory;
-}
 
 /** The vote reward deliveries of one client (and the clients derived from it). */
 export class VoteDeliveries {
@@ -235,8 +220,14 @@ export class VoteDeliveries {
   async #giveAll(run: VoteRun, journal: DeliveryJournal, rows: readonly Row[], give: VoteRewardGiveFunction): Promise<void> {
     const memory = memoryOf(journal);
     const running = givingOf(journal);
+    const given = givenOf(journal);
     for (const row of rows) {
       if (running.has(row.deliveryId)) continue;
+      // Given already by this process; only its acknowledgement is missing: never given twice.
+      if (given.has(row.deliveryId)) {
+        if (await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]))) given.delete(row.deliveryId);
+        continue;
+      }
       const reward: GivenVoteReward = { ...row.reward, playerName: row.playerName, deliveryId: row.deliveryId, ...(row.recovered === true ? { recovered: true } : {}) };
       const thrown = await this.#giveWithin(run, journal, reward, give);
       if (thrown !== undefined) {
@@ -249,7 +240,8 @@ export class VoteDeliveries {
       }
       run.granted.push(reward);
       memory.delete(row.deliveryId);
-      await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]));
+      given.add(row.deliveryId);
+      if (await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]))) given.delete(row.deliveryId);
     }
   }
 
@@ -277,7 +269,10 @@ export class VoteDeliveries {
       async () => {
         running.delete(reward.deliveryId);
         memoryOf(journal).delete(reward.deliveryId);
-        await journal.acknowledge([reward.deliveryId]).catch(() => undefined); // else given again later: the game's dedupe check
+        const given = givenOf(journal);
+        given.add(reward.deliveryId);
+        // Not acknowledged now: the player's next call acknowledges it, never gives it again.
+        await journal.acknowledge([reward.deliveryId]).then(() => given.delete(reward.deliveryId), () => undefined);
       },
       () => running.delete(reward.deliveryId),
     );

@@ -97,6 +97,34 @@ describe('deliverVoteReward on a journal shared by nodes', () => {
 });
 
 describe('deliverVoteReward and a journal that fails', () => {
+  it('acknowledge refused for a while: a row given once is never given again by the SDK (next calls, resumeVoteRewards), and leaves the journal once it is back', async () => {
+    const storage = fresh();
+    mock.recordVote(KEY, 'Ann', 4);
+    let refusing = true;
+    const journal: DeliveryJournal = {
+      append: (entries) => storage.append(entries),
+      pending: (player) => storage.pending(player),
+      acknowledge: async (ids) => {
+        if (refusing) throw new Error('disk full');
+        return storage.acknowledge(ids);
+      },
+    };
+    const given: string[] = [];
+    const give = (reward: { deliveryId: string }) => void given.push(reward.deliveryId);
+    const c = client(journal);
+    expect((await c.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, give)).journalError).toBeDefined();
+    await c.resumeVoteRewards(give);
+    mock.clock.advance(10_000);
+    await c.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, give);
+    // Two claims, two rows: each given once, whatever the journal refused.
+    expect(given).toHaveLength(2);
+    expect(new Set(given).size).toBe(2);
+    refusing = false;
+    await c.resumeVoteRewards(give);
+    expect(given).toHaveLength(2);
+    expect((await storage.pending('Ann')).filter((e) => e.state === 'voteClaimed')).toEqual([]);
+  });
+
   it('a journal that cannot be read: ERROR, nothing claimed; resumeVoteRewards throws the JournalError', async () => {
     fresh();
     mock.recordVote(KEY, 'Ann', 4);
