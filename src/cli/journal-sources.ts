@@ -8,7 +8,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../common/command-line.js';
-import { inspectEntries, inspectJournal, resolveWindow, type JournalInspection } from '../delivery/staff.js';
+import { inspectEntries, type JournalInspection } from '../delivery/inspect.js';
+import { inspectJournal, resolveWindow } from '../delivery/staff.js';
 import { InvalidInputError } from '../errors.js';
 import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
 import { manyNames, realFile } from '../journals/file/files.js';

@@ -10,7 +10,7 @@
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
 import type { JournalEntry } from '../journals/contract.js';
 import type { LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteReport, PlayerDeliveryStatus } from './loop-types.js';
-import { inspectEntries } from './staff.js';
+import { inspectEntries } from './inspect.js';
 import type { DeliveredItem, DeliveryCode, GrantFunction } from './types.js';
 
 /** A failed `give` waits this long before the item is given again, doubling per failure up to the cap. */

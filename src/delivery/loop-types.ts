@@ -9,7 +9,7 @@ import type { JournalError } from '../errors.js';
 import { checkIntegerInRange, checkOptionsObject, checkSignal, describe, fail } from '../internal/validate.js';
 import type { JournalWindow } from '../journals/contract.js';
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
-import type { PendingDelivery } from './staff.js';
+import type { PendingDelivery } from './inspect.js';
 import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from './types.js';
 import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from './vote-types.js';
 import type { DeliveryEngine } from './engine.js';

@@ -9,7 +9,8 @@
  * @internal
  */
 import type { JournalError } from '../errors.js';
-import { entryProblem, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalWindow, type WindowCause } from '../journals/contract.js';
+import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow, WindowCause } from '../journals/contract.js';
+import { entryProblem } from '../journals/entry-checks.js';
 import type { StorefrontEvent } from '../types.js';
 import type { ClaimResult, Transaction } from '../wire/claim.js';
 import { linesOf, type Run } from './report.js';

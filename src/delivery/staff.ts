@@ -7,8 +7,8 @@
  */
 import { JournalError, WindowAlreadyResolvedError, isStorefrontError } from '../errors.js';
 import { checkNonBlank, checkOptionsObject, checkPlayerName, describe, fail } from '../internal/validate.js';
+import { entryChecks } from '../journals/lazy-checks.js';
 import {
-  entryProblem,
   resolvedWindow,
   unresolvedOutcome,
   type DeliveryJournal,
@@ -19,45 +19,13 @@ import {
   type WindowResolution,
   type WindowResolveOutcome,
 } from '../journals/contract.js';
-import type { VoteReward } from '../wire/vote-reward.js';
+import { lazy } from '../internal/lazy.js';
+import type { JournalInspection } from './inspect.js';
 
-/** A line of the journal still to do, as staff see it. */
-export interface PendingDelivery {
-  /** The line's id (the game's dedupe key) or, for a claim mark, the mark's. */
-  deliveryId: string;
-  /** The player, exact name. */
-  playerName: string;
-  /**
-   * `claimed`: delivered by the service, not yet granted in game (a grant failed or the
-   * process stopped); `intended`: previewed, its claim not settled yet; `claiming`: a fast
-   * claim was sent and its lines are not journaled yet; `voteClaimed`: a vote reward row
-   * not yet given in game; `voteClaiming`: a vote reward claim whose answer never reached
-   * the journal (the player's next vote reward claim works it out).
-   */
-  state: 'claimed' | 'intended' | 'claiming' | 'voteClaimed' | 'voteClaiming';
-  /** The purchase, for lines. */
-  item?: JournalLine['item'];
-  /** The vote reward row, for `voteClaimed`. */
-  reward?: VoteReward;
-  /** When the line was written, epoch ms. */
-  recordedAt: number;
-  /** How long it has been pending, in ms (at the time of the call). */
-  ageMs: number;
-  /** The last grant failure, when a grant of it failed. */
-  lastError?: GrantFailureNote;
-}
+/** What staff see of entries, loaded on first use (the loop and the CLI load it too). */
+const inspection = /* @__PURE__ */ lazy(() => import('./inspect.js'));
 
-/** What {@link inspectJournal} reads. */
-export interface JournalInspection {
-  /** Lines still to do, oldest first. */
-  pending: PendingDelivery[];
-  /** Windows staff have not resolved yet, oldest first. */
-  openWindows: JournalWindow[];
-  /** Windows resolved (the audit trail), oldest first. */
-  resolvedWindows: JournalWindow[];
-  /** Age of the oldest pending line, in ms; `0` when nothing is pending. */
-  oldestPendingMs: number;
-}
+export type { JournalInspection, PendingDelivery } from './inspect.js';
 
 /**
  * Reads what a journal holds for staff: the open unverified windows, the lines still
@@ -81,41 +49,8 @@ export async function inspectJournal(journal: DeliveryJournal, options: { player
   const player = playerName === undefined ? undefined : checkPlayerName(playerName, 'options.playerName');
   const at = now === undefined ? Date.now() : (now as number);
   const entries = await read(journal, player);
+  const { inspectEntries } = await inspection();
   return inspectEntries(entries, at);
-}
-
-/**
- * The same reading over entries already loaded (the CLI reads a file without its lock).
- * @internal
- */
-export function inspectEntries(entries: readonly JournalEntry[], now: number): JournalInspection {
-  const pending: PendingDelivery[] = [];
-  const openWindows: JournalWindow[] = [];
-  const resolvedWindows: JournalWindow[] = [];
-  for (const entry of entries) {
-    if (entry.state === 'unverified' || entry.state === 'resolved') (entry.state === 'unverified' ? openWindows : resolvedWindows).push(entry);
-    else if (entry.state === 'claiming') pending.push({ deliveryId: entry.deliveryId, playerName: entry.playerName, state: 'claiming', recordedAt: entry.recordedAt, ageMs: Math.max(0, now - entry.recordedAt) });
-    else if (entry.state === 'voteCounters' || (entry.state === 'voteClaiming' && entry.settled === true)) continue;
-    else if (entry.state === 'voteClaiming' || entry.state === 'voteClaimed') {
-      const base = { deliveryId: entry.deliveryId, playerName: entry.playerName, recordedAt: entry.recordedAt, ageMs: Math.max(0, now - entry.recordedAt) };
-      if (entry.state === 'voteClaiming') pending.push({ ...base, state: 'voteClaiming' });
-      else pending.push({ ...base, state: 'voteClaimed', reward: entry.reward, ...(entry.lastError === undefined ? {} : { lastError: entry.lastError }) });
-    } else if (!(entry.state === 'intended' && entry.settled === true)) {
-      // What is left is a purchase line (claimed, or an open intent).
-      const line = entry as JournalLine;
-      pending.push({
-        deliveryId: entry.deliveryId,
-        playerName: entry.playerName,
-        state: line.state,
-        item: line.item,
-        recordedAt: line.recordedAt,
-        ageMs: Math.max(0, now - line.recordedAt),
-        ...(line.lastError === undefined ? {} : { lastError: line.lastError }),
-      });
-    }
-  }
-  const oldestPendingMs = pending.reduce((max, p) => Math.max(max, p.ageMs), 0);
-  return { pending, openWindows, resolvedWindows, oldestPendingMs };
 }
 
 /** What {@link resolveWindow} takes: the window (its id, or its player's name), who and what. */
@@ -240,13 +175,13 @@ export async function resolveWindow(journal: DeliveryJournal, input: ResolveWind
     throw isStorefrontError(error) ? error : new JournalError(`resolveWindow: the journal could not record the resolution (${(error as Error).message})`, { cause: error });
   }
   if (result?.outcome === 'notFound') fail('input.windowId', `must name a window in the journal; there is none with the id ${describe(id)}`);
-  const window = checkedOutcome(result, id);
+  const window = checkedOutcome(result, id, (await entryChecks()).entryProblem);
   if (result.outcome === 'alreadyResolved') throw alreadyResolved(window);
   return window;
 }
 
 /** The window of a journal's answer, checked like any record read back (a journal of your own may answer anything). */
-function checkedOutcome(result: WindowResolveOutcome | undefined, id: string): JournalWindow {
+function checkedOutcome(result: WindowResolveOutcome | undefined, id: string, entryProblem: (value: unknown) => string | undefined): JournalWindow {
   const answer = result as { outcome?: unknown; window?: unknown } | undefined;
   const window = answer?.window as JournalWindow | undefined;
   const problem = answer?.outcome !== 'resolved' && answer?.outcome !== 'alreadyResolved' ? `outcome is ${describe(answer?.outcome)}` : entryProblem(window);
@@ -301,6 +236,7 @@ async function read(journal: DeliveryJournal, player: string | undefined): Promi
   } catch (error) {
     throw error instanceof JournalError ? error : new JournalError(`the journal could not be read (${(error as Error).message})`, { cause: error });
   }
+  const { entryProblem } = await entryChecks();
   for (const entry of entries) {
     const problem = entryProblem(entry);
     if (problem !== undefined) throw new JournalError(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);

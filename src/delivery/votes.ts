@@ -17,7 +17,8 @@
 import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
 import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../internal/validate.js';
 import type { StorefrontEvent } from '../types.js';
-import { entryProblem, type DeliveryJournal, type JournalEntry, type JournalWindow } from '../journals/contract.js';
+import type { DeliveryJournal, JournalEntry, JournalWindow } from '../journals/contract.js';
+import { entryProblem } from '../journals/entry-checks.js';
 import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../journals/vote-entries.js';
 import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../wire/vote-reward.js';
 import type { PlayerLocks } from './player-locks.js';

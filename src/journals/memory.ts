@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { checkEntries, checkIds, checkResolution, resolvedWindow, unresolvedOutcome, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from './contract.js';
+import { checkIds, checkResolution, copyEntries, resolvedWindow, unresolvedOutcome, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from './contract.js';
+import { entryChecks } from './lazy-checks.js';
 
 /**
  * A journal in memory: for tests and for games whose own state is not durable either.
@@ -16,6 +17,8 @@ import { checkEntries, checkIds, checkResolution, resolvedWindow, unresolvedOutc
  * @see [Delivering purchases in game: the journals](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#the-journals)
  */
 export class MemoryJournal implements DeliveryJournal {
+  // Every call waits once for the entries' checks to load (at hand after the first): calls
+  // take effect in the order they were made.
   readonly #entries = new Map<string, JournalEntry>();
 
   /**
@@ -24,11 +27,14 @@ export class MemoryJournal implements DeliveryJournal {
    * @throws InvalidInputError when an entry is not a {@link JournalEntry}; nothing was recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    for (const entry of checkEntries(entries)) this.#entries.set(entry.deliveryId, structuredClone(entry));
+    const copies = copyEntries(entries);
+    const { checkEntries } = await entryChecks();
+    for (const entry of checkEntries(copies)) this.#entries.set(entry.deliveryId, entry);
   }
 
   /** The entries not acknowledged (copies), oldest first. */
   async pending(playerName?: string): Promise<JournalEntry[]> {
+    await entryChecks();
     const out: JournalEntry[] = [];
     for (const entry of this.#entries.values()) {
       if (playerName === undefined || entry.playerName === playerName) out.push(structuredClone(entry));
@@ -42,7 +48,9 @@ export class MemoryJournal implements DeliveryJournal {
    * @throws InvalidInputError when `deliveryIds` is not an array; nothing was removed.
    */
   async acknowledge(deliveryIds: readonly string[]): Promise<void> {
-    for (const id of checkIds(deliveryIds)) this.#entries.delete(id);
+    const ids = checkIds(deliveryIds);
+    await entryChecks();
+    for (const id of ids) this.#entries.delete(id);
   }
 
   /**
@@ -53,6 +61,7 @@ export class MemoryJournal implements DeliveryJournal {
    */
   async resolveWindow(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome> {
     const checked = checkResolution(windowId, resolution);
+    await entryChecks();
     const entry = this.#entries.get(windowId);
     const window = resolvedWindow(entry, checked);
     if (window === undefined) return structuredClone(unresolvedOutcome(entry));

@@ -5,7 +5,8 @@
  * and through a journal of the user's that returns it: deliver grants nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { checkJournal, entryProblem } from '../../src/journals/contract.js';
+import { checkJournal } from '../../src/journals/contract.js';
+import { entryProblem } from '../../src/journals/entry-checks.js';
 import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
 import { journalLine } from '../support/journal.js';
 

@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
+import { MemoryJournal } from '../../src/journals/memory.js';
 import { fsCalls } from '../../src/journals/file/files.js';
 import { JournalError } from '../../src/errors.js';
 import type { JournalClaimMark, JournalEntry, JournalLine, JournalWindow } from '../../src/journals/contract.js';
@@ -101,6 +102,10 @@ describe('FileJournal: a call that changes nothing writes nothing', () => {
     // Holes: before, the line {"op":"put","entries":[null]} was written, and the next start refused the file.
     await expect(j.append(new Array(1))).rejects.toThrow('invalid entries[0]: must be a journal entry: not an object (undefined)');
     await expect(j.append(Object.assign(new Array(2), { 1: journalLine('d') }))).rejects.toThrow('invalid entries[0]: must be a journal entry: not an object (undefined)');
+    // What JSON cannot keep: bad input, named, as the memory journal says it too.
+    const withFunction = [journalLine('e'), { ...journalLine('f'), note: () => 1 }] as unknown as JournalEntry[];
+    await expect(j.append(withFunction)).rejects.toThrow('invalid entries[1]: must be a journal entry: it holds a value JSON cannot keep');
+    await expect(new MemoryJournal().append(withFunction)).rejects.toThrow('invalid entries[1]: must be a journal entry: it holds a value JSON cannot keep');
     expect(readFileSync(path).equals(before)).toBe(true);
     await j.close();
     expect(await reload(path)).toEqual(['a']);

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { lazy } from '../../internal/lazy.js';
 import { checkBoolean, checkNonBlank, checkOptionsObject, checkPositiveInteger, describe, fail } from '../../internal/validate.js';
 import type { FileStore } from './store.js';
-import { checkEntries, checkIds, checkResolution, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkIds, checkResolution, copyEntries, type DeliveryJournal, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
 const fileStore = lazy(() => import('./store.js'));
 
@@ -121,10 +121,10 @@ export class FileJournal implements DeliveryJournal {
    *   would refuse the file as damaged); nothing was recorded.
    */
   async append(entries: readonly JournalEntry[]): Promise<void> {
-    const checked = checkEntries(entries);
-    if (checked.length === 0) return;
-    // Copied now: what the caller changes after this call is not what gets written.
-    const copies = checked.map((e) => structuredClone(e));
+    if (Array.isArray(entries) && entries.length === 0) return;
+    // Copied now: what the caller changes after this call is not what gets written. The
+    // store checks the copies before it writes anything, in call order with the other calls.
+    const copies = copyEntries(entries);
     return this.#with((store) => store.append(copies));
   }
 

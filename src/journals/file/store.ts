@@ -14,7 +14,8 @@ import { describe } from '../../internal/validate.js';
 import { MAX_JOURNAL_BYTES, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './files.js';
 import { FileLock, checkOneName } from './lock.js';
 import { OWNER_ONLY, bridgeTrust, checkJournalPath } from './trust.js';
-import { entryProblem, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkEntries, entryProblem } from '../entry-checks.js';
+import { resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
 /**
  * One line of the file. `put` with `entry` records one entry (the only form 0.1.0 wrote;
@@ -55,9 +56,11 @@ export class FileStore {
    * Records entries (the caller's copies, kept as they are) and flushes them, as one line:
    * all of them or, after a crash, none.
    */
-  append(entries: readonly JournalEntry[]): Promise<void> {
+  append(given: unknown): Promise<void> {
+    // Checked before anything is written: a record the next start would refuse is never written.
+    const entries = checkEntries(given);
     return this.#exclusive(async () => {
-      // The journal hands over a checked list: entries[0] is an entry when there is one.
+      // A checked list: entries[0] is an entry when there is one.
       await this.#write(entries.length === 1 ? { op: 'put', entry: entries[0] as JournalEntry } : { op: 'put', entries: [...entries] }, 'nothing was recorded');
       for (const entry of entries) this.#entries.set(entry.deliveryId, entry);
     });

@@ -8,7 +8,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
-import { entryProblem, type JournalEntry } from '../contract.js';
+import type { JournalEntry } from '../contract.js';
+import { entryProblem } from '../entry-checks.js';
 import { JournalError } from '../../errors.js';
 import { checkBoolean, checkIntegerInRange, checkNonBlank, checkOptionsObject, describe, fail } from '../../internal/validate.js';
 

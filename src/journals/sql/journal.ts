@@ -8,7 +8,8 @@
  * @module
  * @internal
  */
-import { checkEntries, checkIds, checkResolution, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkIds, checkResolution, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
+import { checkEntries } from '../entry-checks.js';
 import { JournalError } from '../../errors.js';
 import { checkNonBlank, describe, fail } from '../../internal/validate.js';
 import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
