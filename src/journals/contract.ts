@@ -31,7 +31,14 @@ export type WindowCause =
    * and the service's counters did not identify what it bought: see
    * {@link JournalWindow.reward} and {@link JournalWindow.points}.
    */
-  | 'lostVote';
+  | 'lostVote'
+  /**
+   * A command sent to the game (the bridge's RCON delivery) whose outcome is unknown: the
+   * connection was lost after it was written, no reply came in time, or a restart found
+   * the item's `sending` mark ({@link JournalLine.sending}). It is never sent again: staff
+   * check whether it ran (see {@link JournalWindow.command}).
+   */
+  | 'unknownCommand';
 
 /**
  * An {@link UnverifiedWindow} as the journal keeps it: written before the window is
@@ -64,6 +71,11 @@ export interface JournalWindow {
    * delivery guide, "Vote rewards").
    */
   points?: number;
+  /**
+   * `unknownCommand` windows: the command(s) whose outcome is unknown, as sent (several
+   * commands of one item on separate lines), for staff to check in the game's log.
+   */
+  command?: string;
   /** Set once resolved. */
   resolution?: WindowResolution;
 }
@@ -148,6 +160,14 @@ export interface JournalLine {
    * it is acknowledged. A settled intent is acknowledged, never reconciled.
    */
   settled?: boolean;
+  /**
+   * Claimed lines given by a command that cannot be deduped (the bridge's RCON delivery):
+   * when the command was about to be sent, in epoch ms, written (durably) before it is
+   * sent. A line still carrying it when its give starts may have been given: it becomes an
+   * `unknownCommand` window for staff and is never sent again. To the delivery engine it
+   * is a claimed line like any other.
+   */
+  sending?: number;
 }
 
 /**
@@ -242,7 +262,7 @@ export interface DeliveryJournal {
 const TRANSACTION_STRINGS = ['player_name', 'product_id_string', 'product_name'] as const;
 const TRANSACTION_NUMBERS = ['product_id', 'product_price', 'quantity_to_grant', 'quantity_purchased', 'product_amount', 'amount_purchased'] as const;
 const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved', ...VOTE_STATES]);
-const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark', 'lostVote']);
+const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark', 'lostVote', 'unknownCommand']);
 
 /**
  * The arguments of a journal's `resolveWindow`, checked as an append checks its entries:
@@ -306,6 +326,7 @@ export function entryProblem(value: unknown): string | undefined {
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   if (e['previewedAt'] !== undefined && !isNumber(e['previewedAt'])) return 'previewedAt is not a number';
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
+  if (e['sending'] !== undefined && !isNumber(e['sending'])) return 'sending is not a number';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
   if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || !isNumber(lastError['at']) || !isNumber(lastError['attempts']))) return 'lastError is not { message, at, attempts }';
   if (lastError !== undefined && lastError['stuck'] !== undefined && typeof lastError['stuck'] !== 'boolean') return 'lastError.stuck is not a boolean';
@@ -356,10 +377,11 @@ function isNumber(value: unknown): value is number {
 function windowProblem(e: Record<string, unknown>): string | undefined {
   if (!isNumber(e['from'])) return 'from is not a number';
   if (!isNumber(e['to'])) return 'to is not a number';
-  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim', 'claimMark' or 'lostVote' (${describe(e['cause'])})`;
+  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim', 'claimMark', 'lostVote' or 'unknownCommand' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   if (e['cause'] === 'lostVote' ? typeof e['reward'] !== 'string' || e['reward'] === '' : e['reward'] !== undefined) return 'reward is not a non-empty string on a lostVote window (and absent on others)';
   if (e['points'] !== undefined && (e['cause'] !== 'lostVote' || !Number.isSafeInteger(e['points']) || (e['points'] as number) < 0)) return 'points is not a non-negative integer on a lostVote window';
+  if (e['command'] !== undefined && typeof e['command'] !== 'string') return 'command is not a string';
   const r = e['resolution'] as Record<string, unknown> | undefined;
   if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || !isNumber(r['at']) || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
   return undefined;
