@@ -2,8 +2,10 @@
  * The players online as the game's RCON `list` command tells: polled every `intervalMs`,
  * its reply parsed (Minecraft's `There are N of a max of M players online: a, b`, or a
  * plain list separated by commas or newlines), and the list handed to the bridge, which
- * reconciles the loop's online set. A reply that is neither form is logged and ignored:
- * guessing would make every player leave.
+ * reconciles the loop's online set. A reply that is neither form, or that fills a whole
+ * packet (it may have been cut), is logged and ignored: guessing would make players
+ * leave. A server with hundreds of players online reports them over the HTTP API instead
+ * (`players.source: "game"`).
  *
  * @module
  * @internal
@@ -25,6 +27,8 @@ export interface PlayerListSource {
   stop(): Promise<void>;
 }
 
+/** The longest reply one packet carries, in bytes (Minecraft's limit; Source's is about as long). */
+const MAX_PACKET_REPLY = 4096;
 // Minecraft's formatting codes (§ and one character), which some servers put in the reply.
 const FORMATTING = /§./gsu;
 // "There are 2 of a max of 20 players online: a, b" (1.13 and later; "a max 20" in some
@@ -37,6 +41,10 @@ const MINECRAFT = /^There are (\d+)(?: of a max(?: of)? |\/)(\d+) players online
  * @internal
  */
 export function parsePlayerList(reply: string): string[] | undefined {
+  // A reply as long as one packet may have been cut there (Minecraft splits long replies
+  // into packets of 4096 bytes, and rcon-client keeps the first): the players after the
+  // cut would be taken as gone, a cut name as someone who joined.
+  if (Buffer.byteLength(reply, 'utf8') >= MAX_PACKET_REPLY) return undefined;
   const text = reply.replace(FORMATTING, '').trim();
   const minecraft = MINECRAFT.exec(text);
   const names = (minecraft === null ? text : (minecraft[3] as string))

@@ -22,6 +22,7 @@ describe('parsePlayerList', () => {
     ['a plain newline list', 'Steve\nAlex\r\n\nBob\n', ['Steve', 'Alex', 'Bob']],
     ['an empty reply', '', []],
     ['a blank reply', ' \n ', []],
+    ['a long list just under a packet', Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`).join(', '), Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`)],
   ])('%s', (_form, reply, players) => {
     expect(parsePlayerList(reply)).toEqual(players);
   });
@@ -33,8 +34,20 @@ describe('parsePlayerList', () => {
     ['Minecraft naming more players than it counts', 'There are 1 of a max of 20 players online: Steve, Alex'],
     ['Minecraft with a name no command may hold', 'There are 1 of a max of 20 players online: Ste;ve'],
     ['control characters', 'Steve\u0000Alex'],
+    ['a plain list filling a whole packet (maybe cut)', Array.from({ length: 820 }, (_, i) => `P${String(i).padStart(3, '0')}`).join(', ')],
   ])('%s: not understood', (_what, reply) => {
     expect(parsePlayerList(reply)).toBeUndefined();
+  });
+});
+
+describe('a reply as long as a packet', () => {
+  const names = Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`);
+  it('4095 bytes: parsed; 4096 bytes: may have been cut, not understood', () => {
+    expect(parsePlayerList(`${names.join(', ')}${' '.repeat(5)}`)).toEqual(names);
+    expect(parsePlayerList(`${names.join(', ')}${' '.repeat(6)}`)).toBeUndefined();
+    // Bytes, not characters: a no-break space (trimmed like any space) is 2 bytes.
+    expect(parsePlayerList(`${names.join(', ')}${'\u00a0'.repeat(2)}`)).toEqual(names);
+    expect(parsePlayerList(`${names.join(', ')}${'\u00a0'.repeat(3)}`)).toBeUndefined();
   });
 });
 
