@@ -32,7 +32,8 @@ const COUNT = /^(?:0|[1-9][0-9]{0,15})$/;
 const UNSAFE_TEXT = /["'`\\;{}§\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 /** The longest text value, in UTF-16 units. */
 const MAX_TEXT = 100;
-const PLACEHOLDER = /\{([^{}]*)\}/g;
+/** A placeholder `{name}`, or a literal brace written twice (`{{`, `}}`: JSON text in `tellraw`). */
+const PLACEHOLDER = /\{\{|\}\}|\{([^{}]*)\}/g;
 
 /** Commands ready to send, or why none may be. @internal */
 export type Rendered = { commands: string[] } | { refused: string };
@@ -46,9 +47,9 @@ export function templateProblem(template: unknown, placeholders: readonly string
   if (typeof template !== 'string' || template.trim() === '') return 'must be a non-empty string';
   if (/[\p{Cc}\p{Zl}\p{Zp}]/u.test(template)) return 'must not contain control characters (a newline would send a second command)';
   for (const match of template.matchAll(PLACEHOLDER)) {
-    if (!placeholders.includes(match[1] as string)) return `has an unknown placeholder {${match[1] as string}} (known: ${placeholders.map((p) => `{${p}}`).join(', ')})`;
+    if (match[1] !== undefined && !placeholders.includes(match[1])) return `has an unknown placeholder {${match[1] as string}} (known: ${placeholders.map((p) => `{${p}}`).join(', ')})`;
   }
-  if (/[{}]/.test(template.replace(PLACEHOLDER, ''))) return 'has a brace that is not part of a placeholder';
+  if (/[{}]/.test(template.replace(PLACEHOLDER, ''))) return 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})';
   return undefined;
 }
 
@@ -74,7 +75,8 @@ export function render(templates: readonly string[], values: Readonly<Record<str
   const commands: string[] = [];
   for (const template of templates) {
     let refused: string | undefined;
-    const command = template.replace(PLACEHOLDER, (_whole, name: string) => {
+    const command = template.replace(PLACEHOLDER, (whole: string, name: string | undefined) => {
+      if (name === undefined) return whole.charAt(0);
       const value = values[name] ?? '';
       const problem = valueProblem(name, value);
       if (problem !== undefined && refused === undefined) refused = `{${name}} ${problem}`;

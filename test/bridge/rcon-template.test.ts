@@ -26,6 +26,12 @@ describe('render', () => {
     expect(render(['say {productName}'], {})).toEqual({ refused: '{productName} is empty' });
   });
 
+  it('a brace written twice is a literal brace: JSON text for tellraw', () => {
+    expect(render(['tellraw {player} {{"text":"Thanks for {productName}!","color":"gold"}}', '{{player}}'], { player: 'Steve', productName: 'VIP rank' })).toEqual({
+      commands: ['tellraw Steve {"text":"Thanks for VIP rank!","color":"gold"}', '{player}'],
+    });
+  });
+
   it('a template without placeholders is sent as it is', () => {
     expect(render(['save-all'], {})).toEqual({ commands: ['save-all'] });
   });
@@ -93,6 +99,7 @@ describe('templateProblem', () => {
     ['say {productName} {productId} {deliveryId}', PURCHASE_PLACEHOLDERS],
     ['give {player} emerald {amount} {rewardId} {rewardName} {deliveryId}', VOTE_PLACEHOLDERS],
     ['save-all', PURCHASE_PLACEHOLDERS],
+    ['tellraw {player} {{"text":"{productName}"}}', PURCHASE_PLACEHOLDERS],
   ])('%j: fine', (template, placeholders) => {
     expect(templateProblem(template, placeholders)).toBeUndefined();
   });
@@ -109,6 +116,8 @@ describe('templateProblem', () => {
     ['give {} 1', PURCHASE_PLACEHOLDERS, 'has an unknown placeholder {}'],
     ['give {player 1', PURCHASE_PLACEHOLDERS, 'has a brace that is not part of a placeholder'],
     ['tellraw {player} {"text":"hi"}', PURCHASE_PLACEHOLDERS, 'has an unknown placeholder {"text":"hi"}'],
+    ['tellraw {player} {{"text":"hi"}', PURCHASE_PLACEHOLDERS, 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})'],
+    ['give {player} {{quantity}}}', PURCHASE_PLACEHOLDERS, 'has a brace that is not part of a placeholder'],
     ['give player} 1', PURCHASE_PLACEHOLDERS, 'has a brace that is not part of a placeholder'],
   ])('%j: refused', (template, placeholders, problem) => {
     expect(templateProblem(template, placeholders)).toContain(problem);
