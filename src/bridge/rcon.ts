@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../index.js';
-import { RconLink, messageOf } from './rcon-link.js';
+import { RconLink, messageOf, type Sent } from './rcon-link.js';
 import { listPlayers } from './rcon-players.js';
 import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor } from './rcon-template.js';
 import type { ItemSink, RconGiveConfig, RconSinkDeps } from './rcon-types.js';
@@ -56,6 +56,19 @@ export function createRconSink(config: RconGiveConfig, deps: RconSinkDeps): Item
   checkTemplates(config.commands, 'give.rcon.commands', PURCHASE_PLACEHOLDERS);
   if (config.voteCommands !== undefined) checkTemplates(config.voteCommands, 'give.rcon.voteCommands', VOTE_PLACEHOLDERS);
   const link = new RconLink({ host: config.host, port: config.port, timeoutMs: config.timeoutMs, password: () => passwordOf(config) }, deps.log);
+  return rconSinkOn(link, config, deps);
+}
+
+/** What the sink needs of its connection ({@link RconLink}; a scripted one in tests). @internal */
+export interface SinkLink {
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  connect(): Promise<void>;
+  send(command: string): Promise<Sent>;
+  close(): Promise<void>;
+}
+
+/** The sink over a connection already made ({@link createRconSink}'s, or a test's). @internal */
+export function rconSinkOn(link: SinkLink, config: RconGiveConfig, deps: RconSinkDeps): ItemSink {
   const sink = new RconSink(config, deps, link);
   const players = config.players?.source === 'list' ? listPlayers(link, { listCommand: config.players.listCommand ?? 'list', intervalMs: config.players.intervalMs ?? 10_000 }, deps.log) : undefined;
   return {
@@ -91,11 +104,11 @@ async function passwordOf(config: RconGiveConfig): Promise<string> {
 class RconSink {
   readonly #config: RconGiveConfig;
   readonly #deps: RconSinkDeps;
-  readonly #link: RconLink;
+  readonly #link: SinkLink;
   /** Windows this process must write and could not yet (the journal refused): their items are never sent again. */
   readonly #unwritten = new Map<string, JournalWindow>();
 
-  constructor(config: RconGiveConfig, deps: RconSinkDeps, link: RconLink) {
+  constructor(config: RconGiveConfig, deps: RconSinkDeps, link: SinkLink) {
     this.#config = config;
     this.#deps = deps;
     this.#link = link;
@@ -109,7 +122,8 @@ class RconSink {
       what: `product ${item.product_id}`,
       templates: templatesFor(this.#config.commands, [String(item.product_id), item.product_id_string]),
       values: { player: item.player_name, quantity: String(item.quantity_to_grant), productId: String(item.product_id), productName: item.product_name, deliveryId },
-      record: (entries) => entries.find((e): e is JournalLine => e.deliveryId === deliveryId && e.state === 'claimed') ?? { deliveryId, playerName: item.player_name, state: 'claimed', item: transaction, recordedAt: this.#deps.now() },
+      // One entry per deliveryId in a journal: the one with the item's id is its line.
+      record: (entries) => (entries.find((e) => e.deliveryId === deliveryId) as JournalLine | undefined) ?? { deliveryId, playerName: item.player_name, state: 'claimed', item: transaction, recordedAt: this.#deps.now() },
     });
   }
 
@@ -122,7 +136,7 @@ class RconSink {
       templates: templatesFor(this.#config.voteCommands, [String(reward.reward_id)]),
       values: { player: playerName, amount: String(reward.give_amount), rewardId: String(reward.reward_id), rewardName: reward.reward_name, deliveryId },
       record: (entries) =>
-        entries.find((e): e is JournalVoteReward => e.deliveryId === deliveryId && e.state === 'voteClaimed') ?? {
+        (entries.find((e) => e.deliveryId === deliveryId) as JournalVoteReward | undefined) ?? {
           deliveryId,
           playerName,
           state: 'voteClaimed',

@@ -90,6 +90,17 @@ describe('the sink', () => {
     expect(server.commands).toHaveLength(2);
   });
 
+  it('a password file: only its one trailing newline dropped (CRLF too); no passwordEnv reads no variable', async () => {
+    const server = await rcon.server({ password: 'pa\nss ' });
+    const dir = await mkdtemp(join(tmpdir(), 'tg-rcon-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'password'), 'pa\nss \r\n');
+    // A variable literally named "undefined" is never taken for the password.
+    vi.stubEnv('undefined', 'wrong');
+    await rcon.sink(server, new MemoryJournal(), { password: undefined, passwordFile: join(dir, 'password') }).give(itemOf(whip('invoice:8')));
+    expect(server.logins).toEqual({ ok: 1, failed: 0 });
+  });
+
   it('close waits for the command in flight, then nothing more is sent', async () => {
     const server = await rcon.server();
     server.answer = () => ({ delayMs: 30, reply: 'ok' });
