@@ -56,8 +56,27 @@ export class GrantBounds {
     if (await this.#records.write(run, player, (journal) => journal.acknowledge([deliveryId]))) this.#records.shared.given.delete(deliveryId);
   }
 
-  /** Keeps the grant's failure on the line, for staff (`teamgames journal pending`). */
+  /**
+   * Keeps the grant's failure on the line, for staff (`teamgames journal pending`): on the
+   * line as the journal holds it now, since the give may have written it since it was read
+   * (the bridge's RCON sink marks it `sending` before a command, and a note written over
+   * that mark from the engine's copy would let the next process send the command again).
+   */
   async #noteFailure(run: Run, line: JournalLine, thrown: unknown): Promise<void> {
+    const { unjournaled } = this.#records.shared;
+    if (unjournaled.has(line.deliveryId)) {
+      unjournaled.set(line.deliveryId, this.#noted(run, line, thrown));
+      return;
+    }
+    await this.#records.write(run, line.playerName, async (journal) => {
+      const current = (await journal.pending(line.playerName)).find((entry) => entry.deliveryId === line.deliveryId);
+      // Acknowledged meanwhile (a grant still running succeeded): nothing left to note.
+      if (current?.state === 'claimed') await journal.append([this.#noted(run, current, thrown)]);
+    });
+  }
+
+  /** The line with the failure noted (and marked for staff once it must be). */
+  #noted(run: Run, line: JournalLine, thrown: unknown): JournalLine {
     const message = String((thrown as Error | undefined)?.message ?? thrown).slice(0, 300);
     const attempts = (line.lastError?.attempts ?? 0) + 1;
     const limit = run.extras.staffAfterAttempts;
@@ -65,13 +84,10 @@ export class GrantBounds {
     // sink does for an item it has no safe command for) marks the line for staff at once.
     const forStaff = (thrown as { staff?: unknown } | null | undefined)?.staff === true;
     const stuck = line.lastError?.stuck === true || forStaff || (limit !== undefined && attempts >= limit);
-    const updated: JournalLine = { ...line, lastError: { message, at: this.#records.config.now(), attempts, ...(stuck ? { stuck } : {}) } };
     if (stuck && line.lastError?.stuck !== true) {
       this.#records.emit(run, { type: 'stuck', operation: run.operation, playerName: line.playerName, item: { ...line.item, deliveryId: line.deliveryId }, attempts, error: thrown });
     }
-    const { unjournaled } = this.#records.shared;
-    if (unjournaled.has(line.deliveryId)) unjournaled.set(line.deliveryId, updated);
-    else await this.#records.write(run, line.playerName, (journal) => journal.append([updated]));
+    return { ...line, lastError: { message, at: this.#records.config.now(), attempts, ...(stuck ? { stuck } : {}) } };
   }
 
   /** One grant, bounded: what it threw, its timeout, or `undefined` once it returned. */

@@ -48,6 +48,32 @@ describe('through the delivery engine', () => {
     expect(server.commands).toHaveLength(1);
   });
 
+  it('a command lost while the window cannot be written: the failure note keeps the sending mark, so a restart never sends it again', async () => {
+    const server = await rcon.server();
+    server.answer = () => ({ drop: true });
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    // The window's write fails once (a full disk for a moment); the engine's note after it succeeds.
+    const append = journal.append.bind(journal);
+    let refuseWindow = true;
+    journal.append = async (entries) => {
+      if (refuseWindow && entries.some((e) => e.state === 'unverified')) {
+        refuseWindow = false;
+        throw new Error('ENOSPC: no space left on device');
+      }
+      return append(entries);
+    };
+    await client(journal).deliver('Steve', rcon.sink(server, journal).give, { mode: 'fast', sleep });
+    expect(server.commands).toHaveLength(1);
+    const [line] = (await journal.pending()) as JournalLine[];
+    expect(line).toMatchObject({ state: 'claimed', sending: expect.any(Number), lastError: { attempts: 1 } });
+    // The process dies here; the next one, on the same journal, with a game that answers.
+    server.answer = () => 'ok';
+    await client(journal).deliver('Steve', rcon.sink(server, journal).give, { mode: 'fast', sleep });
+    expect(server.commands).toHaveLength(1);
+    expect(await journal.pending()).toEqual([expect.objectContaining({ state: 'unverified', cause: 'unknownCommand', command: 'give Steve whip 1' })]);
+  });
+
   it('a name no command may hold: nothing sent, the line marked for staff (stuck) at the first attempt', async () => {
     const server = await rcon.server();
     mock.addPurchase(KEY, { playerName: 'Bad;Name', id: 1, quantity: 1 });
