@@ -57,17 +57,24 @@ describe('teamgames bridge, in process', () => {
     expect(r.stderr).toMatch(/^teamgames bridge: .*journal\.jsonl/);
   });
 
-  it('runs until asked to stop, then exits 0 with the HTTP API closed', async () => {
-    const path = await configFile({ listen: { port: 0 }, baseUrl: 'http://127.0.0.1:9', journal: { file: 'journal.jsonl' }, give: { webhook: { url: 'http://127.0.0.1:9/x' } }, log: { level: 'silent' } });
+  it('runs until asked to stop, then exits 0 with the HTTP API closed; one banner line; a warning off loopback', async () => {
+    const path = await configFile({ listen: { host: '0.0.0.0', port: 0 }, baseUrl: 'http://127.0.0.1:9', journal: { file: 'journal.jsonl' }, give: { webhook: { url: 'http://127.0.0.1:9/x' } } });
+    const lines: Array<{ level: string; msg: string }> = [];
+    const logDestination = { write: (line: string) => void lines.push(JSON.parse(line) as { level: string; msg: string }) };
     let stop!: () => void;
     let started: RunningBridge | undefined;
     const io = { stdout: stream(() => {}), stderr: stream(() => {}), interactive: false, confirm: async () => false };
-    const done = runBridgeCommand(['--config', path], io, { TEAMGAMES_API_KEY: 'k', TEAMGAMES_BRIDGE_TOKEN: TOKEN }, { stopSignal: new Promise<void>((ok) => (stop = ok)), onStarted: (b) => (started = b) });
+    const done = runBridgeCommand(['--config', path], io, { TEAMGAMES_API_KEY: 'command-test-key-5f2a9c', TEAMGAMES_BRIDGE_TOKEN: TOKEN }, { stopSignal: new Promise<void>((ok) => (stop = ok)), onStarted: (b) => (started = b), logDestination });
     await expect.poll(() => started).toBeDefined();
     const health = await fetch(`${started!.url}/v1/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(health.status).toBe(200);
     stop();
     expect(await done).toBe(0);
     await expect(fetch(`${started!.url}/v1/health`)).rejects.toThrow();
+    const banners = lines.filter((l) => l.msg.startsWith('teamgames bridge '));
+    expect(banners).toHaveLength(1);
+    expect(banners[0]!.msg).toMatch(/^teamgames bridge \S+: HTTP API on http:\/\/0\.0\.0\.0:\d+, items to webhook http:\/\/127\.0\.0\.1:9\/x, journal file \/.*journal\.jsonl, store http:\/\/127\.0\.0\.1:9$/);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringContaining('not loopback') }));
+    expect(lines.at(-1)).toMatchObject({ msg: 'stopped' });
   });
 });
