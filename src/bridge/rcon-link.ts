@@ -57,7 +57,7 @@ export class RconLink {
     const password = await this.#options.password();
     const rcon = new Rcon({ host, port, password, timeout: timeoutMs });
     // rcon-client re-emits socket errors on its emitter: without a listener, one would crash the process.
-    rcon.on('error', (error: unknown) => this.#log.warn({ rcon: `${host}:${port}`, error: messageOf(error) }, 'RCON connection error'));
+    rcon.on('error', (error: unknown) => this.#log.warn('RCON connection error', { rcon: `${host}:${port}`, error: messageOf(error) }));
     try {
       await withTimeout(loggedIn(rcon), timeoutMs, `no login answer within ${timeoutMs} ms`);
     } catch (error) {

@@ -70,10 +70,10 @@ export function listPlayers(link: ListLink, options: { listCommand: string; inte
       });
       if (!('reply' in sent)) throw 'notSent' in sent ? sent.notSent : sent.unknown;
       const players = parsePlayerList(sent.reply);
-      if (players === undefined) log.warn({ command: options.listCommand, reply: sent.reply.slice(0, 200) }, 'RCON list reply not understood; online players unchanged');
+      if (players === undefined) log.warn('RCON list reply not understood; online players unchanged', { command: options.listCommand, reply: sent.reply.slice(0, 200) });
       else onList(players);
     } catch (error) {
-      log.warn({ command: options.listCommand, error: messageOf(error) }, 'RCON list failed; online players unchanged');
+      log.warn('RCON list failed; online players unchanged', { command: options.listCommand, error: messageOf(error) });
     }
   }
 

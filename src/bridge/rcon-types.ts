@@ -1,24 +1,14 @@
 /**
- * The seams the RCON sink is built against, written here until the bridge's own modules
- * (`sink.ts`, `config.ts`, `log.ts`) are merged: the same shapes as the bridge's plan, so
- * that merging is an import change.
+ * The seams the RCON sink is built against: the sink's own view of the `give.rcon`
+ * config (what it reads of it), the bridge's logger and sink types.
  *
  * @module
  * @internal
  */
-import type { DeliveredItem, DeliveryJournal, GivenVoteReward } from '../index.js';
+import type { DeliveryJournal } from '../index.js';
+import type { BridgeLogger } from './log.js';
 
-/** How items reach the game (the bridge's `sink.ts`). @internal */
-export interface ItemSink {
-  /** Gives one purchase item; resolves once given; throws (an Error with a short message) to leave it pending, retried with the loop's backoff. */
-  give(item: DeliveredItem): Promise<void>;
-  /** Gives one vote reward (loop option giveVoteReward); same rules. */
-  giveVoteReward(reward: GivenVoteReward): Promise<void>;
-  /** Players online as the game (or RCON `list`) says; undefined when the game reports joins/leaves over the HTTP API. */
-  players?: { start(onList: (players: string[]) => void): void; stop(): Promise<void> };
-  /** Stops everything the sink runs and closes its connection. */
-  close(): Promise<void>;
-}
+export type { ItemSink } from './sink.js';
 
 /** The `give.rcon` section of bridge.json, validated (the bridge's `config.ts`). @internal */
 export interface RconGiveConfig {
@@ -42,12 +32,8 @@ export interface RconGiveConfig {
   players?: { source: 'game' } | { source: 'list'; listCommand?: string; intervalMs?: number };
 }
 
-/** The bridge's logger: JSON lines (pino's call shape), never a secret in them. @internal */
-export interface Logger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+/** The bridge's logger (log.ts): JSON lines, never a secret in them. @internal */
+export type Logger = BridgeLogger;
 
 /** What the RCON sink needs from the bridge. @internal */
 export interface RconSinkDeps {

@@ -156,7 +156,7 @@ class RconSink {
     const entries = await journal.pending(job.player);
     const record = job.record(entries);
     if (entries.some((e) => e.deliveryId === windowId)) {
-      log.warn({ deliveryId: job.deliveryId, window: windowId }, 'RCON command outcome already in a window; not sent again');
+      log.warn('RCON command outcome already in a window; not sent again', { deliveryId: job.deliveryId, window: windowId });
       return;
     }
     const rendered = job.templates === undefined ? { refused: `no command template for ${job.what} and no "*"` } : render(job.templates, job.values);
@@ -166,7 +166,7 @@ class RconSink {
       return this.#writeWindow(job, this.#window(job, record.sending, commands));
     }
     if ('refused' in rendered) {
-      log.error({ deliveryId: job.deliveryId, player: job.player, reason: rendered.refused }, 'RCON command refused; nothing sent, marked for staff');
+      log.error('RCON command refused; nothing sent, marked for staff', { deliveryId: job.deliveryId, player: job.player, reason: rendered.refused });
       throw new RconStaffError(`RCON: nothing sent for ${job.what}: ${rendered.refused}`);
     }
     await this.#link.exclusive(() => this.#send(job, record, rendered.commands));
@@ -181,15 +181,15 @@ class RconSink {
     for (const [i, command] of commands.entries()) {
       const sent = await this.#link.send(command);
       if ('reply' in sent) {
-        log.info({ deliveryId: job.deliveryId, player: job.player, command, reply: sent.reply.slice(0, 200) }, 'RCON command run');
+        log.info('RCON command run', { deliveryId: job.deliveryId, player: job.player, command, reply: sent.reply.slice(0, 200) });
         continue;
       }
       if ('notSent' in sent && i === 0) {
         // Certainly not sent: the mark goes, and the item is given again later.
-        await journal.append([record]).catch((error: unknown) => log.warn({ deliveryId: job.deliveryId, error: messageOf(error) }, 'RCON mark not removed; the next give makes it a window'));
+        await journal.append([record]).catch((error: unknown) => log.warn('RCON mark not removed; the next give makes it a window', { deliveryId: job.deliveryId, error: messageOf(error) }));
         throw new Error(`RCON: not sent for ${job.what}: ${sent.notSent.message}`);
       }
-      log.error({ deliveryId: job.deliveryId, player: job.player, command, error: messageOf('notSent' in sent ? sent.notSent : sent.unknown) }, 'RCON command outcome unknown; a window for staff, never sent again');
+      log.error('RCON command outcome unknown; a window for staff, never sent again', { deliveryId: job.deliveryId, player: job.player, command, error: messageOf('notSent' in sent ? sent.notSent : sent.unknown) });
       return this.#writeWindow(job, this.#window(job, sending, commands));
     }
   }
@@ -216,10 +216,10 @@ class RconSink {
       await this.#deps.journal.append([window]);
     } catch (error) {
       this.#unwritten.set(window.deliveryId, window);
-      this.#deps.log.error({ deliveryId: job.deliveryId, window: window.deliveryId, error: messageOf(error) }, 'RCON window not written; the item is never sent again by this process');
+      this.#deps.log.error('RCON window not written; the item is never sent again by this process', { deliveryId: job.deliveryId, window: window.deliveryId, error: messageOf(error) });
       throw new Error(`RCON: the outcome of ${job.what} is unknown and its window could not be written (retried; never sent again): ${messageOf(error)}`);
     }
     this.#unwritten.delete(window.deliveryId);
-    this.#deps.log.warn({ deliveryId: job.deliveryId, player: job.player, window: window.deliveryId }, 'RCON command outcome unknown: window written for staff');
+    this.#deps.log.warn('RCON command outcome unknown: window written for staff', { deliveryId: job.deliveryId, player: job.player, window: window.deliveryId });
   }
 }

@@ -16,8 +16,8 @@ export const NOW = 1_767_225_600_000;
 /** A logger that keeps every line. */
 export function recordingLog(): Logger & { lines: Array<{ level: string; fields: object; message: string }> } {
   const lines: Array<{ level: string; fields: object; message: string }> = [];
-  const at = (level: string) => (fields: object, message: string) => void lines.push({ level, fields, message });
-  return { lines, info: at('info'), warn: at('warn'), error: at('error') };
+  const at = (level: string) => (message: string, fields: object = {}) => void lines.push({ level, fields, message });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), flush: () => undefined };
 }
 
 /** Servers and sinks started by a test, closed after it. */
