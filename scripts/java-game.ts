@@ -12,7 +12,10 @@
  *    ledger file fsync'd before its 2xx;
  * 5. once the game has every item, replays one delivery to its webhook with a wrong token
  *    (refused, 401) and with the right one (answered 2xx, not given again), types
- *    `/claim` again, and stops the game (players leave), then the bridge (SIGTERM).
+ *    `/claim` again, and stops the game (players leave);
+ * 6. starts the game again on the same ledger and replays the delivery once more (answered
+ *    2xx, not given again: the record survived the restart), then stops the game and the
+ *    bridge (SIGTERM).
  *
  * Checks: each purchase in the ledger exactly once, with the purchase's `invoice:<n>` id,
  * player, product and quantity; every purchase `Delivered` at the mock; the game and the
@@ -122,50 +125,71 @@ step(`bridge started: API on http://127.0.0.1:${bridgePort}, webhook http://127.
 
 // 4. The game.
 const ledgerFile = join(work, 'given-items.tsv');
+const ledgerLines = () => readFileSync(ledgerFile, 'utf8').split('\n').filter(Boolean);
+
+/** A run of the game: its output lines, shown indented; resolves `allGiven` at "all N items given". */
+function startGame(extra: string[]) {
+  const game = spawn(
+    'java',
+    ['-cp', classes, 'JavaGame', '--bridge', `http://127.0.0.1:${bridgePort}`, '--webhook-port', String(webhookPort), '--ledger', ledgerFile, '--expect', String(bought.length), '--timeout-ms', '90000', ...extra],
+    { cwd: work, env: { ...process.env, TEAMGAMES_BRIDGE_TOKEN: token }, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  children.push(game);
+  const lines: string[] = [];
+  let seen: () => void = () => {};
+  const allGiven = new Promise<void>((resolve) => (seen = resolve));
+  createInterface({ input: game.stdout! }).on('line', (line) => {
+    lines.push(line);
+    console.log(`  ${line}`);
+    if (line.startsWith(`[game] all ${bought.length} items given`)) seen();
+  });
+  game.once('exit', (code) => {
+    if (code !== 0) fail(`the game exited ${code}; the bridge's output:\n${bridgeOutput}`);
+  });
+  const timer = setTimeout(() => fail(`the game did not get its ${bought.length} items within 100 s; the bridge's output:\n${bridgeOutput}`), 100_000);
+  void allGiven.then(() => clearTimeout(timer));
+  /** Types the console lines, ends the input, and checks the exit and the summary line. */
+  const stop = async (consoleLines: string, summary: string) => {
+    game.stdin!.end(consoleLines);
+    const exit = await exitOf(game, 'the game', 90_000);
+    if (exit !== 0) fail(`the game exited ${exit}`);
+    const stopped = lines.find((line) => line.startsWith('[game] stopped:'));
+    if (!stopped?.includes(summary)) fail(`the game's summary: ${stopped ?? '(none)'}, expected ${summary}`);
+  };
+  return { lines, allGiven, stop };
+}
+
+/** Sends the game's first given item again, as the bridge would after a crash; resolves to the HTTP status. */
+async function replay(bearer: string): Promise<{ status: number; deliveryId: string }> {
+  const [deliveryId, player, productId, quantity] = ledgerLines()[0]!.split('\t') as [string, string, string, string];
+  const body = JSON.stringify({ kind: 'purchase', deliveryId, player, productId, quantity: Number(quantity) });
+  const res = await fetch(config.give.webhook.url, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body });
+  await res.text();
+  if (ledgerLines().length !== bought.length) fail(`the ledger has ${ledgerLines().length} lines after a replay, not ${bought.length}`);
+  return { status: res.status, deliveryId };
+}
+
 const gameStart = Date.now();
-const game = spawn(
-  'java',
-  ['-cp', classes, 'JavaGame', '--bridge', `http://127.0.0.1:${bridgePort}`, '--webhook-port', String(webhookPort), '--ledger', ledgerFile, '--players', 'Steve,Alex', '--claim', 'Steve', '--expect', String(bought.length), '--timeout-ms', '90000'],
-  { cwd: work, env: { ...process.env, TEAMGAMES_BRIDGE_TOKEN: token }, stdio: ['pipe', 'pipe', 'inherit'] },
-);
-children.push(game);
-const gameLines: string[] = [];
-let allGiven: () => void = () => {};
-const allGivenSeen = new Promise<void>((resolve) => (allGiven = resolve));
-createInterface({ input: game.stdout! }).on('line', (line) => {
-  gameLines.push(line);
-  console.log(`  ${line}`);
-  if (line.startsWith(`[game] all ${bought.length} items given`)) allGiven();
-});
-game.once('exit', (code) => {
-  if (code !== 0) fail(`the game exited ${code}; the bridge's output:\n${bridgeOutput}`);
-});
-const givenTimer = setTimeout(() => fail(`the game did not get its ${bought.length} items within 100 s; the bridge's output:\n${bridgeOutput}`), 100_000);
-await allGivenSeen;
-clearTimeout(givenTimer);
+const game = startGame(['--players', 'Steve,Alex', '--claim', 'Steve']);
+await game.allGiven;
 step(`every item given in ${seconds(gameStart)} after the game started`);
 
 // 5. A delivery sent again: with a wrong token (refused), then the right one (2xx, not given twice).
-const ledgerLines = () => readFileSync(ledgerFile, 'utf8').split('\n').filter(Boolean);
-const [firstId, player, productId, quantity] = ledgerLines()[0]!.split('\t');
-const replayBody = JSON.stringify({ kind: 'purchase', deliveryId: firstId, player, productId, quantity: Number(quantity) });
-async function replay(bearer: string): Promise<number> {
-  const res = await fetch(config.give.webhook.url, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: replayBody });
-  await res.text();
-  return res.status;
-}
 const wrong = await replay(randomBytes(32).toString('hex'));
-if (wrong !== 401) fail(`a webhook with a wrong token got HTTP ${wrong}, not 401`);
+if (wrong.status !== 401) fail(`a webhook with a wrong token got HTTP ${wrong.status}, not 401`);
 const again = await replay(token);
-if (again !== 200) fail(`a delivery sent again got HTTP ${again}, not 200`);
-if (ledgerLines().length !== bought.length) fail(`the ledger has ${ledgerLines().length} lines after the replay, not ${bought.length}`);
-step(`webhook: a wrong token refused (401), ${firstId} sent again answered 200 and not given twice`);
+if (again.status !== 200) fail(`a delivery sent again got HTTP ${again.status}, not 200`);
+step(`webhook: a wrong token refused (401), ${again.deliveryId} sent again answered 200 and not given twice`);
+await game.stop('claim Steve\nstop\n', 'duplicates=1 refused=1 failures=0');
+const gameLines = game.lines;
 
-game.stdin!.end('claim Steve\nstop\n');
-const gameExit = await exitOf(game, 'the game', 90_000);
-if (gameExit !== 0) fail(`the game exited ${gameExit}`);
-const stopped = gameLines.find((line) => line.startsWith('[game] stopped:'));
-if (!stopped?.includes('duplicates=1 refused=1 failures=0')) fail(`the game's summary: ${stopped ?? '(none)'}`);
+// 6. The game restarted on the same ledger: what it gave before is still known.
+const restarted = startGame([]);
+await restarted.allGiven;
+const afterRestart = await replay(token);
+if (afterRestart.status !== 200) fail(`a delivery sent again after the game's restart got HTTP ${afterRestart.status}, not 200`);
+await restarted.stop('stop\n', 'duplicates=1 refused=0 failures=0');
+step(`the game restarted on its ledger: ${afterRestart.deliveryId} sent again answered 200 and not given twice`);
 
 // The checks: each purchase once, with its own id; delivered at the mock.
 const ledger = ledgerLines().map((line) => line.split('\t'));
@@ -191,5 +215,5 @@ for (const [name, secret] of [['key', apiKey], ['token', token]] as const) {
 }
 await closeMock();
 rmSync(work, { recursive: true, force: true });
-step(`${bought.length} purchases given exactly once (ledger ${ledger.length} lines, one replay deduped, one wrong token refused); the game exited 0, the bridge exited 0 on SIGTERM`);
+step(`${bought.length} purchases given exactly once (ledger ${ledger.length} lines; two replays deduped, one after a restart; one wrong token refused); the game exited 0, the bridge exited 0 on SIGTERM`);
 step(`done in ${seconds(started)}`);
