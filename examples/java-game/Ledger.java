@@ -20,15 +20,22 @@ final class Ledger implements AutoCloseable {
     private final Set<String> given = new HashSet<>();
 
     Ledger(Path path) throws IOException {
-        if (Files.exists(path)) {
-            for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
-                // A line torn by a power cut has no newline after it and fewer fields: it was
-                // never answered 2xx, so the bridge sends it again and it is given then.
-                String[] fields = line.split("\t", -1);
-                if (fields.length == 4) given.add(fields[0]);
-            }
+        byte[] bytes = Files.exists(path) ? Files.readAllBytes(path) : new byte[0];
+        int end = bytes.length;
+        while (end > 0 && bytes[end - 1] != '\n') end--;
+        for (String line : new String(bytes, 0, end, StandardCharsets.UTF_8).split("\n")) {
+            String[] fields = line.split("\t", -1);
+            if (fields.length == 4) given.add(fields[0]);
         }
-        file = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        file = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        if (end < bytes.length) {
+            // A last line without its newline was torn by a crash while being written: it was
+            // never answered 2xx, so the bridge sends that item again. Cut it off, or the next
+            // line would be glued to it.
+            file.truncate(end);
+            file.force(true);
+        }
+        file.position(end);
         Path dir = path.toAbsolutePath().getParent();
         // A new file's name is durable only once its directory is synced too.
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
