@@ -30,7 +30,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
@@ -108,7 +108,7 @@ const config = {
   log: { level: 'info' },
 };
 writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
-const entry = process.env['TEAMGAMES_BRIDGE_ENTRY'] ?? join(root, 'src', 'cli', 'index.ts');
+const entry = resolve(root, process.env['TEAMGAMES_BRIDGE_ENTRY'] || join('src', 'cli', 'index.ts'));
 const bridgeArgs = /\.[mc]?ts$/.test(entry) ? [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), entry] : [entry];
 const bridgeEnv: NodeJS.ProcessEnv = { ...process.env, TEAMGAMES_API_KEY: apiKey, TEAMGAMES_BRIDGE_TOKEN_FILE: tokenFile };
 delete bridgeEnv['TEAMGAMES_BRIDGE_TOKEN'];
