@@ -44,7 +44,15 @@ const children: ChildProcess[] = [];
 
 function fail(problem: string): never {
   console.error(`java-game: FAILED: ${problem}`);
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    // The bridge runs in a process group of its own: tsx's child dies with its parent.
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }
   rmSync(work, { recursive: true, force: true });
   process.exit(1);
 }
@@ -69,6 +77,8 @@ function exitOf(child: ChildProcess, name: string, ms: number): Promise<number |
     });
   });
 }
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => fail(`interrupted (${signal})`));
 
 for (const tool of ['javac', 'java']) {
   if (spawnSync(tool, ['-version'], { stdio: 'ignore' }).error) fail(`${tool} is not installed (Debian: apt-get install -y default-jdk-headless)`);
@@ -112,7 +122,7 @@ const entry = resolve(root, process.env['TEAMGAMES_BRIDGE_ENTRY'] || join('src',
 const bridgeArgs = /\.[mc]?ts$/.test(entry) ? [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), entry] : [entry];
 const bridgeEnv: NodeJS.ProcessEnv = { ...process.env, TEAMGAMES_API_KEY: apiKey, TEAMGAMES_BRIDGE_TOKEN_FILE: tokenFile };
 delete bridgeEnv['TEAMGAMES_BRIDGE_TOKEN'];
-const bridge = spawn(process.execPath, [...bridgeArgs, 'bridge', '--config', configFile], { cwd: work, env: bridgeEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+const bridge = spawn(process.execPath, [...bridgeArgs, 'bridge', '--config', configFile], { cwd: work, env: bridgeEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 children.push(bridge);
 let bridgeOutput = '';
 let stopping = false;
