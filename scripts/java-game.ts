@@ -12,13 +12,14 @@
  *    ledger file fsync'd before its 2xx;
  * 5. once the game has every item, replays one delivery to its webhook with a wrong token
  *    (refused, 401) and with the right one (answered 2xx, not given again), types
- *    `/claim` again, and stops the game (players leave);
+ *    a vote command for Alex (his 2 points on reward 1, given as `kind: "vote"` items) and
+ *    `/claim` again for Steve, and stops the game (players leave);
  * 6. starts the game again on the same ledger and replays the delivery once more (answered
  *    2xx, not given again: the record survived the restart), then stops the game and the
  *    bridge (SIGTERM).
  *
  * Checks: each purchase in the ledger exactly once, with the purchase's `invoice:<n>` id,
- * player, product and quantity; every purchase `Delivered` at the mock; the game and the
+ * player, product and quantity; the vote rows once each, 2 units of reward 1 for Alex; every purchase `Delivered` at the mock; the game and the
  * bridge exit 0; neither the key nor the token in the bridge's output.
  * Prints one line per step and the time taken; exits 1 on any failure.
  *
@@ -101,7 +102,9 @@ const bought = [
   mock.addPurchase(apiKey, { playerName: 'Steve', id: 302, quantity: 2 }),
   mock.addPurchase(apiKey, { playerName: 'Alex', id: 102, quantity: 1 }),
 ];
-step(`mock at ${mockUrl}: ${bought.map((r) => `${r.username} ${r.productname} x${r.givequantity} (invoice ${r.invoice})`).join(', ')}`);
+// Alex also has 2 vote points: reward 1 (Vote Mystery Box) costs 1 point a unit.
+mock.recordVote(apiKey, 'Alex', 2);
+step(`mock at ${mockUrl}: ${bought.map((r) => `${r.username} ${r.productname} x${r.givequantity} (invoice ${r.invoice})`).join(', ')}; Alex has 2 vote points`);
 
 // 3. The bridge: the config holds no secret; the key comes from the environment, the token from a file.
 const token = randomBytes(32).toString('hex');
@@ -173,9 +176,10 @@ function startGame(extra: string[]) {
 async function replay(bearer: string): Promise<{ status: number; deliveryId: string }> {
   const [deliveryId, player, productId, quantity] = ledgerLines()[0]!.split('\t') as [string, string, string, string];
   const body = JSON.stringify({ kind: 'purchase', deliveryId, player, productId, quantity: Number(quantity) });
+  const before = ledgerLines().length;
   const res = await fetch(config.give.webhook.url, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body });
   await res.text();
-  if (ledgerLines().length !== bought.length) fail(`the ledger has ${ledgerLines().length} lines after a replay, not ${bought.length}`);
+  if (ledgerLines().length !== before) fail(`the ledger went from ${before} to ${ledgerLines().length} lines on a replay`);
   return { status: res.status, deliveryId };
 }
 
@@ -190,7 +194,8 @@ if (wrong.status !== 401) fail(`a webhook with a wrong token got HTTP ${wrong.st
 const again = await replay(token);
 if (again.status !== 200) fail(`a delivery sent again got HTTP ${again.status}, not 200`);
 step(`webhook: a wrong token refused (401), ${again.deliveryId} sent again answered 200 and not given twice`);
-await game.stop('claim Steve\nstop\n', 'duplicates=1 refused=1 failures=0');
+// Alex spends his vote points (the rows arrive on the webhook as kind "vote"); Steve types /claim again.
+await game.stop('vote Alex 1 2\nclaim Steve\nstop\n', 'duplicates=1 refused=1 failures=0');
 const gameLines = game.lines;
 
 // 6. The game restarted on the same ledger: what it gave before is still known.
@@ -211,10 +216,17 @@ for (const row of bought) {
     fail(`invoice:${row.invoice} given as ${p} ${product} x${q}, bought as ${row.username} ${row.productid} x${row.givequantity}`);
   }
 }
-if (ledger.length !== bought.length) fail(`the ledger holds ${ledger.length} items for ${bought.length} purchases`);
+const purchases = ledger.filter(([id]) => id!.startsWith('invoice:'));
+if (purchases.length !== bought.length) fail(`the ledger holds ${purchases.length} purchase items for ${bought.length} purchases`);
+// The vote rows: each deliveryId once, 2 units of reward 1 to Alex in all.
+const votes = ledger.filter(([id]) => id!.startsWith('vote:'));
+const voteUnits = votes.reduce((sum, [, p, reward, q]) => sum + (p === 'Alex' && reward === '1' ? Number(q) : Number.NaN), 0);
+if (new Set(votes.map(([id]) => id)).size !== votes.length || voteUnits !== 2) fail(`the vote rows in the ledger: ${JSON.stringify(votes)}`);
+if (ledger.length !== purchases.length + votes.length) fail(`the ledger holds lines that are neither purchases nor votes: ${JSON.stringify(ledger)}`);
 const undelivered = mock.purchases(apiKey).filter((r) => r.deliverystatus !== 'Delivered');
 if (undelivered.length > 0) fail(`undelivered at the mock: ${undelivered.map((r) => r.invoice).join(', ')}`);
 if (!gameLines.some((line) => line.startsWith('[chat] to Steve: '))) fail('the game showed Steve no /claim text');
+if (!gameLines.some((line) => line.startsWith('[chat] to Alex: '))) fail('the game showed Alex no /vote text');
 
 stopping = true;
 bridge.kill('SIGTERM');
@@ -225,5 +237,5 @@ for (const [name, secret] of [['key', apiKey], ['token', token]] as const) {
 }
 await closeMock();
 rmSync(work, { recursive: true, force: true });
-step(`${bought.length} purchases given exactly once (ledger ${ledger.length} lines; two replays deduped, one after a restart; one wrong token refused); the game exited 0, the bridge exited 0 on SIGTERM`);
+step(`${bought.length} purchases and ${voteUnits} vote reward units given exactly once (ledger ${ledger.length} lines; two replays deduped, one after a restart; one wrong token refused); the game exited 0, the bridge exited 0 on SIGTERM`);
 step(`done in ${seconds(started)}`);

@@ -40,6 +40,18 @@ final class Bridge {
         return message != null ? message : "Your purchases are on their way.";
     }
 
+    /**
+     * The player typed a vote command: spends their vote points on {@code amount} units of a
+     * reward (a number, or "all"); the rows arrive on the webhook as {@code kind: "vote"}.
+     * Resolves with the text to show them.
+     */
+    String vote(String player, String reward, String amount) throws IOException, InterruptedException {
+        String units = amount.equals("all") ? "\"all\"" : Long.toString(Long.parseLong(amount));
+        String body = "{\"player\":" + Json.quote(player) + ",\"reward\":" + Json.quote(reward) + ",\"amount\":" + units + "}";
+        String message = Json.string(post("/v1/vote", body, Duration.ofSeconds(60)), "message");
+        return message != null ? message : "Your vote rewards are on their way.";
+    }
+
     /** True once the bridge answers its health check with 200. */
     boolean healthy() throws InterruptedException {
         try {

@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </pre>
  *
  * The bridge's config names the webhook: {@code "give": {"webhook": {"url": "http://127.0.0.1:9000/teamgames"}}}.
- * The console (stdin) takes {@code join <player>}, {@code leave <player>}, {@code claim <player>}
- * and {@code stop}. With {@code --expect N} the program prints "all N items given" once
+ * The console (stdin) takes {@code join <player>}, {@code leave <player>}, {@code claim <player>},
+ * {@code vote <player> <reward> <amount|all>} and {@code stop}. With {@code --expect N} the program prints "all N items given" once
  * its ledger holds N items, and exits 0 at {@code stop} (or end of input) when it does,
  * 1 when not (or after {@code --timeout-ms}, default 120000, without them).
  */
@@ -108,10 +108,10 @@ public final class JavaGame {
         return failures.get() == 0 && ledger.size() >= expect ? 0 : 1;
     }
 
-    /** One console command: join, leave or claim a player. */
+    /** One console command: join, leave or claim a player, or spend a player's vote points. */
     private void command(Bridge bridge, String line) throws InterruptedException {
         String[] words = line.split("\\s+", 2);
-        String player = words.length == 2 ? words[1] : "";
+        String player = words.length == 2 ? words[1] : ""; // a name may hold spaces
         try {
             switch (words[0]) {
                 case "join" -> {
@@ -128,11 +128,23 @@ public final class JavaGame {
                     say(player + " typed /claim");
                     System.out.println("[chat] to " + player + ": " + bridge.claim(player));
                 }
-                default -> say("console: join <player> | leave <player> | claim <player> | stop");
+                case "vote" -> {
+                    int amountAt = player.lastIndexOf(' ');
+                    int rewardAt = amountAt < 0 ? -1 : player.lastIndexOf(' ', amountAt - 1);
+                    if (rewardAt < 1) throw new IllegalArgumentException("vote <player> <reward> <amount|all>");
+                    String voter = player.substring(0, rewardAt);
+                    String reward = player.substring(rewardAt + 1, amountAt);
+                    String amount = player.substring(amountAt + 1);
+                    say(voter + " typed /vote " + reward + " " + amount);
+                    System.out.println("[chat] to " + voter + ": " + bridge.vote(voter, reward, amount));
+                }
+                default -> say("console: join <player> | leave <player> | claim <player> | vote <player> <reward> <amount|all> | stop");
             }
         } catch (IOException e) {
             failures.incrementAndGet();
             say(line + " failed: " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            say("console: " + e.getMessage());
         }
     }
 
