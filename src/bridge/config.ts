@@ -182,6 +182,8 @@ function secretProblems(value: unknown, at: string[] = []): string[] {
 function issueText(issue: z.core.$ZodIssue): string[] {
   const at = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${at === '' ? '' : `${at}.`}${k}: unknown field`);
+  // A record's key: the key's own rule, not the record's.
+  if (issue.code === 'invalid_key') return [`${at}: ${issue.issues[0]?.message ?? issue.message}`];
   return [`${at === '' ? '(the file)' : at}: ${issue.message}`];
 }
 
