@@ -27,6 +27,7 @@ const readingOrder = [
   'Getting started',
   'Authentication',
   'Delivering purchases in game',
+  'A bridge for any game server',
   'Building a storefront',
   'Errors and retries',
   'Testing your plugin with the mock',
