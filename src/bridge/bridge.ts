@@ -50,7 +50,9 @@ async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: D
   const rconConfig = rcon as RconGiveConfig;
   // Its own module, loaded only for an RCON bridge (rcon-client with it).
   const module = await import('./rcon.js');
-  return { sink: await module.createRconSink(rconConfig, { journal, log, now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
+  // The password as secrets.ts read it at start (from its variable or file, checked there).
+  const password = secrets.rconPassword === undefined ? {} : { password: secrets.rconPassword };
+  return { sink: await module.createRconSink({ ...rconConfig, ...password }, { journal, log, now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
 function isLoopback(host: string): boolean {

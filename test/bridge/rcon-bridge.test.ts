@@ -1,0 +1,101 @@
+/**
+ * `teamgames bridge` with `give.rcon`, assembled as the command assembles it (config file,
+ * secrets from the environment, file journal, the HTTP API) over the in-process mock and
+ * the test RCON server: a player typing `/claim` gets the purchase by its command, once;
+ * a command lost mid-way leaves a window for staff (the next bridge on the same journal
+ * shows it in the player's status) and is never sent again.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startBridge, type RunningBridge } from '../../src/bridge/bridge.js';
+import { FileJournal, inspectJournal } from '../../src/index.js';
+import { KEY, inProcessStore } from '../support/reliability.js';
+import { TestRconServer } from '../support/rcon-server.js';
+
+const TOKEN = 'rcon-bridge-token-0123456789abcdef01234567';
+const { mock } = inProcessStore();
+const running: Array<{ stop(): Promise<void> } | { close(): Promise<void> }> = [];
+// The client spaces one player's calls by the service's 10 s on the monotonic clock
+// (performance.now): faked alone, so it moves only when a test says; timers stay real.
+beforeEach(() => void vi.useFakeTimers({ toFake: ['performance'] }));
+afterEach(async () => {
+  vi.useRealTimers();
+  for (const r of running.splice(0).reverse()) await ('stop' in r ? r.stop() : r.close());
+  mock.reset();
+});
+
+async function bridgeOn(server: TestRconServer, dir: string): Promise<RunningBridge> {
+  const config = join(dir, 'bridge.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      listen: { port: 0 },
+      journal: { file: 'journal.jsonl' },
+      loop: { claimMode: 'fast' },
+      give: { rcon: { host: '127.0.0.1', port: server.port, passwordEnv: 'RCON_PASSWORD', timeoutMs: 500, commands: { '42': ['give {player} whip {quantity}'] } } },
+      log: { level: 'silent' },
+    }),
+  );
+  const env = { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN, RCON_PASSWORD: server.password };
+  const bridge = await startBridge(config, { env, fetch: mock.fetch });
+  running.push(bridge);
+  return bridge;
+}
+
+async function call(bridge: RunningBridge, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${bridge.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+/** The player joins, the store's per-player pause passes (the mock's clock and the client's), the player types /claim. */
+async function joinAndClaim(bridge: RunningBridge, player: string): Promise<Record<string, unknown>> {
+  expect((await call(bridge, 'PUT', '/v1/online', { players: [player] })).status).toBe(200);
+  mock.clock.advance(60_000);
+  vi.advanceTimersByTime(60_000);
+  const claimed = await call(bridge, 'POST', '/v1/claim', { player });
+  expect(claimed.status).toBe(200);
+  return claimed.json;
+}
+
+describe('teamgames bridge over RCON', () => {
+  it('a purchase reaches the game by its command once, and nothing is left in the journal', async () => {
+    const server = await TestRconServer.start();
+    running.push(server);
+    const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 2 });
+    const bridge = await bridgeOn(server, dir);
+    const claimed = await joinAndClaim(bridge, 'Steve');
+    expect(claimed).toMatchObject({ code: 'SUCCESS', granted: 1 });
+    expect(server.commands).toEqual(['give Steve whip 2']);
+    await bridge.stop();
+    const journal = new FileJournal(join(dir, 'journal.jsonl'));
+    expect((await inspectJournal(journal)).pending).toEqual([]);
+    await journal.close();
+  });
+
+  it('a command lost mid-way: a window naming it for staff, never sent again, also by the next bridge', async () => {
+    const server = await TestRconServer.start();
+    running.push(server);
+    server.answer = (command) => (command === 'list' ? server.listReply : { drop: true });
+    const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
+    mock.addPurchase(KEY, { playerName: 'Alex', id: 1, quantity: 1 });
+    const first = await bridgeOn(server, dir);
+    await joinAndClaim(first, 'Alex');
+    expect(server.commands).toEqual(['give Alex whip 1']);
+    expect(mock.purchases(KEY, 'Alex').map((p) => p.deliverystatus)).toEqual(['Delivered']);
+    await first.stop();
+    server.answer = (command) => (command === 'list' ? server.listReply : `ok: ${command}`);
+    const second = await bridgeOn(server, dir);
+    expect((await call(second, 'PUT', '/v1/online', { players: ['Alex'] })).status).toBe(200);
+    const status = await call(second, 'GET', '/v1/players/Alex/status');
+    expect(status.json['openWindows']).toEqual([expect.objectContaining({ cause: 'unknownCommand', command: 'give Alex whip 1' })]);
+    await second.stop();
+    expect(server.commands).toEqual(['give Alex whip 1']);
+  });
+});
