@@ -17,9 +17,9 @@ import { TestRconServer } from '../support/rcon-server.js';
 const TOKEN = 'rcon-bridge-token-0123456789abcdef01234567';
 const { mock } = inProcessStore();
 const running: Array<{ stop(): Promise<void> } | { close(): Promise<void> }> = [];
-// The client spaces one player's calls by the service's 10 s on the monotonic clock
-// (performance.now): faked alone, so it moves only when a test says; timers stay real.
-beforeEach(() => void vi.useFakeTimers({ toFake: ['performance'] }));
+// The loop spaces one player's calls by the service's 10 s on its timers: faked, flowing
+// with real time (for the sockets' own timers) and moved ahead by the tests.
+beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'], shouldAdvanceTime: true }));
 afterEach(async () => {
   vi.useRealTimers();
   for (const r of running.splice(0).reverse()) await ('stop' in r ? r.stop() : r.close());
@@ -53,14 +53,23 @@ async function call(bridge: RunningBridge, method: string, path: string, body?: 
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
-/** The player joins, the store's per-player pause passes (the mock's clock and the client's), the player types /claim. */
-async function joinAndClaim(bridge: RunningBridge, player: string): Promise<Record<string, unknown>> {
+/**
+ * The player joins (the loop previews the purchase at once) and types /claim, answered by
+ * that run's claim one service window later: the mock's clock and the loop's timers move
+ * ahead until it answers.
+ */
+async function joinAndClaim(bridge: RunningBridge, player: string, quantity: number): Promise<Record<string, unknown>> {
+  mock.addPurchase(KEY, { playerName: player, id: 1, quantity });
   expect((await call(bridge, 'PUT', '/v1/online', { players: [player] })).status).toBe(200);
-  mock.clock.advance(60_000);
-  vi.advanceTimersByTime(60_000);
-  const claimed = await call(bridge, 'POST', '/v1/claim', { player });
-  expect(claimed.status).toBe(200);
-  return claimed.json;
+  let answer: { status: number; json: Record<string, unknown> } | undefined;
+  const claimed = call(bridge, 'POST', '/v1/claim', { player }).then((a) => (answer = a));
+  for (let waited = 0; answer === undefined && waited < 60_000; waited += 1_000) {
+    mock.clock.advance(1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+  }
+  await claimed;
+  expect(answer?.status).toBe(200);
+  return answer!.json;
 }
 
 describe('teamgames bridge over RCON', () => {
@@ -68,9 +77,8 @@ describe('teamgames bridge over RCON', () => {
     const server = await TestRconServer.start();
     running.push(server);
     const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
-    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 2 });
     const bridge = await bridgeOn(server, dir);
-    const claimed = await joinAndClaim(bridge, 'Steve');
+    const claimed = await joinAndClaim(bridge, 'Steve', 2);
     expect(claimed).toMatchObject({ code: 'SUCCESS', granted: 1 });
     expect(server.commands).toEqual(['give Steve whip 2']);
     await bridge.stop();
@@ -84,9 +92,8 @@ describe('teamgames bridge over RCON', () => {
     running.push(server);
     server.answer = (command) => (command === 'list' ? server.listReply : { drop: true });
     const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
-    mock.addPurchase(KEY, { playerName: 'Alex', id: 1, quantity: 1 });
     const first = await bridgeOn(server, dir);
-    await joinAndClaim(first, 'Alex');
+    await joinAndClaim(first, 'Alex', 1);
     expect(server.commands).toEqual(['give Alex whip 1']);
     expect(mock.purchases(KEY, 'Alex').map((p) => p.deliverystatus)).toEqual(['Delivered']);
     await first.stop();
