@@ -34,7 +34,7 @@ async function bridgeOn(server: TestRconServer, dir: string): Promise<RunningBri
       listen: { port: 0 },
       journal: { file: 'journal.jsonl' },
       loop: { claimMode: 'fast' },
-      give: { rcon: { host: '127.0.0.1', port: server.port, passwordEnv: 'RCON_PASSWORD', timeoutMs: 500, commands: { '42': ['give {player} whip {quantity}'] } } },
+      give: { rcon: { host: '127.0.0.1', port: server.port, passwordEnv: 'RCON_PASSWORD', timeoutMs: 600_000, commands: { '42': ['give {player} whip {quantity}'] } } },
       log: { level: 'silent' },
     }),
   );
@@ -54,6 +54,9 @@ async function call(bridge: RunningBridge, method: string, path: string, body?: 
 }
 
 /**
+ * (The RCON reply timeout is long: the faked timers jump a second at a time, and a drop is
+ * seen when the connection closes.)
+ *
  * The player joins (the loop previews the purchase at once) and types /claim, answered by
  * that run's claim one service window later: the mock's clock and the loop's timers move
  * ahead until it answers.
