@@ -121,7 +121,7 @@ export function giveBackingOff(player: Player, give: GrantFunction, item: Delive
   const failed = (error: unknown) => {
     player.backoff ??= new Map();
     const failures = (player.backoff.get(id)?.failures ?? 0) + 1;
-    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** Math.min(failures - 1, 30)) });
+    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)) });
     throw error;
   };
   const given = (value: unknown) => {

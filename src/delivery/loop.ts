@@ -59,7 +59,6 @@ class Loop implements DeliveryLoop {
   #timer: unknown;
   #timerAt = Number.POSITIVE_INFINITY;
   #stopping: Promise<void> | undefined;
-  #stopped = false;
   /** No routine run starts before this (network trouble, a refused key). */
   #holdUntil = 0;
   #failures = 0;
@@ -132,7 +131,8 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined) return undelivered('STOPPED', undefined);
     const player = this.#players.get(name);
     if (player === undefined) return undelivered('OFFLINE', undefined);
-    const here = () => this.#players.get(name) === player && !this.#stopped;
+    // Stopped: the players are cleared once the runs in flight are done.
+    const here = () => this.#players.get(name) === player;
     const call = async () => {
       await this.#budget.take(true, player.gone.signal);
       this.#stats.calls += 1;
@@ -194,7 +194,6 @@ class Loop implements DeliveryLoop {
     let bound: unknown;
     await Promise.race([Promise.allSettled(others), new Promise<void>((resolve) => (bound = this.#timers.setTimeout(resolve, STOP_BOUND_MS)))]);
     this.#timers.clearTimeout(bound);
-    this.#stopped = true;
     for (const player of this.#players.values()) {
       const report = undelivered('STOPPED', player);
       for (const resolve of player.joined.splice(0)) resolve(report);
@@ -329,7 +328,7 @@ class Loop implements DeliveryLoop {
     const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
-    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || this.#stopped || backingOff(player, line.deliveryId, this.#timers.now());
+    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || backingOff(player, line.deliveryId, this.#timers.now());
     const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts };
     let report: DeliveryReport;
     try {
@@ -349,7 +348,7 @@ class Loop implements DeliveryLoop {
   /** The game's `give`, for a player still here; its failures back the item off. */
   #give(player: Player, item: DeliveredItem): unknown {
     // Offline (or stopped) means no grant: the item stays pending for the next join, here or elsewhere.
-    if (this.#players.get(player.name) !== player || this.#stopped) throw new Interrupted('left');
+    if (this.#players.get(player.name) !== player) throw new Interrupted('left');
     return giveBackingOff(player, this.#options.give, item, () => this.#timers.now());
   }
 
@@ -386,7 +385,8 @@ class Loop implements DeliveryLoop {
     this.#paused = refused;
     // Full jitter, capped: a refused key waits much longer (it will not fix itself soon).
     const cap = refused ? REFUSED_KEY_CAP_MS : BACKOFF_CAP_MS;
-    const ceiling = Math.min(cap, BACKOFF_BASE_MS * 2 ** Math.min(this.#failures, 20));
+    // 2 ** failures grows to Infinity, and the cap holds.
+    const ceiling = Math.min(cap, BACKOFF_BASE_MS * 2 ** this.#failures);
     this.#holdUntil = this.#timers.now() + (refused ? ceiling / 2 + (Math.random() * ceiling) / 2 : Math.random() * ceiling);
     this.#emit({ type: 'loopError', operation: 'startDeliveryLoop', playerName: player.name, error });
   }
