@@ -171,3 +171,103 @@ describe('stop()', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 });
+
+describe('claim()', () => {
+  it('previews at the edge of the window its last call opened, and claims one window later', async () => {
+    const { mock, client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Hal');
+    await vi.advanceTimersByTimeAsync(3_000);
+    mock.addPurchase(KEY, { playerName: 'Hal', id: 1, quantity: 1 });
+    const report = loop.claim('Hal');
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect((await report).code).toBe('SUCCESS');
+    expect(calls.map((c) => [c.at - T0, c.preview])).toEqual([[0, true], [10_000, true], [20_000, false]]);
+    await loop.stop();
+  });
+
+  it('with claimMode fast, is one claim at the edge of the window, then routine polls again', async () => {
+    const { mock, client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000, claimMode: 'fast' });
+    loop.join('Ian');
+    await vi.advanceTimersByTimeAsync(3_000);
+    mock.addPurchase(KEY, { playerName: 'Ian', id: 1, quantity: 1 });
+    const report = loop.claim('Ian');
+    await vi.advanceTimersByTimeAsync(70_000);
+    expect((await report).code).toBe('SUCCESS');
+    expect(calls.map((c) => [c.at - T0, c.preview])).toEqual([[0, true], [10_000, false], [67_000, true]]);
+    await loop.stop();
+  });
+
+  it('joined to a delivery whose claim is to come resolves OFFLINE at once when the player leaves', async () => {
+    const { mock, client, calls, give } = setup();
+    mock.addPurchase(KEY, { playerName: 'Jen', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give });
+    loop.join('Jen');
+    await vi.advanceTimersByTimeAsync(2_000);
+    const report = loop.claim('Jen');
+    await vi.advanceTimersByTimeAsync(0);
+    loop.leave('Jen');
+    loop.leave('Jen');
+    loop.leave('Nobody');
+    expect(await report).toMatchObject({ code: 'OFFLINE', granted: [] });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls.map((c) => c.preview)).toEqual([true]);
+    await loop.stop();
+  });
+
+  it('a give that outlives grantTimeoutMs leaves its item failed in the report, pending', async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Kit', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give: () => new Promise<void>(() => {}), grantTimeoutMs: 2_000 });
+    loop.join('Kit');
+    await vi.advanceTimersByTimeAsync(2_000);
+    const report = loop.claim('Kit');
+    await vi.advanceTimersByTimeAsync(10_000);
+    const done = await report;
+    expect(done.failed).toHaveLength(1);
+    expect(done.failed[0]?.error).toMatchObject({ name: 'GrantTimeoutError' });
+    expect(done.pending).toBe(1);
+    await loop.stop();
+  });
+});
+
+describe('the loop keeps going', () => {
+  it('when the onEvent listener throws', async () => {
+    const mock = createMockService({ seed });
+    mock.addPurchase(KEY, { playerName: 'Lu', id: 1, quantity: 1 });
+    let heard = 0;
+    const client = new StorefrontClient({
+      apiKey: KEY,
+      baseUrl: 'https://api.teamgames.io',
+      fetch: mock.fetch,
+      journal: new MemoryJournal(),
+      retry: 0,
+      onEvent: () => {
+        heard += 1;
+        throw new Error('listener bug');
+      },
+    });
+    const given: string[] = [];
+    const loop = client.startDeliveryLoop({ give: (item) => void given.push(item.deliveryId) });
+    loop.join('Lu');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(given).toHaveLength(1);
+    expect(heard).toBeGreaterThan(0);
+    mock.addPurchase(KEY, { playerName: 'Lu', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(given).toHaveLength(2);
+    await loop.stop();
+  });
+
+  it('not at all when its signal is already aborted: it starts stopped', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, signal: AbortSignal.abort() });
+    loop.join('Mo');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toEqual([]);
+    expect((await loop.claim('Mo')).code).toBe('STOPPED');
+    // Stopped: the journal takes a new loop.
+    await client.startDeliveryLoop({ give }).stop();
+  });
+});
