@@ -58,7 +58,7 @@ describe('a claim that delivers nothing', () => {
 
 describe('a give that fails', () => {
   it('is tried again 10 s later, doubling per failure up to an hour; status() and stats() show it waiting', async () => {
-    const { mock, client } = setup();
+    const { mock, client, calls } = setup();
     mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });
     const attempts: number[] = [];
     const loop = client.startDeliveryLoop({
@@ -84,6 +84,8 @@ describe('a give that fails', () => {
     await vi.advanceTimersByTimeAsync(6 * 3_600_000);
     const gaps = attempts.slice(1).map((at, i) => at - (attempts[i] as number));
     expect(gaps.slice(0, 11)).toEqual([10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 1_280_000, 2_560_000, 3_600_000, 3_600_000]);
+    // No run comes between: the join's preview and claim, then one preview per attempt.
+    expect(calls).toHaveLength(attempts.length + 1);
     await loop.stop();
   });
 
@@ -233,6 +235,84 @@ describe('status(player)', () => {
     const status = await loop.status('Jay');
     expect(status.journalError).toMatchObject({ message: expect.stringContaining('disk gone') });
     expect(status).toMatchObject({ playerName: 'Jay', online: true, pending: [] });
+    await loop.stop();
+  });
+});
+
+describe('status(player) of pending items', () => {
+  it('gives a retry time only to an item held back; an offline player has none', async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Kay', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Kay', id: 3, quantity: 1 });
+    let first: string | undefined;
+    const loop = client.startDeliveryLoop({
+      give: (item: DeliveredItem) => {
+        first ??= item.deliveryId;
+        if (item.deliveryId === first) throw new Error('unknown item');
+        return new Promise<void>(() => {}); // the second hangs: pending, not held back
+      },
+      pollIntervalMs: 60_000,
+      grantTimeoutMs: 5_000,
+    });
+    loop.join('Kay');
+    await vi.advanceTimersByTimeAsync(11_000);
+    const { pending } = await loop.status('Kay');
+    expect(pending).toHaveLength(2);
+    const held = pending.find((p) => p.deliveryId === first);
+    const other = pending.find((p) => p.deliveryId !== first);
+    expect(held?.retryAt).toBe(T0 + 20_000);
+    expect(other).toBeDefined();
+    expect(other).not.toHaveProperty('retryAt');
+    loop.leave('Kay');
+    const offline = await loop.status('Kay');
+    expect(offline).toMatchObject({ online: false, running: false });
+    expect(offline.pending).toHaveLength(2);
+    expect(offline.pending.every((p) => !('retryAt' in p))).toBe(true);
+    expect(offline).not.toHaveProperty('nextCheckAt');
+    const stopping = loop.stop();
+    await vi.advanceTimersByTimeAsync(30_000);
+    await stopping;
+  });
+
+  it('three runs in a row that deliver block no one', async () => {
+    const { mock, client, events, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 10_000 });
+    loop.join('Lin');
+    for (let i = 0; i < 4; i++) {
+      mock.addPurchase(KEY, { playerName: 'Lin', id: 1, quantity: 1 });
+      await vi.advanceTimersByTimeAsync(25_000);
+    }
+    expect(loop.stats()).toMatchObject({ granted: 4, blocked: 0 });
+    expect(events.filter((e) => e.type === 'playerBlocked')).toEqual([]);
+    await loop.stop();
+  });
+});
+
+describe('a claim typed before the run in flight makes its first call', () => {
+  it('waits for a run of its own: it is not that run', async () => {
+    const { MemoryJournal } = await import('../../src/index.js');
+    const inner = new MemoryJournal();
+    // Reading the journal takes 100 ms: the run has started and has not called yet.
+    const journal = {
+      append: (entries: Parameters<typeof inner.append>[0]) => inner.append(entries),
+      pending: async (player: string) => {
+        await new Promise((r) => setTimeout(r, 100));
+        return inner.pending(player);
+      },
+      acknowledge: (ids: readonly string[]) => inner.acknowledge(ids),
+    };
+    const { client, calls, give } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Max');
+    await vi.advanceTimersByTimeAsync(50);
+    let answered: number | undefined;
+    const report = loop.claim('Max').then((r) => ((answered = Date.now() - T0), r));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(answered).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect((await report).code).toBe('NO_ITEMS');
+    expect(answered).toBeGreaterThanOrEqual(10_000);
+    expect(calls.map((c) => c.at - T0)).toEqual([100, 10_200]);
     await loop.stop();
   });
 });

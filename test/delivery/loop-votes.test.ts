@@ -183,6 +183,28 @@ describe('loop.claimVote when the player goes', () => {
     expect(calls.map((c) => c.player)).toEqual(['Gi', 'Ho']);
   });
 
+  it('resolves OFFLINE at once for a player who leaves while the vote waits for their purchase delivery', async () => {
+    const { mock, client } = setup({ store });
+    mock.recordVote(KEY, 'Jo', 3);
+    mock.addPurchase(KEY, { playerName: 'Jo', id: 1, quantity: 1 });
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => new Promise<void>(() => {}), giveVoteReward: (r) => void rewards.push(r), grantTimeoutMs: 60_000 });
+    loop.join('Jo');
+    await vi.advanceTimersByTimeAsync(11_000); // the purchase's give hangs, holding the player's turn
+    let answered: number | undefined;
+    const vote = loop.claimVote('Jo', { reward: 1, amount: 1 }).then((r) => ((answered = Date.now()), r));
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.leave('Jo');
+    const left = Date.now();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(answered).toBe(left);
+    expect((await vote).code).toBe('OFFLINE');
+    expect(rewards).toEqual([]);
+    const stopping = loop.stop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    await stopping;
+  });
+
   it('refuses a missing input with an InvalidInputError, not a TypeError', async () => {
     const { client } = setup({ store });
     const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: () => {} });
