@@ -23,7 +23,12 @@ const BLOCKED_AFTER_RUNS = 3;
 export class Interrupted extends Error {
   readonly why: 'left' | 'stopped';
   constructor(why: 'left' | 'stopped') {
-    super(why === 'left' ? 'the player left' : 'the delivery loop stopped');
+    const messages = {
+      left: 'the player left',
+      // Stryker disable next-line StringLiteral: never shown: a stopped loop's interruption always ends as a STOPPED report (the client returns an abort's reason as it is, before sending, and a lost outcome after)
+      stopped: 'the delivery loop stopped',
+    };
+    super(messages[why]);
     this.name = 'Interrupted';
     this.why = why;
   }

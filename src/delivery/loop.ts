@@ -177,8 +177,8 @@ class Loop implements DeliveryLoop {
   }
 
   async #stop(): Promise<void> {
-    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
-    this.#timer = undefined;
+    // Every LoopTimers takes an undefined handle; nothing arms the timer again once stopping.
+    this.#timers.clearTimeout(this.#timer);
     const stopped = new Interrupted('stopped');
     this.#budget.rejectAll(stopped);
     for (const player of this.#players.values()) {
@@ -230,7 +230,7 @@ class Loop implements DeliveryLoop {
   /** Wakes the scheduler at `at` (or sooner, if it is already set sooner). */
   #arm(at: number): void {
     if (this.#stopping !== undefined || at >= this.#timerAt) return;
-    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timers.clearTimeout(this.#timer);
     this.#timerAt = at;
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
