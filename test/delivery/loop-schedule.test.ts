@@ -271,3 +271,24 @@ describe('the loop keeps going', () => {
     await client.startDeliveryLoop({ give }).stop();
   });
 });
+
+describe('a run that ends before its first call', () => {
+  it('(a journal that cannot be read for one player) frees the budget for the others and is retried a window later', async () => {
+    const inner = new MemoryJournal();
+    const journal = {
+      append: (entries: Parameters<typeof inner.append>[0]) => inner.append(entries),
+      pending: (player: string) => (player === 'Bad' ? Promise.reject(new Error('disk gone')) : inner.pending(player)),
+      acknowledge: (ids: readonly string[]) => inner.acknowledge(ids),
+    };
+    const { client, calls, give } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give, maxCallsPerSecond: 1, pollIntervalMs: 10_000 });
+    loop.join('Bad');
+    loop.join('Good');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls.every((c) => c.player === 'Good')).toBe(true);
+    expect(calls.length).toBeGreaterThanOrEqual(5);
+    expect(loop.stats().errors).toBeGreaterThanOrEqual(5);
+    expect((await loop.status('Bad')).journalError).toBeDefined();
+    await loop.stop();
+  });
+});
