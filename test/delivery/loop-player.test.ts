@@ -316,3 +316,42 @@ describe('a claim typed before the run in flight makes its first call', () => {
     await loop.stop();
   });
 });
+
+describe('runs that deliver, in a row', () => {
+  it('block no one, whether every item was given (SUCCESS) or only some (PARTIAL)', async () => {
+    const { mock, client, events } = setup();
+    const failing = new Set<string>();
+    const loop = client.startDeliveryLoop({
+      give: (item: DeliveredItem) => {
+        if (item.quantity_purchased === 2) {
+          failing.add(item.deliveryId);
+          throw new Error('unknown item');
+        }
+      },
+      claimMode: 'fast',
+      pollIntervalMs: 3_600_000,
+      staffAfterAttempts: 1_000,
+    });
+    loop.join('Ned');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 1 });
+      const report = loop.claim('Ned');
+      await vi.advanceTimersByTimeAsync(10_000);
+      codes.push((await report).code);
+    }
+    for (let i = 0; i < 3; i++) {
+      mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 1 });
+      mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 2 });
+      const report = loop.claim('Ned');
+      await vi.advanceTimersByTimeAsync(10_000);
+      codes.push((await report).code);
+    }
+    expect(codes).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'PARTIAL', 'PARTIAL', 'PARTIAL']);
+    expect(failing.size).toBe(3);
+    expect(loop.stats().blocked).toBe(0);
+    expect(events.filter((e) => e.type === 'playerBlocked')).toEqual([]);
+    await loop.stop();
+  });
+});
