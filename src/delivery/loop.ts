@@ -77,7 +77,8 @@ class Loop implements DeliveryLoop {
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
     const { signal } = options;
     if (signal?.aborted) void this.stop();
-    else signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    // A signal aborts once: its listener needs no `once`.
+    else signal?.addEventListener('abort', () => void this.stop());
   }
 
   join(playerName: string): void {
@@ -92,8 +93,8 @@ class Loop implements DeliveryLoop {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
     const player = this.#players.get(name);
     if (player === undefined) return;
+    // Its planned runs are stale now: the scheduler skips entries of a player not in #players.
     this.#players.delete(name);
-    player.version += 1;
     player.gone.abort(new Interrupted('left'));
     // Whoever waits for this player's delivery learns at once that it will not come here.
     const report = undelivered('OFFLINE', player);
@@ -111,7 +112,8 @@ class Loop implements DeliveryLoop {
     // Only who is here: a claim never joins a player the game did not say is online.
     if (player === undefined) return undelivered('OFFLINE', undefined);
     // A delivery whose claim is still to come is the player's: join it rather than start a second one.
-    if (player.running !== undefined && player.claimAhead) return new Promise<LoopClaimReport>((resolve) => player.joined.push(resolve));
+    // Set only by a run in flight (its preview listed items), cleared when it ends.
+    if (player.claimAhead) return new Promise<LoopClaimReport>((resolve) => player.joined.push(resolve));
     // Otherwise the next run (after the one in flight, if any) is this /claim's.
     const report = new Promise<LoopClaimReport>((resolve) => player.waiting.push(resolve));
     // Fast: one call when the service's window is open again. Exactly once: a preview then.
