@@ -194,11 +194,16 @@ describe('status(player)', () => {
     const loop = client.startDeliveryLoop({ give: () => new Promise<void>((resolve) => (release = resolve)), pollIntervalMs: 60_000 });
     loop.join('Ida');
     await vi.advanceTimersByTimeAsync(10_000);
+    // A claim typed meanwhile plans the next run: still no next check while this one runs.
+    const next = loop.claim('Ida');
+    await vi.advanceTimersByTimeAsync(0);
     const running = await loop.status('Ida');
     expect(running).toMatchObject({ playerName: 'Ida', online: true, running: true });
     expect(running).not.toHaveProperty('nextCheckAt');
     release();
     await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await next;
     const after = await loop.status('Ida');
     expect(after).toMatchObject({ running: false, nextCheckAt: Date.now() + 60_000, pending: [] });
     expect(after).not.toHaveProperty('blocked');

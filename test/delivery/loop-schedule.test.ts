@@ -292,3 +292,49 @@ describe('a run that ends before its first call', () => {
     await loop.stop();
   });
 });
+
+describe('refusals name the argument and the operation', () => {
+  it('for a bad player name in every method, and for a claim from inside its own give', async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Ola', id: 1, quantity: 1 });
+    let inside: unknown;
+    let insideVote: unknown;
+    let loopRef: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const loop = client.startDeliveryLoop({
+      give: async () => {
+        inside = await loopRef?.claim('Ola').catch((error: unknown) => error);
+        insideVote = await loopRef?.claimVote('Ola', { reward: 1, amount: 1 }).catch((error: unknown) => error);
+      },
+      giveVoteReward: () => {},
+    });
+    loopRef = loop;
+    const bad = 'bad\u0007name';
+    const named = /playerName[\s\S]*startDeliveryLoop|startDeliveryLoop[\s\S]*playerName/;
+    expect(() => loop.join(bad)).toThrow(named);
+    expect(() => loop.leave(bad)).toThrow(named);
+    await expect(loop.claim(bad)).rejects.toThrow(named);
+    await expect(loop.claimVote(bad, { reward: 1, amount: 1 })).rejects.toThrow(named);
+    await expect(loop.status(bad)).rejects.toThrow(named);
+    loop.join('Ola');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(String(inside)).toMatch(named);
+    expect(String(inside)).toMatch(/loop\.claim for "Ola" would wait for itself/);
+    expect(String(insideVote)).toMatch(named);
+    expect(String(insideVote)).toMatch(/loop\.claimVote for "Ola" would wait for itself/);
+    await loop.stop();
+  });
+
+  it('the signal alone stops the loop: no call after it aborts, and claims resolve STOPPED', async () => {
+    const { client, calls, give } = setup();
+    const controller = new AbortController();
+    const loop = client.startDeliveryLoop({ give, signal: controller.signal, pollIntervalMs: 10_000 });
+    loop.join('Pia');
+    await vi.advanceTimersByTimeAsync(1_000);
+    controller.abort();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toHaveLength(1);
+    expect((await loop.claim('Pia')).code).toBe('STOPPED');
+    // The journal is free again: the loop released it without stop().
+    await client.startDeliveryLoop({ give }).stop();
+  });
+});
