@@ -34,7 +34,12 @@ describe('startDeliveryLoop on given timers', () => {
     loop.join('Ann');
     await vi.advanceTimersByTimeAsync(10_000);
     expect(given).toEqual([10_000]);
-    await expect(loop.claimVote('Ann', { reward: 1, amount: 1 })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(loop.claimVote('Ann', { reward: 1, amount: 1 })).rejects.toThrow(/^startDeliveryLoop: invalid options\.giveVoteReward: must be given/);
+    // Started directly, the scheduler checks names itself (the client's handle checks them first otherwise).
+    const named = /^startDeliveryLoop: invalid playerName: /;
+    expect(() => loop.join('bad\u0007name')).toThrow(named);
+    expect(() => loop.leave('bad\u0007name')).toThrow(named);
+    await expect(loop.claim('bad\u0007name')).rejects.toBeInstanceOf(InvalidInputError);
     await loop.stop();
     await startDeliveryLoop(host, { give: () => {} }, timers).stop();
   });
