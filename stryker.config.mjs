@@ -24,6 +24,7 @@ export default {
     'src/delivery/report.ts',
     'src/delivery/loop.ts',
     'src/delivery/loop-player.ts',
+    'src/delivery/loop-start.ts',
     'src/delivery/loop-votes.ts',
     'src/delivery/call-budget.ts',
     'src/delivery/due-heap.ts',

@@ -59,7 +59,6 @@ class Loop implements DeliveryLoop {
   #timer: unknown;
   #timerAt = Number.POSITIVE_INFINITY;
   #stopping: Promise<void> | undefined;
-  #stopped = false;
   /** No routine run starts before this (network trouble, a refused key). */
   #holdUntil = 0;
   #failures = 0;
@@ -78,7 +77,8 @@ class Loop implements DeliveryLoop {
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
     const { signal } = options;
     if (signal?.aborted) void this.stop();
-    else signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    // A signal aborts once: its listener needs no `once`.
+    else signal?.addEventListener('abort', () => void this.stop());
   }
 
   join(playerName: string): void {
@@ -93,8 +93,8 @@ class Loop implements DeliveryLoop {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
     const player = this.#players.get(name);
     if (player === undefined) return;
+    // Its planned runs are stale now: the scheduler skips entries of a player not in #players.
     this.#players.delete(name);
-    player.version += 1;
     player.gone.abort(new Interrupted('left'));
     // Whoever waits for this player's delivery learns at once that it will not come here.
     const report = undelivered('OFFLINE', player);
@@ -112,7 +112,8 @@ class Loop implements DeliveryLoop {
     // Only who is here: a claim never joins a player the game did not say is online.
     if (player === undefined) return undelivered('OFFLINE', undefined);
     // A delivery whose claim is still to come is the player's: join it rather than start a second one.
-    if (player.running !== undefined && player.claimAhead) return new Promise<LoopClaimReport>((resolve) => player.joined.push(resolve));
+    // Set only by a run in flight (its preview listed items), cleared when it ends.
+    if (player.claimAhead) return new Promise<LoopClaimReport>((resolve) => player.joined.push(resolve));
     // Otherwise the next run (after the one in flight, if any) is this /claim's.
     const report = new Promise<LoopClaimReport>((resolve) => player.waiting.push(resolve));
     // Fast: one call when the service's window is open again. Exactly once: a preview then.
@@ -132,7 +133,8 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined) return undelivered('STOPPED', undefined);
     const player = this.#players.get(name);
     if (player === undefined) return undelivered('OFFLINE', undefined);
-    const here = () => this.#players.get(name) === player && !this.#stopped;
+    // Stopped: the players are cleared once the runs in flight are done.
+    const here = () => this.#players.get(name) === player;
     const call = async () => {
       await this.#budget.take(true, player.gone.signal);
       this.#stats.calls += 1;
@@ -177,8 +179,8 @@ class Loop implements DeliveryLoop {
   }
 
   async #stop(): Promise<void> {
-    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
-    this.#timer = undefined;
+    // Every LoopTimers takes an undefined handle; nothing arms the timer again once stopping.
+    this.#timers.clearTimeout(this.#timer);
     const stopped = new Interrupted('stopped');
     this.#budget.rejectAll(stopped);
     for (const player of this.#players.values()) {
@@ -194,7 +196,6 @@ class Loop implements DeliveryLoop {
     let bound: unknown;
     await Promise.race([Promise.allSettled(others), new Promise<void>((resolve) => (bound = this.#timers.setTimeout(resolve, STOP_BOUND_MS)))]);
     this.#timers.clearTimeout(bound);
-    this.#stopped = true;
     for (const player of this.#players.values()) {
       const report = undelivered('STOPPED', player);
       for (const resolve of player.joined.splice(0)) resolve(report);
@@ -231,7 +232,7 @@ class Loop implements DeliveryLoop {
   /** Wakes the scheduler at `at` (or sooner, if it is already set sooner). */
   #arm(at: number): void {
     if (this.#stopping !== undefined || at >= this.#timerAt) return;
-    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timers.clearTimeout(this.#timer);
     this.#timerAt = at;
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
@@ -329,7 +330,7 @@ class Loop implements DeliveryLoop {
     const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
-    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || this.#stopped || backingOff(player, line.deliveryId, this.#timers.now());
+    const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || backingOff(player, line.deliveryId, this.#timers.now());
     const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts };
     let report: DeliveryReport;
     try {
@@ -349,7 +350,7 @@ class Loop implements DeliveryLoop {
   /** The game's `give`, for a player still here; its failures back the item off. */
   #give(player: Player, item: DeliveredItem): unknown {
     // Offline (or stopped) means no grant: the item stays pending for the next join, here or elsewhere.
-    if (this.#players.get(player.name) !== player || this.#stopped) throw new Interrupted('left');
+    if (this.#players.get(player.name) !== player) throw new Interrupted('left');
     return giveBackingOff(player, this.#options.give, item, () => this.#timers.now());
   }
 
@@ -386,7 +387,8 @@ class Loop implements DeliveryLoop {
     this.#paused = refused;
     // Full jitter, capped: a refused key waits much longer (it will not fix itself soon).
     const cap = refused ? REFUSED_KEY_CAP_MS : BACKOFF_CAP_MS;
-    const ceiling = Math.min(cap, BACKOFF_BASE_MS * 2 ** Math.min(this.#failures, 20));
+    // 2 ** failures grows to Infinity, and the cap holds.
+    const ceiling = Math.min(cap, BACKOFF_BASE_MS * 2 ** this.#failures);
     this.#holdUntil = this.#timers.now() + (refused ? ceiling / 2 + (Math.random() * ceiling) / 2 : Math.random() * ceiling);
     this.#emit({ type: 'loopError', operation: 'startDeliveryLoop', playerName: player.name, error });
   }

@@ -3,7 +3,7 @@
  * `deliverVoteReward` through the loop's budget and the player's turn, only for who is here.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { InvalidInputError, type GivenVoteReward } from '../../src/index.js';
+import { InvalidInputError, MemoryJournal, type DeliveryJournal, type GivenVoteReward } from '../../src/index.js';
 import { KEY, storeSeed } from '../support/fixtures.js';
 import { loopHarness } from '../support/loop-harness.js';
 
@@ -123,6 +123,94 @@ describe('loop.claimVote', () => {
     expect((await next).code).toBe('SUCCESS');
     // The lost call's row recovered from the counters, given once, and this call's row.
     expect(rewards.map((r) => r.recovered === true)).toEqual([false, false, true, false]);
+    await loop.stop();
+  });
+});
+
+describe('loop.claimVote when the player goes', () => {
+  it('refuses the give of a player who left after the answer: the row stays pending, noted, and is given on their next claimVote', async () => {
+    const inner = new MemoryJournal();
+    let onRows: (() => void) | undefined;
+    const journal: DeliveryJournal = {
+      append: async (entries) => {
+        if (entries.some((e) => e.state === 'voteClaimed' && e.lastError === undefined)) onRows?.();
+        return inner.append(entries);
+      },
+      pending: (player) => inner.pending(player),
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    const { mock, client } = setup({ store, journal });
+    mock.recordVote(KEY, 'Fe', 3);
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r) });
+    loop.join('Fe');
+    await vi.advanceTimersByTimeAsync(1_000);
+    onRows = () => loop.leave('Fe');
+    const first = loop.claimVote('Fe', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    const report = await first;
+    expect(rewards).toEqual([]);
+    expect(report.failed.map((f) => String(f.error))).toEqual(['Interrupted: the player left']);
+    const [row] = (await inner.pending('Fe')).filter((e) => e.state === 'voteClaimed');
+    expect(row).toMatchObject({ lastError: { message: 'the player left', attempts: 1 } });
+    onRows = undefined;
+    loop.join('Fe');
+    const again = loop.claimVote('Fe', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await again).code).toBe('SUCCESS');
+    expect(rewards).toHaveLength(2);
+    await loop.stop();
+  });
+
+  it('resolves OFFLINE for a player who leaves while the vote call waits for the budget, STOPPED when the loop stops then', async () => {
+    const { mock, client, calls } = setup({ store });
+    mock.recordVote(KEY, 'Gi', 3);
+    mock.recordVote(KEY, 'Ho', 3);
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r), maxCallsPerSecond: 1, pollIntervalMs: 60_000 });
+    loop.join('Gi');
+    loop.join('Ho');
+    await vi.advanceTimersByTimeAsync(1_500);
+    // Both joins' previews went out (0 s, 1 s): the budget's next call is at 2 s.
+    const gi = loop.claimVote('Gi', { reward: 1, amount: 1 });
+    const ho = loop.claimVote('Ho', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(100);
+    loop.leave('Gi');
+    expect(await gi).toMatchObject({ code: 'OFFLINE', granted: [], failed: [] });
+    await loop.stop();
+    expect(await ho).toMatchObject({ code: 'STOPPED', granted: [], failed: [] });
+    expect(rewards).toEqual([]);
+    expect(calls.map((c) => c.player)).toEqual(['Gi', 'Ho']);
+  });
+
+  it('resolves OFFLINE at once for a player who leaves while the vote waits for their purchase delivery', async () => {
+    const { mock, client } = setup({ store });
+    mock.recordVote(KEY, 'Jo', 3);
+    mock.addPurchase(KEY, { playerName: 'Jo', id: 1, quantity: 1 });
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => new Promise<void>(() => {}), giveVoteReward: (r) => void rewards.push(r), grantTimeoutMs: 60_000 });
+    loop.join('Jo');
+    await vi.advanceTimersByTimeAsync(11_000); // the purchase's give hangs, holding the player's turn
+    let answered: number | undefined;
+    const vote = loop.claimVote('Jo', { reward: 1, amount: 1 }).then((r) => ((answered = Date.now()), r));
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.leave('Jo');
+    const left = Date.now();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(answered).toBe(left);
+    expect((await vote).code).toBe('OFFLINE');
+    expect(rewards).toEqual([]);
+    const stopping = loop.stop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    await stopping;
+  });
+
+  it('refuses a missing input with an InvalidInputError, not a TypeError', async () => {
+    const { client } = setup({ store });
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: () => {} });
+    loop.join('Ib');
+    await expect(loop.claimVote('Ib', undefined as never)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(loop.claimVote('Ib', null as never)).rejects.toBeInstanceOf(InvalidInputError);
     await loop.stop();
   });
 });
