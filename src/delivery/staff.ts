@@ -262,8 +262,10 @@ async function onlyOpenWindow(journal: DeliveryJournal, player: string): Promise
   const open = windows.filter((w) => w.state === 'unverified');
   if (open.length > 1) fail('input.windowId', `is needed: ${describe(player)} has ${open.length} open windows (${open.map((w) => w.deliveryId).join(', ')})`);
   if (open.length === 1) return (open[0] as JournalWindow).deliveryId;
-  // No open window, but some resolved: the last one is what another hand just closed.
-  const last = windows.reduce<JournalWindow | undefined>((latest, w) => (latest === undefined || (w.resolution?.at ?? 0) >= (latest.resolution?.at ?? 0) ? w : latest), undefined);
+  // No open window, but some resolved (each with its resolution, as read checks): the last
+  // one is what another hand just closed.
+  const at = (w: JournalWindow): number => (w.resolution as WindowResolution).at;
+  const last = windows.reduce<JournalWindow | undefined>((latest, w) => (latest === undefined || at(w) >= at(latest) ? w : latest), undefined);
   if (last !== undefined) throw alreadyResolved(last);
   return fail('input.playerName', `must name an open window; ${describe(player)} has none`);
 }
