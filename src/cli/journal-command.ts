@@ -176,7 +176,8 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
     const label = `journal ${command}`;
     // resolve takes the window by its id alone, without <player>.
     const needed = command === 'resolve' && values.window !== undefined ? 0 : spec.args.length;
-    if (args.length < needed) throw new UsageError(`missing <${spec.args[args.length]}>${command === 'resolve' ? ' (or --window <id>)' : ''}`);
+    // Only resolve takes an argument, its <player>, which --window stands for.
+    if (args.length < needed) throw new UsageError(`missing <${spec.args[args.length]}> (or --window <id>)`);
     if (args.length > spec.args.length) throw new UsageError(`unexpected argument "${args[spec.args.length]}"`);
     for (const option of ONLY_FOR) {
       if (values[option] !== undefined && values[option] !== false && !spec.options.includes(option)) throw new UsageError(`--${option} does not apply to this command`);
@@ -214,13 +215,13 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
         const seen = await source.inspect(now());
         return await print({ pending: seen.pending, oldestPendingMs: seen.oldestPendingMs }, (paint) => pendingText(seen, paint));
       }
-      case 'resolve': {
+      default: {
+        // resolve: COMMANDS has no other command.
         const resolved = await source.resolve(resolving as NonNullable<typeof resolving>, now());
         const { by, note } = resolved.resolution as NonNullable<JournalWindow['resolution']>;
         return await print(resolved, (paint) => `${paint('good', 'Resolved')} ${printable(resolved.deliveryId)} of ${printable(resolved.playerName)} (${time(resolved.from)} to ${time(resolved.to)}) by ${printable(by)}: ${printable(note)}\n`);
       }
     }
-    throw new UsageError(`unknown command "${command}" (${NAMES})`);
   } catch (error) {
     if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
       await fail(io, json, `journal: ${alreadyResolvedText(error)}`, paintErr, error.code, false, redact, 'error', { windowId: error.windowId, playerName: error.playerName, resolution: error.resolution });
