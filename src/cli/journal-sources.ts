@@ -241,18 +241,14 @@ function urlHoldsPassword(url: string): boolean {
   }
 }
 
-/** The URL as printed: the user-info password and every secret parameter's value shown as `***`. */
+/** The URL as printed (checked by {@link checkUrl}): the user-info password and every secret parameter's value shown as `***`. */
 function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    for (const name of [...new Set(parsed.searchParams.keys())]) {
-      if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
-    }
-    return parsed.toString();
-  } catch {
-    return '(not a URL)';
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  for (const name of [...new Set(parsed.searchParams.keys())]) {
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
   }
+  return parsed.toString();
 }
 
 // `scheme://user:password@`, anywhere in a driver's message: the password masked.

@@ -6,10 +6,11 @@
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
+import { FileJournal } from '../../src/index.js';
 import type { OutputStream } from '../../src/common/output.js';
 import { EXIT, runTeamgames } from '../../src/cli/program.js';
 import { journalWindow } from '../support/journal.js';
@@ -139,5 +140,45 @@ describe('teamgames journal on a terminal', () => {
     const [warning, error] = r.stderr.split('\n');
     expect(warning).toMatch(/^teamgames journal: warning: the password in --postgres can be read/);
     expect(error).toMatch(/^\u001b\[31mteamgames journal: PostgresJournal: could not read the journal/);
+  });
+});
+
+describe('teamgames journal resolve --file: who holds the lock', () => {
+  const lockOf = (path: string, holder: object) => writeFile(`${path}.lock`, JSON.stringify(holder), { mode: 0o600 });
+
+  it('a process of another host: cannot tell whether it runs, nothing written (exit 1)', async () => {
+    const path = await withWindow();
+    await lockOf(path, { pid: 4242, host: 'game-2', since: '2026-01-01T00:00:00.000Z' });
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod', '--file', path]);
+    expect(r).toEqual({
+      code: EXIT.FAILURE,
+      stdout: '',
+      stderr: `teamgames journal: ${path} is held by process 4242 on host game-2 (another host: whether it runs cannot be told from here), lock file ${path}.lock. The lock belongs to the bridge, so nothing was written. Stop the bridge and run this again, or resolve from the bridge itself: resolveWindow(journal, { playerName, windowId, by, note }) in its admin command\n`,
+    });
+  });
+
+  it('a bridge of this host that runs (this process)', async () => {
+    const path = await withWindow();
+    const bridge = new FileJournal(path);
+    try {
+      await bridge.pending();
+      const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod', '--file', path]);
+      expect(r.stderr).toContain(`${path} is held by process ${process.pid} on this host (running), lock file ${path}.lock. The lock belongs`);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('a process of this host that is gone: its stale lock taken over, the window resolved', async () => {
+    const path = await withWindow();
+    await lockOf(path, { pid: 999_999_999, host: hostname(), since: '' });
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod', '--file', path]);
+    expect(r).toMatchObject({ code: EXIT.OK, stdout: expect.stringMatching(/^Resolved window:w1 of Ann/) });
+  });
+
+  it('an id the player does not have, when none of theirs is open', async () => {
+    const path = await journalFile(`${JSON.stringify({ op: 'put', entries: [{ ...journalWindow('window:w1'), state: 'resolved', resolution: { by: 'a', at: 1, note: 'n' } }] })}\n`);
+    const r = await run(['journal', 'resolve', 'Ann', '--window', 'window:w2', '--note', 'n', '--by', 'mod', '--file', path]);
+    expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: Ann has no window window:w2; none is open\n' });
   });
 });
