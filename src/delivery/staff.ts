@@ -248,10 +248,14 @@ export async function resolveWindow(journal: DeliveryJournal, input: ResolveWind
 /** The window of a journal's answer, checked like any record read back (a journal of your own may answer anything). */
 function checkedOutcome(result: WindowResolveOutcome | undefined, id: string): JournalWindow {
   const answer = result as { outcome?: unknown; window?: unknown } | undefined;
-  const window = answer?.window as JournalWindow | undefined;
-  const problem = answer?.outcome !== 'resolved' && answer?.outcome !== 'alreadyResolved' ? `outcome is ${describe(answer?.outcome)}` : entryProblem(window);
-  if (problem !== undefined || window?.state !== 'resolved' || window.deliveryId !== id) {
-    throw new JournalError(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window ${JSON.stringify(id)} (${problem ?? `state ${describe(window?.state)}, id ${describe(window?.deliveryId)}`}); it is damaged or does not keep the DeliveryJournal contract`);
+  const window = answer?.window as JournalWindow;
+  const outcome = answer?.outcome;
+  const problem =
+    outcome !== 'resolved' && outcome !== 'alreadyResolved'
+      ? `outcome is ${describe(outcome)}`
+      : (entryProblem(window) ?? (window.state !== 'resolved' || window.deliveryId !== id ? `state ${describe(window.state)}, id ${describe(window.deliveryId)}` : undefined));
+  if (problem !== undefined) {
+    throw new JournalError(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window ${JSON.stringify(id)} (${problem}); it is damaged or does not keep the DeliveryJournal contract`);
   }
   return window;
 }
@@ -288,11 +292,8 @@ async function resolveByAppend(journal: DeliveryJournal, windowId: string, resol
     await journal.append([window]);
     return { outcome: 'resolved', window };
   });
-  const settled = turn.catch(() => undefined);
-  turns.set(journal, settled);
-  void settled.then(() => {
-    if (turns.get(journal) === settled) turns.delete(journal);
-  });
+  // The last turn stays in the map: one settled promise per journal, gone with the journal.
+  turns.set(journal, turn.catch(() => undefined));
   return turn;
 }
 
