@@ -273,8 +273,8 @@ function checkTable(table: string | undefined): string {
   try {
     return tableText(checkTableName(table ?? DEFAULT_TABLE, '--table'));
   } catch (error) {
-    if (error instanceof InvalidInputError) throw new UsageError(`--table ${error.rule}`);
-    throw error;
+    // checkTableName throws nothing else.
+    throw new UsageError(`--table ${(error as InvalidInputError).rule}`);
   }
 }
 

@@ -35,6 +35,7 @@ interface Made {
   config?: unknown;
   events: string[];
   ended: number;
+  sql: string[];
 }
 
 /** A `pg` whose every query and connection fails with `error`; what the command made of it in `made`. */
@@ -43,7 +44,10 @@ function fakePg(error: unknown, made: Made, options: { endNever?: boolean; esm?:
     constructor(config: unknown) {
       made.config = config;
     }
-    query = async () => Promise.reject(error);
+    query = async (sql: string) => {
+      made.sql.push(sql);
+      return Promise.reject(error);
+    };
     connect = async () => Promise.reject(error);
     on(event: string) {
       made.events.push(event);
@@ -67,14 +71,18 @@ function fakeMysql(error: unknown, made: Made) {
       default: {
         createPool(config: unknown) {
           made.config = config;
-          return { query: async () => Promise.reject(error), execute: async () => Promise.reject(error), getConnection: async () => Promise.reject(error), end: async () => void made.ended++ };
+          const fail = async (sql: string) => {
+            made.sql.push(sql);
+            return Promise.reject(error);
+          };
+          return { query: fail, execute: fail, getConnection: async () => Promise.reject(error), end: async () => void made.ended++ };
         },
       },
     };
   };
 }
 
-const made = (): Made => ({ events: [], ended: 0 });
+const made = (): Made => ({ events: [], ended: 0, sql: [] });
 
 describe('teamgames journal: the pool it builds', () => {
   it('PostgreSQL: two connections, the connection and each answer bounded by --timeout, idle errors handled, ended after', async () => {
@@ -93,6 +101,25 @@ describe('teamgames journal: the pool it builds', () => {
     expect(r.code).toBe(EXIT.FAILURE);
     expect(m.config).toEqual({ uri: 'mysql://u@h/db', connectionLimit: 2, connectTimeout: 15_000 });
     expect(m.ended).toBe(1);
+  });
+
+  it('--table: the journal reads that table, and creates none', async () => {
+    for (const [flag, deps] of [['--postgres-env', (m: Made) => fakePg(new Error('refused'), m)], ['--mysql-env', (m: Made) => fakeMysql(new Error('refused'), m)]] as const) {
+      const m = made();
+      const r = await run(['journal', 'pending', flag, 'DB', '--table', 'game.deliveries'], { importDriver: deps(m) }, { DB: flag === '--postgres-env' ? 'postgres://u@h/db' : 'mysql://u@h/db' });
+      expect(r.code).toBe(EXIT.FAILURE);
+      expect(m.sql.length).toBeGreaterThan(0);
+      for (const sql of m.sql) {
+        expect(sql).toMatch(/game.{1,3}deliveries/);
+        expect(sql).not.toMatch(/create/i);
+      }
+    }
+  });
+
+  it('a MySQL host named mariadb keeps its name', async () => {
+    const m = made();
+    await run(['journal', 'pending', '--mysql-env', 'DB'], { importDriver: fakeMysql(new Error('refused'), m) }, { DB: 'mysql://u@mariadb:3306/db' });
+    expect(m.config).toMatchObject({ uri: 'mysql://u@mariadb:3306/db' });
   });
 
   it('a driver module without a default export (ESM) is used as it is', async () => {

@@ -110,6 +110,19 @@ describe('teamgames journal status: every row', () => {
     });
   });
 
+  it('a missing file: not readable, no counts (--json: none either), exit 1', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'tg-journal-print-')), 'missing.jsonl');
+    dirs.push(join(path, '..'));
+    const problem = `FileJournal: there is no journal file at ${path} (nothing was created)`;
+    expect(await run(['journal', 'status', '--file', path])).toEqual({
+      code: EXIT.FAILURE,
+      stdout: `journal   file ${path}\nreadable  no: ${problem}\nlock      free (no bridge holds the file)\n`,
+      stderr: `teamgames journal: ${problem}\n`,
+    });
+    const json = await run(['journal', 'status', '--json', '--file', path]);
+    expect(JSON.parse(json.stdout)).toEqual({ journal: { kind: 'file', path, readable: false, problem, lock: { state: 'free', path: `${path}.lock` } } });
+  });
+
   it('counts lines in the plural, open and resolved windows', async () => {
     const path = await journalFile([...everyKind, ...windows]);
     const r = await run(['journal', 'status', '--file', path]);
