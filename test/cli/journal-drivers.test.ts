@@ -147,13 +147,18 @@ describe("teamgames journal: the drivers' failures", () => {
   ])('%s %s: no journal table (exit 1)', async (engine, code) => {
     const error = Object.assign(new Error(`no such thing ${code}`), { code });
     const deps = { importDriver: engine === 'PostgreSQL' ? fakePg(error, made()) : fakeMysql(error, made()) };
-    const r = await run(['journal', 'pending', engine === 'PostgreSQL' ? '--postgres-env' : '--mysql-env', 'DB'], deps, { DB: engine === 'PostgreSQL' ? 'postgres://u@h/db' : 'mysql://u@h/db' });
-    expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: no journal table teamgames_deliveries in this database (nothing was created). A bridge creates it on first use; check the URL and --table\n' });
+    for (const command of [['pending'], ['resolve', 'Ann', '--note', 'n', '--by', 'mod']]) {
+      const r = await run(['journal', ...command, engine === 'PostgreSQL' ? '--postgres-env' : '--mysql-env', 'DB'], deps, { DB: engine === 'PostgreSQL' ? 'postgres://u@h/db' : 'mysql://u@h/db' });
+      expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: no journal table teamgames_deliveries in this database (nothing was created). A bridge creates it on first use; check the URL and --table\n' });
+    }
   });
 
-  it('another failure with a code is said as it is', async () => {
-    const r = await run(['journal', 'pending', '--postgres-env', 'DB'], { importDriver: fakePg(Object.assign(new Error('permission denied'), { code: '42501' }), made()) }, { DB: 'postgres://u@h/db' });
+  it('another failure with a code (its cause null) is said as it is, and leaves no timer behind', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const r = await run(['journal', 'pending', '--postgres-env', 'DB'], { importDriver: fakePg(Object.assign(new Error('permission denied'), { code: '42501', cause: null }), made()) }, { DB: 'postgres://u@h/db' });
     expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: PostgresJournal: could not read the journal: permission denied\n' });
+    expect(timers()).toBe(before);
   });
 
   it.each([
