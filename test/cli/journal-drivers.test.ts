@@ -138,6 +138,23 @@ describe('teamgames journal: the pool it builds', () => {
   });
 });
 
+describe('teamgames journal: a database journal that answers', () => {
+  it('an empty journal table: readable, nothing pending, no window', async () => {
+    const pool = class {
+      query = async () => ({ rows: [] });
+      connect = async () => ({ query: async () => ({ rows: [] }), release() {}, on() {}, removeListener() {} });
+      on() {}
+      end = async () => {};
+    };
+    const r = await run(['journal', 'status', '--postgres-env', 'DB', '--table', 'game.deliveries'], { importDriver: async () => ({ Pool: pool }) }, { DB: 'postgres://u@h/db' });
+    expect(r).toEqual({
+      code: EXIT.OK,
+      stderr: '',
+      stdout: 'journal           PostgreSQL postgres://u@h/db, table game.deliveries\nreadable          yes\npending           0 lines\nopen windows      0\nresolved windows  0\n',
+    });
+  });
+});
+
 describe("teamgames journal: the drivers' failures", () => {
   it.each([
     ['PostgreSQL', '42P01'],

@@ -4,7 +4,7 @@
  * kind of pending record (purchase lines, claim marks, vote rewards) and of window cause,
  * and the text of a window already resolved. Real files; the program runs in process.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,9 +23,10 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-async function run(argv: string[]) {
+async function run(argv: string[], tty = false) {
   const out = { stdout: '', stderr: '' };
-  const code = await runTeamgames(argv, { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: false, confirm: async () => false }, {}, {}, { now: () => NOW });
+  const io = (keep: (t: string) => void) => ({ ...stream(keep), isTTY: tty });
+  const code = await runTeamgames(argv, { stdout: io((t) => (out.stdout += t)), stderr: io((t) => (out.stderr += t)), interactive: false, confirm: async () => false }, {}, {}, { now: () => NOW });
   return { code, ...out };
 }
 
@@ -149,6 +150,19 @@ describe('teamgames journal status: every row', () => {
     expect(r.stdout).toContain(`\nlock              ${said(path)}\n`);
   });
 
+  it('a lock that is a directory: unknown, with why; a lock that is a symbolic link: refused (exit 1)', async () => {
+    const path = await journalFile([]);
+    await mkdir(`${path}.lock`);
+    const dir = await run(['journal', 'status', '--file', path]);
+    expect(dir.code).toBe(EXIT.OK);
+    expect(dir.stdout).toContain(`\nlock              unknown: FileJournal: the lock file ${path}.lock of ${path} is a directory, not a lock file; remove it (nothing was read)\n`);
+    const other = await journalFile([]);
+    await symlink(`${other}.x`, `${other}.lock`);
+    const link = await run(['journal', 'status', '--file', other]);
+    expect(link.code).toBe(EXIT.FAILURE);
+    expect(link.stdout).toContain(`\nlock              refused: FileJournal: ${other}: the lock file ${other}.lock is a symbolic link, which this SDK never makes`);
+  });
+
   it('a lock held by a running bridge (this process)', async () => {
     const path = await journalFile([]);
     const bridge = new FileJournal(path);
@@ -234,5 +248,28 @@ describe('teamgames journal: the edges of times and sizes', () => {
   ])('a file of %i bytes is %s', async (bytes, shown) => {
     const r = await run(['journal', 'status', '--file', await journalOfSize(bytes)]);
     expect(r.stdout).toMatch(new RegExp(`^readable +yes: \\d+ lines, ${shown.replace('.', '\\.')}\\n`, 'm'));
+  });
+});
+
+describe('teamgames journal on a terminal: green for all clear, red for unreadable', () => {
+  it('status, windows and pending', async () => {
+    const empty = await journalFile([]);
+    const status = await run(['journal', 'status', '--file', empty], true);
+    expect(status.stdout).toContain('readable          \u001b[32myes: 0 lines, 0 B\u001b[39m\n');
+    expect((await run(['journal', 'windows', '--file', empty], true)).stdout).toBe('\u001b[32mNo open windows.\u001b[39m\n');
+    expect((await run(['journal', 'pending', '--file', empty], true)).stdout).toBe('\u001b[32mNothing pending.\u001b[39m\n');
+    expect((await run(['journal', 'pending', '--file', empty])).stdout).toBe('Nothing pending.\n');
+    const missing = join(empty, '..', 'missing.jsonl');
+    expect((await run(['journal', 'status', '--file', missing], true)).stdout).toContain(`readable  \u001b[31mno: FileJournal: there is no journal file at ${missing} (nothing was created)\u001b[39m\n`);
+  });
+});
+
+describe('teamgames journal resolve: the first resolution, as the second resolver reads it', () => {
+  it('a note of 2,000 characters whole; a by over 200 (written by another tool) cut to 200', async () => {
+    const note = 'n'.repeat(2_000);
+    const by = `${'b'.repeat(200)}TAIL`;
+    const path = await journalFile([{ ...window('w1'), state: 'resolved', resolution: { by, at: NOW, note } }]);
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod', '--file', path]);
+    expect(r).toEqual({ code: EXIT.ALREADY_RESOLVED, stdout: '', stderr: `teamgames journal: window:w1 of Ann was already resolved by ${'b'.repeat(200)} at 2026-11-25 12:00:00Z: ${note}. Nothing was written: the first resolution stands\n` });
   });
 });
