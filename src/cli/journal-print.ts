@@ -70,11 +70,11 @@ export function statusText(health: Health, seen: JournalInspection | undefined, 
   const rows: Array<[string, string]> = [];
   if (health.kind === 'file') {
     rows.push(['journal', `file ${printable(health.path)}`]);
-    rows.push(['readable', health.readable ? paint('good', `yes: ${health.lines} lines, ${size(health.bytes ?? 0)}${health.tornBytes ? `, a torn last line of ${health.tornBytes} bytes left out` : ''}`) : paint('bad', `no: ${printable(health.problem ?? '')}`)]);
+    rows.push(['readable', health.readable ? paint('good', `yes: ${health.lines} lines, ${size(health.bytes ?? 0)}${health.tornBytes ? `, a torn last line of ${health.tornBytes} bytes left out` : ''}`) : paint('bad', `no: ${printable(health.problem as string)}`)]);
     rows.push(['lock', lockText(health.lock)]);
   } else {
     rows.push(['journal', `${health.kind === 'postgres' ? 'PostgreSQL' : 'MySQL'} ${printable(health.url)}, table ${printable(health.table)}`]);
-    rows.push(['readable', health.readable ? paint('good', 'yes') : paint('bad', `no: ${printable(health.problem ?? '')}`)]);
+    rows.push(['readable', health.readable ? paint('good', 'yes') : paint('bad', `no: ${printable(health.problem as string)}`)]);
   }
   if (seen !== undefined) {
     const pending = seen.pending.length;
