@@ -31,13 +31,13 @@ function stream(keep: (text: string) => void, isTTY: boolean, fails: boolean): O
   };
 }
 
-async function run(argv: string[], options: { deps?: JournalDeps; tty?: boolean; stdoutFails?: boolean } = {}) {
+async function run(argv: string[], options: { deps?: JournalDeps; tty?: boolean; stdoutFails?: boolean; env?: Record<string, string> } = {}) {
   const out = { stdout: '', stderr: '' };
   const tty = options.tty ?? false;
   const code = await runTeamgames(
     argv,
     { stdout: stream((t) => (out.stdout += t), tty, options.stdoutFails ?? false), stderr: stream((t) => (out.stderr += t), tty, false), interactive: false, confirm: async () => false },
-    {},
+    options.env ?? {},
     {},
     { now: () => Date.UTC(2026, 0, 2), ...options.deps },
   );
@@ -85,6 +85,18 @@ describe('teamgames journal: --json and --help', () => {
     expect(r.code).toBe(EXIT.OUTPUT_FAILED);
     expect(r.stderr).toMatch(/^teamgames: journal status: could not write to stdout \(EPIPE\); the answer follows on stderr\n/);
     expect(r.stderr).toMatch(/\nlock +free \(no bridge holds the file\)\n$/);
+  });
+});
+
+describe('teamgames journal: the API key is never printed', () => {
+  it('in an error line naming it (a path that holds it), as text and as JSON', async () => {
+    const key = 'tg_live_4b1d2c3e5f60718293a4b5c6d7e8f901';
+    const path = join(tmpdir(), `${key}.jsonl`);
+    const text = await run(['journal', 'windows', '--file', path], { env: { TEAMGAMES_API_KEY: key } });
+    expect(text).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: `teamgames journal: FileJournal: there is no journal file at ${join(tmpdir(), '<redacted>.jsonl')} (nothing was created)\n` });
+    const json = await run(['journal', 'windows', '--json', '--file', path], { env: { TEAMGAMES_API_KEY: key } });
+    expect(json.stderr).not.toContain(key);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: 'JOURNAL_FAILED', message: expect.stringContaining('<redacted>.jsonl') });
   });
 });
 
