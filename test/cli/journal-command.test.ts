@@ -12,6 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import { FileJournal } from '../../src/index.js';
 import type { OutputStream } from '../../src/common/output.js';
+// Loaded with the suite, not by its first test: see test/support/cli.ts.
+import '../support/cli.js';
 import { EXIT, runTeamgames } from '../../src/cli/program.js';
 import { journalWindow } from '../support/journal.js';
 

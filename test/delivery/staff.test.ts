@@ -288,6 +288,14 @@ describe('inspectJournal: its options, and a journal it cannot read (issue #33 p
 describe('resolveWindow: what it says when it cannot resolve (issue #33 point 10)', () => {
   const resolved = (id: string, at: number, player = 'Ann'): JournalEntry => ({ ...journalWindow(id, player), state: 'resolved', resolution: { by: `mod:${at}`, at, note: 'n' } });
 
+  it('an unknown option or input field is refused, named', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1')]);
+    await expect(resolveWindow(journal, { windowId: 'window:w1', by: 'x', note: 'y' }, { at: 1 } as never)).rejects.toMatchObject({ argument: 'options.at' });
+    await expect(resolveWindow(journal, { windowId: 'window:w1', by: 'x', note: 'y', player: 'Ann' } as never)).rejects.toMatchObject({ argument: 'input.player' });
+    expect((await inspectJournal(journal)).openWindows).toHaveLength(1);
+  });
+
   it('a now that is not a finite number is refused; without now, the clock', async () => {
     const journal = new MemoryJournal();
     await journal.append([journalWindow('window:w1')]);
