@@ -9,7 +9,7 @@
 import { userInfo } from 'node:os';
 import type { JournalWindow } from '../journals/contract.js';
 import { checkResolveInput } from '../delivery/staff.js';
-import { InvalidInputError, isStorefrontError } from '../errors.js';
+import { isStorefrontError, type InvalidInputError } from '../errors.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
 import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
@@ -257,11 +257,13 @@ async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Pain
 function checkedResolve(player: string | undefined, windowId: string | undefined, by: string, note: string): { player: string | undefined; windowId: string | undefined; by: string; note: string } {
   const flags: Record<string, string> = { 'input.playerName': '<player>', 'input.windowId': '--window', 'input.by': '--by', 'input.note': '--note' };
   try {
-    return checkResolveInput({ ...(player === undefined ? {} : { playerName: player }), ...(windowId === undefined ? {} : { windowId }), by, note });
+    // An undefined field is an absent one to checkResolveInput.
+    return checkResolveInput({ playerName: player, windowId, by, note });
   } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    const hint = error.argument === 'input.playerName' ? '; resolve the window by its id instead: --window <id> (teamgames journal windows lists the ids)' : '';
-    throw new UsageError(`invalid ${flags[error.argument] ?? error.argument}: ${error.rule}${hint}`);
+    // checkResolveInput throws nothing else (every field is a string or absent here).
+    const { argument, rule } = error as InvalidInputError;
+    const hint = argument === 'input.playerName' ? '; resolve the window by its id instead: --window <id> (teamgames journal windows lists the ids)' : '';
+    throw new UsageError(`invalid ${flags[argument] ?? argument}: ${rule}${hint}`);
   }
 }
 
@@ -270,7 +272,7 @@ function defaultUser(deps: JournalDeps): string {
   try {
     name = (deps.userName ?? (() => userInfo().username))();
   } catch {
-    name = undefined;
+    // The OS has none (no passwd entry): asked for below.
   }
   if (name === undefined || name.trim() === '') throw new UsageError('no user name to record (the OS has none for this user); pass --by <name>');
   return name;

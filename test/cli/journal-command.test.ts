@@ -113,6 +113,12 @@ describe('teamgames journal resolve: its flags, refused with the flag named (exi
     expect(r).toEqual({ code: EXIT.USAGE, stdout: '', stderr: `teamgames journal: ${message} (see teamgames journal --help)\n` });
   });
 
+  it('neither <player> nor --window: the player is asked for', async () => {
+    const path = await withWindow();
+    const r = await run(['journal', 'resolve', '--note', 'n', '--by', 'mod', '--file', path]);
+    expect(r).toEqual({ code: EXIT.USAGE, stdout: '', stderr: 'teamgames journal: missing <player> (or --window <id>) (see teamgames journal --help)\n' });
+  });
+
   it('a player name the service would refuse: the way out by id', async () => {
     const path = await withWindow();
     const r = await run(['journal', 'resolve', 'a'.repeat(100), '--note', 'n', '--by', 'mod', '--file', path]);

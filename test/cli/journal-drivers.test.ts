@@ -152,6 +152,10 @@ describe('teamgames journal: a database journal that answers', () => {
       stderr: '',
       stdout: 'journal           PostgreSQL postgres://u@h/db, table game.deliveries\nreadable          yes\npending           0 lines\nopen windows      0\nresolved windows  0\n',
     });
+    const out = { stdout: '', stderr: '' };
+    const tty = (keep: (t: string) => void) => ({ ...stream(keep), isTTY: true });
+    await runTeamgames(['journal', 'status', '--postgres-env', 'DB'], { stdout: tty((t) => (out.stdout += t)), stderr: tty((t) => (out.stderr += t)), interactive: false, confirm: async () => false }, { DB: 'postgres://u@h/db' }, {}, { importDriver: async () => ({ Pool: pool }) });
+    expect(out.stdout).toContain('\nreadable          \u001b[32myes\u001b[39m\n');
   });
 });
 
