@@ -9,7 +9,7 @@
 import { userInfo } from 'node:os';
 import type { JournalWindow } from '../journals/contract.js';
 import { checkResolveInput } from '../delivery/staff.js';
-import { InvalidInputError, isStorefrontError } from '../errors.js';
+import { isStorefrontError, type InvalidInputError } from '../errors.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
 import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
@@ -176,7 +176,8 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
     const label = `journal ${command}`;
     // resolve takes the window by its id alone, without <player>.
     const needed = command === 'resolve' && values.window !== undefined ? 0 : spec.args.length;
-    if (args.length < needed) throw new UsageError(`missing <${spec.args[args.length]}>${command === 'resolve' ? ' (or --window <id>)' : ''}`);
+    // Only resolve takes an argument, its <player>, which --window stands for.
+    if (args.length < needed) throw new UsageError(`missing <${spec.args[args.length]}> (or --window <id>)`);
     if (args.length > spec.args.length) throw new UsageError(`unexpected argument "${args[spec.args.length]}"`);
     for (const option of ONLY_FOR) {
       if (values[option] !== undefined && values[option] !== false && !spec.options.includes(option)) throw new UsageError(`--${option} does not apply to this command`);
@@ -214,13 +215,13 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
         const seen = await source.inspect(now());
         return await print({ pending: seen.pending, oldestPendingMs: seen.oldestPendingMs }, (paint) => pendingText(seen, paint));
       }
-      case 'resolve': {
+      default: {
+        // resolve: COMMANDS has no other command.
         const resolved = await source.resolve(resolving as NonNullable<typeof resolving>, now());
         const { by, note } = resolved.resolution as NonNullable<JournalWindow['resolution']>;
         return await print(resolved, (paint) => `${paint('good', 'Resolved')} ${printable(resolved.deliveryId)} of ${printable(resolved.playerName)} (${time(resolved.from)} to ${time(resolved.to)}) by ${printable(by)}: ${printable(note)}\n`);
       }
     }
-    throw new UsageError(`unknown command "${command}" (${NAMES})`);
   } catch (error) {
     if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
       await fail(io, json, `journal: ${alreadyResolvedText(error)}`, paintErr, error.code, false, redact, 'error', { windowId: error.windowId, playerName: error.playerName, resolution: error.resolution });
@@ -256,11 +257,13 @@ async function fail(io: TeamgamesIo, json: boolean, message: string, paint: Pain
 function checkedResolve(player: string | undefined, windowId: string | undefined, by: string, note: string): { player: string | undefined; windowId: string | undefined; by: string; note: string } {
   const flags: Record<string, string> = { 'input.playerName': '<player>', 'input.windowId': '--window', 'input.by': '--by', 'input.note': '--note' };
   try {
-    return checkResolveInput({ ...(player === undefined ? {} : { playerName: player }), ...(windowId === undefined ? {} : { windowId }), by, note });
+    // An undefined field is an absent one to checkResolveInput.
+    return checkResolveInput({ playerName: player, windowId, by, note });
   } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    const hint = error.argument === 'input.playerName' ? '; resolve the window by its id instead: --window <id> (teamgames journal windows lists the ids)' : '';
-    throw new UsageError(`invalid ${flags[error.argument] ?? error.argument}: ${error.rule}${hint}`);
+    // checkResolveInput throws nothing else (every field is a string or absent here).
+    const { argument, rule } = error as InvalidInputError;
+    const hint = argument === 'input.playerName' ? '; resolve the window by its id instead: --window <id> (teamgames journal windows lists the ids)' : '';
+    throw new UsageError(`invalid ${flags[argument] ?? argument}: ${rule}${hint}`);
   }
 }
 
@@ -269,7 +272,7 @@ function defaultUser(deps: JournalDeps): string {
   try {
     name = (deps.userName ?? (() => userInfo().username))();
   } catch {
-    name = undefined;
+    // The OS has none (no passwd entry): asked for below.
   }
   if (name === undefined || name.trim() === '') throw new UsageError('no user name to record (the OS has none for this user); pass --by <name>');
   return name;

@@ -23,7 +23,8 @@ const LAST_DATE_MS = 8.64e15;
  */
 export function time(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0 || ms > LAST_DATE_MS) return `${ms} (not a time)`;
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  // toISOString ends with the milliseconds and Z (`.000Z`): cut to the second.
+  return `${new Date(ms).toISOString().slice(0, -5).replace('T', ' ')}Z`;
 }
 
 /** An age in its two largest units: `45s`, `3m 12s`, `5h 3m`, `2d 4h`. */
@@ -69,11 +70,11 @@ export function statusText(health: Health, seen: JournalInspection | undefined, 
   const rows: Array<[string, string]> = [];
   if (health.kind === 'file') {
     rows.push(['journal', `file ${printable(health.path)}`]);
-    rows.push(['readable', health.readable ? paint('good', `yes: ${health.lines} lines, ${size(health.bytes ?? 0)}${health.tornBytes ? `, a torn last line of ${health.tornBytes} bytes left out` : ''}`) : paint('bad', `no: ${printable(health.problem ?? '')}`)]);
+    rows.push(['readable', health.readable ? paint('good', `yes: ${health.lines} lines, ${size(health.bytes ?? 0)}${health.tornBytes ? `, a torn last line of ${health.tornBytes} bytes left out` : ''}`) : paint('bad', `no: ${printable(health.problem as string)}`)]);
     rows.push(['lock', lockText(health.lock)]);
   } else {
     rows.push(['journal', `${health.kind === 'postgres' ? 'PostgreSQL' : 'MySQL'} ${printable(health.url)}, table ${printable(health.table)}`]);
-    rows.push(['readable', health.readable ? paint('good', 'yes') : paint('bad', `no: ${printable(health.problem ?? '')}`)]);
+    rows.push(['readable', health.readable ? paint('good', 'yes') : paint('bad', `no: ${printable(health.problem as string)}`)]);
   }
   if (seen !== undefined) {
     const pending = seen.pending.length;
@@ -86,17 +87,22 @@ export function statusText(health: Health, seen: JournalInspection | undefined, 
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
 }
 
-const CAUSES: Record<JournalWindow['cause'], string> = { lostClaim: 'lost claim answer', claimMark: 'claim mark left', lostVote: 'lost vote answer', unknownCommand: 'command outcome unknown' };
-
 /**
- * The cause column; a vote window also names the reward and the points unaccounted for,
- * a command window the command(s) to look for in the game's log.
+ * The cause column; a vote window also names the reward (every lostVote window has one, as
+ * read checks) and the points unaccounted for, a command window the command(s) to look for
+ * in the game's log (every one has them, as the RCON sink writes it).
  */
 function causeText(w: JournalWindow): string {
-  const cause = CAUSES[w.cause] ?? w.cause;
-  if (w.cause === 'unknownCommand') return `${cause}: ${(w.command ?? '?').split('\n').join(' | ')}`;
-  if (w.cause !== 'lostVote') return cause;
-  return `${cause} (reward ${w.reward ?? '?'}, ${w.points === undefined ? 'points unknown' : `${w.points} points`})`;
+  switch (w.cause) {
+    case 'lostClaim':
+      return 'lost claim answer';
+    case 'claimMark':
+      return 'claim mark left';
+    case 'unknownCommand':
+      return `command outcome unknown: ${(w.command ?? '?').split('\n').join(' | ')}`;
+    default:
+      return `lost vote answer (reward ${w.reward as string}, ${w.points === undefined ? 'points unknown' : `${w.points} points`})`;
+  }
 }
 
 export function windowsText(windows: readonly JournalWindow[], all: boolean, paint: Paint): string {
@@ -104,15 +110,11 @@ export function windowsText(windows: readonly JournalWindow[], all: boolean, pai
   const headers = ['window', 'player', 'from', 'to', 'cause', 'found', ...(all ? ['state', 'resolved by', 'resolved at', 'note'] : [])];
   return table(
     headers,
-    windows.map((w) => [
-      w.deliveryId,
-      w.playerName,
-      time(w.from),
-      time(w.to),
-      causeText(w),
-      time(w.recordedAt),
-      ...(all ? [w.state === 'unverified' ? 'open' : 'resolved', w.resolution?.by ?? '', w.resolution === undefined ? '' : time(w.resolution.at), w.resolution?.note ?? ''] : []),
-    ]),
+    windows.map((w) => {
+      const row = [w.deliveryId, w.playerName, time(w.from), time(w.to), causeText(w), time(w.recordedAt)];
+      if (!all) return row;
+      return [...row, w.state === 'unverified' ? 'open' : 'resolved', w.resolution?.by ?? '', w.resolution === undefined ? '' : time(w.resolution.at), w.resolution?.note ?? ''];
+    }),
   );
 }
 

@@ -192,8 +192,8 @@ function checkTable(table: string | undefined): string {
   try {
     return tableText(checkTableName(table ?? DEFAULT_TABLE, '--table'));
   } catch (error) {
-    if (error instanceof InvalidInputError) throw new UsageError(`--table ${error.rule}`);
-    throw error;
+    // checkTableName throws nothing else.
+    throw new UsageError(`--table ${(error as InvalidInputError).rule}`);
   }
 }
 
@@ -232,7 +232,7 @@ const TIMEOUT_MESSAGE = /^(timeout exceeded when trying to connect|Connection te
 function isDriverTimeout(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, message } = e as { code?: unknown; message?: unknown };
-    if (TIMEOUT_CODES.has(String(code)) || (typeof message === 'string' && TIMEOUT_MESSAGE.test(message))) return true;
+    if (TIMEOUT_CODES.has(String(code)) || TIMEOUT_MESSAGE.test(String(message))) return true;
   }
   return false;
 }
@@ -254,7 +254,8 @@ async function bounded<T>(work: () => Promise<T>, timeoutMs: number): Promise<T>
   try {
     return await Promise.race([work(), guard]);
   } catch (error) {
-    if (!(error instanceof DatabaseTimeout) && isDriverTimeout(error)) throw new DatabaseTimeout(timeoutText(timeoutMs, oneLine(error)));
+    // The guard's own DatabaseTimeout has neither a driver's code nor its message: thrown as it is.
+    if (isDriverTimeout(error)) throw new DatabaseTimeout(timeoutText(timeoutMs, oneLine(error)));
     throw error;
   } finally {
     clearTimeout(timer);

@@ -183,10 +183,14 @@ export async function resolveWindow(journal: DeliveryJournal, input: ResolveWind
 /** The window of a journal's answer, checked like any record read back (a journal of your own may answer anything). */
 function checkedOutcome(result: WindowResolveOutcome | undefined, id: string, entryProblem: (value: unknown) => string | undefined): JournalWindow {
   const answer = result as { outcome?: unknown; window?: unknown } | undefined;
-  const window = answer?.window as JournalWindow | undefined;
-  const problem = answer?.outcome !== 'resolved' && answer?.outcome !== 'alreadyResolved' ? `outcome is ${describe(answer?.outcome)}` : entryProblem(window);
-  if (problem !== undefined || window?.state !== 'resolved' || window.deliveryId !== id) {
-    throw new JournalError(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window ${JSON.stringify(id)} (${problem ?? `state ${describe(window?.state)}, id ${describe(window?.deliveryId)}`}); it is damaged or does not keep the DeliveryJournal contract`);
+  const window = answer?.window as JournalWindow;
+  const outcome = answer?.outcome;
+  const problem =
+    outcome !== 'resolved' && outcome !== 'alreadyResolved'
+      ? `outcome is ${describe(outcome)}`
+      : (entryProblem(window) ?? (window.state !== 'resolved' || window.deliveryId !== id ? `state ${describe(window.state)}, id ${describe(window.deliveryId)}` : undefined));
+  if (problem !== undefined) {
+    throw new JournalError(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window ${JSON.stringify(id)} (${problem}); it is damaged or does not keep the DeliveryJournal contract`);
   }
   return window;
 }
@@ -197,8 +201,10 @@ async function onlyOpenWindow(journal: DeliveryJournal, player: string): Promise
   const open = windows.filter((w) => w.state === 'unverified');
   if (open.length > 1) fail('input.windowId', `is needed: ${describe(player)} has ${open.length} open windows (${open.map((w) => w.deliveryId).join(', ')})`);
   if (open.length === 1) return (open[0] as JournalWindow).deliveryId;
-  // No open window, but some resolved: the last one is what another hand just closed.
-  const last = windows.reduce<JournalWindow | undefined>((latest, w) => (latest === undefined || (w.resolution?.at ?? 0) >= (latest.resolution?.at ?? 0) ? w : latest), undefined);
+  // No open window, but some resolved (each with its resolution, as read checks): the last
+  // one is what another hand just closed.
+  const at = (w: JournalWindow): number => (w.resolution as WindowResolution).at;
+  const last = windows.reduce<JournalWindow | undefined>((latest, w) => (latest === undefined || at(w) >= at(latest) ? w : latest), undefined);
   if (last !== undefined) throw alreadyResolved(last);
   return fail('input.playerName', `must name an open window; ${describe(player)} has none`);
 }
@@ -221,11 +227,8 @@ async function resolveByAppend(journal: DeliveryJournal, windowId: string, resol
     await journal.append([window]);
     return { outcome: 'resolved', window };
   });
-  const settled = turn.catch(() => undefined);
-  turns.set(journal, settled);
-  void settled.then(() => {
-    if (turns.get(journal) === settled) turns.delete(journal);
-  });
+  // The last turn stays in the map: one settled promise per journal, gone with the journal.
+  turns.set(journal, turn.catch(() => undefined));
   return turn;
 }
 

@@ -3,57 +3,30 @@
  * server: the URL from an environment variable or a file (no password on the command
  * line, a warning when there is one), its secrets masked wherever it is printed, and a
  * server that accepts the connection (PostgreSQL: the login too) and then never answers
- * ends the command in bounded time with exit 4, in process and as the real bin. The
+ * ends the command in bounded time with exit 4, in process (as the real bin: journal-bin.test.ts). The
  * servers are loopback TCP servers of the test; the real-server cases (a lock held) are in
  * test/databases/journal-cli.db.test.ts.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stream } from '../support/cli.js';
+import { closeSilentServers, silentServer } from '../support/silent-server.js';
 import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
-const servers: Array<{ server: Server; sockets: Set<Socket> }> = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-  for (const { server, sockets } of servers.splice(0)) {
-    for (const s of sockets) s.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeSilentServers();
 });
 
 async function run(argv: string[], env: TeamgamesEnv = {}) {
   const out = { stdout: '', stderr: '' };
   const code = await runTeamgames(argv, { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: false, confirm: async () => false }, env, {}, { now: () => 0 });
   return { code, ...out };
-}
-
-/**
- * A loopback server that accepts connections and never answers; with `pgLogin`, it first
- * completes a PostgreSQL login (AuthenticationOk, ReadyForQuery), then goes silent.
- */
-async function silentServer(pgLogin = false): Promise<number> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    let first = true;
-    socket.on('data', () => {
-      if (!pgLogin || !first) return;
-      first = false;
-      // 'R' AuthenticationOk, then 'Z' ReadyForQuery (idle): the login is complete.
-      socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
-    });
-  });
-  servers.push({ server, sockets });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as { port: number }).port;
 }
 
 /** A loopback port nothing listens on. */
@@ -161,16 +134,4 @@ describe('teamgames journal: a database that never answers', () => {
     expect((await run(['journal', 'status', '--timeout', '10s', '--postgres-env', 'DB'], { DB: 'postgres://h/db' })).code).toBe(EXIT.USAGE);
     expect((await run(['journal', 'status', '--timeout', '100', '--file', 'x'])).stderr).toBe('teamgames journal: --timeout applies to a database journal, not --file (see teamgames journal --help)\n');
   });
-
-  it('the bin, as a process: exits 4 in bounded time (nothing the silent server keeps open holds it)', async () => {
-    const port = await silentServer(true);
-    const started = performance.now();
-    const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/cli/index.ts', 'journal', 'status', '--timeout', '500', '--postgres-env', 'DB'], { cwd: ROOT, env: { ...process.env, DB: `postgres://staff@127.0.0.1:${port}/game` }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
-    expect(stderr).toMatch(/did not answer within 500 ms/);
-    expect(code).toBe(EXIT.NETWORK);
-    expect(performance.now() - started).toBeLessThan(20_000);
-  }, 30_000);
 });

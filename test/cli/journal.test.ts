@@ -13,6 +13,8 @@ import { FileJournal, inspectJournal, resolveWindow, type JournalWindow, type St
 import { KEY, inProcessStore } from '../support/reliability.js';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import type { OutputStream } from '../../src/common/output.js';
+// Loaded with the suite, not by its first test: see test/support/cli.ts.
+import '../support/cli.js';
 import { EXIT, USAGE, runTeamgames } from '../../src/cli/program.js';
 import type { JournalEntry } from '../../src/journals/contract.js';
 import { journalLine, journalWindow } from '../support/journal.js';

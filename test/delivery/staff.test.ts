@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   FileJournal,
   InvalidInputError,
+  JournalError,
   MAX_RESOLUTION_NOTE_LENGTH,
   MAX_RESOLVED_BY_LENGTH,
   MemoryJournal,
@@ -240,5 +241,148 @@ describe('resolveWindow: bounded input, refused before anything is written (issu
     const by = 'm'.repeat(MAX_RESOLVED_BY_LENGTH);
     const resolved = await resolveWindow(journal, { windowId: 'window:w1', by, note });
     expect(resolved.resolution).toMatchObject({ by, note });
+  });
+});
+
+describe('inspectJournal: its options, and a journal it cannot read (issue #33 point 10)', () => {
+  it("lists one player's records with playerName, and ages from now (a record from the future is 0 ms old)", async () => {
+    const journal = new MemoryJournal();
+    await journal.append([{ ...journalLine('a'), recordedAt: 1_000 }, { ...journalLine('b', 'Bo'), recordedAt: 500 }, { ...journalLine('c'), recordedAt: 9_000 }]);
+    const seen = await inspectJournal(journal, { playerName: 'Ann', now: 5_000 });
+    expect(seen.pending.map((p) => [p.deliveryId, p.ageMs])).toEqual([['a', 4_000], ['c', 0]]);
+    expect(seen.oldestPendingMs).toBe(4_000);
+    const all = await inspectJournal(journal, { now: 5_000 });
+    expect(all.oldestPendingMs).toBe(4_500);
+    // Without now, the clock: written now, a few ms old at most.
+    const fresh = new MemoryJournal();
+    await fresh.append([{ ...journalLine('d'), recordedAt: Date.now() }]);
+    expect((await inspectJournal(fresh)).oldestPendingMs).toBeLessThan(5_000);
+  });
+
+  it('refuses an unknown option and a name the service would refuse', async () => {
+    const journal = new MemoryJournal();
+    await expect(inspectJournal(journal, { player: 'Ann' } as never)).rejects.toMatchObject({ argument: 'options.player' });
+    await expect(inspectJournal(journal, { playerName: ' ' })).rejects.toMatchObject({ argument: 'options.playerName', rule: 'must not be blank' });
+  });
+
+  it("a journal whose read fails: a JournalError saying so (the journal's own JournalError as it is)", async () => {
+    const failing = (error: Error): DeliveryJournal => ({ append: async () => {}, acknowledge: async () => {}, pending: async () => Promise.reject(error) });
+    const cause = new Error('disk gone');
+    const error = await inspectJournal(failing(cause)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'JOURNAL_FAILED', message: 'the journal could not be read (disk gone)', cause });
+    const own = new JournalError('FileJournal: it is gone');
+    expect(await inspectJournal(failing(own)).catch((e: unknown) => e)).toBe(own);
+    // A write that fails the same way, read through resolveWindow: the same errors.
+    expect(await resolveWindow(failing(own), { playerName: 'Ann', by: 'x', note: 'y' }).catch((e: unknown) => e)).toBe(own);
+  });
+
+  it('a record that is not a journal entry: a JournalError naming the damage', async () => {
+    const journal: DeliveryJournal = { append: async () => {}, acknowledge: async () => {}, pending: async () => [{ deliveryId: 'x' } as never] };
+    await expect(inspectJournal(journal)).rejects.toMatchObject({
+      code: 'JOURNAL_FAILED',
+      message: 'the journal holds a record that is not a journal entry (playerName is not a non-empty string); it is damaged or was changed outside the SDK',
+    });
+  });
+});
+
+describe('resolveWindow: what it says when it cannot resolve (issue #33 point 10)', () => {
+  const resolved = (id: string, at: number, player = 'Ann'): JournalEntry => ({ ...journalWindow(id, player), state: 'resolved', resolution: { by: `mod:${at}`, at, note: 'n' } });
+
+  it('an unknown option or input field is refused, named', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1')]);
+    await expect(resolveWindow(journal, { windowId: 'window:w1', by: 'x', note: 'y' }, { at: 1 } as never)).rejects.toMatchObject({ argument: 'options.at' });
+    await expect(resolveWindow(journal, { windowId: 'window:w1', by: 'x', note: 'y', player: 'Ann' } as never)).rejects.toMatchObject({ argument: 'input.player' });
+    expect((await inspectJournal(journal)).openWindows).toHaveLength(1);
+  });
+
+  it('a now that is not a finite number is refused; without now, the clock', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1')]);
+    for (const now of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(resolveWindow(journal, { windowId: 'window:w1', by: 'x', note: 'y' }, { now })).rejects.toMatchObject({ argument: 'options.now', rule: `must be a finite number (epoch ms), got ${now}` });
+    }
+    const before = Date.now();
+    const window = await resolveWindow(journal, { windowId: 'window:w1', by: 'x', note: 'y' });
+    expect(window.resolution?.at).toBeGreaterThanOrEqual(before);
+    expect(window.resolution?.at).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("an id that is not the player's window names the player's open ones", async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:a1'), journalWindow('window:b1', 'Bob'), journalWindow('window:b2', 'Bob'), resolved('window:b3', 1, 'Bob')]);
+    await expect(resolveWindow(journal, { playerName: 'Bob', windowId: 'window:a1', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: 'must name a window of "Bob", who has open: window:b1, window:b2' });
+    await expect(resolveWindow(journal, { playerName: 'Cy', windowId: 'window:a1', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: 'must name a window of "Cy", who has no open window' });
+    // The player's own resolved window is theirs: the answer is who resolved it.
+    await expect(resolveWindow(journal, { playerName: 'Bob', windowId: 'window:b3', by: 'x', note: 'y' })).rejects.toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', windowId: 'window:b3' });
+    expect(await resolveWindow(journal, { playerName: 'Bob', windowId: 'window:b2', by: 'x', note: 'y' })).toMatchObject({ deliveryId: 'window:b2', state: 'resolved' });
+  });
+
+  it('an id no window has (the longest id taken), a player with none, a player with several', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1'), journalWindow('window:w2'), journalLine('window:line')]);
+    const long = `window:${'w'.repeat(505)}`;
+    await expect(resolveWindow(journal, { windowId: long, by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: `must name a window in the journal; there is none with the id a string of 512 characters` });
+    await expect(resolveWindow(journal, { windowId: 'window:line', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: 'must name a window in the journal; there is none with the id "window:line"' });
+    await expect(resolveWindow(journal, { playerName: 'Eve', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.playerName', rule: 'must name an open window; "Eve" has none' });
+    await expect(resolveWindow(journal, { playerName: 'Ann', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: 'is needed: "Ann" has 2 open windows (window:w1, window:w2)' });
+    await expect(resolveWindow(journal, { windowId: 'window:\u0085', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: 'must not contain control or bidi-override characters' });
+  });
+
+  it('by the player with no open window: the one resolved last is named (the later of two at the same time)', async () => {
+    const cases: Array<[JournalEntry[], string]> = [
+      [[resolved('window:w1', 9), resolved('window:w2', 5)], 'window:w1'],
+      [[resolved('window:w1', 5), resolved('window:w2', 9)], 'window:w2'],
+      [[resolved('window:w1', 5), resolved('window:w2', 5)], 'window:w2'],
+    ];
+    for (const [entries, named] of cases) {
+      const journal = new MemoryJournal();
+      await journal.append(entries);
+      await expect(resolveWindow(journal, { playerName: 'Ann', by: 'x', note: 'y' })).rejects.toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', windowId: named });
+    }
+  });
+
+  it("a journal's resolveWindow that fails: a JournalError saying so, a StorefrontError as it is", async () => {
+    const inner = new MemoryJournal();
+    await inner.append([journalWindow('window:w1')]);
+    const failing = (error: Error): DeliveryJournal => ({ append: (e) => inner.append(e), pending: (p) => inner.pending(p), acknowledge: (ids) => inner.acknowledge(ids), resolveWindow: async () => Promise.reject(error) });
+    const cause = new Error('connection reset');
+    expect(await resolveWindow(failing(cause), { windowId: 'window:w1', by: 'x', note: 'y' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'JOURNAL_FAILED',
+      message: 'resolveWindow: the journal could not record the resolution (connection reset)',
+      cause,
+    });
+    const own = new JournalError('PostgresJournal: lost');
+    expect(await resolveWindow(failing(own), { windowId: 'window:w1', by: 'x', note: 'y' }).catch((e: unknown) => e)).toBe(own);
+  });
+
+  it("a journal's resolveWindow answering another record: the JournalError names what it got", async () => {
+    const inner = new MemoryJournal();
+    await inner.append([journalWindow('window:w1')]);
+    const answering = (answer: unknown): DeliveryJournal => ({ append: (e) => inner.append(e), pending: (p) => inner.pending(p), acknowledge: (ids) => inner.acknowledge(ids), resolveWindow: async () => answer as never });
+    const said = (answer: unknown) => resolveWindow(answering(answer), { windowId: 'window:w1', by: 'x', note: 'y' }).catch((e: unknown) => (e as Error).message);
+    const contract = 'it is damaged or does not keep the DeliveryJournal contract';
+    expect(await said(undefined)).toBe(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window "window:w1" (outcome is undefined); ${contract}`);
+    expect(await said({ outcome: 'resolved', window: { ...resolved('window:other', 1) } })).toBe(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window "window:w1" (state "resolved", id "window:other"); ${contract}`);
+    expect(await said({ outcome: 'alreadyResolved', window: journalWindow('window:w1') })).toBe(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window "window:w1" (state "unverified", id "window:w1"); ${contract}`);
+    expect(await said({ outcome: 'resolved', window: { deliveryId: 'window:w1' } })).toBe(`resolveWindow: the journal's resolveWindow answered with something other than the resolved window "window:w1" (playerName is not a non-empty string); ${contract}`);
+    expect(await resolveWindow(answering({ outcome: 'resolved', window: resolved('window:w1', 3) }), { windowId: 'window:w1', by: 'x', note: 'y' })).toEqual(resolved('window:w1', 3));
+  });
+
+  it('on a journal of your own: an append that fails is a JournalError, and the next resolve still runs', async () => {
+    const inner = new MemoryJournal();
+    await inner.append([journalWindow('window:w1')]);
+    let fails = 1;
+    const own: DeliveryJournal = {
+      append: async (e) => {
+        if (fails-- > 0) throw new Error('disk full');
+        await inner.append(e);
+      },
+      pending: (p) => inner.pending(p),
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    await expect(resolveWindow(own, { windowId: 'window:w1', by: 'x', note: 'y' })).rejects.toMatchObject({ message: 'resolveWindow: the journal could not record the resolution (disk full)' });
+    expect(await resolveWindow(own, { windowId: 'window:w1', by: 'x', note: 'y' }, { now: 4 })).toMatchObject({ state: 'resolved', resolution: { by: 'x', at: 4, note: 'y' } });
+    await expect(resolveWindow(own, { windowId: 'window:nope', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId' });
   });
 });
