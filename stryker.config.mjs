@@ -30,12 +30,14 @@ export default {
     'src/delivery/due-heap.ts',
     'src/delivery/options.ts',
     'src/delivery/staff.ts',
+    'src/delivery/inspect.ts',
     'src/delivery/votes.ts',
     'src/delivery/vote-recovery.ts',
     'src/delivery/vote-memory.ts',
     'src/cli/journal-command.ts',
     'src/cli/journal-sources.ts',
     'src/cli/journal-print.ts',
+    'src/cli/databases.ts',
     'src/journals/**/*.ts',
     // The bridge's RCON sink (#37): what it sends, when it stops sending. (rcon-link.ts, the
     // connection, is left out for now: its mutants mostly hang a socket until the timeout.)
