@@ -29,7 +29,7 @@ async function fromEnvOrFile(env: TeamgamesEnv, name: string | undefined, file: 
     if (value === '') throw new UsageError(`${what}: the environment variable ${name} is not set`);
     return value;
   }
-  const value = await firstLineOf(file as string, what);
+  const value = await firstLineOf(file as string, what, true);
   if (value === '') throw new UsageError(`${what}: ${file} holds nothing on its first line`);
   return value;
 }
@@ -37,7 +37,7 @@ async function fromEnvOrFile(env: TeamgamesEnv, name: string | undefined, file: 
 async function tokenOf(env: TeamgamesEnv): Promise<string> {
   const direct = env.TEAMGAMES_BRIDGE_TOKEN?.trim() ?? '';
   const file = env.TEAMGAMES_BRIDGE_TOKEN_FILE?.trim() ?? '';
-  const token = direct !== '' ? direct : file !== '' ? await firstLineOf(file, 'TEAMGAMES_BRIDGE_TOKEN_FILE') : '';
+  const token = direct !== '' ? direct : file !== '' ? await firstLineOf(file, 'TEAMGAMES_BRIDGE_TOKEN_FILE', true) : '';
   if (token === '') throw new UsageError('TEAMGAMES_BRIDGE_TOKEN is not set (the token the game sends on every request, at least 32 characters: openssl rand -hex 32; or TEAMGAMES_BRIDGE_TOKEN_FILE, a file holding it)');
   // The length, never the value.
   if (token.length < MIN_TOKEN_LENGTH) throw new UsageError(`TEAMGAMES_BRIDGE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${token.length} (openssl rand -hex 32 makes one)`);

@@ -60,7 +60,8 @@ Options:
 Environment:
   TEAMGAMES_API_KEY   the raw API key of the game server (required, except for journal)
   TEAMGAMES_API_KEY_FILE  a file whose first line is the key, when TEAMGAMES_API_KEY
-                      is not set (never pass the key as an argument: ps shows those)
+                      is not set (never pass the key as an argument: ps shows those);
+                      refused if other users may read it (chmod o-rwx)
   TEAMGAMES_BASE_URL  the service URL, e.g. http://127.0.0.1:4010 for the mock
   NO_COLOR            set (non-empty): no colour on a terminal
 

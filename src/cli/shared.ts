@@ -110,7 +110,7 @@ export async function apiKeyOf(env: TeamgamesEnv): Promise<string | undefined> {
   if (key !== '') return key;
   const path = env.TEAMGAMES_API_KEY_FILE ?? '';
   if (path.trim() === '') return undefined;
-  const first = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE');
+  const first = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE', true);
   if (first === '') throw new UsageError(`TEAMGAMES_API_KEY_FILE: ${path} holds no key on its first line`);
   return first;
 }
@@ -121,11 +121,13 @@ const MAX_SECRET_FILE_BYTES = 64 * 1024;
 /**
  * The first non-blank line of a small regular file, trimmed (`''` when there is none),
  * for a secret kept out of the command line. A FIFO, a device (`/dev/zero`) or a
- * directory is refused without blocking; only the first 64 KiB are read.
+ * directory is refused without blocking, and with `ownOnly` so is a file other users may
+ * read or change (its owner and group may: a game server in the bridge's group reads the
+ * same token); only the first 64 KiB are read.
  * @throws UsageError naming `what` and why the file cannot be read.
  * @internal
  */
-export async function firstLineOf(path: string, what: string): Promise<string> {
+export async function firstLineOf(path: string, what: string, ownOnly = false): Promise<string> {
   const refuse = (why: string) => new UsageError(`${what}: cannot read ${path} (${why})`);
   let file: FileHandle;
   try {
@@ -135,7 +137,10 @@ export async function firstLineOf(path: string, what: string): Promise<string> {
     throw refuse(typeof code === 'string' ? code : 'unreadable');
   }
   try {
-    if (!(await file.stat()).isFile()) throw refuse('not a regular file');
+    const stat = await file.stat();
+    if (!stat.isFile()) throw refuse('not a regular file');
+    // Like ssh with a private key: a secret every local user may read (or replace) is not one.
+    if (ownOnly && process.platform !== 'win32' && (stat.mode & 0o007) !== 0) throw refuse(`other users may read or change it, mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}: chmod o-rwx ${path}`);
     const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES);
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
     const text = buffer.subarray(0, bytesRead).toString('utf8');

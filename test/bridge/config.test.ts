@@ -2,7 +2,7 @@
  * bridge.json checked as the client's options are: every wrong field named with its rule,
  * all at once; secrets refused with the place to put them instead, never echoed.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -138,5 +138,17 @@ describe('the secrets', () => {
     await writeFile(join(dir, 'token'), `${'t'.repeat(40)}\n`, { mode: 0o600 });
     const secrets = await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: join(dir, 'token'), DATABASE_URL: 'postgres://u:p@db/game' });
     expect(secrets).toEqual({ apiKey: 'key-1', token: 't'.repeat(40), databaseUrl: 'postgres://u:p@db/game' });
+  });
+
+  it.skipIf(process.platform === 'win32')('a token file other users may read is refused (another local user would call the API as the game); its group may read it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-secrets-'));
+    const path = join(dir, 'token');
+    await writeFile(path, `${'t'.repeat(40)}\n`);
+    await chmod(path, 0o644);
+    const error = await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
+    expect((error as Error).message).toBe(`TEAMGAMES_BRIDGE_TOKEN_FILE: cannot read ${path} (other users may read or change it, mode 0644: chmod o-rwx ${path})`);
+    expect((error as Error).message).not.toContain('tttt');
+    await chmod(path, 0o640);
+    expect((await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' })).token).toBe('t'.repeat(40));
   });
 });

@@ -8,7 +8,7 @@
  */
 import { encodeApiKey } from 'teamgames-sdk';
 import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -161,6 +161,24 @@ describe('teamgames: a key the store echoes is never printed', () => {
       expect(JSON.parse(r.stdout)).toMatchObject({ code: 'PREVIEW', message: 'accepted key <redacted> (<redacted>)' });
       const missing = await run(['catalog'], echo, { TEAMGAMES_API_KEY_FILE: join(dir, 'absent') });
       expect(missing).toMatchObject({ code: EXIT.USAGE, stderr: `teamgames: TEAMGAMES_API_KEY_FILE: cannot read ${join(dir, 'absent')} (ENOENT) (see teamgames --help)\n` });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(process.platform === 'win32')('a key file other users may read or change is refused, named with its mode and the fix; its group may read it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-key-'));
+    try {
+      const path = join(dir, 'key');
+      await writeFile(path, `${KEY}\n`);
+      for (const mode of [0o644, 0o602, 0o604]) {
+        await chmod(path, mode);
+        const r = await run(['catalog'], echo, { TEAMGAMES_API_KEY_FILE: path });
+        expect(r).toMatchObject({ code: EXIT.USAGE, stderr: `teamgames: TEAMGAMES_API_KEY_FILE: cannot read ${path} (other users may read or change it, mode 0${mode.toString(8)}: chmod o-rwx ${path}) (see teamgames --help)\n` });
+        expectNoKey(r.stdout + r.stderr);
+      }
+      await chmod(path, 0o640);
+      expect((await run(['catalog'], echo, { TEAMGAMES_API_KEY_FILE: path })).code).toBe(EXIT.OK);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
