@@ -1,6 +1,7 @@
 /**
  * `teamgames bridge`, assembled: config → secrets → log → journal → client → sink →
- * `resumeDeliveries` → the delivery loop → the HTTP API; one banner line saying what it
+ * the delivery loop → the HTTP API (what the journal holds is given to each player once
+ * they join, never at start); one banner line saying what it
  * serves where. `stop()` (SIGTERM, SIGINT) stops accepting requests, stops the loop
  * (work in flight settles), closes the API, the sink and the journal.
  *
@@ -8,7 +9,7 @@
  */
 import type { DestinationStream } from 'pino';
 import type { JournalDeps, TeamgamesEnv } from '../cli/shared.js';
-import { DEFAULT_BASE_URL, StorefrontClient, VERSION, type DeliveredItem, type GivenVoteReward, type StorefrontEvent } from '../index.js';
+import { DEFAULT_BASE_URL, StorefrontClient, VERSION, inspectJournal, type DeliveredItem, type GivenVoteReward, type StorefrontEvent } from '../index.js';
 import { playerNameProblem } from '../common/player-name.js';
 import { readBridgeConfig, type BridgeConfig, type RconGiveConfig } from './config.js';
 import { openBridgeJournal, type BridgeJournal } from './journal.js';
@@ -138,10 +139,14 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     const metricsRef: { current?: BridgeMetrics } = {};
     const gives = counted(sink, metricsRef, log);
 
-    // What a crash or a stop left in the journal is finished first, for every player.
-    const resumed = await client.resumeDeliveries(gives.give);
-    const votes = await client.resumeVoteRewards(gives.giveVoteReward);
-    log.info('resumed what the journal held', { granted: resumed.granted.length + votes.granted.length, failed: resumed.failed.length + votes.failed.length, pending: resumed.pending + votes.pending });
+    // What a crash or a stop left in the journal is given to each player once they are in
+    // the game, never before: the loop's first run for a player who joins finishes their
+    // purchases, their next vote claim their vote rewards. (Given at start, a command runs
+    // for a player who is not there: Minecraft answers "No player was found", the reply
+    // counts as given, and the item is gone.) Staff see them meanwhile in `teamgames
+    // journal pending`.
+    const waiting = await inspectJournal(journal.journal);
+    if (waiting.pending.length > 0) log.info('the journal holds items for players not in the game yet; each is given when its player joins', { pending: waiting.pending.length, openWindows: waiting.openWindows.length });
 
     const loop = client.startDeliveryLoop({ ...config.loop, give: gives.give, giveVoteReward: gives.giveVoteReward });
     cleanups.push(() => loop.stop());
