@@ -14,8 +14,10 @@ const shared: Options = {
   treeshake: true,
   clean: false,
   // Dependencies stay dependencies; msw is the mock's optional peer, pg and mysql2 the
-  // database journals' (which take the user's pool and never import them).
-  external: ['ky', 'zod', 'msw', 'pg', 'mysql2'],
+  // database journals' (which take the user's pool and never import them), pino,
+  // prom-client and rcon-client the bridge's (`teamgames bridge`, loaded by import() only
+  // when that command runs).
+  external: ['ky', 'zod', 'msw', 'pg', 'mysql2', 'pino', 'prom-client', 'rcon-client'],
 };
 
 const library = {

@@ -18,20 +18,11 @@ import { inspectLock, type LockState } from '../journals/file/lock.js';
 import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
 import { checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
 import { MemoryJournal } from '../journals/memory.js';
-import { MySqlJournal, type MySqlPool } from '../journals/mysql/index.js';
-import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
+import { CommandFailure, checkUrl, oneLine, openDatabaseJournal, shownUrl, urlHoldsPassword } from './databases.js';
 import { firstLineOf, type JournalDeps, type TeamgamesEnv } from './shared.js';
 
-/** A failure of the command (exit 1), said in one line. */
-export class CommandFailure extends Error {
-  override name = 'CommandFailure';
-}
-
-/** An error as one line, any password in a URL masked. */
-export function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().replace(URL_PASSWORD, '$1***@');
-}
+export { CommandFailure, oneLine } from './databases.js';
 
 /** The journal's health, as `status` reports it (`--json`: as is). */
 export type Health = FileHealth | { kind: 'postgres' | 'mysql'; url: string; table: string; readable: boolean; problem?: string };
@@ -196,83 +187,6 @@ async function lockOf(path: string, snapshot?: FileSnapshot): Promise<FileHealth
   }
 }
 
-/** What `pg` and `mysql2/promise` export that the command uses. */
-interface PgModule {
-  Pool: new (config: { connectionString: string; max: number; connectionTimeoutMillis: number; query_timeout: number }) => PgPool & {
-    end(): Promise<void>;
-    on(event: 'error', listener: () => void): unknown;
-    on(event: 'connect', listener: (client: { query(sql: string): Promise<unknown> }) => void): unknown;
-  };
-}
-interface MySqlModule {
-  createPool(config: { uri: string; connectionLimit: number; connectTimeout: number }): MySqlPool & { end(): Promise<void> };
-}
-
-async function loadDriver<T>(deps: JournalDeps, flag: string, name: string, pkg: string): Promise<T> {
-  let loaded: unknown;
-  try {
-    loaded = await (deps.importDriver ?? ((n: string) => import(n)))(name);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && oneLine(error).includes(`'${pkg}'`)) throw new CommandFailure(`${flag} needs the ${pkg} package: npm i ${pkg}`);
-    throw new CommandFailure(`${flag}: the ${pkg} package could not be loaded (${oneLine(error)})`);
-  }
-  const module = loaded as { default?: unknown };
-  return (module.default ?? module) as T;
-}
-
-// Query parameters that carry a secret (`password`, `sslpassword`, `passwd`, `pwd`, an
-// auth token…), masked like the user-info password.
-const SECRET_PARAMETER = /pass|pwd|secret|token/i;
-
-/** The URL's secrets: its user-info password and the values of its secret parameters. */
-function urlSecrets(url: URL): string[] {
-  const secrets = url.password === '' ? [] : [url.password];
-  url.searchParams.forEach((value, name) => {
-    if (SECRET_PARAMETER.test(name) && value !== '') secrets.push(value);
-  });
-  return secrets;
-}
-
-function urlHoldsPassword(url: string): boolean {
-  try {
-    return urlSecrets(new URL(url)).length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/** The URL as printed: the user-info password and every secret parameter's value shown as `***`. */
-function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    for (const name of [...new Set(parsed.searchParams.keys())]) {
-      if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
-    }
-    return parsed.toString();
-  } catch {
-    return '(not a URL)';
-  }
-}
-
-// `scheme://user:password@`, anywhere in a driver's message: the password masked.
-const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s@/]*@/gi;
-
-function checkUrl(url: string, flag: string, schemes: readonly string[]): void {
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    throw new UsageError(`${flag} must be a URL (${schemes[0]}//user@host:port/database), got something else`);
-  }
-  if (!schemes.includes(protocol)) throw new UsageError(`${flag} must be a ${schemes.join(' or ')} URL, got ${protocol}`);
-}
-
-function tableOption(table: string | undefined): { table?: string } {
-  return table === undefined ? {} : { table };
-}
-
 /** The journal's own check of a table name, as a usage error naming `--table`. */
 function checkTable(table: string | undefined): string {
   try {
@@ -284,30 +198,19 @@ function checkTable(table: string | undefined): string {
 }
 
 async function postgresSource(url: string, flag: string, table: string | undefined, timeoutMs: number, deps: JournalDeps): Promise<Source> {
-  checkUrl(url, flag, ['postgres:', 'postgresql:']);
-  const name = checkTable(table);
-  const pg = await loadDriver<PgModule>(deps, flag, 'pg', 'pg');
-  // Every wait bounded: the connection and login, and each answer on the client (a server
-  // that went silent, a statement behind a lock held by another session). No server-side
-  // statement_timeout: as a startup parameter PgBouncer refuses it, and set from the pool's
-  // 'connect' event it races the first statement on the same connection (pg warns, and
-  // pg 9 will refuse); the connection is closed when the command ends.
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
-  // An idle connection the server ends must not end the command with an unhandled error.
-  pool.on('error', () => undefined);
-  // Never creates the table: a database without one is reported, not changed.
-  const journal = new PostgresJournal(pool, { ...tableOption(table), createTables: false });
-  return sqlSource('postgres', shownUrl(url), name, journal, timeoutMs, () => pool.end());
+  return databaseSource('postgres', url, flag, table, timeoutMs, deps);
 }
 
 async function mysqlSource(url: string, flag: string, table: string | undefined, timeoutMs: number, deps: JournalDeps): Promise<Source> {
-  checkUrl(url, flag, ['mysql:', 'mariadb:']);
+  return databaseSource('mysql', url, flag, table, timeoutMs, deps);
+}
+
+async function databaseSource(kind: 'postgres' | 'mysql', url: string, flag: string, table: string | undefined, timeoutMs: number, deps: JournalDeps): Promise<Source> {
+  checkUrl(url, flag, kind === 'postgres' ? ['postgres:', 'postgresql:'] : ['mysql:', 'mariadb:']);
   const name = checkTable(table);
-  const mysql = await loadDriver<MySqlModule>(deps, flag, 'mysql2/promise', 'mysql2');
-  // mysql2 bounds the connection and login; nothing bounds a statement but the command's guard.
-  const pool = mysql.createPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: 2, connectTimeout: timeoutMs });
-  const journal = new MySqlJournal(pool, { ...tableOption(table), createTables: false });
-  return sqlSource('mysql', shownUrl(url), name, journal, timeoutMs, () => pool.end());
+  // Never creates the table: a database without one is reported, not changed.
+  const { journal, end } = await openDatabaseJournal(kind, url, { origin: flag, table, timeoutMs, connections: 2, createTables: false }, deps);
+  return sqlSource(kind, shownUrl(url), name, journal, timeoutMs, end);
 }
 
 /** The driver's "no such table" (or schema / database) under the journal's error. */

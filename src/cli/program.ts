@@ -45,6 +45,9 @@ Commands:
   journal resolve --window <id> --note <text> [--by <name>]
                                        closes an unverified window once handled (once:
                                        exit 7 if someone resolved it first)
+  bridge --config <bridge.json>        runs delivery beside a game server in any language:
+                                       the loop, a local HTTP API for the game, items by
+                                       webhook or RCON (see teamgames bridge --help)
 
 Options:
   --json              print the SDK's result as JSON (for scripts)
@@ -140,9 +143,9 @@ const COMMANDS: Record<string, { args: string[]; options: Array<'category' | 'ra
 };
 
 function checkCommand(p: Parsed): void {
-  if (p.command === undefined) throw new UsageError('missing command (catalog, preview, claim, vote or journal)');
+  if (p.command === undefined) throw new UsageError('missing command (catalog, preview, claim, vote, journal or bridge)');
   const spec = COMMANDS[p.command];
-  if (spec === undefined) throw new UsageError(`unknown command "${p.command}" (catalog, preview, claim, vote or journal)`);
+  if (spec === undefined) throw new UsageError(`unknown command "${p.command}" (catalog, preview, claim, vote, journal or bridge)`);
   if (p.args.length < spec.args.length) throw new UsageError(`${p.command}: missing <${spec.args[p.args.length]}>`);
   if (p.args.length > spec.args.length) throw new UsageError(`${p.command}: unexpected argument "${p.args[spec.args.length]}"`);
   const used: Array<['category' | 'raw' | 'yes', boolean]> = [
@@ -259,11 +262,26 @@ function describeError(error: unknown, command: string | undefined, baseUrlFromF
 
 // ----------------------------------------------------------------- the program
 
-/** Where `journal` is the command (the first argument that is not an option), if it is. */
-function commandIndex(argv: readonly string[]): number | undefined {
+/** Where `journal` or `bridge` is the command (the first argument that is not an option), if one is. */
+function commandIndex(argv: readonly string[]): { command: 'journal' | 'bridge'; index: number } | undefined {
   const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const first = tokens.find((t) => t.kind === 'positional' || t.kind === 'option-terminator');
-  return first?.kind === 'positional' && first.value === 'journal' ? first.index : undefined;
+  return first?.kind === 'positional' && (first.value === 'journal' || first.value === 'bridge') ? { command: first.value, index: first.index } : undefined;
+}
+
+/**
+ * `teamgames journal …` and `teamgames bridge …`, each loaded only for its command: the
+ * journal command reads journals and may load a database driver; the bridge loads pino,
+ * prom-client and the delivery loop.
+ */
+async function runSubcommand(found: { command: 'journal' | 'bridge'; index: number }, argv: readonly string[], io: TeamgamesIo, env: TeamgamesEnv, journalDeps: JournalDeps): Promise<number> {
+  const rest = [...argv.slice(0, found.index), ...argv.slice(found.index + 1)];
+  if (found.command === 'bridge') {
+    const { runBridgeCommand } = await import('./bridge-command.js');
+    return runBridgeCommand(rest, io, env);
+  }
+  const { runJournal } = await import('./journal-command.js');
+  return runJournal(rest, io, env, journalDeps);
 }
 
 /**
@@ -277,12 +295,8 @@ export async function runTeamgames(
   overrides: ClientOverrides = {},
   journalDeps: JournalDeps = {},
 ): Promise<number> {
-  const journal = commandIndex(argv);
-  if (journal !== undefined) {
-    // Loaded only for this command (it reads journals and may load a database driver).
-    const { runJournal } = await import('./journal-command.js');
-    return runJournal([...argv.slice(0, journal), ...argv.slice(journal + 1)], io, env, journalDeps);
-  }
+  const found = commandIndex(argv);
+  if (found !== undefined) return runSubcommand(found, argv, io, env, journalDeps);
   let json = argv.includes('--json');
   let command: string | undefined;
   let baseUrlFromFlag = false;

@@ -1,0 +1,188 @@
+/**
+ * `teamgames bridge`, assembled: config → secrets → log → journal → client → sink →
+ * `resumeDeliveries` → the delivery loop → the HTTP API; one banner line saying what it
+ * serves where. `stop()` (SIGTERM, SIGINT) stops accepting requests, stops the loop
+ * (work in flight settles), closes the API, the sink and the journal.
+ *
+ * @module
+ */
+import type { DestinationStream } from 'pino';
+import type { JournalDeps, TeamgamesEnv } from '../cli/shared.js';
+import { DEFAULT_BASE_URL, StorefrontClient, VERSION, type DeliveredItem, type GivenVoteReward, type StorefrontEvent } from '../index.js';
+import { playerNameProblem } from '../common/player-name.js';
+import { readBridgeConfig, type BridgeConfig, type RconGiveConfig } from './config.js';
+import { openBridgeJournal, type BridgeJournal } from './journal.js';
+import { createLogger, secretRedactor, type BridgeLogger } from './log.js';
+import { createMetrics, type BridgeMetrics } from './metrics.js';
+import { Roster } from './roster.js';
+import { readSecrets, type BridgeSecrets } from './secrets.js';
+import { startBridgeServer } from './server.js';
+import type { ItemSink } from './sink.js';
+import { createWebhookSink } from './webhook.js';
+import type { DeliveryJournal } from '../journals/contract.js';
+
+/** What the bridge takes from outside, injectable for tests. */
+export interface BridgeDeps {
+  env: TeamgamesEnv;
+  /** Where the log lines go. Default: stdout. */
+  logDestination?: DestinationStream;
+  /** The fetch of the client and the webhook. Default: the global one. */
+  fetch?: typeof globalThis.fetch;
+  /** Loads a database driver. Default: `import()`. */
+  journalDeps?: JournalDeps;
+}
+
+/** A running bridge. */
+export interface RunningBridge {
+  /** The HTTP API's address, `http://host:port`. */
+  url: string;
+  log: BridgeLogger;
+  /** Stops it all; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** What `src/bridge/rcon.ts` (the RCON sink) exports. */
+interface RconModule {
+  createRconSink(config: RconGiveConfig, deps: { journal: DeliveryJournal; log: BridgeLogger; now: () => number }): ItemSink | Promise<ItemSink>;
+}
+
+// A variable specifier: the RCON sink is its own module, loaded only for an RCON bridge.
+const RCON_MODULE = './rcon.js';
+
+async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: DeliveryJournal, log: BridgeLogger, deps: BridgeDeps): Promise<{ sink: ItemSink; where: string }> {
+  const { webhook, rcon } = config.give;
+  if (webhook !== undefined) {
+    const url = new URL(webhook.url);
+    return { sink: createWebhookSink(webhook, { token: secrets.token, log, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) }), where: `webhook ${url.origin}${url.pathname}` };
+  }
+  const rconConfig = rcon as RconGiveConfig;
+  const module = (await import(/* @vite-ignore */ RCON_MODULE)) as RconModule;
+  return { sink: await module.createRconSink(rconConfig, { journal, log, now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The client's events worth a line: what staff must see, never a request's headers. */
+function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
+  switch (event.type) {
+    case 'retry':
+      log.warn('retrying a call to the store', { operation: event.operation, attempt: event.attempt, reason: event.reason });
+      return;
+    case 'unverified':
+      log.error('unverified window: items may have been claimed without being given; staff must check (teamgames journal windows)', { window: event.window });
+      return;
+    case 'journalError':
+    case 'loopError':
+      log.error(`${event.type === 'journalError' ? 'the journal failed' : 'a delivery run failed'}`, { player: event.playerName, error: event.error });
+      return;
+    case 'stuck':
+      log.error('an item keeps failing to be given; marked for staff (teamgames journal pending)', { player: event.playerName, deliveryId: event.item.deliveryId, attempts: event.attempts, error: event.error });
+      return;
+    case 'playerBlocked':
+      log.warn('deliveries of a player are blocked', { player: event.playerName, code: event.code, runs: event.runs });
+      return;
+    case 'playerUnblocked':
+      log.info('deliveries of a player are unblocked', { player: event.playerName });
+      return;
+    case 'delivery':
+      if (event.report.granted.length > 0 || event.report.failed.length > 0) log.info('delivery', { player: event.playerName, code: event.report.code, granted: event.report.granted.length, failed: event.report.failed.length, pending: event.report.pending });
+      return;
+    default:
+      return;
+  }
+}
+
+/** The sink's gives, counted and logged. */
+function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: BridgeLogger) {
+  const track = async <T extends { deliveryId: string }>(kind: 'purchase' | 'vote', give: (x: T) => Promise<void>, x: T, player: string) => {
+    try {
+      await give(x);
+      metrics.current?.give(kind, 'given');
+      log.info(kind === 'purchase' ? 'item given' : 'vote reward given', { player, deliveryId: x.deliveryId });
+    } catch (error) {
+      metrics.current?.give(kind, 'failed');
+      log.warn(kind === 'purchase' ? 'item not given; it stays pending and is tried again' : 'vote reward not given; it stays pending', { player, deliveryId: x.deliveryId, error });
+      throw error;
+    }
+  };
+  return {
+    give: (item: DeliveredItem) => track('purchase', (i) => sink.give(i), item, item.player_name),
+    giveVoteReward: (reward: GivenVoteReward) => track('vote', (r) => sink.giveVoteReward(r), reward, reward.playerName),
+  };
+}
+
+/**
+ * Starts the bridge the config file describes.
+ * @throws UsageError for a bad config or a missing secret; the journal's, the sink's or
+ *   the listener's error when one cannot start (everything started before is closed).
+ */
+export async function startBridge(configPath: string, deps: BridgeDeps): Promise<RunningBridge> {
+  const config = await readBridgeConfig(configPath);
+  const secrets = await readSecrets(config, deps.env);
+  const redact = secretRedactor(secrets);
+  const log = createLogger(config.log.level, redact, deps.logDestination);
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async () => {
+    for (const step of cleanups.splice(0).reverse()) await step().catch((error: unknown) => log.error('stopping: a step failed', { error }));
+  };
+  try {
+    const journal: BridgeJournal = await openBridgeJournal(config.journal, secrets.databaseUrl, deps.journalDeps);
+    cleanups.push(() => journal.close());
+    const baseUrl = config.baseUrl ?? (deps.env.TEAMGAMES_BASE_URL?.trim() || DEFAULT_BASE_URL);
+    const client = new StorefrontClient({
+      apiKey: secrets.apiKey,
+      baseUrl,
+      journal: journal.journal,
+      onEvent: (event) => logEvent(log, event),
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+    });
+    const { sink, where: sinkWhere } = await openSink(config, secrets, journal.journal, log, deps);
+    cleanups.push(() => sink.close());
+    const metricsRef: { current?: BridgeMetrics } = {};
+    const gives = counted(sink, metricsRef, log);
+
+    // What a crash or a stop left in the journal is finished first, for every player.
+    const resumed = await client.resumeDeliveries(gives.give);
+    const votes = await client.resumeVoteRewards(gives.giveVoteReward);
+    log.info('resumed what the journal held', { granted: resumed.granted.length + votes.granted.length, failed: resumed.failed.length + votes.failed.length, pending: resumed.pending + votes.pending });
+
+    const loop = client.startDeliveryLoop({ ...config.loop, give: gives.give, giveVoteReward: gives.giveVoteReward });
+    cleanups.push(() => loop.stop());
+    const metrics = createMetrics(() => loop.stats());
+    metricsRef.current = metrics;
+    const roster = new Roster(loop);
+    if (sink.players !== undefined) {
+      const players = sink.players;
+      players.start((list) => {
+        const valid = list.filter((name) => playerNameProblem(name) === undefined);
+        const { joined, left } = roster.replace(valid);
+        if (joined.length > 0 || left.length > 0) log.debug('online players reconciled', { joined: joined.length, left: left.length });
+      });
+      cleanups.push(() => players.stop());
+    }
+    const server = await startBridgeServer({ loop, roster, metrics, log, token: secrets.token, redact, host: config.listen.host, port: config.listen.port });
+    // Closed before the loop stops (cleanups run in reverse): no request reaches a stopped loop.
+    cleanups.push(() => server.close());
+
+    if (!isLoopback(config.listen.host)) log.warn(`the HTTP API listens on ${config.listen.host}, not loopback: every machine that reaches it can try tokens; keep it behind a firewall`);
+    log.info(`teamgames bridge ${VERSION}: HTTP API on ${server.url}, items to ${sinkWhere}, journal ${journal.where}, store ${baseUrl}`, { api: server.url, sink: sinkWhere, journal: journal.where, store: baseUrl });
+
+    let stopped: Promise<void> | undefined;
+    return {
+      url: server.url,
+      log,
+      stop: () =>
+        (stopped ??= (async () => {
+          server.stopAccepting();
+          await cleanup();
+          log.info('stopped');
+          log.flush();
+        })()),
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * bridge.json: read, checked (every wrong field named with its rule, all at once, never a
+ * value that could be a secret echoed), and turned into the bridge's settings. Secrets are
+ * refused here: a field named like one, or a database URL written inline, is named with the
+ * environment variable or file to use instead.
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../common/command-line.js';
+import { checkLoopOptions } from '../delivery/loop-types.js';
+import { InvalidInputError } from '../errors.js';
+
+/** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
+export interface WebhookGiveConfig {
+  /** The game's endpoint (http or https, no credentials in it). */
+  url: string;
+  /** How long the game may take to answer, in ms. Default `10000`. */
+  timeoutMs: number;
+}
+
+/** How items reach a game over Source RCON (the sink is `src/bridge/rcon.ts`). */
+export interface RconGiveConfig {
+  host: string;
+  port: number;
+  /** The environment variable holding the RCON password (or `passwordFile`). */
+  passwordEnv?: string;
+  /** A file whose first line is the RCON password, resolved against the config's folder. */
+  passwordFile?: string;
+  /** How long a command's reply may take, in ms. Default `5000`. */
+  timeoutMs: number;
+  /** Commands per merchant product id (`"*"`: any other product), templates with `{player}`, `{quantity}`, `{productId}`, `{productName}`, `{deliveryId}`. */
+  commands: Record<string, string[]>;
+  /** Commands per vote reward id (`"*"`: any other), with `{player}`, `{amount}`, `{rewardId}`, `{rewardName}`, `{deliveryId}`. */
+  voteCommands: Record<string, string[]>;
+  /** Who is online: the game over the HTTP API (`game`), or the bridge polling `listCommand` (`list`). */
+  players: { source: 'game' | 'list'; listCommand: string; intervalMs: number };
+}
+
+/** Where the journal lives. */
+export type BridgeJournalConfig =
+  | { kind: 'file'; path: string }
+  | { kind: 'postgres' | 'mysql'; urlEnv?: string; urlFile?: string; table?: string };
+
+/** The loop's options the config may set (the SDK checks them by its own rules). */
+export interface BridgeLoopConfig {
+  pollIntervalMs?: number;
+  maxCallsPerSecond?: number;
+  claimMode?: 'exactlyOnce' | 'fast';
+  staffAfterAttempts?: number;
+  grantTimeoutMs?: number;
+}
+
+/** The bridge's settings, once checked; paths are absolute. */
+export interface BridgeConfig {
+  listen: { host: string; port: number };
+  baseUrl?: string;
+  journal: BridgeJournalConfig;
+  loop: BridgeLoopConfig;
+  give: { webhook: WebhookGiveConfig; rcon?: undefined } | { rcon: RconGiveConfig; webhook?: undefined };
+  log: { level: LogLevel };
+}
+
+/** The log levels (pino's). */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const envName = z.string({ error: 'must be the name of an environment variable' }).regex(ENV_NAME, 'must be the name of an environment variable (letters, digits, _)');
+const path = z.string({ error: 'must be a file path (a string)' }).trim().min(1, 'must not be blank').max(4096, 'must be at most 4096 characters');
+const int = (min: number, max: number) => z.number({ error: `must be an integer from ${min} to ${max}` }).int(`must be an integer from ${min} to ${max}`).min(min, `must be an integer from ${min} to ${max}`).max(max, `must be an integer from ${min} to ${max}`);
+const httpUrl = z.string({ error: 'must be an http or https URL' }).refine((text) => {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}, 'must be an http or https URL without credentials in it');
+
+const urlSource = z
+  .strictObject({ urlEnv: envName.optional(), urlFile: path.optional(), table: z.string({ error: 'must be a table name' }).optional() })
+  .refine((o) => (o.urlEnv === undefined) !== (o.urlFile === undefined), 'needs exactly one of "urlEnv" (an environment variable holding the URL) or "urlFile" (a file holding it)');
+
+const journal = z
+  .strictObject({ file: path.optional(), postgres: urlSource.optional(), mysql: urlSource.optional() })
+  .refine((o) => [o.file, o.postgres, o.mysql].filter((v) => v !== undefined).length === 1, 'needs exactly one of "file", "postgres" or "mysql"');
+
+const LOOP_KEYS = ['pollIntervalMs', 'maxCallsPerSecond', 'claimMode', 'staffAfterAttempts', 'grantTimeoutMs'] as const;
+const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknown().optional()])) as Record<(typeof LOOP_KEYS)[number], z.ZodOptional<z.ZodUnknown>>).superRefine((values, ctx) => {
+  // The SDK's own rules, one option at a time so every wrong one is named.
+  for (const key of LOOP_KEYS) {
+    if (values[key] === undefined) continue;
+    try {
+      checkLoopOptions({ give: () => undefined, [key]: values[key] });
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      ctx.addIssue({ code: 'custom', path: [key], message: error.rule });
+    }
+  }
+});
+
+const PURCHASE_FIELDS = ['player', 'quantity', 'productId', 'productName', 'deliveryId'];
+const VOTE_FIELDS = ['player', 'amount', 'rewardId', 'rewardName', 'deliveryId'];
+const template = (fields: readonly string[]) =>
+  z
+    .string({ error: 'must be a command (a string)' })
+    .min(1, 'must not be empty')
+    .max(1000, 'must be at most 1000 characters')
+    .refine((t) => !/[\u0000-\u001f\u007f]/.test(t), 'must hold no control characters (newlines included)')
+    .refine((t) => [...t.matchAll(/\{([^}]*)\}/g)].every((m) => fields.includes(m[1] as string)), `may only use the placeholders ${fields.map((f) => `{${f}}`).join(', ')}`);
+const commands = (fields: readonly string[]) =>
+  z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product or reward id (1 to 64 characters, no spaces) or "*"'), z.array(template(fields), { error: 'must be a list of commands' }).min(1, 'must list at least one command').max(20, 'must list at most 20 commands'), { error: 'must be an object: id → list of commands' });
+
+const rcon = z
+  .strictObject({
+    host: z.string({ error: 'must be a host name or address' }).min(1, 'must not be blank').default('127.0.0.1'),
+    port: int(1, 65535).default(25575),
+    passwordEnv: envName.optional(),
+    passwordFile: path.optional(),
+    timeoutMs: int(1, 600_000).default(5000),
+    commands: commands(PURCHASE_FIELDS),
+    voteCommands: commands(VOTE_FIELDS).default({}),
+    players: z
+      .strictObject({
+        source: z.enum(['game', 'list'], { error: 'must be "game" (the game calls the HTTP API) or "list" (the bridge polls the RCON list command)' }).default('game'),
+        listCommand: template([]).default('list'),
+        intervalMs: int(1000, 3_600_000).default(10_000),
+      })
+      .default({ source: 'game', listCommand: 'list', intervalMs: 10_000 }),
+  })
+  .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)' });
+
+const webhook = z.strictObject({ url: httpUrl, timeoutMs: int(1, 600_000).default(10_000) });
+
+const schema = z.strictObject({
+  listen: z.strictObject({ host: z.string({ error: 'must be a host name or address' }).min(1, 'must not be blank').default('127.0.0.1'), port: int(0, 65535).default(8787) }).default({ host: '127.0.0.1', port: 8787 }),
+  baseUrl: httpUrl.optional(),
+  journal: journal.optional(),
+  loop: loop.default({}),
+  give: z
+    .strictObject({ webhook: webhook.optional(), rcon: rcon.optional() }, { error: 'must be an object with "webhook" or "rcon"' })
+    .refine((o) => (o.webhook === undefined) !== (o.rcon === undefined), 'needs exactly one of "webhook" or "rcon"'),
+  log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info') }).default({ level: 'info' }),
+});
+
+const SECRET_NAME = /^(api_?key|key|token|password|passwd|pwd|secret)$|(apikey|token|password|secret)$/i;
+const ALLOWED_NAMES = new Set(['passwordEnv', 'passwordFile']);
+const DATABASE_URL = /^\s*(postgres|postgresql|mysql|mariadb):\/\//i;
+
+/** Where a secret goes instead of the config, for the field at `at`. */
+function secretHint(at: string[]): string {
+  const name = (at[at.length - 1] ?? '').toLowerCase();
+  if (at[0] === 'journal') return 'name an environment variable with "urlEnv" or a file with "urlFile"';
+  if (at[0] === 'give' && at[1] === 'rcon') return 'name an environment variable with "passwordEnv" or a file with "passwordFile"';
+  if (name.includes('token')) return 'set TEAMGAMES_BRIDGE_TOKEN or TEAMGAMES_BRIDGE_TOKEN_FILE';
+  if (name.includes('key')) return 'set TEAMGAMES_API_KEY or TEAMGAMES_API_KEY_FILE';
+  return 'keep it in an environment variable or a file';
+}
+
+/** Fields that hold (or are named like) a secret, each a problem; they are removed from `value` so no other rule echoes them. */
+function secretProblems(value: unknown, at: string[] = []): string[] {
+  const problems: string[] = [];
+  if (value === null || typeof value !== 'object') return problems;
+  for (const [name, inner] of Object.entries(value)) {
+    const here = [...at, name];
+    const field = here.join('.');
+    if (!ALLOWED_NAMES.has(name) && SECRET_NAME.test(name)) {
+      problems.push(`${field}: secrets are never read from the config file (nor the command line); ${secretHint(here)}`);
+      delete (value as Record<string, unknown>)[name];
+    } else if (typeof inner === 'string' && DATABASE_URL.test(inner)) {
+      problems.push(`${field}: a database URL is never written in the config file; ${secretHint(['journal'])}`);
+      delete (value as Record<string, unknown>)[name];
+    } else {
+      problems.push(...secretProblems(inner, here));
+    }
+  }
+  return problems;
+}
+
+function issueText(issue: z.core.$ZodIssue): string[] {
+  const at = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${at === '' ? '' : `${at}.`}${k}: unknown field`);
+  // A record's key: the key's own rule, not the record's.
+  if (issue.code === 'invalid_key') return [`${at}: ${issue.issues[0]?.message ?? issue.message}`];
+  return [`${at === '' ? '(the file)' : at}: ${issue.message}`];
+}
+
+/**
+ * Checks the parsed bridge.json; relative paths are resolved against `dir`.
+ * @throws UsageError listing every problem, one per line.
+ */
+export function checkBridgeConfig(raw: unknown, dir: string): BridgeConfig {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError('the config must be a JSON object');
+  const problems = secretProblems(raw);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) problems.push(...parsed.error.issues.flatMap(issueText));
+  if (problems.length > 0 || !parsed.success) throw new UsageError(`the config has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`);
+  const c = parsed.data;
+  const journalConfig = journalOf(c.journal ?? { file: '.teamgames-journal.jsonl' }, dir);
+  const give = c.give.webhook !== undefined ? { webhook: c.give.webhook } : { rcon: withFile(c.give.rcon as z.infer<typeof rcon>, 'passwordFile', dir) as RconGiveConfig };
+  return {
+    listen: c.listen,
+    ...(c.baseUrl === undefined ? {} : { baseUrl: c.baseUrl }),
+    journal: journalConfig,
+    loop: c.loop as BridgeLoopConfig,
+    give,
+    log: c.log,
+  };
+}
+
+function journalOf(j: z.infer<typeof journal>, dir: string): BridgeJournalConfig {
+  if (j.file !== undefined) return { kind: 'file', path: resolve(dir, j.file) };
+  const source = (j.postgres ?? j.mysql) as z.infer<typeof urlSource>;
+  return {
+    kind: j.postgres === undefined ? 'mysql' : 'postgres',
+    ...(source.urlEnv === undefined ? {} : { urlEnv: source.urlEnv }),
+    ...(source.urlFile === undefined ? {} : { urlFile: resolve(dir, source.urlFile) }),
+    ...(source.table === undefined ? {} : { table: source.table }),
+  };
+}
+
+function withFile<T extends object>(value: T, field: string, dir: string): T {
+  const file = (value as Record<string, unknown>)[field];
+  return typeof file === 'string' ? { ...value, [field]: resolve(dir, file) } : value;
+}
+
+/**
+ * Reads and checks the config file.
+ * @throws UsageError when it cannot be read, is not JSON, or breaks a rule.
+ */
+export async function readBridgeConfig(file: string): Promise<BridgeConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--config: cannot read ${file} (${String((error as { code?: unknown }).code ?? 'unreadable')})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text around the fault: a secret could be there.
+    throw new UsageError(`--config: ${file} is not valid JSON`);
+  }
+  return checkBridgeConfig(raw, dirname(resolve(file)));
+}

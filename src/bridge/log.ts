@@ -1,0 +1,93 @@
+/**
+ * The bridge's log: JSON lines on stdout through pino, one object per event. Every message
+ * and every string of every field goes through one redaction first: the API key in every
+ * form the SDK's redaction knows (raw, Base64, base64url, URL-encoded), the bridge's token,
+ * the database URL and its password, the RCON password. Errors are logged as their name,
+ * code and message (never a stack holding a request's headers).
+ *
+ * @module
+ */
+import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
+import { keyRedactor, redactValue, type Redact } from '../cli/shared.js';
+import { URL_PASSWORD, urlSecrets } from '../cli/databases.js';
+import type { BridgeSecrets } from './secrets.js';
+import type { LogLevel } from './config.js';
+
+/** Extra fields of a log line. */
+export type LogFields = Record<string, unknown>;
+
+/** The bridge's logger, as the sinks (webhook, RCON) receive it. */
+export interface BridgeLogger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** Writes what is buffered (before the process exits). */
+  flush(): void;
+}
+
+const REDACTED = '<redacted>';
+
+/** Every form of every secret the bridge holds, replaced by `<redacted>`. */
+export function secretRedactor(secrets: Partial<BridgeSecrets>): Redact {
+  const words: string[] = [];
+  const add = (secret: string | undefined) => {
+    if (secret === undefined || secret.length < 4) return;
+    for (const form of [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')]) words.push(form);
+  };
+  add(secrets.token);
+  add(secrets.rconPassword);
+  if (secrets.databaseUrl !== undefined) {
+    add(secrets.databaseUrl);
+    try {
+      for (const s of urlSecrets(new URL(secrets.databaseUrl))) {
+        add(s);
+        add(decodeURIComponent(s));
+      }
+    } catch {
+      // Not a URL: the whole text is masked above.
+    }
+  }
+  // Longest first, so a secret inside a longer one (a password inside its URL) never leaves a piece behind.
+  words.sort((a, b) => b.length - a.length);
+  const key = secrets.apiKey === undefined || secrets.apiKey === '' ? (t: string) => t : keyRedactor(secrets.apiKey);
+  return (text) => {
+    let out = key(text);
+    for (const w of words) out = out.split(w).join(REDACTED);
+    return out.replace(URL_PASSWORD, '$1***@');
+  };
+}
+
+/** An error as a log field: its name, code and message, nothing that could hold headers. */
+export function plainError(value: unknown): unknown {
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return { name: value.name, message: value.message, ...(typeof code === 'string' ? { code } : {}) };
+  }
+  return value;
+}
+
+/**
+ * A logger writing JSON lines to `destination` (default stdout, written synchronously so
+ * nothing is lost at exit).
+ */
+export function createLogger(level: LogLevel, redact: Redact, destination?: DestinationStream): BridgeLogger {
+  const logger = pino(
+    {
+      level,
+      base: { name: 'teamgames-bridge', pid: process.pid },
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // A second net under the redaction of every string below: headers never logged.
+      redact: { paths: ['*.authorization', '*.headers.authorization', '*.headers["x-api-key"]'], censor: REDACTED },
+    },
+    destination ?? pino.destination({ fd: 1, sync: true }),
+  );
+  const line = (method: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: LogFields) => {
+    if (!logger.isLevelEnabled(method)) return;
+    const clean: LogFields = {};
+    if (fields !== undefined) for (const [k, v] of Object.entries(fields)) clean[k] = plainError(v);
+    logger[method](redactValue(clean, redact) as LogFields, redact(message));
+  };
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error'), flush: () => logger.flush() };
+}

@@ -1,0 +1,142 @@
+/**
+ * bridge.json checked as the client's options are: every wrong field named with its rule,
+ * all at once; secrets refused with the place to put them instead, never echoed.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkBridgeConfig, readBridgeConfig } from '../../src/bridge/config.js';
+import { readSecrets } from '../../src/bridge/secrets.js';
+import { UsageError } from '../../src/common/command-line.js';
+
+const WEBHOOK = { webhook: { url: 'http://127.0.0.1:9000/teamgames' } };
+
+function problems(raw: unknown): string {
+  try {
+    checkBridgeConfig(raw, '/srv/game');
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('bridge.json', () => {
+  it('fills the defaults: loopback, port 8787, a file journal beside the config, info logs', () => {
+    expect(checkBridgeConfig({ give: WEBHOOK }, '/srv/game')).toEqual({
+      listen: { host: '127.0.0.1', port: 8787 },
+      journal: { kind: 'file', path: '/srv/game/.teamgames-journal.jsonl' },
+      loop: {},
+      give: { webhook: { url: 'http://127.0.0.1:9000/teamgames', timeoutMs: 10_000 } },
+      log: { level: 'info' },
+    });
+  });
+
+  it('names every wrong field with its rule, all at once', () => {
+    const text = problems({
+      listen: { port: 70_000, extra: true },
+      baseUrl: 'ftp://store',
+      journal: { file: 'a', mysql: { urlEnv: 'DB' } },
+      loop: { pollIntervalMs: 5, claimMode: 'slow', give: 'x' },
+      give: { webhook: { url: 'not a url', timeoutMs: 0 } },
+      log: { level: 'loud' },
+    });
+    for (const line of [
+      'listen.port: must be an integer from 0 to 65535',
+      'listen.extra: unknown field',
+      'baseUrl: must be an http or https URL',
+      'journal: needs exactly one of "file", "postgres" or "mysql"',
+      'loop.pollIntervalMs: must be an integer from 10,000 to 86,400,000',
+      "loop.claimMode: must be 'exactlyOnce' (the default) or 'fast'",
+      'loop.give: unknown field',
+      'give.webhook.url: must be an http or https URL without credentials in it',
+      'give.webhook.timeoutMs: must be an integer from 1 to 600000',
+      'log.level: must be one of fatal, error, warn, info, debug, trace, silent',
+    ]) {
+      expect(text).toContain(line);
+    }
+    expect(text).toMatch(/^the config has 10 problems:/);
+  });
+
+  it('refuses secrets in the config, naming the field and where to put it, never the value', () => {
+    const text = problems({
+      apiKey: 'sk-live-SECRET-1',
+      token: 'SECRET-2-bridge-token',
+      journal: { postgres: { url: 'postgres://u:SECRET-3@db/game' } },
+      give: { rcon: { password: 'SECRET-4', commands: { '12': ['give {player} diamond {quantity}'] } } },
+    });
+    expect(text).not.toMatch(/SECRET-\d/);
+    expect(text).toContain('apiKey: secrets are never read from the config file (nor the command line); set TEAMGAMES_API_KEY or TEAMGAMES_API_KEY_FILE');
+    expect(text).toContain('token: secrets are never read from the config file (nor the command line); set TEAMGAMES_BRIDGE_TOKEN or TEAMGAMES_BRIDGE_TOKEN_FILE');
+    expect(text).toContain('journal.postgres.url: a database URL is never written in the config file; name an environment variable with "urlEnv" or a file with "urlFile"');
+    expect(text).toContain('give.rcon.password: secrets are never read from the config file (nor the command line); name an environment variable with "passwordEnv" or a file with "passwordFile"');
+    expect(text).toContain('give.rcon: needs exactly one of "passwordEnv"');
+  });
+
+  it('a file that is not JSON is refused without quoting it (a secret could sit there)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-config-'));
+    await writeFile(join(dir, 'bridge.json'), '{"apiKey": "SECRET-5" oops}');
+    await expect(readBridgeConfig(join(dir, 'bridge.json'))).rejects.toThrow(/^--config: .*bridge\.json is not valid JSON$/);
+    await expect(readBridgeConfig(join(dir, 'bridge.json'))).rejects.not.toThrow(/SECRET/);
+  });
+
+  it('checks the RCON section: ids, templates and their placeholders, the players source', () => {
+    const text = problems({
+      give: {
+        rcon: {
+          passwordEnv: 'RCON_PASSWORD',
+          port: 0,
+          commands: { '12': [], 'a b': ['say hi'], '7': ['give {player} {nope}', 'say\nop {player}'] },
+          voteCommands: { '1': ['give {player} emerald {quantity}'] },
+          players: { source: 'guess', intervalMs: 10 },
+        },
+      },
+    });
+    expect(text).toContain('give.rcon.port: must be an integer from 1 to 65535');
+    expect(text).toContain('give.rcon.commands.12: must list at least one command');
+    expect(text).toContain('give.rcon.commands.a b: must be a product or reward id');
+    expect(text).toContain('give.rcon.commands.7.0: may only use the placeholders {player}, {quantity}, {productId}, {productName}, {deliveryId}');
+    expect(text).toContain('give.rcon.commands.7.1: must hold no control characters (newlines included)');
+    expect(text).toContain('give.rcon.voteCommands.1.0: may only use the placeholders {player}, {amount}, {rewardId}, {rewardName}, {deliveryId}');
+    expect(text).toContain('give.rcon.players.source: must be "game"');
+    expect(text).toContain('give.rcon.players.intervalMs: must be an integer from 1000 to 3600000');
+  });
+
+  it('an RCON section as the plan shows it, its password file resolved beside the config', () => {
+    const config = checkBridgeConfig(
+      { give: { rcon: { passwordFile: 'rcon.secret', commands: { '12': ['give {player} diamond {quantity}'], '*': ['say {player} bought {productName}'] }, players: { source: 'list' } } }, journal: { mysql: { urlEnv: 'DATABASE_URL', table: 'tg' } } },
+      '/srv/game',
+    );
+    expect(config.give.rcon).toEqual({
+      host: '127.0.0.1',
+      port: 25575,
+      passwordFile: '/srv/game/rcon.secret',
+      timeoutMs: 5000,
+      commands: { '12': ['give {player} diamond {quantity}'], '*': ['say {player} bought {productName}'] },
+      voteCommands: {},
+      players: { source: 'list', listCommand: 'list', intervalMs: 10_000 },
+    });
+    expect(config.journal).toEqual({ kind: 'mysql', urlEnv: 'DATABASE_URL', table: 'tg' });
+  });
+});
+
+describe('the secrets', () => {
+  const config = checkBridgeConfig({ give: WEBHOOK, journal: { postgres: { urlEnv: 'DATABASE_URL' } } }, '/srv/game');
+
+  it('names every missing or bad secret at once, never a value', async () => {
+    const error = (await readSecrets(config, { TEAMGAMES_BRIDGE_TOKEN: 'short-SECRET' }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toContain('TEAMGAMES_API_KEY is not set');
+    expect(error.message).toContain('TEAMGAMES_BRIDGE_TOKEN must be at least 32 characters, got 12');
+    expect(error.message).toContain('journal.postgres.urlEnv: the environment variable DATABASE_URL is not set');
+    expect(error.message).not.toContain('SECRET');
+  });
+
+  it('reads the key, the token (or its file) and the database URL', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-secrets-'));
+    await writeFile(join(dir, 'token'), `${'t'.repeat(40)}\n`, { mode: 0o600 });
+    const secrets = await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: join(dir, 'token'), DATABASE_URL: 'postgres://u:p@db/game' });
+    expect(secrets).toEqual({ apiKey: 'key-1', token: 't'.repeat(40), databaseUrl: 'postgres://u:p@db/game' });
+  });
+});
