@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * `npm run mutate`: StrykerJS over the delivery engine, the loop's call budget and schedule,
- * the delivery options, and every journal (issues #27, #33). Each
+ * the delivery options, every journal, and the bridge's RCON sink (issues #27, #33, #37). Each
  * mutant runs only the tests that reach it (`perTest`), against the suites of
  * vitest.mutate.config.ts; a rerun is incremental (only mutants whose code or tests changed
  * run again). Reports: reports/mutation/ (HTML and JSON, ignored by git).
@@ -36,6 +36,10 @@ export default {
     'src/cli/journal-sources.ts',
     'src/cli/journal-print.ts',
     'src/journals/**/*.ts',
+    // The bridge's RCON sink (#37): what it sends, when it stops sending.
+    'src/bridge/rcon.ts',
+    'src/bridge/rcon-link.ts',
+    'src/bridge/rcon-template.ts',
   ],
   // Mutants in module-level constants would each need every suite: left out, for speed.
   ignoreStatic: true,

@@ -41,9 +41,25 @@ export interface RunningBridge {
   stop(): Promise<void>;
 }
 
+/** The logger the RCON sink takes: pino's call shape, fields first (src/bridge/rcon-types.ts). */
+interface RconLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
 /** What `src/bridge/rcon.ts` (the RCON sink) exports. */
 interface RconModule {
-  createRconSink(config: RconGiveConfig, deps: { journal: DeliveryJournal; log: BridgeLogger; now: () => number }): ItemSink | Promise<ItemSink>;
+  createRconSink(config: RconGiveConfig, deps: { journal: DeliveryJournal; log: RconLogger; now: () => number }): ItemSink | Promise<ItemSink>;
+}
+
+/** The bridge's logger (message first) in the RCON sink's call shape. */
+function rconLogger(log: BridgeLogger): RconLogger {
+  return {
+    info: (fields, message) => log.info(message, fields as Record<string, unknown>),
+    warn: (fields, message) => log.warn(message, fields as Record<string, unknown>),
+    error: (fields, message) => log.error(message, fields as Record<string, unknown>),
+  };
 }
 
 // A variable specifier: the RCON sink is its own module, loaded only for an RCON bridge.
@@ -57,7 +73,7 @@ async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: D
   }
   const rconConfig = rcon as RconGiveConfig;
   const module = (await import(/* @vite-ignore */ RCON_MODULE)) as RconModule;
-  return { sink: await module.createRconSink(rconConfig, { journal, log, now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
+  return { sink: await module.createRconSink(rconConfig, { journal, log: rconLogger(log), now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
 function isLoopback(host: string): boolean {

@@ -86,11 +86,15 @@ export function statusText(health: Health, seen: JournalInspection | undefined, 
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
 }
 
-const CAUSES: Record<JournalWindow['cause'], string> = { lostClaim: 'lost claim answer', claimMark: 'claim mark left', lostVote: 'lost vote answer' };
+const CAUSES: Record<JournalWindow['cause'], string> = { lostClaim: 'lost claim answer', claimMark: 'claim mark left', lostVote: 'lost vote answer', unknownCommand: 'command outcome unknown' };
 
-/** The cause column; a vote window also names the reward and the points unaccounted for. */
+/**
+ * The cause column; a vote window also names the reward and the points unaccounted for,
+ * a command window the command(s) to look for in the game's log.
+ */
 function causeText(w: JournalWindow): string {
   const cause = CAUSES[w.cause] ?? w.cause;
+  if (w.cause === 'unknownCommand') return `${cause}: ${(w.command ?? '?').split('\n').join(' | ')}`;
   if (w.cause !== 'lostVote') return cause;
   return `${cause} (reward ${w.reward ?? '?'}, ${w.points === undefined ? 'points unknown' : `${w.points} points`})`;
 }
@@ -120,7 +124,8 @@ export function pendingText(seen: JournalInspection, paint: Paint): string {
       p.playerName,
       p.item !== undefined ? `${p.item.product_id_string} (${p.item.product_name})` : p.reward !== undefined ? `vote reward ${p.reward.reward_id} (${p.reward.reward_name})` : '',
       p.item !== undefined ? String(p.item.quantity_to_grant) : p.reward !== undefined ? String(p.reward.give_amount) : '',
-      p.state,
+      // A command about to be sent (the bridge's RCON delivery): the next give makes it a window.
+      p.sending === undefined ? p.state : `${p.state}, sending since ${time(p.sending)}`,
       age(p.ageMs),
       // An item the delivery loop marked for staff after its staffAfterAttempts failed gives.
       p.lastError === undefined ? '' : `${p.lastError.attempts}${p.lastError.stuck === true ? ' (stuck)' : ''}`,

@@ -61,7 +61,10 @@ export class GrantBounds {
     const message = String((thrown as Error | undefined)?.message ?? thrown).slice(0, 300);
     const attempts = (line.lastError?.attempts ?? 0) + 1;
     const limit = run.extras.staffAfterAttempts;
-    const stuck = line.lastError?.stuck === true || (limit !== undefined && attempts >= limit);
+    // A give that refuses for good (`staff: true` on what it threw, as the bridge's RCON
+    // sink does for an item it has no safe command for) marks the line for staff at once.
+    const forStaff = (thrown as { staff?: unknown } | null | undefined)?.staff === true;
+    const stuck = line.lastError?.stuck === true || forStaff || (limit !== undefined && attempts >= limit);
     const updated: JournalLine = { ...line, lastError: { message, at: this.#records.config.now(), attempts, ...(stuck ? { stuck } : {}) } };
     if (stuck && line.lastError?.stuck !== true) {
       this.#records.emit(run, { type: 'stuck', operation: run.operation, playerName: line.playerName, item: { ...line.item, deliveryId: line.deliveryId }, attempts, error: thrown });

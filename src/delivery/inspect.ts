@@ -35,6 +35,11 @@ export interface PendingDelivery {
   ageMs: number;
   /** The last grant failure, when a grant of it failed. */
   lastError?: GrantFailureNote;
+  /**
+   * When a command giving it was about to be sent ({@link JournalLine.sending}): its
+   * outcome is unknown until the next give turns it into an `unknownCommand` window.
+   */
+  sending?: number;
 }
 
 /** What {@link inspectJournal} reads. */
@@ -65,7 +70,7 @@ export function inspectEntries(entries: readonly JournalEntry[], now: number): J
     else if (entry.state === 'voteClaiming' || entry.state === 'voteClaimed') {
       const base = { deliveryId: entry.deliveryId, playerName: entry.playerName, recordedAt: entry.recordedAt, ageMs: Math.max(0, now - entry.recordedAt) };
       if (entry.state === 'voteClaiming') pending.push({ ...base, state: 'voteClaiming' });
-      else pending.push({ ...base, state: 'voteClaimed', reward: entry.reward, ...(entry.lastError === undefined ? {} : { lastError: entry.lastError }) });
+      else pending.push({ ...base, state: 'voteClaimed', reward: entry.reward, ...(entry.lastError === undefined ? {} : { lastError: entry.lastError }), ...(entry.sending === undefined ? {} : { sending: entry.sending }) });
     } else if (!(entry.state === 'intended' && entry.settled === true)) {
       // What is left is a purchase line (claimed, or an open intent).
       const line = entry as JournalLine;
@@ -77,6 +82,7 @@ export function inspectEntries(entries: readonly JournalEntry[], now: number): J
         recordedAt: line.recordedAt,
         ageMs: Math.max(0, now - line.recordedAt),
         ...(line.lastError === undefined ? {} : { lastError: line.lastError }),
+        ...(line.sending === undefined ? {} : { sending: line.sending }),
       });
     }
   }

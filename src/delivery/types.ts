@@ -33,8 +33,10 @@ export interface DeliveredItem extends Transaction {
 
 /**
  * Your code that gives one item to the player in game. Throw (or reject) when it could
- * not: the item stays in the journal and is granted again later. Anything it returns is
- * ignored; a returned promise is awaited.
+ * not: the item stays in the journal and is granted again later. An error with
+ * `staff: true` (e.g. the item names a product the game has no command for) marks the
+ * item for staff at once (`lastError.stuck`, a `stuck` event) instead of after the delivery
+ * loop's `staffAfterAttempts`. Anything it returns is ignored; a returned promise is awaited.
  */
 export type GrantFunction = (item: DeliveredItem) => unknown;
 

@@ -31,7 +31,14 @@ export type WindowCause =
    * and the service's counters did not identify what it bought: see
    * {@link JournalWindow.reward} and {@link JournalWindow.points}.
    */
-  | 'lostVote';
+  | 'lostVote'
+  /**
+   * A command sent to the game (the bridge's RCON delivery) whose outcome is unknown: the
+   * connection was lost after it was written, no reply came in time, or a restart found
+   * the item's `sending` mark ({@link JournalLine.sending}). It is never sent again: staff
+   * check whether it ran (see {@link JournalWindow.command}).
+   */
+  | 'unknownCommand';
 
 /**
  * An {@link UnverifiedWindow} as the journal keeps it: written before the window is
@@ -64,6 +71,11 @@ export interface JournalWindow {
    * delivery guide, "Vote rewards").
    */
   points?: number;
+  /**
+   * `unknownCommand` windows: the command(s) whose outcome is unknown, as sent (several
+   * commands of one item on separate lines), for staff to check in the game's log.
+   */
+  command?: string;
   /** Set once resolved. */
   resolution?: WindowResolution;
 }
@@ -148,6 +160,14 @@ export interface JournalLine {
    * it is acknowledged. A settled intent is acknowledged, never reconciled.
    */
   settled?: boolean;
+  /**
+   * Claimed lines given by a command that cannot be deduped (the bridge's RCON delivery):
+   * when the command was about to be sent, in epoch ms, written (durably) before it is
+   * sent. A line still carrying it when its give starts may have been given: it becomes an
+   * `unknownCommand` window for staff and is never sent again. To the delivery engine it
+   * is a claimed line like any other.
+   */
+  sending?: number;
 }
 
 /**

@@ -14,7 +14,7 @@ import { VOTE_STATES, voteEntryProblem } from './vote-entries.js';
 const TRANSACTION_STRINGS = ['player_name', 'product_id_string', 'product_name'] as const;
 const TRANSACTION_NUMBERS = ['product_id', 'product_price', 'quantity_to_grant', 'quantity_purchased', 'product_amount', 'amount_purchased'] as const;
 const STATES: ReadonlySet<unknown> = new Set(['claimed', 'intended', 'claiming', 'unverified', 'resolved', ...VOTE_STATES]);
-const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark', 'lostVote']);
+const CAUSES: ReadonlySet<unknown> = new Set(['lostClaim', 'claimMark', 'lostVote', 'unknownCommand']);
 
 /**
  * What is wrong with a record read back from a journal, or `undefined` when it is a
@@ -42,6 +42,7 @@ export function entryProblem(value: unknown): string | undefined {
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   if (e['previewedAt'] !== undefined && !isNumber(e['previewedAt'])) return 'previewedAt is not a number';
   if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
+  if (e['sending'] !== undefined && !isNumber(e['sending'])) return 'sending is not a number';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
   if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || !isNumber(lastError['at']) || !isNumber(lastError['attempts']))) return 'lastError is not { message, at, attempts }';
   if (lastError !== undefined && lastError['stuck'] !== undefined && typeof lastError['stuck'] !== 'boolean') return 'lastError.stuck is not a boolean';
@@ -73,10 +74,11 @@ export function checkEntries(value: unknown): JournalEntry[] {
 function windowProblem(e: Record<string, unknown>): string | undefined {
   if (!isNumber(e['from'])) return 'from is not a number';
   if (!isNumber(e['to'])) return 'to is not a number';
-  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim', 'claimMark' or 'lostVote' (${describe(e['cause'])})`;
+  if (!CAUSES.has(e['cause'])) return `cause is not 'lostClaim', 'claimMark', 'lostVote' or 'unknownCommand' (${describe(e['cause'])})`;
   if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
   if (e['cause'] === 'lostVote' ? typeof e['reward'] !== 'string' || e['reward'] === '' : e['reward'] !== undefined) return 'reward is not a non-empty string on a lostVote window (and absent on others)';
   if (e['points'] !== undefined && (e['cause'] !== 'lostVote' || !Number.isSafeInteger(e['points']) || (e['points'] as number) < 0)) return 'points is not a non-negative integer on a lostVote window';
+  if (e['command'] !== undefined && typeof e['command'] !== 'string') return 'command is not a string';
   const r = e['resolution'] as Record<string, unknown> | undefined;
   if (e['state'] === 'resolved' && (typeof r !== 'object' || r === null || typeof r['by'] !== 'string' || !isNumber(r['at']) || typeof r['note'] !== 'string')) return 'resolution is not { by, at, note }';
   return undefined;

@@ -58,6 +58,11 @@ export interface JournalVoteReward {
   recovered?: boolean;
   /** The last failed give, for staff. */
   lastError?: GrantFailureNote;
+  /**
+   * Rows given by a command that cannot be deduped (the bridge's RCON delivery): when the
+   * command was about to be sent, epoch ms, as {@link JournalLine.sending}.
+   */
+  sending?: number;
 }
 
 /**
@@ -145,6 +150,7 @@ function rewardLineProblem(e: Record<string, unknown>): string | undefined {
   for (const key of REWARD_INTEGERS) if (!Number.isSafeInteger(r[key])) return `reward.${key} is not an integer`;
   if (r['message'] !== undefined && typeof r['message'] !== 'string') return 'reward.message is not a string';
   if (e['recovered'] !== undefined && typeof e['recovered'] !== 'boolean') return 'recovered is not a boolean';
+  if (e['sending'] !== undefined && !Number.isFinite(e['sending'])) return 'sending is not a number';
   const lastError = e['lastError'] as Record<string, unknown> | undefined;
   if (lastError !== undefined && (typeof lastError !== 'object' || lastError === null || typeof lastError['message'] !== 'string' || typeof lastError['at'] !== 'number' || typeof lastError['attempts'] !== 'number')) return 'lastError is not { message, at, attempts }';
   return undefined;

@@ -62,6 +62,23 @@ describe('a grant that fails', () => {
   });
 });
 
+describe('a give that refuses for good (staff: true)', () => {
+  it('marks the line for staff at once, with a stuck event; a plain failure does not', async () => {
+    mock.addPurchase(KEY, { playerName: 'Ray', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Ray', id: 3, quantity: 1 });
+    const journal = new MemoryJournal();
+    const events: StorefrontEvent[] = [];
+    const refusal = Object.assign(new Error('no command for this product'), { staff: true });
+    await client(journal, { onEvent: (e) => events.push(e) }).deliver('Ray', (item) => {
+      throw item.product_id_string === '42' ? refusal : Object.assign(new Error('busy'), { staff: 'yes' });
+    }, { mode: 'fast', sleep });
+    const byProduct = new Map((await linesOf(journal)).map((l) => [l.item.product_id_string, l.lastError]));
+    expect(byProduct.get('42')).toEqual({ message: 'no command for this product', at: mock.clock.now(), attempts: 1, stuck: true });
+    expect(byProduct.get('7')).toEqual({ message: 'busy', at: mock.clock.now(), attempts: 1 });
+    expect(events.filter((e) => e.type === 'stuck')).toEqual([expect.objectContaining({ type: 'stuck', playerName: 'Ray', attempts: 1, error: refusal })]);
+  });
+});
+
 describe('an onEvent listener that throws', () => {
   it('changes nothing: the window is reported and written, the items granted', async () => {
     mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });

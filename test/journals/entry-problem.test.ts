@@ -36,6 +36,10 @@ describe('entryProblem', () => {
     ['a lost vote window whose points are unknown', { ...voteWindow, points: undefined }],
     ['counters dropped after a window (no count), prices kept', { ...counters, totalPoints: undefined, votePoints: undefined }],
     ['counters with every point left', { ...counters, votePoints: 5 }],
+    ['a claimed line with its sending mark (RCON)', { ...line, sending: 1 }],
+    ['a vote reward row with its sending mark (RCON)', { ...voteRow, sending: 1 }],
+    ['a window of a command whose outcome is unknown, naming it', { ...window, cause: 'unknownCommand', command: 'give Ann whip 1\nsay Ann thanks' }],
+    ['a window of a command, resolved, its command unknown', { ...resolved, cause: 'unknownCommand' }],
   ])('%s: a journal entry', (_name, value) => {
     expect(entryProblem(value)).toBeUndefined();
   });
@@ -72,7 +76,12 @@ describe('entryProblem', () => {
     ['a window whose start is not finite', { ...window, from: Number.NaN }, 'from is not a number'],
     ['a window without its end', { ...window, to: '2' }, 'to is not a number'],
     ['a window whose end is not finite', { ...window, to: Number.POSITIVE_INFINITY }, 'to is not a number'],
-    ['a window of an unknown cause', { ...window, cause: 'crash' }, `cause is not 'lostClaim', 'claimMark' or 'lostVote' ("crash")`],
+    ['a window of an unknown cause', { ...window, cause: 'crash' }, `cause is not 'lostClaim', 'claimMark', 'lostVote' or 'unknownCommand' ("crash")`],
+    ['a sending mark as text', { ...line, sending: '1' }, 'sending is not a number'],
+    ['a sending mark not finite', { ...line, sending: Number.NaN }, 'sending is not a number'],
+    ['a vote row with a sending mark as text', { ...voteRow, sending: 'now' }, 'sending is not a number'],
+    ['a window with a numeric command', { ...window, cause: 'unknownCommand', command: 7 }, 'command is not a string'],
+    ['a command window naming a reward', { ...window, cause: 'unknownCommand', reward: '1' }, 'reward is not a non-empty string on a lostVote window (and absent on others)'],
     ['a lost vote window without its reward', { ...voteWindow, reward: undefined }, 'reward is not a non-empty string on a lostVote window'],
     ['a claim window naming a reward', { ...window, reward: '1' }, 'reward is not a non-empty string on a lostVote window (and absent on others)'],
     ['a lost vote window with negative points', { ...voteWindow, points: -1 }, 'points is not a non-negative integer'],

@@ -1,0 +1,98 @@
+/**
+ * The players online as the game's RCON `list` command tells: polled every `intervalMs`,
+ * its reply parsed (Minecraft's `There are N of a max of M players online: a, b`, or a
+ * plain list separated by commas or newlines), and the list handed to the bridge, which
+ * reconciles the loop's online set. A reply that is neither form, or that fills a whole
+ * packet (it may have been cut), is logged and ignored: guessing would make players
+ * leave. A server with hundreds of players online reports them over the HTTP API instead
+ * (`players.source: "game"`).
+ *
+ * @module
+ * @internal
+ */
+import { messageOf, type Sent } from './rcon-link.js';
+import { valueProblem } from './rcon-template.js';
+import type { Logger } from './rcon-types.js';
+
+/** What the poller needs of the connection (the sink's {@link RconLink}). @internal */
+export interface ListLink {
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  connect(): Promise<void>;
+  send(command: string): Promise<Sent>;
+}
+
+/** The poller the sink exposes as `players`. @internal */
+export interface PlayerListSource {
+  start(onList: (players: string[]) => void): void;
+  stop(): Promise<void>;
+}
+
+/** The longest reply one packet carries, in bytes (Minecraft's limit; Source's is about as long). */
+const MAX_PACKET_REPLY = 4096;
+// Minecraft's formatting codes (§ and one character), which some servers put in the reply.
+const FORMATTING = /§./gsu;
+// "There are 2 of a max of 20 players online: a, b" (1.13 and later; "a max 20" in some
+// versions) and "There are 2/20 players online:" followed by a line of names (before 1.13).
+const MINECRAFT = /^There are (\d+)(?: of a max(?: of)? |\/)(\d+) players online:?(.*)$/su;
+
+/**
+ * The player names of a `list` reply, or `undefined` when it is neither Minecraft's form
+ * nor a plain list of names a command may hold (an error text, a greeting, garbage).
+ * @internal
+ */
+export function parsePlayerList(reply: string): string[] | undefined {
+  // A reply as long as one packet may have been cut there (Minecraft splits long replies
+  // into packets of 4096 bytes, and rcon-client keeps the first): the players after the
+  // cut would be taken as gone, a cut name as someone who joined.
+  if (Buffer.byteLength(reply, 'utf8') >= MAX_PACKET_REPLY) return undefined;
+  const text = reply.replace(FORMATTING, '').trim();
+  const minecraft = MINECRAFT.exec(text);
+  const names = (minecraft === null ? text : (minecraft[3] as string))
+    .split(/[,\n]/)
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.some((name) => valueProblem('player', name) !== undefined)) return undefined;
+  if (minecraft !== null && names.length > Number(minecraft[1])) return undefined;
+  return names;
+}
+
+/** Polls `listCommand` on `link` every `intervalMs` once started. @internal */
+export function listPlayers(link: ListLink, options: { listCommand: string; intervalMs: number }, log: Logger): PlayerListSource {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  async function poll(onList: (players: string[]) => void): Promise<void> {
+    try {
+      const sent = await link.exclusive(async () => {
+        await link.connect();
+        return link.send(options.listCommand);
+      });
+      if (!('reply' in sent)) throw 'notSent' in sent ? sent.notSent : sent.unknown;
+      const players = parsePlayerList(sent.reply);
+      if (players === undefined) log.warn({ command: options.listCommand, reply: sent.reply.slice(0, 200) }, 'RCON list reply not understood; online players unchanged');
+      else onList(players);
+    } catch (error) {
+      log.warn({ command: options.listCommand, error: messageOf(error) }, 'RCON list failed; online players unchanged');
+    }
+  }
+
+  function next(onList: (players: string[]) => void): void {
+    if (stopped) return;
+    running = poll(onList).then(() => {
+      if (!stopped) timer = setTimeout(() => next(onList), options.intervalMs);
+    });
+  }
+
+  return {
+    start(onList) {
+      if (running !== undefined || stopped) return;
+      next(onList);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

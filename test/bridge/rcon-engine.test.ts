@@ -1,0 +1,119 @@
+/**
+ * The RCON sink as the delivery engine calls it (`deliver` with the sink's give, as the
+ * bridge's loop does), and the sink's life: the password's sources, a connection the game
+ * closed while idle, close.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryJournal, type JournalLine } from '../../src/index.js';
+import { KEY, inProcessStore } from '../support/reliability.js';
+import { itemOf, rconSuite, whip } from '../support/rcon-sink.js';
+
+const { mock, sleep, client } = inProcessStore();
+const rcon = rconSuite();
+const dirs: string[] = [];
+afterEach(async () => {
+  mock.reset();
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe('through the delivery engine', () => {
+  it('a purchase is given by its command once, then acknowledged: nothing left in the journal', async () => {
+    const server = await rcon.server();
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const sink = rcon.sink(server, journal);
+    const report = await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    expect(report.granted).toHaveLength(1);
+    expect(server.commands).toEqual(['give Steve whip 1']);
+    expect(await journal.pending()).toEqual([]);
+    await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    expect(server.commands).toHaveLength(1);
+  });
+
+  it('a command lost mid-way: the line acknowledged, an open window left for staff, never sent again', async () => {
+    const server = await rcon.server();
+    server.answer = () => ({ drop: true });
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const sink = rcon.sink(server, journal);
+    await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    const left = await journal.pending();
+    expect(left).toEqual([expect.objectContaining({ state: 'unverified', cause: 'unknownCommand', command: 'give Steve whip 1', playerName: 'Steve' })]);
+    expect(left[0]?.deliveryId).toMatch(/^window:command:/);
+    server.answer = () => 'ok';
+    await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    expect(server.commands).toHaveLength(1);
+  });
+
+  it('a name no command may hold: nothing sent, the line marked for staff (stuck) at the first attempt', async () => {
+    const server = await rcon.server();
+    mock.addPurchase(KEY, { playerName: 'Bad;Name', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const report = await client(journal).deliver('Bad;Name', rcon.sink(server, journal).give, { mode: 'fast', sleep });
+    expect(report.failed).toHaveLength(1);
+    const [line] = (await journal.pending()) as JournalLine[];
+    expect(line?.lastError).toMatchObject({ attempts: 1, stuck: true, message: expect.stringContaining('{player} is outside the player names') });
+    expect(line?.sending).toBeUndefined();
+    expect(server.logins.ok + server.commands.length).toBe(0);
+  });
+});
+
+describe('the sink', () => {
+  it('reconnects when the game closed the idle connection: the next item is sent, no window', async () => {
+    const server = await rcon.server();
+    const journal = new MemoryJournal();
+    const sink = rcon.sink(server, journal);
+    await sink.give(itemOf(whip('invoice:1')));
+    server.dropAll();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sink.give(itemOf(whip('invoice:2')));
+    expect(server.commands).toEqual(['give Steve whip 1', 'give Steve whip 1']);
+    expect(server.logins.ok).toBe(2);
+    expect((await journal.pending()).filter((e) => e.state === 'unverified')).toEqual([]);
+  });
+
+  it('the password from its environment variable, or from its file without the trailing newline; none: thrown, nothing sent', async () => {
+    const server = await rcon.server();
+    vi.stubEnv('RCON_TEST_PASSWORD', server.password);
+    await rcon.sink(server, new MemoryJournal(), { password: undefined, passwordEnv: 'RCON_TEST_PASSWORD' }).give(itemOf(whip('invoice:3')));
+    const dir = await mkdtemp(join(tmpdir(), 'tg-rcon-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'password'), `${server.password}\n`);
+    vi.stubEnv('RCON_TEST_PASSWORD', '');
+    await rcon.sink(server, new MemoryJournal(), { password: undefined, passwordEnv: 'RCON_TEST_PASSWORD', passwordFile: join(dir, 'password') }).give(itemOf(whip('invoice:4')));
+    expect(server.logins).toEqual({ ok: 2, failed: 0 });
+    await expect(rcon.sink(server, new MemoryJournal(), { password: undefined, passwordEnv: 'RCON_TEST_PASSWORD' }).give(itemOf(whip('invoice:5')))).rejects.toThrow('RCON: no password (set RCON_TEST_PASSWORD or give.rcon.passwordFile)');
+    await expect(rcon.sink(server, new MemoryJournal(), { password: undefined }).give(itemOf(whip('invoice:5')))).rejects.toThrow('RCON: no password (set the variable named by give.rcon.passwordEnv or give.rcon.passwordFile)');
+    expect(server.commands).toHaveLength(2);
+  });
+
+  it('a password file: only its one trailing newline dropped (CRLF too); no passwordEnv reads no variable', async () => {
+    const server = await rcon.server({ password: 'pa\nss ' });
+    const dir = await mkdtemp(join(tmpdir(), 'tg-rcon-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'password'), 'pa\nss \r\n');
+    // A variable literally named "undefined" is never taken for the password.
+    vi.stubEnv('undefined', 'wrong');
+    await rcon.sink(server, new MemoryJournal(), { password: undefined, passwordFile: join(dir, 'password') }).give(itemOf(whip('invoice:8')));
+    expect(server.logins).toEqual({ ok: 1, failed: 0 });
+  });
+
+  it('close waits for the command in flight, then nothing more is sent', async () => {
+    const server = await rcon.server();
+    server.answer = () => ({ delayMs: 30, reply: 'ok' });
+    const journal = new MemoryJournal();
+    const sink = rcon.sink(server, journal);
+    const giving = sink.give(itemOf(whip('invoice:6')));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sink.close();
+    await giving;
+    expect((await journal.pending()).filter((e) => e.state === 'unverified')).toEqual([]);
+    await expect(sink.give(itemOf(whip('invoice:7')))).rejects.toThrow('RCON: the bridge is stopping');
+    expect(server.commands).toEqual(['give Steve whip 1']);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.connections).toBe(0);
+  });
+});

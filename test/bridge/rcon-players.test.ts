@@ -1,0 +1,125 @@
+/**
+ * The players online from the RCON `list` command (src/bridge/rcon-players.ts): both reply
+ * forms parsed, anything else ignored (never everyone leaving on a reply not understood),
+ * and the poller against the test RCON server.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryJournal } from '../../src/index.js';
+import { parsePlayerList } from '../../src/bridge/rcon-players.js';
+import { rconSuite, recordingLog } from '../support/rcon-sink.js';
+
+const rcon = rconSuite();
+
+describe('parsePlayerList', () => {
+  it.each<[string, string, string[]]>([
+    ['Minecraft 1.13+', 'There are 2 of a max of 20 players online: Steve, Alex', ['Steve', 'Alex']],
+    ['Minecraft, nobody', 'There are 0 of a max of 20 players online: ', []],
+    ['Minecraft, nobody, no trailing space', 'There are 0 of a max of 20 players online:', []],
+    ['Minecraft, "a max 20"', 'There are 1 of a max 20 players online: Steve', ['Steve']],
+    ['Minecraft before 1.13', 'There are 2/20 players online:\nSteve, Alex', ['Steve', 'Alex']],
+    ['Minecraft with formatting codes', '§6There are §c2§6 of a max of §c20§6 players online: §fSteve§r, §fAlex', ['Steve', 'Alex']],
+    ['a plain comma list', 'Steve, Alex,Bob_2', ['Steve', 'Alex', 'Bob_2']],
+    ['a plain newline list', 'Steve\nAlex\r\n\nBob\n', ['Steve', 'Alex', 'Bob']],
+    ['an empty reply', '', []],
+    ['a blank reply', ' \n ', []],
+    ['a long list just under a packet', Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`).join(', '), Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`)],
+  ])('%s', (_form, reply, players) => {
+    expect(parsePlayerList(reply)).toEqual(players);
+  });
+
+  it.each([
+    ['an error text', 'Unknown command. Type "/help" for help.'],
+    ['a sentence', 'No players are online right now'],
+    ['a name with a space in a plain list', 'Steve, Alex Smith'],
+    ['Minecraft naming more players than it counts', 'There are 1 of a max of 20 players online: Steve, Alex'],
+    ['Minecraft with a name no command may hold', 'There are 1 of a max of 20 players online: Ste;ve'],
+    ['control characters', 'Steve\u0000Alex'],
+    ['a plain list filling a whole packet (maybe cut)', Array.from({ length: 820 }, (_, i) => `P${String(i).padStart(3, '0')}`).join(', ')],
+  ])('%s: not understood', (_what, reply) => {
+    expect(parsePlayerList(reply)).toBeUndefined();
+  });
+});
+
+describe('a reply as long as a packet', () => {
+  const names = Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`);
+  it('4095 bytes: parsed; 4096 bytes: may have been cut, not understood', () => {
+    expect(parsePlayerList(`${names.join(', ')}${' '.repeat(5)}`)).toEqual(names);
+    expect(parsePlayerList(`${names.join(', ')}${' '.repeat(6)}`)).toBeUndefined();
+    // Bytes, not characters: a no-break space (trimmed like any space) is 2 bytes.
+    expect(parsePlayerList(`${names.join(', ')}${'\u00a0'.repeat(2)}`)).toEqual(names);
+    expect(parsePlayerList(`${names.join(', ')}${'\u00a0'.repeat(3)}`)).toBeUndefined();
+  });
+});
+
+describe('the list poller', () => {
+  it('polls the list command and hands each list over; stop ends it', async () => {
+    const server = await rcon.server();
+    server.listReply = 'There are 2 of a max of 20 players online: Steve, Alex';
+    const sink = rcon.sink(server, new MemoryJournal(), { players: { source: 'list', intervalMs: 10 } });
+    const lists: string[][] = [];
+    await new Promise<void>((resolve) => {
+      sink.players?.start((players) => {
+        lists.push(players);
+        if (lists.length === 1) server.listReply = 'There are 1 of a max of 20 players online: Alex';
+        if (lists.length === 2) resolve();
+      });
+    });
+    await sink.players?.stop();
+    const polled = server.commands.length;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(server.commands.length).toBe(polled);
+    expect(lists.slice(0, 2)).toEqual([['Steve', 'Alex'], ['Alex']]);
+    expect(new Set(server.commands)).toEqual(new Set(['list']));
+    expect(server.logins.ok).toBe(1);
+  });
+
+  it('its own list command; a reply not understood and a lost connection are logged, the list unchanged, the poll goes on', async () => {
+    const server = await rcon.server();
+    let n = 0;
+    server.answer = () => {
+      n++;
+      if (n === 1) return 'Unknown command';
+      if (n === 2) return { drop: true };
+      return 'Steve';
+    };
+    const log = recordingLog();
+    const sink = rcon.sink(server, new MemoryJournal(), { players: { source: 'list', listCommand: 'players', intervalMs: 5 } }, log);
+    const players = await new Promise<string[]>((resolve) => sink.players?.start(resolve));
+    await sink.players?.stop();
+    expect(players).toEqual(['Steve']);
+    expect(server.commands.slice(0, 3)).toEqual(['players', 'players', 'players']);
+    expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(expect.arrayContaining(['RCON list reply not understood; online players unchanged', 'RCON list failed; online players unchanged']));
+    expect(server.logins.ok).toBe(2);
+  });
+
+  it('no server: logged, tried again; start twice polls once; players only with source "list"', async () => {
+    const server = await rcon.server();
+    server.answerLogin = false;
+    const log = recordingLog();
+    const sink = rcon.sink(server, new MemoryJournal(), { timeoutMs: 20, players: { source: 'list', intervalMs: 5 } }, log);
+    const onList = () => undefined;
+    sink.players?.start(onList);
+    sink.players?.start(onList);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sink.close();
+    const logins = server.logins.ok; // counted, never answered
+    expect(logins).toBeGreaterThanOrEqual(2);
+    expect(log.lines.some((l) => l.message === 'RCON list failed; online players unchanged')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(server.logins.ok).toBe(logins);
+    expect(rcon.sink(server, new MemoryJournal(), { players: { source: 'game' } }).players).toBeUndefined();
+  });
+
+  it('a list poll and a give never interleave on the connection: the give waits its turn', async () => {
+    const server = await rcon.server();
+    server.answer = (command) => (command === 'list' ? { delayMs: 30, reply: 'Steve' } : 'ok');
+    const journal = new MemoryJournal();
+    const sink = rcon.sink(server, journal, { players: { source: 'list', intervalMs: 1_000 } });
+    const listed = new Promise<string[]>((resolve) => sink.players?.start(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const { whip, itemOf } = await import('../support/rcon-sink.js');
+    await sink.give(itemOf(whip('invoice:1')));
+    expect(await listed).toEqual(['Steve']);
+    expect(server.commands).toEqual(['list', 'give Steve whip 1']);
+  });
+});

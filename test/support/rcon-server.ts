@@ -1,0 +1,131 @@
+/**
+ * A test RCON server on loopback, written from the Source RCON protocol's published
+ * description (developer.valvesoftware.com/wiki/Source_RCON_Protocol): each packet is an
+ * int32 (little-endian) size of the rest, an int32 id, an int32 type (3 auth, 2 exec
+ * command, 2 auth response, 0 response value), a null-terminated body and one more null.
+ * A login is answered, as Source servers do, with an empty response value and then the
+ * auth response (id -1 when the password is wrong); `authStyle: 'minecraft'` sends the
+ * auth response alone, as Minecraft does.
+ *
+ * It records every command, answers `list`, and can be told per command to drop the
+ * connection without replying, to stay silent, or to answer late.
+ */
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+
+const AUTH = 3;
+const EXEC = 2;
+const AUTH_RESPONSE = 2;
+const RESPONSE = 0;
+
+/** How the server answers one command. */
+export type RconAnswer = string | { drop: true } | { silent: true } | { delayMs: number; reply: string };
+
+export interface TestRconServerOptions {
+  password?: string;
+  authStyle?: 'source' | 'minecraft';
+}
+
+export class TestRconServer {
+  /** Every command received on an authenticated connection, in order. */
+  readonly commands: string[] = [];
+  /** Logins received, and how many failed. */
+  readonly logins = { ok: 0, failed: 0 };
+  /** The reply to `list`. */
+  listReply = 'There are 0 of a max of 20 players online: ';
+  /** Refuse every login (a wrong password as the server sees it). */
+  refuseAuth = false;
+  /** Answer logins; `false`: read them and say nothing (a server that hangs). */
+  answerLogin = true;
+  /** Answers a command; the default replies to `list` with {@link listReply}, to anything else with `ok: <command>`. */
+  answer: (command: string) => RconAnswer = (command) => (command === 'list' ? this.listReply : `ok: ${command}`);
+
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  readonly #options: Required<TestRconServerOptions>;
+
+  private constructor(options: TestRconServerOptions) {
+    this.#options = { password: 'secret', authStyle: 'source', ...options };
+    this.#server = createServer((socket) => this.#serve(socket));
+  }
+
+  /** Starts a server on 127.0.0.1, on a port of the system's choice. */
+  static async start(options: TestRconServerOptions = {}): Promise<TestRconServer> {
+    const server = new TestRconServer(options);
+    await new Promise<void>((resolve) => server.#server.listen(0, '127.0.0.1', resolve));
+    return server;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  get password(): string {
+    return this.#options.password;
+  }
+
+  /** Connections open now. */
+  get connections(): number {
+    return this.#sockets.size;
+  }
+
+  /** Drops every open connection (a game server restarting). */
+  dropAll(): void {
+    for (const socket of this.#sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.dropAll();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #serve(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.on('close', () => this.#sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let authed = false;
+    let buffer = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32LE(0)) {
+        const size = buffer.readInt32LE(0);
+        const id = buffer.readInt32LE(4);
+        const type = buffer.readInt32LE(8);
+        // The body ends at its null terminator, before the packet's last null.
+        const body = buffer.subarray(12, 4 + size - 2).toString('utf8');
+        buffer = buffer.subarray(4 + size);
+        if (type === AUTH) authed = this.#login(socket, id, body);
+        else if (type === EXEC && authed) this.#exec(socket, id, body);
+        else socket.destroy();
+      }
+    });
+  }
+
+  #login(socket: Socket, id: number, password: string): boolean {
+    const ok = !this.refuseAuth && password === this.#options.password;
+    if (ok) this.logins.ok++;
+    else this.logins.failed++;
+    if (!this.answerLogin) return false;
+    if (this.#options.authStyle === 'source') socket.write(packet(id, RESPONSE, ''));
+    socket.write(packet(ok ? id : -1, AUTH_RESPONSE, ''));
+    return ok;
+  }
+
+  #exec(socket: Socket, id: number, command: string): void {
+    this.commands.push(command);
+    const answer = this.answer(command);
+    if (typeof answer === 'string') socket.write(packet(id, RESPONSE, answer));
+    else if ('drop' in answer) socket.destroy();
+    else if ('delayMs' in answer) setTimeout(() => socket.writable && socket.write(packet(id, RESPONSE, answer.reply)), answer.delayMs);
+  }
+}
+
+/** One packet: size, id, type, the body and its null terminator, and the empty string's null. */
+export function packet(id: number, type: number, body: string): Buffer {
+  const text = Buffer.from(body, 'utf8');
+  const buffer = Buffer.alloc(14 + text.length);
+  buffer.writeInt32LE(10 + text.length, 0);
+  buffer.writeInt32LE(id, 4);
+  buffer.writeInt32LE(type, 8);
+  text.copy(buffer, 12);
+  return buffer;
+}
