@@ -56,6 +56,7 @@ export function createWebhookSink(config: WebhookGiveConfig, deps: WebhookDeps):
   const closing = new AbortController();
 
   async function post(body: WebhookPurchase | WebhookVote): Promise<void> {
+    if (closing.signal.aborted) throw new WebhookError("the game's webhook could not be reached (the bridge is stopping)");
     // Combined by hand: Node 20's AbortSignal.any would keep a listener on the long-lived
     // closing signal for every item ever given.
     const call = new AbortController();

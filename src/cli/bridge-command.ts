@@ -67,16 +67,22 @@ function missingPeer(error: unknown): string | undefined {
   return PEERS.find((name) => text.includes(`'${name}'`));
 }
 
-function signalled(): Promise<string> {
-  return new Promise((resolve) => {
+/** The first SIGTERM or SIGINT; `dispose` removes the listeners (a start that failed). */
+function signalled(): { promise: Promise<string>; dispose: () => void } {
+  let dispose = () => {};
+  const promise = new Promise<string>((resolve) => {
     const on = (name: string) => {
+      dispose();
+      resolve(name);
+    };
+    dispose = () => {
       process.off('SIGTERM', on);
       process.off('SIGINT', on);
-      resolve(name);
     };
     process.on('SIGTERM', on);
     process.on('SIGINT', on);
   });
+  return { promise, dispose };
 }
 
 /** Runs `teamgames bridge` (argv after the word `bridge`); resolves the exit code once it stopped. */
@@ -108,11 +114,14 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
     if (peer !== undefined) return fail(EXIT.USAGE, `the bridge needs the optional package ${peer}: npm install pino prom-client rcon-client`);
     throw error;
   }
-  const stop = deps.stopSignal ?? signalled();
+  // Listening before the start: a signal during it stops the bridge as soon as it runs.
+  const signals = deps.stopSignal === undefined ? signalled() : undefined;
+  const stop = deps.stopSignal ?? (signals as { promise: Promise<string> }).promise;
   let bridge: RunningBridge;
   try {
     bridge = await startBridge(config, { ...deps, env });
   } catch (error) {
+    signals?.dispose();
     const peer = missingPeer(error);
     if (peer !== undefined) return fail(EXIT.USAGE, `the bridge needs the optional package ${peer}: npm install pino prom-client rcon-client`);
     // Multi-line usage errors (every mistake of the config) keep their lines.

@@ -31,9 +31,9 @@ afterEach(async () => {
   }
 });
 
-async function startApi(): Promise<Api> {
+async function startApi(apiKey = KEY): Promise<Api> {
   const mock = createMockService({ seed: storeSeed, now: T0 });
-  const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now, journal: new MemoryJournal() });
+  const client = new StorefrontClient({ apiKey, fetch: mock.fetch, now: mock.clock.now, journal: new MemoryJournal() });
   const given: DeliveredItem[] = [];
   const loop = client.startDeliveryLoop({ give: (item) => void given.push(item), giveVoteReward: () => undefined, claimMode: 'fast' });
   const metrics = createMetrics(() => loop.stats());
@@ -129,6 +129,17 @@ describe('the HTTP API: each route', () => {
     expect(metrics.text).toMatch(/teamgames_bridge_http_requests_total\{route="join",status="200"\} 1/);
     // Every sample line parses: name, optional labels, a number.
     for (const line of metrics.text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))) expect(line).toMatch(/^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/);
+  });
+});
+
+describe('the HTTP API: health when the service refuses the key', () => {
+  it('answers 503 with ok: false while the loop is paused', async () => {
+    const api = await startApi('not-a-key-of-this-store');
+    await api.call('POST', '/v1/join', { player: 'Steve' });
+    await expect.poll(() => api.loop.stats().paused).toBe(true);
+    const health = await api.call('GET', '/v1/health');
+    expect(health).toMatchObject({ status: 503, json: { ok: false, paused: true, online: 1 } });
+    expect((await api.call('GET', '/metrics')).text).toMatch(/^teamgames_bridge_paused 1$/m);
   });
 });
 
