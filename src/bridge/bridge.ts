@@ -50,7 +50,8 @@ interface RconLogger {
 
 /** What `src/bridge/rcon.ts` (the RCON sink) exports. */
 interface RconModule {
-  createRconSink(config: RconGiveConfig, deps: { journal: DeliveryJournal; log: RconLogger; now: () => number }): ItemSink | Promise<ItemSink>;
+  /** `password`: the one secrets.ts read (from passwordEnv in the bridge's env, or passwordFile). */
+  createRconSink(config: RconGiveConfig & { password?: string }, deps: { journal: DeliveryJournal; log: RconLogger; now: () => number }): ItemSink | Promise<ItemSink>;
 }
 
 /** The bridge's logger (message first) in the RCON sink's call shape. */
@@ -73,7 +74,7 @@ async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: D
   }
   const rconConfig = rcon as RconGiveConfig;
   const module = (await import(/* @vite-ignore */ RCON_MODULE)) as RconModule;
-  return { sink: await module.createRconSink(rconConfig, { journal, log: rconLogger(log), now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
+  return { sink: await module.createRconSink({ ...rconConfig, ...(secrets.rconPassword === undefined ? {} : { password: secrets.rconPassword }) }, { journal, log: rconLogger(log), now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
 function isLoopback(host: string): boolean {
