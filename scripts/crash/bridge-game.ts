@@ -34,6 +34,12 @@ export interface Game {
   faultRate: number;
   /** Called after each give reached the game (and, for the webhook, after its answer was written). */
   onGive: (() => void) | undefined;
+  /** The players in the game now (the campaign sets it; the bridge is told after each start). */
+  online: Set<string>;
+  /** Gives that reached the game for a player not in it (the loop promises never to). */
+  offlineGives: number;
+  /** RCON: refuse a command for a player not in the game ("No player was found"), as Minecraft does: nothing given. */
+  refuseOffline: boolean;
   close(): Promise<void>;
 }
 
@@ -70,6 +76,9 @@ export async function startWebhookGame(token: string, random: () => number): Pro
     redelivered: 0,
     refused: 0,
     onGive: undefined,
+    online: new Set(),
+    offlineGives: 0,
+    refuseOffline: false,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -100,6 +109,7 @@ export async function startWebhookGame(token: string, random: () => number): Pro
         return;
       }
       const id = item.deliveryId;
+      if (!game.online.has(item.player)) game.offlineGives += 1;
       game.posts.set(id, (game.posts.get(id) ?? 0) + 1);
       if (given.has(id)) game.redelivered += 1;
       else {
@@ -144,6 +154,9 @@ export async function startRconGame(random: () => number): Promise<RconGame> {
     faults: 0,
     faultRate: 0,
     onGive: undefined,
+    online: new Set(),
+    offlineGives: 0,
+    refuseOffline: false,
     close: () => server.close(),
   };
   server.answer = (command) => {
@@ -153,6 +166,10 @@ export async function startRconGame(random: () => number): Promise<RconGame> {
       return command === 'list' ? server.listReply : `Unknown command: ${command}`;
     }
     const [, player, quantity, id] = match as unknown as [string, string, string, string];
+    if (!game.online.has(player)) {
+      game.offlineGives += 1;
+      if (game.refuseOffline) return 'No player was found';
+    }
     game.runs.set(id, (game.runs.get(id) ?? 0) + 1);
     game.gives.push({ deliveryId: id, player, quantity: Number(quantity), at: performance.now() });
     const drop = random() < game.faultRate;

@@ -15,7 +15,7 @@
  * service's 10 s window before its HTTP API opens), 40 % right after the game received a
  * give (between the game's answer and the journal's acknowledgement; at most 20 s after the
  * API opened), otherwise 0.2–16 s after the API opened. A give comes about 10 s after a
- * player joins (the loop previews, then claims one window later), so a run lasts ~15 s. `--kills` times. Then a final run, faults off, every
+ * player joins (the loop previews, then claims one window later), so a run lasts ~20 s. `--kills` times. Then a final run, faults off, every
  * player online, until the mock lists nothing undelivered and no player has anything
  * pending; SIGTERM, exit 0 expected; the journal read with inspectJournal.
  *
@@ -39,6 +39,11 @@
  *   the connection after running it, the bridge wrote an `unknownCommand` window for it (a
  *   kill between the sending mark and the acknowledgement), or it never ran outside any
  *   window; in_windows: those an `unknownCommand` window names (every one must be).
+ * - offline_gives: items that reached the game (a POST, a command) for a player not in the
+ *   game at the time: each run draws who is in the game (15 % out, some joining later) before
+ *   the bridge starts, and tells the bridge once its API is up. With `--refuse-offline` the
+ *   RCON game answers such a command "No player was found" and gives nothing, as Minecraft
+ *   does (a loss the bridge cannot see: it takes any reply as given).
  * - windows: the journal's windows (open and resolved); faults: the game's (500 answers,
  *   connections dropped after a command); claim_faults: the mock's (answers lost, 503s);
  *   still_pending: items pending in the journal plus rows undelivered after the final run.
@@ -61,12 +66,13 @@ import { between, pick } from './draws.js';
 import { RCON_TEMPLATE, startRconGame, startWebhookGame, type Game, type RconGame, type WebhookGame } from './bridge-game.js';
 import { NODE_BUNDLE } from './node-bundle.js';
 
-const cli = commandLine('crash --bridge', 'usage: npm run crash -- --bridge webhook|rcon [--kills 100] [--players 10] [--seed <n>] [--keep]', {
+const cli = commandLine('crash --bridge', 'usage: npm run crash -- --bridge webhook|rcon [--kills 100] [--players 10] [--seed <n>] [--refuse-offline] [--keep]', {
   bridge: { type: 'string' },
   kills: { type: 'string', default: '100' },
   players: { type: 'string', default: '10' },
   seed: { type: 'string', default: '1' },
   keep: { type: 'boolean', default: false },
+  'refuse-offline': { type: 'boolean', default: false },
 });
 const MODE = cli.oneOf('bridge', ['webhook', 'rcon']);
 const KILLS = cli.integer('kills', 0, 100_000);
@@ -211,6 +217,9 @@ async function buy(s: Setup): Promise<void> {
 
 /** One run: spawn, say who is online, play players, and (unless `final`) SIGKILL by the plan drawn. */
 async function run(s: Setup, kill: number): Promise<void> {
+  // Who is in the game this time (the game's own players, there before the bridge starts).
+  const offline = new Set(NAMES.filter(() => random() < 0.15));
+  s.game.online = new Set(NAMES.filter((n) => !offline.has(n)));
   const spawnedAt = performance.now();
   const bridge = spawnBridge(s.file, s.env);
   const plan = random();
@@ -223,8 +232,7 @@ async function run(s: Setup, kill: number): Promise<void> {
   const bannerAt = performance.now() - spawnedAt;
   if (api === 'timeout') throw new Error(`crash bridge ${MODE}: run ${kill}: no banner within 30 s; stderr: ${bridge.stderr.slice(-2_000)}`);
   if (api !== undefined) {
-    const offline = new Set(NAMES.filter(() => random() < 0.15));
-    void call(api, 'PUT', '/v1/online', { players: NAMES.filter((n) => !offline.has(n)) });
+    void call(api, 'PUT', '/v1/online', { players: [...s.game.online] });
     if (plan >= P_EARLY + P_RESUMING && plan < P_EARLY + P_RESUMING + P_AT_GIVE) {
       s.game.onGive = () => {
         s.game.onGive = undefined;
@@ -243,6 +251,7 @@ async function run(s: Setup, kill: number): Promise<void> {
         else if (offline.size > 0) {
           const player = pick(random, [...offline]);
           offline.delete(player);
+          s.game.online.add(player);
           void call(api, 'POST', '/v1/join', { player });
         }
       }
@@ -257,6 +266,7 @@ async function run(s: Setup, kill: number): Promise<void> {
 
 /** The final run: faults off, everyone online, until nothing is undelivered or pending; SIGTERM. */
 async function finalRun(s: Setup): Promise<boolean> {
+  s.game.online = new Set(NAMES);
   const bridge = spawnBridge(s.file, s.env);
   const api = await Promise.race([bridge.api, pause(30_000).then(() => undefined)]);
   if (api === undefined) {
@@ -294,6 +304,7 @@ async function main(): Promise<number> {
   const gameRandom = seededRandom(SEED ^ 0x6a3e);
   const game: Game = MODE === 'webhook' ? await startWebhookGame(TOKEN, gameRandom) : await startRconGame(gameRandom);
   game.faultRate = GAME_FAULTS;
+  game.refuseOffline = cli.values['refuse-offline'];
   writeConfig(url, game);
   const env = { TEAMGAMES_API_KEY: API_KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN, ...(MODE === 'rcon' ? { CRASH_RCON_PASSWORD: (game as RconGame).password } : {}) };
   const s: Setup = { mock, game, file, env, purchases: 0 };
@@ -390,7 +401,7 @@ async function report(s: Setup, claimFaults: number): Promise<number> {
   if (refused > 0) problem(`the game refused ${refused} POSTs (a wrong token or body)`);
   const extra = MODE === 'rcon' && (s.game as RconGame).strange.length > 0 ? ` strange_commands=${(s.game as RconGame).strange.length}` : '';
   console.log(
-    `crash bridge ${MODE} kills=${KILLS} players=${PLAYERS} seed=${SEED}: purchases=${rows.length} given=${given} ${counts} windows=${windows.length} covered=${covered} faults=${s.game.faults} claim_faults=${claimFaults} still_pending=${stillPending}${extra}`,
+    `crash bridge ${MODE} kills=${KILLS} players=${PLAYERS} seed=${SEED}: purchases=${rows.length} given=${given} ${counts} windows=${windows.length} covered=${covered} offline_gives=${s.game.offlineGives} faults=${s.game.faults} claim_faults=${claimFaults} still_pending=${stillPending}${extra}`,
   );
   for (const p of problems) process.stderr.write(`crash bridge ${MODE}: ${p}\n`);
   return silent > 0 || duplicated > 0 || lost > 0 || outside > 0 || stillPending > 0 || problems.length > 0 ? 1 : 0;
