@@ -63,7 +63,11 @@ function rconLogger(log: BridgeLogger): RconLogger {
   };
 }
 
-// A variable specifier: the RCON sink is its own module, loaded only for an RCON bridge.
+// The RCON sink (src/bridge/rcon.ts, issue #37's RCON part) is its own module, loaded only for
+// an RCON bridge. Until it is merged the specifier is a variable, so the typecheck passes
+// without it; once it exists, write `await import('./rcon.js')` literally: the bundler only
+// makes a chunk of a module it can see, and the built bin would otherwise look for a
+// dist/rcon.js that is not there.
 const RCON_MODULE = './rcon.js';
 
 async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: DeliveryJournal, log: BridgeLogger, deps: BridgeDeps): Promise<{ sink: ItemSink; where: string }> {

@@ -7,6 +7,7 @@
  */
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../common/command-line.js';
 import { printable } from '../common/printable.js';
+import { InvalidInputError } from '../errors.js';
 import { URL_PASSWORD } from './databases.js';
 import { EXIT, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import type { BridgeDeps, RunningBridge } from '../bridge/bridge.js';
@@ -126,6 +127,11 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
     if (peer !== undefined) return fail(EXIT.USAGE, `the bridge needs the optional package ${peer}: npm install pino prom-client rcon-client`);
     // Multi-line usage errors (every mistake of the config) keep their lines.
     const message = error instanceof Error ? error.message : String(error);
+    // The client's own checks (a plain-http base URL off loopback, a malformed key): usage too, in the config's words.
+    if (error instanceof InvalidInputError) {
+      const field = error.argument === 'options.baseUrl' ? 'baseUrl (or TEAMGAMES_BASE_URL)' : error.argument === 'options.apiKey' ? 'TEAMGAMES_API_KEY' : error.argument;
+      return fail(EXIT.USAGE, `${field}: ${error.rule}`);
+    }
     if (error instanceof UsageError) {
       io.stderr.write(`teamgames bridge: ${message.split('\n').map(printable).join('\n')}\n(see teamgames bridge --help)\n`);
       return EXIT.USAGE;

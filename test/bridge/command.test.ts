@@ -48,6 +48,12 @@ describe('teamgames bridge, in process', () => {
     expect(r.stderr).not.toContain('SECRET');
   });
 
+  it("the client's own rules are usage errors too, in the config's words (exit 2)", async () => {
+    const path = await configFile({ baseUrl: 'http://store.example', give: { webhook: { url: 'http://127.0.0.1:9/x' } }, journal: { file: join(await mkdtemp(join(tmpdir(), 'bridge-command-')), 'j.jsonl') } });
+    const r = await run(['bridge', '--config', path], { TEAMGAMES_API_KEY: 'command-test-key-5f2a9c', TEAMGAMES_BRIDGE_TOKEN: TOKEN });
+    expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/^teamgames bridge: baseUrl \(or TEAMGAMES_BASE_URL\): plain http: is only allowed for loopback hosts/) });
+  });
+
   it('a journal that cannot be opened fails the start (exit 1), saying why', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bridge-command-'));
     await mkdir(join(dir, 'journal.jsonl'));

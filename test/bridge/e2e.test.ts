@@ -149,7 +149,8 @@ describe('teamgames bridge with a webhook game, end to end', () => {
       await call(first, 'POST', '/v1/join', { player: 'Alex' });
       // Claimed and journaled, then refused by the game (HTTP 500): pending in the journal.
       await vi.waitFor(() => expect(game.posts).toBeGreaterThan(posts), { timeout: 30_000, interval: 200 });
-      expect(first.stdout()).toContain("the game's webhook answered HTTP 500");
+      // The bridge's log line follows the game's answer through a pipe: waited for, not raced.
+      await vi.waitFor(() => expect(first.stdout()).toContain("the game's webhook answered HTTP 500"), { timeout: 5_000, interval: 50 });
     } finally {
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
