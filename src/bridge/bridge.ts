@@ -63,13 +63,6 @@ function rconLogger(log: BridgeLogger): RconLogger {
   };
 }
 
-// The RCON sink (src/bridge/rcon.ts, issue #37's RCON part) is its own module, loaded only for
-// an RCON bridge. Until it is merged the specifier is a variable, so the typecheck passes
-// without it; once it exists, write `await import('./rcon.js')` literally: the bundler only
-// makes a chunk of a module it can see, and the built bin would otherwise look for a
-// dist/rcon.js that is not there.
-const RCON_MODULE = './rcon.js';
-
 async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: DeliveryJournal, log: BridgeLogger, deps: BridgeDeps): Promise<{ sink: ItemSink; where: string }> {
   const { webhook, rcon } = config.give;
   if (webhook !== undefined) {
@@ -77,7 +70,9 @@ async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: D
     return { sink: createWebhookSink(webhook, { token: secrets.token, log, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) }), where: `webhook ${url.origin}${url.pathname}` };
   }
   const rconConfig = rcon as RconGiveConfig;
-  const module = (await import(/* @vite-ignore */ RCON_MODULE)) as RconModule;
+  // The RCON sink is its own module, loaded only for an RCON bridge; a literal specifier so
+  // the bundler makes a chunk of it (dist has it beside the bin's chunks).
+  const module: RconModule = await import('./rcon.js');
   return { sink: await module.createRconSink({ ...rconConfig, ...(secrets.rconPassword === undefined ? {} : { password: secrets.rconPassword }) }, { journal, log: rconLogger(log), now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
