@@ -5,8 +5,8 @@
  * answered 503) and the game (bridge-game.ts: a webhook endpoint deduping on deliveryId and
  * answering 500 to 5 % of POSTs, or the test RCON server running one command per item,
  * `give {player} item {quantity} {deliveryId}`, dropping the connection without a reply
- * after 3 % of commands). The bridge is a child process: the real CLI (src/cli/index.ts and
- * the RCON sink, bundled with esbuild at start: a restart costs node's start, not tsx's),
+ * after 3 % of commands). The bridge is a child process: the real CLI (src/cli/index.ts with
+ * its chunks, bundled with esbuild at start: a restart costs node's start, not tsx's),
  * `teamgames bridge --config bridge.json` with a file journal, secrets in its environment.
  * After each start the campaign says who is online (PUT /v1/online, as a game re-sending its
  * list after a reconnect), players type /claim now and then (POST /v1/claim), and the bridge
@@ -53,7 +53,7 @@
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,18 +104,17 @@ const problem = (text: string) => {
 };
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The CLI and the RCON sink, bundled: bridge.ts loads `./rcon.js` beside its own chunk. */
+/** The CLI bundled, with its chunks (the bridge, the RCON sink: loaded by import() when used). */
 async function bundle(): Promise<string> {
   const startedAt = performance.now();
   mkdirSync(paths.bundle);
   writeFileSync(join(paths.bundle, 'package.json'), '{"type":"module"}');
-  const rcon = join(src, 'bridge', 'rcon.ts');
   await build({
     ...NODE_BUNDLE,
-    entryPoints: { teamgames: join(src, 'cli', 'index.ts'), ...(existsSync(rcon) ? { rcon } : {}) },
+    entryPoints: { teamgames: join(src, 'cli', 'index.ts') },
     outdir: paths.bundle,
     splitting: true,
-    chunkNames: '[name]-[hash]',
+    chunkNames: 'chunks/[name]-[hash]',
     external: ['pg-native', 'pg', 'mysql2', 'mysql2/promise'],
   });
   process.stderr.write(`crash bridge ${MODE}: bundled the CLI in ${((performance.now() - startedAt) / 1000).toFixed(1)} s\n`);
