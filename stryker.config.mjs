@@ -36,9 +36,9 @@ export default {
     'src/cli/journal-sources.ts',
     'src/cli/journal-print.ts',
     'src/journals/**/*.ts',
-    // The bridge's RCON sink (#37): what it sends, when it stops sending.
+    // The bridge's RCON sink (#37): what it sends, when it stops sending. (rcon-link.ts, the
+    // connection, is left out for now: its mutants mostly hang a socket until the timeout.)
     'src/bridge/rcon.ts',
-    'src/bridge/rcon-link.ts',
     'src/bridge/rcon-template.ts',
   ],
   // Mutants in module-level constants would each need every suite: left out, for speed.

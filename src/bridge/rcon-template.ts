@@ -34,6 +34,8 @@ const UNSAFE_TEXT = /["'`\\;{}§\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 const MAX_TEXT = 100;
 /** A placeholder `{name}`, or a literal brace written twice (`{{`, `}}`: JSON text in `tellraw`). */
 const PLACEHOLDER = /\{\{|\}\}|\{([^{}]*)\}/g;
+/** A template of text, placeholders and doubled braces only: no brace left alone. */
+const WELL_FORMED = /^(?:[^{}]|\{\{|\}\}|\{[^{}]*\})*$/;
 
 /** Commands ready to send, or why none may be. @internal */
 export type Rendered = { commands: string[] } | { refused: string };
@@ -49,7 +51,7 @@ export function templateProblem(template: unknown, placeholders: readonly string
   for (const match of template.matchAll(PLACEHOLDER)) {
     if (match[1] !== undefined && !placeholders.includes(match[1])) return `has an unknown placeholder {${match[1] as string}} (known: ${placeholders.map((p) => `{${p}}`).join(', ')})`;
   }
-  if (/[{}]/.test(template.replace(PLACEHOLDER, ''))) return 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})';
+  if (!WELL_FORMED.test(template)) return 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})';
   return undefined;
 }
 
