@@ -55,6 +55,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -152,7 +153,6 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 function spawnBridge(file: string, env: Record<string, string>): Bridge {
   const proc = spawn(process.execPath, [file, 'bridge', '--config', paths.config], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   live.add(proc);
-  let buffer = '';
   let found!: (url: string | undefined) => void;
   const bridge: Bridge = {
     proc,
@@ -169,16 +169,10 @@ function spawnBridge(file: string, env: Record<string, string>): Bridge {
     stderr: '',
     log: [],
   };
-  proc.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      if (bridge.log.length < 5_000) bridge.log.push(line);
-      const api = /"api":"(http:\/\/[^"]+)"/.exec(line)?.[1];
-      if (api !== undefined) found(api);
-    }
+  createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    if (bridge.log.length < 5_000) bridge.log.push(line);
+    const api = /"api":"(http:\/\/[^"]+)"/.exec(line)?.[1];
+    if (api !== undefined) found(api);
   });
   proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => (bridge.stderr = (bridge.stderr + chunk).slice(-10_000)));
   return bridge;
