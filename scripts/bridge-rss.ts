@@ -27,11 +27,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createMockService } from '../src/mock/index.js';
 import { commandLine } from './common/command-line.js';
 
-const cli = commandLine('bridge-rss', 'usage: npm run bridge-rss -- [--players 10000] [--seconds 60]', {
+const cli = commandLine('bridge-rss', 'usage: npm run bridge-rss -- [--players 10000] [--seconds 60] [--node-flags=--max-semi-space-size=2]', {
   players: { type: 'string', default: '10000' },
   seconds: { type: 'string', default: '60' },
+  'node-flags': { type: 'string' },
 });
 const PLAYERS = cli.integer('players', 1, 100_000);
+/** Node's flags for the bridge (e.g. `--max-semi-space-size=2`), space-separated. */
+const NODE_FLAGS = (cli.values['node-flags'] ?? '').split(' ').filter(Boolean);
 const SECONDS = cli.integer('seconds', 1, 3_600);
 const KEY = 'bridge-rss-key';
 const TOKEN = 'bridge-rss-token-0123456789abcdef0123456789';
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-rss-'));
   const config = join(dir, 'bridge.json');
   writeFileSync(config, JSON.stringify({ listen: { port: 0 }, baseUrl: store.url, journal: { file: 'journal.jsonl' }, give: { webhook: { url: `http://127.0.0.1:${(game.address() as AddressInfo).port}/give` } }, log: { level: 'info' } }));
-  const child = spawn(process.execPath, ['dist/cli/index.js', 'bridge', '--config', config], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, 'dist/cli/index.js', 'bridge', '--config', config], {
     env: { PATH: process.env.PATH, TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
     const metrics = await (await fetch(`${api}/metrics`, { headers })).text();
     const calls = /^teamgames_bridge_calls_total (\d+)$/m.exec(metrics)?.[1] ?? '?';
     console.log(
-      `bridge rss players=${PLAYERS} seconds=${SECONDS} node=${process.version}: node_floor_mb=${floor.toFixed(1)} rss_idle_mb=${idle.toFixed(1)} rss_max_mb=${max.toFixed(1)} rss_end_mb=${end.toFixed(1)} growth_mb=${(end - idle).toFixed(1)} calls=${calls} given=${given.size}`,
+      `bridge rss players=${PLAYERS} seconds=${SECONDS} node=${process.version}${NODE_FLAGS.length > 0 ? ` node_flags=${NODE_FLAGS.join(',')}` : ''}: node_floor_mb=${floor.toFixed(1)} rss_idle_mb=${idle.toFixed(1)} rss_max_mb=${max.toFixed(1)} rss_end_mb=${end.toFixed(1)} growth_mb=${(end - idle).toFixed(1)} calls=${calls} given=${given.size}`,
     );
   } finally {
     child.kill('SIGTERM');
