@@ -41,12 +41,12 @@ export default defineConfig([
     entry: { ...library, ...bins },
     format: ['esm'],
     splitting: true,
-    dts: { entry: library },
   },
   {
-    // CJS: declarations only (`.d.cts`). The `.cjs` entries are one line each, written by
-    // scripts/cjs-entries.ts: `require` loads the ESM build (Node 20.19 and later), so no
-    // module is shipped twice.
+    // CJS: declarations only (`.d.cts`), the package's one set of declarations. The `.cjs`
+    // entries and the `.d.ts` of the `import` condition are one line each, written by
+    // scripts/cjs-entries.ts: `require` loads the ESM build (Node 20.19 and later), and the
+    // ESM declarations re-export the `.d.cts`, so no module is shipped twice.
     ...shared,
     entry: library,
     format: ['cjs'],
