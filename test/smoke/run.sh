@@ -23,6 +23,15 @@ if grep -l '"sourcesContent"' "${maps[@]}"; then echo 'smoke: the source maps ab
 if find node_modules/teamgames-sdk -name '*.png' | grep .; then echo 'smoke: the package ships images (above)' >&2; exit 1; fi
 echo "smoke: ${#maps[@]} source maps without sourcesContent, no images"
 
+# ... and with `node --enable-source-maps` a stack trace from the installed package names
+# the SDK's src/ files (an error thrown inside the client's option checks).
+trace="$(node --enable-source-maps --input-type=module -e "
+  const { StorefrontClient } = await import('teamgames-sdk');
+  try { new StorefrontClient({ apiKey: '' }); } catch (error) { console.log(error.stack); }
+")"
+grep -Eq '\(.*/src/[a-z/-]+\.ts:[0-9]+:[0-9]+\)' <<< "$trace" || { echo "smoke: the stack trace does not name src/ files:"$'\n'"$trace" >&2; exit 1; }
+echo "smoke: a stack trace under --enable-source-maps names $(grep -Eo 'src/[a-z/-]+\.ts:[0-9]+' <<< "$trace" | head -n 1)"
+
 node --input-type=module -e "
   const sdk = await import('teamgames-sdk');
   if (typeof sdk.StorefrontClient !== 'function') throw new Error('ESM: StorefrontClient missing');
