@@ -141,7 +141,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
 
     // What a crash or a stop left in the journal is given to each player once they are in
     // the game, never before: the loop's first run for a player who joins finishes their
-    // purchases, their next vote claim their vote rewards. (Given at start, a command runs
+    // purchases and their vote rewards. (Given at start, a command runs
     // for a player who is not there: Minecraft answers "No player was found", the reply
     // counts as given, and the item is gone.) Staff see them meanwhile in `teamgames
     // journal pending`.

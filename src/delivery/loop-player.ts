@@ -68,6 +68,8 @@ export interface Player {
   blockedRuns: number;
   blocked: { code: DeliveryCode; runs: number; since: number } | undefined;
   lastError: unknown;
+  /** The vote reward rows the journal held for the player at the join were given (or none were held). */
+  votesResumed: boolean;
 }
 
 /** A player just joined: nothing known yet. */
@@ -93,6 +95,7 @@ export function newPlayer(name: string): Player {
     blockedRuns: 0,
     blocked: undefined,
     lastError: undefined,
+    votesResumed: false,
   };
 }
 

@@ -48,7 +48,9 @@ export interface DeliveryLoopOptions {
   staffAfterAttempts?: number;
   /**
    * Gives a vote reward row in game, as the `give` of {@link StorefrontClient.deliverVoteReward};
-   * needed by {@link DeliveryLoop.claimVote}, never called for a player who is offline.
+   * needed by {@link DeliveryLoop.claimVote}, never called for a player who is offline. With it,
+   * the loop's first run after a player joins also gives the vote reward rows the journal holds
+   * for them (claimed, not given: a crash, a give that threw), without a call to the store.
    */
   giveVoteReward?: VoteRewardGiveFunction;
 }

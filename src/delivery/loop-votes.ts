@@ -1,6 +1,7 @@
 /**
  * The delivery loop's `claimVote`: a `::vote` command run as `deliverVoteReward`, its call
- * out of the loop's budget, its give only for a player still here.
+ * out of the loop's budget, its give only for a player still here. And the vote reward rows
+ * a crash (or a failed give) left in the journal, given when the player joins.
  *
  * @module
  * @internal
@@ -22,6 +23,42 @@ export interface VoteInLoop {
   give: VoteRewardGiveFunction;
 }
 
+/** What the vote rows left for a joining player need of the loop (`give` and `votes` unset: no vote rewards). */
+export interface VotesAtJoin {
+  player: Player;
+  here: () => boolean;
+  give: VoteRewardGiveFunction | undefined;
+  votes: VoteInLoop['votes'] | undefined;
+}
+
+/** The give of a vote reward row, refused once the player is no longer here. */
+function giveHere(loop: Pick<VoteInLoop, 'here' | 'give'>): VoteRewardGiveFunction {
+  return (reward) => {
+    if (!loop.here()) throw new Interrupted('left');
+    return loop.give(reward);
+  };
+}
+
+/**
+ * Gives the vote reward rows the journal holds for a player who just joined (claimed
+ * already, so no call: `resumeVoteRewards` for one player). True once done, or when the
+ * loop has no `giveVoteReward`; false when the player left or the journal could not write (their
+ * next run tries again; their next vote claim gives them too).
+ */
+export async function resumeVotesInLoop(loop: VotesAtJoin): Promise<boolean> {
+  const { give, votes } = loop;
+  if (give === undefined || votes === undefined) return true;
+  const deliveries = await votes.deliveries();
+  try {
+    const report = await deliveries.resume(votes.via(), giveHere({ here: loop.here, give }), { signal: loop.player.gone.signal }, loop.player.name);
+    return report.errors.length === 0 && report.journalError === undefined;
+  } catch (error) {
+    // A journal that cannot be read fails the run like any journal trouble (a loop error, the backoff).
+    if (error instanceof Interrupted) return false;
+    throw error;
+  }
+}
+
 /** Runs the vote claim; `OFFLINE` / `STOPPED` when the player leaves or the loop stops before it is done. */
 export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): Promise<LoopVoteReport> {
   const { player, here } = loop;
@@ -35,10 +72,7 @@ export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): P
       return base.claimVoteReward(claim, options);
     },
   };
-  const give: VoteRewardGiveFunction = (reward) => {
-    if (!here()) throw new Interrupted('left');
-    return loop.give(reward);
-  };
+  const give = giveHere(loop);
   const asked = input as Partial<LoopVoteInput> | undefined;
   const deliveries = await loop.votes.deliveries();
   try {

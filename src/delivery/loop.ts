@@ -17,7 +17,7 @@ import { CLAIM_WINDOW_MS } from '../wire/claim.js';
 import { CallBudget, platformTimers, sleepOn, type LoopTimers } from './call-budget.js';
 import { DueHeap, type DueEntry } from './due-heap.js';
 import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './loop-types.js';
-import { claimVoteInLoop } from './loop-votes.js';
+import { claimVoteInLoop, resumeVotesInLoop } from './loop-votes.js';
 import { ERROR_MESSAGE, type RunVia } from './report.js';
 import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, undelivered, type Player } from './loop-player.js';
 import type { DeliveredItem, DeliveryCode, DeliveryReport } from './types.js';
@@ -111,8 +111,7 @@ class Loop implements DeliveryLoop {
     const player = this.#players.get(name);
     // Only who is here: a claim never joins a player the game did not say is online.
     if (player === undefined) return undelivered('OFFLINE', undefined);
-    // A delivery whose claim is still to come is the player's: join it rather than start a second one.
-    // Set only by a run in flight (its preview listed items), cleared when it ends.
+    // A delivery whose claim is still to come (a run in flight whose preview listed items) is the player's: join it.
     if (player.claimAhead) return new Promise<LoopClaimReport>((resolve) => player.joined.push(resolve));
     // Otherwise the next run (after the one in flight, if any) is this /claim's.
     const report = new Promise<LoopClaimReport>((resolve) => player.waiting.push(resolve));
@@ -335,6 +334,8 @@ class Loop implements DeliveryLoop {
     let report: DeliveryReport;
     try {
       report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);
+      // After the join's purchases: the vote reward rows a crash (or a failed give) left for the player.
+      player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes });
     } catch (error) {
       if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
       this.#failed(player, error);

@@ -91,8 +91,11 @@ export class VoteDeliveries {
     });
   }
 
-  /** Gives every vote row left pending in the journal (at startup); lost answers wait for the player's next claim. */
-  async resume(via: VoteVia, give: unknown, options: unknown): Promise<VoteResumeReport> {
+  /**
+   * Gives every vote row left pending in the journal (at startup), or only `player`'s (the
+   * delivery loop, when they join); lost answers wait for the player's next claim.
+   */
+  async resume(via: VoteVia, give: unknown, options: unknown, player?: string): Promise<VoteResumeReport> {
     const op: Operation = 'resumeVoteRewards';
     const giveFn = checkGive(give, op);
     const { signal, giveTimeoutMs } = checkVoteOptions(options, op);
@@ -101,24 +104,24 @@ export class VoteDeliveries {
     const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
     let all: JournalEntry[];
     try {
-      all = checked(await journal.pending());
+      all = checked(await journal.pending(player));
     } catch (error) {
-      throw this.#journalFailed(run, undefined, error);
+      throw this.#journalFailed(run, player, error);
     }
-    const players = new Set([...all, ...memoryOf(journal).values()].filter((e) => e.state === 'voteClaimed').map((e) => e.playerName));
+    const rows = [...all, ...memoryOf(journal).values()].filter((e) => e.state === 'voteClaimed' && (player === undefined || e.playerName === player));
     const errors: VoteResumeReport['errors'] = [];
-    for (const player of players) {
-      refuseReentry(locks, player, op);
-      const left = await locks.run(player, signal, async () => {
-        const locked = await acrossNodes(journal, player, signal, async () => {
-          const settled = await this.#settle(run, journal, player, giveFn);
+    for (const name of new Set(rows.map((e) => e.playerName))) {
+      refuseReentry(locks, name, op);
+      const left = await locks.run(name, signal, async () => {
+        const locked = await acrossNodes(journal, name, signal, async () => {
+          const settled = await this.#settle(run, journal, name, giveFn);
           return settled.ok ? undefined : settled.error;
         });
-        return locked.ok ? locked.value : this.#journalFailed(run, player, locked.error);
+        return locked.ok ? locked.value : this.#journalFailed(run, name, locked.error);
       });
-      if (left !== undefined) errors.push({ playerName: player, error: left });
+      if (left !== undefined) errors.push({ playerName: name, error: left });
     }
-    const pending = (await this.#pendingOf(run, journal, undefined)) ?? 0;
+    const pending = (await this.#pendingOf(run, journal, player)) ?? 0;
     return { granted: run.granted, failed: run.failed, pending, errors, ...(run.journalError ? { journalError: run.journalError } : {}) };
   }
 

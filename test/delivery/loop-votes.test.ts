@@ -214,3 +214,103 @@ describe('loop.claimVote when the player goes', () => {
     await loop.stop();
   });
 });
+
+describe('vote reward rows left in the journal, given when the player joins', () => {
+  const rowsOf = async (journal: DeliveryJournal, player: string) => (await journal.pending(player)).filter((e) => e.state === 'voteClaimed').map((e) => e.deliveryId);
+
+  /** A claimVote whose give throws: the row stays in the journal, pending, noted. */
+  async function leaveARow(options: { journal?: DeliveryJournal } = {}) {
+    const ctx = setup({ store, ...options });
+    ctx.mock.recordVote(KEY, 'Ki', 3);
+    const first = ctx.client.startDeliveryLoop({
+      give: () => {},
+      giveVoteReward: () => {
+        throw new Error('the game is busy');
+      },
+    });
+    first.join('Ki');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = first.claimVote('Ki', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await failed).code).toBe('PARTIAL');
+    await first.stop();
+    const rows = (await ctx.journal.pending('Ki')).filter((e) => e.state === 'voteClaimed');
+    expect(rows).toHaveLength(1);
+    return { ...ctx, row: rows[0] as (typeof rows)[number] };
+  }
+
+  it('gives them on the join, once, without a vote claim or a vote call; the journal holds nothing for them after', async () => {
+    const { client, calls, journal, row } = await leaveARow();
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r) });
+    const before = calls.length;
+    loop.join('Ki');
+    // The join's preview comes once the service's window since the vote call is over.
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(rewards).toEqual([expect.objectContaining({ playerName: 'Ki', deliveryId: row.deliveryId })]);
+    expect(await rowsOf(journal, 'Ki')).toEqual([]);
+    // The join's preview only: the row was claimed (its points spent) before.
+    expect(calls.slice(before)).toEqual([expect.objectContaining({ player: 'Ki', preview: true })]);
+    loop.leave('Ki');
+    loop.join('Ki');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(rewards).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('leaves them pending for a loop without giveVoteReward, and for a player who leaves before the join run', async () => {
+    const { client, journal, row } = await leaveARow();
+    const bare = client.startDeliveryLoop({ give: () => {} });
+    bare.join('Ki');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(bare.stats()).toMatchObject({ previews: 2, errors: 0 }); // the first one inside the service's window: RATE_LIMIT
+    await bare.stop();
+    // Untouched: not given, no failed attempt noted on it.
+    expect((await journal.pending('Ki')).filter((e) => e.state === 'voteClaimed')).toEqual([row]);
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r) });
+    loop.join('Ki');
+    loop.leave('Ki');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(rewards).toEqual([]);
+    expect(await rowsOf(journal, 'Ki')).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('gives only the joining player\'s rows', async () => {
+    const { client, journal } = await leaveARow();
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r) });
+    loop.join('Lu');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(rewards).toEqual([]);
+    expect(await rowsOf(journal, 'Ki')).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('while the journal refuses the acknowledgement, gives the row once and acknowledges it on a later run', async () => {
+    const inner = new MemoryJournal();
+    let refuse = false;
+    const journal: DeliveryJournal = {
+      append: (entries) => inner.append(entries),
+      pending: (player) => inner.pending(player),
+      acknowledge: async (ids) => {
+        if (refuse && ids.some((id) => id.startsWith('vote:'))) throw new Error('disk full');
+        return inner.acknowledge(ids);
+      },
+    };
+    const { client, row } = await leaveARow({ journal });
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r), pollIntervalMs: 30_000 });
+    refuse = true;
+    loop.join('Ki');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(rewards.map((r) => r.deliveryId)).toEqual([row.deliveryId]);
+    expect(await rowsOf(inner, 'Ki')).toEqual([row.deliveryId]);
+    refuse = false;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(await rowsOf(inner, 'Ki')).toEqual([]);
+    expect(rewards).toHaveLength(1);
+    await loop.stop();
+  });
+});
