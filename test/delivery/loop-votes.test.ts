@@ -313,4 +313,54 @@ describe('vote reward rows left in the journal, given when the player joins', ()
     expect(rewards).toHaveLength(1);
     await loop.stop();
   });
+
+  it('a giveVoteReward that calls claimVote or claim for its own player gets a typed refusal at once; the row is still given', async () => {
+    const { client, row } = await leaveARow();
+    const inside: unknown[] = [];
+    const rewards: GivenVoteReward[] = [];
+    let loopRef: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const loop = client.startDeliveryLoop({
+      give: () => {},
+      giveVoteReward: async (r) => {
+        inside.push(await loopRef?.claimVote('Ki', { reward: 1, amount: 1 }).catch((error: unknown) => error));
+        inside.push(await loopRef?.claim('Ki').catch((error: unknown) => error));
+        rewards.push(r);
+      },
+    });
+    loopRef = loop;
+    loop.join('Ki');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(inside).toEqual([expect.any(InvalidInputError), expect.any(InvalidInputError)]);
+    expect(rewards.map((r) => r.deliveryId)).toEqual([row.deliveryId]);
+    await loop.stop();
+  });
+
+  it('a journal that cannot read the rows at the join fails the run visibly (loopError); a later run gives them', async () => {
+    const inner = new MemoryJournal();
+    let refuse = 0;
+    const journal: DeliveryJournal = {
+      append: (entries) => inner.append(entries),
+      pending: async (player) => {
+        // Only the vote rows' read (resumeVoteRewards for the joining player) fails, once.
+        if (refuse > 0 && new Error().stack?.includes('resume') === true) {
+          refuse -= 1;
+          throw new Error('EIO: the disk is failing');
+        }
+        return inner.pending(player);
+      },
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    const { client, events, row } = await leaveARow({ journal });
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r), pollIntervalMs: 30_000 });
+    refuse = 1;
+    loop.join('Ki');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(rewards).toEqual([]);
+    expect(events.filter((e) => e.type === 'loopError')).toEqual([expect.objectContaining({ playerName: 'Ki', error: expect.objectContaining({ code: 'JOURNAL_FAILED' }) })]);
+    expect(loop.stats().errors).toBe(1);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(rewards.map((r) => r.deliveryId)).toEqual([row.deliveryId]);
+    await loop.stop();
+  });
 });
