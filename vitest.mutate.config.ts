@@ -37,6 +37,8 @@ export default mergeConfig(
         // Bundles the CLI from the (instrumented) sources and runs it in a child process: it
         // cannot see a mutant, and the instrumented bundle's output differs.
         'test/cli/journal-peers.test.ts',
+        // The bridge's optional peers: the same (it bundles the bin and runs it).
+        'test/bridge/peers.test.ts',
         // The same for the bin against a silent database (it times out in the sandbox).
         'test/cli/journal-bin.test.ts',
         // The slowest suites (20 to 30 s each on 2 cores: load, the lock against real
