@@ -23,7 +23,13 @@ import { lazy } from '../internal/lazy.js';
 import type { JournalInspection } from './inspect.js';
 
 /** What staff see of entries, loaded on first use (the loop and the CLI load it too). */
-const inspection = /* @__PURE__ */ lazy(() => import('./inspect.js'));
+const inspection = /* @__PURE__ */ lazy(loadInspection);
+
+// Declared rather than an inline arrow: StrykerJS (`npm run mutate`) then mutates what runs
+// on the first call, which tests see, not a choice made while the module loads.
+function loadInspection(): Promise<typeof import('./inspect.js')> {
+  return import('./inspect.js');
+}
 
 export type { JournalInspection, PendingDelivery } from './inspect.js';
 
@@ -89,8 +95,10 @@ const MAX_WINDOW_ID_LENGTH = 512;
 
 // C0 and C1 controls, lone surrogates, and the bidi marks, embeddings, overrides and
 // isolates that make text display as other text; a note may hold newlines and tabs.
-const NOT_IN_BY = /[\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const NOT_IN_NOTE = /[\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|(?![\n\t])\p{Cc}/u;
+// Functions, not module constants, for the same reason as loadInspection: built where
+// they are used (no `g` flag, so a fresh pattern tests the same as a shared one).
+const notInBy = (): RegExp => /[\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const notInNote = (): RegExp => /[\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|(?![\n\t])\p{Cc}/u;
 
 /** A resolution's checked arguments. */
 interface CheckedResolve {
@@ -109,9 +117,9 @@ interface CheckedResolve {
  */
 export function checkResolveInput(input: unknown): CheckedResolve {
   const fields = checkOptionsObject(input as ResolveWindowInput, ['playerName', 'windowId', 'by', 'note'], 'input');
-  const by = bounded(fields.by, 'input.by', MAX_RESOLVED_BY_LENGTH, NOT_IN_BY, 'must not contain control or bidi-override characters');
-  const note = bounded(fields.note, 'input.note', MAX_RESOLUTION_NOTE_LENGTH, NOT_IN_NOTE, 'must not contain control characters other than line breaks and tabs, nor bidi-override characters');
-  const windowId = fields.windowId === undefined ? undefined : bounded(fields.windowId, 'input.windowId', MAX_WINDOW_ID_LENGTH, NOT_IN_BY, 'must not contain control or bidi-override characters');
+  const by = bounded(fields.by, 'input.by', MAX_RESOLVED_BY_LENGTH, notInBy(), 'must not contain control or bidi-override characters');
+  const note = bounded(fields.note, 'input.note', MAX_RESOLUTION_NOTE_LENGTH, notInNote(), 'must not contain control characters other than line breaks and tabs, nor bidi-override characters');
+  const windowId = fields.windowId === undefined ? undefined : bounded(fields.windowId, 'input.windowId', MAX_WINDOW_ID_LENGTH, notInBy(), 'must not contain control or bidi-override characters');
   if (fields.playerName === undefined && windowId === undefined) fail('input.playerName', 'is needed when input.windowId is not given (which window to resolve?)');
   const player = fields.playerName === undefined ? undefined : checkPlayerName(fields.playerName, 'input.playerName');
   return { player, windowId, by, note };

@@ -25,6 +25,7 @@ import {
 } from '../../src/index.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
 import { journalLine, journalWindow } from '../support/journal.js';
+import { TWO_SCROLLS } from '../support/fixtures.js';
 
 const { mock, sleep, client } = inProcessStore();
 const dirs: string[] = [];
@@ -384,5 +385,87 @@ describe('resolveWindow: what it says when it cannot resolve (issue #33 point 10
     await expect(resolveWindow(own, { windowId: 'window:w1', by: 'x', note: 'y' })).rejects.toMatchObject({ message: 'resolveWindow: the journal could not record the resolution (disk full)' });
     expect(await resolveWindow(own, { windowId: 'window:w1', by: 'x', note: 'y' }, { now: 4 })).toMatchObject({ state: 'resolved', resolution: { by: 'x', at: 4, note: 'y' } });
     await expect(resolveWindow(own, { windowId: 'window:nope', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId' });
+  });
+});
+
+describe('inspectJournal: every kind of record, as staff see it (issue #33 point 10)', () => {
+  it('lists claim marks, unsettled vote claims, vote rows and lines with exactly their fields; settled intents and vote claims and vote counters are not pending', async () => {
+    const failure = { message: 'inventory full', at: 900, attempts: 2 };
+    const journal = new MemoryJournal();
+    await journal.append([
+      { deliveryId: 'claim:m1', playerName: 'Ann', state: 'claiming', recordedAt: 100, since: 50 },
+      { deliveryId: 'vote:c1', playerName: 'Ann', state: 'voteClaiming', reward: 'Scroll', amount: 1, recordedAt: 200 },
+      { deliveryId: 'vote:c2', playerName: 'Ann', state: 'voteClaiming', reward: 'Scroll', amount: 'all', recordedAt: 210, settled: true },
+      { deliveryId: 'vote:counters', playerName: 'Ann', state: 'voteCounters', recordedAt: 220, prices: [] },
+      { deliveryId: 'vote:r1', playerName: 'Ann', state: 'voteClaimed', reward: TWO_SCROLLS, recordedAt: 300 },
+      { deliveryId: 'vote:r2', playerName: 'Ann', state: 'voteClaimed', reward: TWO_SCROLLS, recordedAt: 310, lastError: failure, sending: 950 },
+      { ...journalLine('line:1'), recordedAt: 400 },
+      { ...journalLine('line:2'), recordedAt: 410, lastError: failure, sending: 960 },
+      { ...journalLine('line:3', 'Ann', 'intended'), recordedAt: 420 },
+      { ...journalLine('line:4', 'Ann', 'intended'), recordedAt: 430, settled: true },
+      // A claimed line a journal of your own marked settled: still a line to grant.
+      { ...journalLine('line:5'), recordedAt: 440, settled: true },
+    ]);
+    const { item } = journalLine('x');
+    const seen = await inspectJournal(journal, { now: 1_000 });
+    expect(seen.pending).toStrictEqual([
+      { deliveryId: 'claim:m1', playerName: 'Ann', state: 'claiming', recordedAt: 100, ageMs: 900 },
+      { deliveryId: 'vote:c1', playerName: 'Ann', state: 'voteClaiming', recordedAt: 200, ageMs: 800 },
+      { deliveryId: 'vote:r1', playerName: 'Ann', state: 'voteClaimed', reward: TWO_SCROLLS, recordedAt: 300, ageMs: 700 },
+      { deliveryId: 'vote:r2', playerName: 'Ann', state: 'voteClaimed', reward: TWO_SCROLLS, recordedAt: 310, ageMs: 690, lastError: failure, sending: 950 },
+      { deliveryId: 'line:1', playerName: 'Ann', state: 'claimed', item, recordedAt: 400, ageMs: 600 },
+      { deliveryId: 'line:2', playerName: 'Ann', state: 'claimed', item, recordedAt: 410, ageMs: 590, lastError: failure, sending: 960 },
+      { deliveryId: 'line:3', playerName: 'Ann', state: 'intended', item, recordedAt: 420, ageMs: 580 },
+      { deliveryId: 'line:5', playerName: 'Ann', state: 'claimed', item, recordedAt: 440, ageMs: 560 },
+    ]);
+    expect(seen.oldestPendingMs).toBe(900);
+    expect(seen.openWindows).toStrictEqual([]);
+    expect(seen.resolvedWindows).toStrictEqual([]);
+  });
+});
+
+describe("resolveWindow: a player's lines are not windows (issue #33 point 10)", () => {
+  it('by the player who has only lines pending: no open window; with an id of their line: not a window of theirs', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([journalLine('line:1'), journalWindow('window:b1', 'Bob')]);
+    await expect(resolveWindow(journal, { playerName: 'Ann', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.playerName', rule: 'must name an open window; "Ann" has none' });
+    await expect(resolveWindow(journal, { playerName: 'Ann', windowId: 'line:1', by: 'x', note: 'y' })).rejects.toMatchObject({ argument: 'input.windowId', rule: 'must name a window of "Ann", who has no open window' });
+    expect(await journal.pending()).toEqual([journalLine('line:1'), journalWindow('window:b1', 'Bob')]);
+  });
+});
+
+describe('resolveWindow: the characters by, note and a window id refuse (issue #33 point 10)', () => {
+  // C0 and C1 controls (NUL, US, DEL, NEL, CSI), a lone surrogate of each half, and each bidi mark, embedding, override and isolate.
+  const controls = ['\u0000', '\u001f', '\u007f', '\u0085', '\u009b', '\u009f'];
+  const bidi = ['\ud800', '\udfff', '\u061c', '\u200e', '\u200f', '\u202a', '\u202c', '\u202e', '\u2066', '\u2068', '\u2069'];
+  const allowed = ['mod:alice', 'Zoë 已发放 🐉', '\u00a0', '\u061b', '\u061d', '\u200d', '\u2029', '\u202f', '\u2065', '\u206a', '\ud83d\udc09'];
+
+  const named = (text: string): string => [...text].map((c) => (/^[\w:]$/.test(c) ? c : `U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`)).join(' ');
+
+  const refusal = async (input: Record<string, string>): Promise<unknown> => {
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1')]);
+    return resolveWindow(journal, { windowId: 'window:w1', by: 'mod:alice', note: 'granted', ...input }).then(
+      () => undefined,
+      (e: unknown) => (e as { argument?: string }).argument,
+    );
+  };
+
+  it.each([...controls, '\t', '\n', '\r', ...bidi].map((c) => [named(c), c]))('by with %s is refused', async (_name, c) => {
+    expect(await refusal({ by: `mod:${c}alice` })).toBe('input.by');
+  });
+
+  it.each([...controls, '\r', ...bidi].map((c) => [named(c), c]))('a note with %s is refused', async (_name, c) => {
+    expect(await refusal({ note: `found ${c}nothing` })).toBe('input.note');
+  });
+
+  it.each([...controls, '\t', ...bidi].map((c) => [named(c), c]))('a window id with %s is refused', async (_name, c) => {
+    expect(await refusal({ windowId: `window:${c}w1` })).toBe('input.windowId');
+  });
+
+  it.each(allowed.map((c) => [named(c), c]))('%s is taken in by and in a note, and a note takes it with tabs and newlines', async (_name, c) => {
+    expect(await refusal({ by: `mod:${c}` })).toBeUndefined();
+    expect(await refusal({ note: `x${c}` })).toBeUndefined();
+    expect(await refusal({ note: `a\t${c}\nb` })).toBeUndefined();
   });
 });
