@@ -62,11 +62,7 @@ export function urlSecrets(url: URL): string[] {
 }
 
 export function urlHoldsPassword(url: string): boolean {
-  try {
-    return urlSecrets(new URL(url)).length > 0;
-  } catch {
-    return false;
-  }
+  return URL.canParse(url) && urlSecrets(new URL(url)).length > 0;
 }
 
 /** The URL as printed: the user-info password and every secret parameter's value shown as `***`. */

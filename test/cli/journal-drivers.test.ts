@@ -219,6 +219,20 @@ describe("teamgames journal: the drivers' failures", () => {
       throw new SyntaxError('Unexpected token');
     };
     expect((await run(['journal', 'status', '--mysql-env', 'DB'], { importDriver: syntax }, { DB: 'mysql://u@h/db' })).stderr).toBe('teamgames journal: --mysql-env: the mysql2 package could not be loaded (Unexpected token)\n');
+    // Naming the package is not enough: only a module that is not found is "needs the package".
+    const linked = async () => {
+      throw new SyntaxError("The requested module 'pg' does not provide an export named 'Pool'");
+    };
+    expect((await run(['journal', 'status', '--postgres-env', 'DB'], { importDriver: linked }, { DB: 'postgres://u@h/db' })).stderr).toBe(
+      "teamgames journal: --postgres-env: the pg package could not be loaded (The requested module 'pg' does not provide an export named 'Pool')\n",
+    );
+    // A message over several lines is said in one.
+    const lines = async () => {
+      throw new SyntaxError('Unexpected token\n    at /app/node_modules/pg/index.js:1\n');
+    };
+    expect((await run(['journal', 'status', '--postgres-env', 'DB'], { importDriver: lines }, { DB: 'postgres://u@h/db' })).stderr).toBe(
+      'teamgames journal: --postgres-env: the pg package could not be loaded (Unexpected token at /app/node_modules/pg/index.js:1)\n',
+    );
   });
 });
 
