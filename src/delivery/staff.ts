@@ -95,10 +95,14 @@ const MAX_WINDOW_ID_LENGTH = 512;
 
 // C0 and C1 controls, lone surrogates, and the bidi marks, embeddings, overrides and
 // isolates that make text display as other text; a note may hold newlines and tabs.
-// Functions, not module constants, for the same reason as loadInspection: built where
-// they are used (no `g` flag, so a fresh pattern tests the same as a shared one).
-const notInBy = (): RegExp => /[\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const notInNote = (): RegExp => /[\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|(?![\n\t])\p{Cc}/u;
+// Declared functions, not module constants, for the same reason as loadInspection: built
+// where they are used (no `g` flag, so a fresh pattern tests the same as a shared one).
+function notInBy(): RegExp {
+  return /[\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+}
+function notInNote(): RegExp {
+  return /[\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|(?![\n\t])\p{Cc}/u;
+}
 
 /** A resolution's checked arguments. */
 interface CheckedResolve {
