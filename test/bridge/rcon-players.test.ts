@@ -100,7 +100,8 @@ describe('the list poller', () => {
     const onList = () => undefined;
     sink.players?.start(onList);
     sink.players?.start(onList);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Tried again after each failure (waited for, not timed: a loaded machine is slow).
+    await expect.poll(() => server.logins.ok, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
     await sink.close();
     const logins = server.logins.ok; // counted, never answered
     expect(logins).toBeGreaterThanOrEqual(2);
