@@ -136,7 +136,7 @@ describe('teamgames bridge with a webhook game, end to end', () => {
   const logs: string[] = [];
 
   beforeAll(async () => {
-    // The mock on real time: the bridge's clock is the machine's.
+    // The mock on real time, moved on by the test as the bridge's clock is (passTime).
     mock = createMockService({ seed: storeSeed });
     const listening = await mock.listen({ port: 0 });
     closeMock = listening.close;
