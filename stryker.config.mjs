@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * `npm run mutate`: StrykerJS over the delivery engine, the loop's call budget and schedule,
- * the delivery options, every journal, and the bridge's RCON sink (issues #27, #33, #37). Each
+ * the delivery options, every journal, and the bridge's sinks (issues #27, #33, #37). Each
  * mutant runs only the tests that reach it (`perTest`), against the suites of
  * vitest.mutate.config.ts; a rerun is incremental (only mutants whose code or tests changed
  * run again). Reports: reports/mutation/ (HTML and JSON, ignored by git).
@@ -39,10 +39,15 @@ export default {
     'src/cli/journal-print.ts',
     'src/cli/databases.ts',
     'src/journals/**/*.ts',
-    // The bridge's RCON sink (#37): what it sends, when it stops sending. (rcon-link.ts, the
-    // connection, is left out for now: its mutants mostly hang a socket until the timeout.)
+    // The bridge's sinks (#37): what they send, when they stop sending; what counts as given.
+    // (rcon-link.ts, the connection, is left out for now: its mutants mostly hang a socket
+    // until the timeout.)
     'src/bridge/rcon.ts',
     'src/bridge/rcon-template.ts',
+    'src/bridge/webhook.ts',
+    // Who is online, hence who is given anything: the RCON list poller and the roster.
+    'src/bridge/rcon-players.ts',
+    'src/bridge/roster.ts',
   ],
   // Mutants in module-level constants would each need every suite: left out, for speed.
   ignoreStatic: true,

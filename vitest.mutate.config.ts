@@ -19,7 +19,7 @@ class QuickestFirst extends BaseSequencer {
   }
 }
 
-// The suites that exercise the delivery engine, the journals and the bridge's RCON sink, for `npm run mutate`
+// The suites that exercise the delivery engine, the journals and the bridge's sinks, for `npm run mutate`
 // (stryker.config.mjs): every other suite reaches none of the mutated files, and StrykerJS
 // runs its tests one file at a time, so the rest would only slow each mutant down. The
 // database suites run against the servers `npm run mutate` starts once for the whole run
@@ -41,6 +41,10 @@ export default mergeConfig(
         'test/bridge/peers.test.ts',
         // The same for the bin against a silent database (it times out in the sandbox).
         'test/cli/journal-bin.test.ts',
+        // The same for the bridge: the bundled bin without its peers, and the bin as a child
+        // process end to end (a child sees no mutant, and its coverage is not counted).
+        'test/bridge/peers.test.ts',
+        'test/bridge/e2e.test.ts',
         // The slowest suites (20 to 30 s each on 2 cores: load, the lock against real
         // processes), left out for speed: a mutant that survives pays for every suite that
         // reaches it, and these reach the engine through what quicker suites test. The

@@ -31,9 +31,6 @@ export interface PlayerListSource {
 const MAX_PACKET_REPLY = 4096;
 // Minecraft's formatting codes (§ and one character), which some servers put in the reply.
 const FORMATTING = /§./gsu;
-// "There are 2 of a max of 20 players online: a, b" (1.13 and later; "a max 20" in some
-// versions) and "There are 2/20 players online:" followed by a line of names (before 1.13).
-const MINECRAFT = /^There are (\d+)(?: of a max(?: of)? |\/)(\d+) players online:?(.*)$/su;
 
 /**
  * The player names of a `list` reply, or `undefined` when it is neither Minecraft's form
@@ -44,9 +41,12 @@ export function parsePlayerList(reply: string): string[] | undefined {
   // A reply as long as one packet may have been cut there (Minecraft splits long replies
   // into packets of 4096 bytes, and rcon-client keeps the first): the players after the
   // cut would be taken as gone, a cut name as someone who joined.
-  if (Buffer.byteLength(reply, 'utf8') >= MAX_PACKET_REPLY) return undefined;
+  if (Buffer.byteLength(reply) >= MAX_PACKET_REPLY) return undefined;
   const text = reply.replace(FORMATTING, '').trim();
-  const minecraft = MINECRAFT.exec(text);
+  // "There are 2 of a max of 20 players online: a, b" (1.13 and later; "a max 20" in some
+  // versions) and "There are 2/20 players online:" followed by a line of names (before 1.13).
+  // (`.*` with the s flag runs to the end: no `$` needed.)
+  const minecraft = /^There are (\d+)(?: of a max(?: of)? |\/)(\d+) players online:?(.*)/su.exec(text);
   const names = (minecraft === null ? text : (minecraft[3] as string))
     .split(/[,\n]/)
     .map((name) => name.trim())
@@ -77,8 +77,8 @@ export function listPlayers(link: ListLink, options: { listCommand: string; inte
     }
   }
 
+  // Called by start() (never once stopped) and by the timer (cleared by stop()).
   function next(onList: (players: string[]) => void): void {
-    if (stopped) return;
     running = poll(onList).then(() => {
       if (!stopped) timer = setTimeout(() => next(onList), options.intervalMs);
     });

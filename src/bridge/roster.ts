@@ -41,8 +41,4 @@ export class Roster {
     for (const player of joined) this.join(player);
     return { joined, left };
   }
-
-  get size(): number {
-    return this.#online.size;
-  }
 }

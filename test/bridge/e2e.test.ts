@@ -5,7 +5,11 @@
  * exactly once without any /claim; /v1/claim answers the player's text; SIGTERM exits 0
  * and a restart resumes what the journal holds; no log line holds the key or the token.
  *
- * The waits are the service's: the loop claims one 10 s window after its preview.
+ * Time is the test's, for the mock and the bridge alike: the loop waits out the service's
+ * 10 s window on its own clock (a preview, then the claim one window later; a /claim right
+ * after a delivery), so the bridge runs with test/support/child-clock.ts (its clocks and
+ * long timers jump when the test says) and the test lets time pass, one window at a step,
+ * only while it waits for something: the mock's clock first, then the bridge's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -60,10 +64,10 @@ interface Bridge {
 
 async function startBridge(config: string): Promise<Bridge> {
   // One process (node with tsx's loader), so SIGTERM reaches the bridge itself, not a relay.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'bridge', '--config', config], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/support/child-clock.ts', 'src/cli/index.ts', 'bridge', '--config', config], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let out = '';
   let err = '';
@@ -82,6 +86,40 @@ async function startBridge(config: string): Promise<Bridge> {
   return { child, api, stdout: () => out, exited };
 }
 
+/** The service's window, the step in which the test lets time pass. */
+const STEP_MS = 10_000;
+
+/** Lets `ms` pass for the mock and the bridge: the mock's clock first, so the bridge never runs ahead of the service. */
+async function passTime(mock: MockService, bridge: Bridge, ms: number): Promise<void> {
+  mock.clock.advance(ms);
+  const advanced = new Promise((ok) => bridge.child.once('message', ok));
+  bridge.child.send({ advance: ms });
+  await advanced;
+}
+
+/** Waits until `check` passes, letting one window pass after each try that fails (as vi.waitFor does with fake timers). */
+function until<T>(mock: MockService, bridge: Bridge, check: () => T): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      try {
+        return check();
+      } catch (error) {
+        await passTime(mock, bridge, STEP_MS);
+        throw error;
+      }
+    },
+    { timeout: 10_000, interval: 100 },
+  );
+}
+
+/** What `promise` resolves to, time passing until it does. */
+async function settled<T>(mock: MockService, bridge: Bridge, promise: Promise<T>): Promise<T> {
+  let done = false;
+  void promise.finally(() => (done = true)).catch(() => undefined);
+  await until(mock, bridge, () => expect(done).toBe(true));
+  return promise;
+}
+
 function call(bridge: Bridge, method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${bridge.api}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 }
@@ -98,7 +136,7 @@ describe('teamgames bridge with a webhook game, end to end', () => {
   const logs: string[] = [];
 
   beforeAll(async () => {
-    // The mock on real time: the bridge's clock is the machine's.
+    // The mock on real time, moved on by the test as the bridge's clock is (passTime).
     mock = createMockService({ seed: storeSeed });
     const listening = await mock.listen({ port: 0 });
     closeMock = listening.close;
@@ -118,12 +156,14 @@ describe('teamgames bridge with a webhook game, end to end', () => {
     try {
       mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 2 });
       expect((await call(bridge, 'POST', '/v1/join', { player: 'Steve' })).status).toBe(200);
-      await vi.waitFor(() => expect(game.given.size).toBe(1), { timeout: 30_000, interval: 200 });
+      // Previewed at once, claimed one window later.
+      await until(mock, bridge, () => expect(game.given.size).toBe(1));
       const [item] = [...game.given.values()];
       expect(item).toMatchObject({ kind: 'purchase', player: 'Steve', productId: '42', productName: 'Abyssal whip', quantity: 2, deliveryId: expect.stringMatching(/^invoice:/) });
       expect(mock.purchases(KEY, 'Steve').every((row) => row.delivered)).toBe(true);
 
-      const claim = await call(bridge, 'POST', '/v1/claim', { player: 'Steve' });
+      // Answered once the service's window since the loop's last call has passed.
+      const claim = await settled(mock, bridge, call(bridge, 'POST', '/v1/claim', { player: 'Steve' }));
       expect(claim.status).toBe(200);
       const report = (await claim.json()) as { code: string; message: string; granted: number };
       // Everything bought was delivered: the service's text for the player, as the report
@@ -148,7 +188,7 @@ describe('teamgames bridge with a webhook game, end to end', () => {
       mock.addPurchase(KEY, { playerName: 'Alex', id: 3 });
       await call(first, 'POST', '/v1/join', { player: 'Alex' });
       // Claimed and journaled, then refused by the game (HTTP 500): pending in the journal.
-      await vi.waitFor(() => expect(game.posts).toBeGreaterThan(posts), { timeout: 30_000, interval: 200 });
+      await until(mock, first, () => expect(game.posts).toBeGreaterThan(posts));
       // The bridge's log line follows the game's answer through a pipe: waited for, not raced.
       await vi.waitFor(() => expect(first.stdout()).toContain("the game's webhook answered HTTP 500"), { timeout: 5_000, interval: 50 });
     } finally {
@@ -165,7 +205,7 @@ describe('teamgames bridge with a webhook game, end to end', () => {
       expect(second.stdout()).toMatch(/"pending":1,"openWindows":0,"msg":"the journal holds items for players not in the game yet; each is given when its player joins"/);
       expect([...game.given.values()].filter((i) => i.player === 'Alex')).toHaveLength(0);
       await call(second, 'POST', '/v1/join', { player: 'Alex' });
-      await vi.waitFor(() => expect([...game.given.values()].filter((i) => i.player === 'Alex')).toHaveLength(1), { timeout: 10_000, interval: 100 });
+      await until(mock, second, () => expect([...game.given.values()].filter((i) => i.player === 'Alex')).toHaveLength(1));
     } finally {
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);

@@ -3,12 +3,14 @@
  * forms parsed, anything else ignored (never everyone leaving on a reply not understood),
  * and the poller against the test RCON server.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal } from '../../src/index.js';
-import { parsePlayerList } from '../../src/bridge/rcon-players.js';
+import type { Sent } from '../../src/bridge/rcon-link.js';
+import { listPlayers, parsePlayerList } from '../../src/bridge/rcon-players.js';
 import { rconSuite, recordingLog } from '../support/rcon-sink.js';
 
 const rcon = rconSuite();
+const TWELVE = Array.from({ length: 12 }, (_, i) => `Player${i}`);
 
 describe('parsePlayerList', () => {
   it.each<[string, string, string[]]>([
@@ -22,6 +24,9 @@ describe('parsePlayerList', () => {
     ['a plain newline list', 'Steve\nAlex\r\n\nBob\n', ['Steve', 'Alex', 'Bob']],
     ['an empty reply', '', []],
     ['a blank reply', ' \n ', []],
+    ['Minecraft, ten players or more', `There are 12 of a max of 100 players online: ${TWELVE.join(', ')}`, TWELVE],
+    ['Minecraft without the colon', 'There are 0 of a max of 20 players online', []],
+    ['Minecraft with spaces and a newline around it', '  There are 1 of a max of 20 players online: Steve\n', ['Steve']],
     ['a long list just under a packet', Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`).join(', '), Array.from({ length: 682 }, (_, i) => `P${String(i).padStart(3, '0')}`)],
   ])('%s', (_form, reply, players) => {
     expect(parsePlayerList(reply)).toEqual(players);
@@ -31,6 +36,7 @@ describe('parsePlayerList', () => {
     ['an error text', 'Unknown command. Type "/help" for help.'],
     ['a sentence', 'No players are online right now'],
     ['a name with a space in a plain list', 'Steve, Alex Smith'],
+    ["Minecraft's words after other text", 'Error: There are 1 of a max of 20 players online: Steve'],
     ['Minecraft naming more players than it counts', 'There are 1 of a max of 20 players online: Steve, Alex'],
     ['Minecraft with a name no command may hold', 'There are 1 of a max of 20 players online: Ste;ve'],
     ['control characters', 'Steve\u0000Alex'],
@@ -88,7 +94,10 @@ describe('the list poller', () => {
     await sink.players?.stop();
     expect(players).toEqual(['Steve']);
     expect(server.commands.slice(0, 3)).toEqual(['players', 'players', 'players']);
-    expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(expect.arrayContaining(['RCON list reply not understood; online players unchanged', 'RCON list failed; online players unchanged']));
+    expect(log.lines.filter((l) => l.level === 'warn')).toEqual([
+      { level: 'warn', message: 'RCON list reply not understood; online players unchanged', fields: { command: 'players', reply: 'Unknown command' } },
+      { level: 'warn', message: 'RCON list failed; online players unchanged', fields: { command: 'players', error: 'RCON: Connection closed' } },
+    ]);
     expect(server.logins.ok).toBe(2);
   });
 
@@ -100,7 +109,8 @@ describe('the list poller', () => {
     const onList = () => undefined;
     sink.players?.start(onList);
     sink.players?.start(onList);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Tried again after each failure (waited for, not timed: a loaded machine is slow).
+    await expect.poll(() => server.logins.ok, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
     await sink.close();
     const logins = server.logins.ok; // counted, never answered
     expect(logins).toBeGreaterThanOrEqual(2);
@@ -123,5 +133,81 @@ describe('the list poller', () => {
     await sink.give(itemOf(whip('invoice:1')));
     expect(await listed).toEqual(['Steve']);
     expect(server.commands).toEqual(['list', 'give Steve whip 1']);
+  });
+});
+
+describe('the list poller, on its own clock', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** A connection whose `list` replies the test gives, one call at a time. */
+  function fakeLink(answers: Array<Sent | Promise<Sent>>) {
+    const sent: string[] = [];
+    return {
+      sent,
+      exclusive: <T>(work: () => Promise<T>) => work(),
+      connect: async () => undefined,
+      send: async (command: string) => {
+        sent.push(command);
+        return answers.shift() ?? { reply: 'Steve' };
+      },
+    };
+  }
+
+  it('a reply not understood is logged with its first 200 characters; a command lost or never sent, with its error', async () => {
+    const link = fakeLink([{ reply: `Unknown command ${'x'.repeat(300)}` }, { notSent: new Error('not connected') }, { unknown: new Error('no reply') }]);
+    const log = recordingLog();
+    const lists: string[][] = [];
+    vi.useFakeTimers();
+    const poller = listPlayers(link, { listCommand: 'who', intervalMs: 1_000 }, log);
+    poller.start((players) => lists.push(players));
+    await vi.advanceTimersByTimeAsync(3_000);
+    await poller.stop();
+    expect(log.lines).toEqual([
+      { level: 'warn', message: 'RCON list reply not understood; online players unchanged', fields: { command: 'who', reply: `Unknown command ${'x'.repeat(184)}` } },
+      { level: 'warn', message: 'RCON list failed; online players unchanged', fields: { command: 'who', error: 'not connected' } },
+      { level: 'warn', message: 'RCON list failed; online players unchanged', fields: { command: 'who', error: 'no reply' } },
+    ]);
+    expect(lists).toEqual([['Steve']]);
+  });
+
+  it('one poll every intervalMs however often start() is called; none once stopped, also when started after', async () => {
+    vi.useFakeTimers();
+    const link = fakeLink([]);
+    const poller = listPlayers(link, { listCommand: 'list', intervalMs: 1_000 }, recordingLog());
+    poller.start(() => undefined);
+    poller.start(() => undefined);
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(link.sent).toHaveLength(3);
+    await poller.stop();
+    poller.start(() => undefined);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(link.sent).toHaveLength(3);
+
+    const never = fakeLink([]);
+    const stoppedFirst = listPlayers(never, { listCommand: 'list', intervalMs: 1_000 }, recordingLog());
+    await stoppedFirst.stop();
+    stoppedFirst.start(() => undefined);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(never.sent).toEqual([]);
+  });
+
+  it('stop() during a poll waits for it, and nothing is polled after', async () => {
+    vi.useFakeTimers();
+    let answer!: (sent: Sent) => void;
+    const link = fakeLink([new Promise<Sent>((resolve) => (answer = resolve))]);
+    const lists: string[][] = [];
+    const poller = listPlayers(link, { listCommand: 'list', intervalMs: 1_000 }, recordingLog());
+    poller.start((players) => lists.push(players));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(link.sent).toHaveLength(1);
+    let stopped = false;
+    const stopping = poller.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    answer({ reply: 'Alex' });
+    await stopping;
+    expect(lists).toEqual([['Alex']]);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(link.sent).toHaveLength(1);
   });
 });

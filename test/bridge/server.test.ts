@@ -86,6 +86,11 @@ describe('the HTTP API: each route', () => {
     expect((await api.call('PUT', '/v1/online', { players: ['Alex', 'Notch'] })).json).toEqual({ ok: true, joined: ['Notch'], left: ['Steve'] });
     expect((await api.call('POST', '/v1/leave', { player: 'Notch' })).json).toEqual({ ok: true });
     expect(api.loop.stats().online).toBe(1);
+    // The list after a leave: only who is still online leaves; a name listed twice joins once.
+    expect((await api.call('PUT', '/v1/online', { players: [] })).json).toEqual({ ok: true, joined: [], left: ['Alex'] });
+    expect((await api.call('PUT', '/v1/online', { players: ['Steve', 'Steve'] })).json).toEqual({ ok: true, joined: ['Steve'], left: [] });
+    expect((await api.call('PUT', '/v1/online', { players: ['Steve'] })).json).toEqual({ ok: true, joined: [], left: [] });
+    expect(api.loop.stats().online).toBe(1);
   });
 
   it('claim answers the report with its player text (an offline player: OFFLINE at once; online: the end-to-end suite)', async () => {
