@@ -182,6 +182,32 @@ describe('errors', () => {
     expect(await claimed).toMatchObject({ code: 'ERROR' });
     await loop.stop();
   });
+
+  it('in trouble, a /claim typed while a slow run is in flight is served as soon as that run ends, not after the backoff', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.75);
+    let slow = false;
+    const { mock, client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        if (slow) await new Promise((resolve) => setTimeout(resolve, 15_000));
+        return answer;
+      },
+    });
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 1_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 3_600_000, maxCallsPerSecond: 5 });
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(60_000);
+    slow = true;
+    await vi.advanceTimersByTimeAsync(7_000);
+    // The run that called at 66 s waits for its answer; the /claim is due at 76 s, while it still runs.
+    const claimed = loop.claim('Cy');
+    slow = false;
+    await vi.advanceTimersByTimeAsync(25_000);
+    // The /claim's run comes once that run is over (its answer timed out), not when the backoff lets routine runs go.
+    expect(of(calls, 'Cy').slice(6)).toEqual(['91000p']);
+    expect(await claimed).toMatchObject({ code: 'ERROR' });
+    await loop.stop();
+  });
 });
 
 describe('routine runs', () => {
