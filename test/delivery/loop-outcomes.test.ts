@@ -6,7 +6,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredItem } from '../../src/index.js';
+// The client loads the vote engine by import() on its first vote: loaded here, so a vote's call
+// is timed on fake time alone.
+import '../../src/delivery/votes.js';
 import { loopHarness } from '../support/loop-harness.js';
+import { KEY as STORE_KEY, storeSeed } from '../support/fixtures.js';
 import { KEY } from '../support/reliability.js';
 
 const { setup, T0 } = loopHarness();
@@ -219,6 +223,48 @@ describe('routine runs', () => {
     await vi.advanceTimersByTimeAsync(20_000);
     expect(of(calls, 'Ann')).toEqual(['0p', '19000p']);
     expect(of(calls, 'Bo')).toEqual(['0p', '19000p']);
+    await loop.stop();
+  });
+});
+
+describe('the budget', () => {
+  it('a claim goes ahead of a routine preview waiting for the same call', async () => {
+    const { mock, client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 20_000, maxCallsPerSecond: 1 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(5_000);
+    // Ann's routine preview at 19 s lists it: its claim comes at 29 s.
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(4_800);
+    // Bo's routine preview is due at 28.8 s.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(18_700);
+    // Cy's join takes the second from 28.5 s: Bo's preview waits for it, then Ann's claim too.
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(of(calls, 'Ann')).toEqual(['0p', '19000p', '29500c']);
+    expect(of(calls, 'Bo')).toEqual(['9800p', '30500p']);
+    expect(of(calls, 'Cy')).toEqual(['28500p']);
+    await loop.stop();
+  });
+
+  it('a vote claim goes ahead of a routine preview waiting for the same call', async () => {
+    const { mock, client, calls, give } = setup({ store: { seed: storeSeed, key: STORE_KEY } });
+    mock.recordVote(STORE_KEY, 'Ann', 3);
+    const loop = client.startDeliveryLoop({ give, giveVoteReward: () => {}, pollIntervalMs: 20_000, maxCallsPerSecond: 1 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(9_800);
+    // Bo's routine preview is due at 28.8 s.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(18_700);
+    // Cy's join takes the second from 28.5 s: Bo's preview waits for it, then Ann's vote claim too.
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(500);
+    const voted = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect((await voted).code).toBe('SUCCESS');
+    expect(of(calls, 'Ann')).toEqual(['0p', '19000p', '29500c']);
+    expect(of(calls, 'Bo')).toEqual(['9800p', '30500p']);
     await loop.stop();
   });
 });
