@@ -66,6 +66,29 @@ describe('the schedule', () => {
     expect(of(calls, 'Bo')).toEqual(['0p', '10000c', '29000p']);
     await loop.stop();
   });
+
+  it('a /claim typed while a preview that lists nothing is in flight is answered by the next run, not by that preview', async () => {
+    const { client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        return answer;
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    let answered = false;
+    const claimed = loop.claim('Ann').finally(() => (answered = true));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(answered).toBe(true);
+    expect((await claimed).code).toBe('NO_ITEMS');
+    // One window after the slow preview's answer.
+    expect(of(calls, 'Ann')).toEqual(['0p', '12000p']);
+    await loop.stop();
+  });
 });
 
 describe('stats', () => {
