@@ -150,7 +150,7 @@ class Loop implements DeliveryLoop {
     for (const player of this.#players.values()) {
       pending += player.pending;
       if (player.blocked !== undefined) blocked += 1;
-      for (const { at } of player.backoff?.values() ?? []) if (at > now) backingOff += 1;
+      if (player.backoff !== undefined) for (const { at } of player.backoff.values()) if (at > now) backingOff += 1;
     }
     const { calls, previews, claims, granted, unverified, errors, lastError } = this.#stats;
     return { online: this.#players.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
@@ -256,11 +256,8 @@ class Loop implements DeliveryLoop {
         if (this.#failures > 0 && this.#running.size > 0) return this.#arm(Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, now + BACKOFF_BASE_MS));
         next = routine;
       }
-      if (next === undefined) {
-        const at = Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, routineAt);
-        if (at !== Number.POSITIVE_INFINITY) this.#arm(at);
-        return;
-      }
+      // Nothing due: sleep until the next (#arm leaves the timer as it is when there is none).
+      if (next === undefined) return this.#arm(Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, routineAt));
       // Runs queue for the budget inside their calls: a second's worth waiting (or about to) is enough.
       if (this.#budget.waiting + this.#starting >= this.#options.maxCallsPerSecond) return this.#arm(now + 1_000 / this.#options.maxCallsPerSecond);
       (next === urgent ? this.#urgent : this.#routine).pop();
@@ -287,7 +284,8 @@ class Loop implements DeliveryLoop {
     this.#running.set(token, settled);
     void settled.finally(() => {
       this.#running.delete(token);
-      if (player.running === run) player.running = undefined;
+      // A player's next run starts only once this one is over (#tick): the run in flight is this one.
+      player.running = undefined;
       if (this.#players.get(player.name) === player) this.#afterRun(player);
     });
   }

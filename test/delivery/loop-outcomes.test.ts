@@ -1,0 +1,293 @@
+/**
+ * The delivery loop's run outcomes and schedule, to the call (issue #33 point 10): players
+ * polled each on its own phase, a run's outcome (stopped, failed gives, lost answers, rate
+ * limits) counted and emitted as it should, and urgent runs (joins, `/claim`) not held back
+ * by the backoff of a service in trouble. Math.random is pinned, so the jitter is known.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DeliveredItem } from '../../src/index.js';
+// The client loads the vote engine by import() on its first vote: loaded here, so a vote's call
+// is timed on fake time alone.
+import '../../src/delivery/votes.js';
+import { loopHarness } from '../support/loop-harness.js';
+import { KEY as STORE_KEY, storeSeed } from '../support/fixtures.js';
+import { KEY } from '../support/reliability.js';
+
+const { setup, T0 } = loopHarness();
+
+beforeEach(() => {
+  // 0.25: a routine poll comes 0.95 of an interval later.
+  vi.spyOn(Math, 'random').mockReturnValue(0.25);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A player's calls: ms since T0, p for a preview, c for a claim. */
+const of = (calls: Array<{ at: number; player: string; preview: boolean }>, player: string) => calls.filter((c) => c.player === player).map((c) => `${c.at - T0}${c.preview ? 'p' : 'c'}`);
+
+describe('the schedule', () => {
+  it('polls each player on its own phase: a later plan neither delays nor brings forward an earlier one', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 20_000, maxCallsPerSecond: 5 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(5_000);
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(of(calls, 'Ann')).toEqual(['0p', '19000p', '38000p']);
+    expect(of(calls, 'Bo')).toEqual(['5000p', '24000p', '43000p']);
+    await loop.stop();
+  });
+
+  it('a /claim waits for its window in the schedule (status says when), not in a run started early', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000, maxCallsPerSecond: 5 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(3_000);
+    const claimed = loop.claim('Ann');
+    // Another player's join wakes the scheduler before Ann's window opens.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await loop.status('Ann')).toMatchObject({ running: false, nextCheckAt: T0 + 10_000 });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect((await claimed).code).toBe('NO_ITEMS');
+    expect(of(calls, 'Ann')).toEqual(['0p', '10000p']);
+    await loop.stop();
+  });
+
+  it('after a delivery the next poll is the routine one, not a follow-up', async () => {
+    const { mock, client, calls, give, given } = setup();
+    mock.addPurchase(KEY, { playerName: 'Bo', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 20_000 });
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(given).toHaveLength(1);
+    expect(of(calls, 'Bo')).toEqual(['0p', '10000c', '29000p']);
+    await loop.stop();
+  });
+
+  it('a /claim typed while a preview that lists nothing is in flight is answered by the next run, not by that preview', async () => {
+    const { client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        return answer;
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    let answered = false;
+    const claimed = loop.claim('Ann').finally(() => (answered = true));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(answered).toBe(true);
+    expect((await claimed).code).toBe('NO_ITEMS');
+    // One window after the slow preview's answer.
+    expect(of(calls, 'Ann')).toEqual(['0p', '12000p']);
+    await loop.stop();
+  });
+});
+
+describe('stats', () => {
+  it('backingOff counts an item whose give failed until its backoff has passed, to the millisecond', async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });
+    let fail = true;
+    const loop = client.startDeliveryLoop({
+      give: () => {
+        if (fail) throw new Error('inventory full');
+      },
+      pollIntervalMs: 600_000,
+    });
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(loop.stats()).toMatchObject({ backingOff: 1, pending: 1 });
+    fail = false;
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(loop.stats().backingOff).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(loop.stats().backingOff).toBe(0);
+    await loop.stop();
+  });
+});
+
+describe('run outcomes', () => {
+  it('stop() during a run: its callers get STOPPED, and nothing counts as an error', async () => {
+    const { mock, client, events, give } = setup();
+    mock.addPurchase(KEY, { playerName: 'Di', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Di');
+    await vi.advanceTimersByTimeAsync(5_000);
+    // The join's run previewed the item and waits for its claim's window: the /claim joins it.
+    const claimed = loop.claim('Di');
+    await loop.stop();
+    expect(await claimed).toMatchObject({ code: 'STOPPED' });
+    expect(loop.stats()).toMatchObject({ errors: 0 });
+    expect(events.filter((e) => e.type === 'loopError')).toEqual([]);
+  });
+
+  it('a run whose gives all failed is emitted as a delivery', async () => {
+    const { mock, client, events } = setup();
+    mock.addPurchase(KEY, { playerName: 'Ed', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({
+      give: () => {
+        throw new Error('inventory full');
+      },
+      pollIntervalMs: 600_000,
+    });
+    loop.join('Ed');
+    await vi.advanceTimersByTimeAsync(10_000);
+    const deliveries = events.filter((e) => e.type === 'delivery');
+    expect(deliveries).toEqual([expect.objectContaining({ playerName: 'Ed', report: expect.objectContaining({ granted: [], failed: [expect.anything()] }) })]);
+    await loop.stop();
+  });
+
+  it('a player who leaves during a give is given nothing more: the rest stays pending for the next join', async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Fa', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Fa', id: 2, quantity: 1 });
+    const given: DeliveredItem[] = [];
+    let release: (() => void) | undefined;
+    const loop = client.startDeliveryLoop({
+      give: (item) => {
+        given.push(item);
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+      pollIntervalMs: 600_000,
+    });
+    loop.join('Fa');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(given).toHaveLength(1);
+    loop.leave('Fa');
+    release?.();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(given).toHaveLength(1);
+    loop.join('Fa');
+    await vi.advanceTimersByTimeAsync(30_000);
+    release?.();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(given).toHaveLength(2);
+    await loop.stop();
+  });
+});
+
+describe('errors', () => {
+  it('a lost answer (OUTCOME_UNKNOWN) counts as an error, emitted', async () => {
+    const { mock, client, calls, events, give } = setup();
+    mock.addPurchase(KEY, { playerName: 'Gu', id: 1, quantity: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Gu');
+    const lost = loop.claim('Gu');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await lost).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+    expect(loop.stats()).toMatchObject({ errors: 1, lastError: expect.objectContaining({ code: 'CLAIM_OUTCOME_UNKNOWN' }) });
+    expect(events.filter((e) => e.type === 'loopError')).toEqual([expect.objectContaining({ playerName: 'Gu', error: expect.objectContaining({ code: 'CLAIM_OUTCOME_UNKNOWN' }) })]);
+    // Its window is checked again one window after the lost claim, not a routine interval later.
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(of(calls, 'Gu')).toEqual(['0p', '10000c', '20000p']);
+    await loop.stop();
+  });
+
+  it('in trouble, a join and a /claim are served at once (a window after the last call), not held back with routine polls', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.75);
+    const { mock, client, calls, give } = setup();
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 1_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 3_600_000, maxCallsPerSecond: 5 });
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(70_000);
+    // The sixth failure (at 66 s) holds routine runs until 111 s.
+    expect(of(calls, 'Cy')).toEqual(['0p', '10000p', '20000p', '30000p', '42000p', '66000p']);
+    loop.join('Dee');
+    const claimed = loop.claim('Cy');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(of(calls, 'Dee')).toEqual(['70000p']);
+    expect(of(calls, 'Cy').slice(6)).toEqual(['76000p']);
+    expect(await claimed).toMatchObject({ code: 'ERROR' });
+    await loop.stop();
+  });
+
+  it('in trouble, a /claim typed while a slow run is in flight is served as soon as that run ends, not after the backoff', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.75);
+    let slow = false;
+    const { mock, client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        if (slow) await new Promise((resolve) => setTimeout(resolve, 15_000));
+        return answer;
+      },
+    });
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 1_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 3_600_000, maxCallsPerSecond: 5 });
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(60_000);
+    slow = true;
+    await vi.advanceTimersByTimeAsync(7_000);
+    // The run that called at 66 s waits for its answer; the /claim is due at 76 s, while it still runs.
+    const claimed = loop.claim('Cy');
+    slow = false;
+    await vi.advanceTimersByTimeAsync(25_000);
+    // The /claim's run comes once that run is over (its answer timed out), not when the backoff lets routine runs go.
+    expect(of(calls, 'Cy').slice(6)).toEqual(['91000p']);
+    expect(await claimed).toMatchObject({ code: 'ERROR' });
+    await loop.stop();
+  });
+});
+
+describe('routine runs', () => {
+  it('out of trouble, routine polls due at once all start at once', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 20_000, maxCallsPerSecond: 5 });
+    loop.join('Ann');
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(of(calls, 'Ann')).toEqual(['0p', '19000p']);
+    expect(of(calls, 'Bo')).toEqual(['0p', '19000p']);
+    await loop.stop();
+  });
+});
+
+describe('the budget', () => {
+  it('a claim goes ahead of a routine preview waiting for the same call', async () => {
+    const { mock, client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 20_000, maxCallsPerSecond: 1 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(5_000);
+    // Ann's routine preview at 19 s lists it: its claim comes at 29 s.
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(4_800);
+    // Bo's routine preview is due at 28.8 s.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(18_700);
+    // Cy's join takes the second from 28.5 s: Bo's preview waits for it, then Ann's claim too.
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(of(calls, 'Ann')).toEqual(['0p', '19000p', '29500c']);
+    expect(of(calls, 'Bo')).toEqual(['9800p', '30500p']);
+    expect(of(calls, 'Cy')).toEqual(['28500p']);
+    await loop.stop();
+  });
+
+  it('a vote claim goes ahead of a routine preview waiting for the same call', async () => {
+    const { mock, client, calls, give } = setup({ store: { seed: storeSeed, key: STORE_KEY } });
+    mock.recordVote(STORE_KEY, 'Ann', 3);
+    const loop = client.startDeliveryLoop({ give, giveVoteReward: () => {}, pollIntervalMs: 20_000, maxCallsPerSecond: 1 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(9_800);
+    // Bo's routine preview is due at 28.8 s.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(18_700);
+    // Cy's join takes the second from 28.5 s: Bo's preview waits for it, then Ann's vote claim too.
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(500);
+    const voted = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect((await voted).code).toBe('SUCCESS');
+    expect(of(calls, 'Ann')).toEqual(['0p', '19000p', '29500c']);
+    expect(of(calls, 'Bo')).toEqual(['9800p', '30500p']);
+    await loop.stop();
+  });
+});
