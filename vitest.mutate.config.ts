@@ -39,6 +39,8 @@ export default mergeConfig(
         'test/cli/journal-peers.test.ts',
         // The same for the bin against a silent database (it times out in the sandbox).
         'test/cli/journal-bin.test.ts',
+        // The same for the bridge's optional peers: it bundles the CLI from the instrumented sources.
+        'test/bridge/peers.test.ts',
         // The slowest suites (20 to 30 s each on 2 cores: load, the lock against real
         // processes), left out for speed: a mutant that survives pays for every suite that
         // reaches it, and these reach the engine through what quicker suites test. The
