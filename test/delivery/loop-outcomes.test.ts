@@ -5,7 +5,7 @@
  * by the backoff of a service in trouble. Math.random is pinned, so the jitter is known.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DeliveredItem } from '../../src/index.js';
+import { MemoryJournal, StorefrontClient, type DeliveredItem } from '../../src/index.js';
 // The client loads the vote engine by import() on its first vote: loaded here, so a vote's call
 // is timed on fake time alone.
 import '../../src/delivery/votes.js';
@@ -288,6 +288,95 @@ describe('the budget', () => {
     expect((await voted).code).toBe('SUCCESS');
     expect(of(calls, 'Ann')).toEqual(['0p', '19000p', '29500c']);
     expect(of(calls, 'Bo')).toEqual(['9800p', '30500p']);
+    await loop.stop();
+  });
+});
+
+describe('players who leave', () => {
+  it('a player who left before their run started takes no turn from the others: the next join is served at once', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000, maxCallsPerSecond: 1 });
+    loop.join('Ann');
+    loop.leave('Ann');
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(of(calls, 'Ann')).toEqual([]);
+    expect(of(calls, 'Bo')).toEqual(['0p']);
+    await loop.stop();
+  });
+
+  it('a player who leaves in the instant the budget lets their preview through: nothing is sent, nothing counted', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000, maxCallsPerSecond: 1 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(100);
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(400);
+    // Ann's preview went out at 0 s; Bo's waits for the budget until 1 s, and Bo leaves at 1 s too.
+    setTimeout(() => loop.leave('Bo'), 500);
+    vi.advanceTimersByTime(500);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(of(calls, 'Bo')).toEqual([]);
+    expect(loop.stats()).toMatchObject({ calls: 1, previews: 1 });
+    await loop.stop();
+  });
+});
+
+describe('the service in trouble and items backing off', () => {
+  it('stats() stops counting an item as backing off the millisecond its backoff ends, though its retry is held back', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.75);
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({
+      give: () => {
+        throw new Error('inventory full');
+      },
+      pollIntervalMs: 600_000,
+    });
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(19_000);
+    // Cy's give failed at 10 s: backing off until 20 s. Dee's join fails at 19 s: routine runs held until 20.5 s.
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 1 });
+    loop.join('Dee');
+    await vi.advanceTimersByTimeAsync(999);
+    expect(loop.stats()).toMatchObject({ backingOff: 1, errors: 1 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(loop.stats()).toMatchObject({ backingOff: 0, pending: 1 });
+    await loop.stop();
+  });
+
+  it('a run the service rate-limits is neither an error nor a recovery: the last error stays', async () => {
+    const { mock, client, calls, events, give } = setup();
+    // Another process's preview for Ann: it shuts the service's window for her for 10 s.
+    const elsewhere = () => new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, journal: new MemoryJournal(), retry: 0 }).claim('Ann', { preview: true });
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 1 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Ann');
+    // The join's preview fails at 0 s; its retry at 10 s is refused (the window shut at 9.5 s),
+    // waits as the service asks, and is refused again at 20 s (the window shut at 19.6 s).
+    await vi.advanceTimersByTimeAsync(9_500);
+    await elsewhere();
+    await vi.advanceTimersByTimeAsync(10_100);
+    await elsewhere();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(of(calls, 'Ann')).toEqual(['0p', '10000p', '20000p']);
+    expect(events.filter((e) => e.type === 'loopError')).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: 'HTTP_ERROR' }) })]);
+    expect(loop.stats()).toMatchObject({ errors: 1 });
+    expect(await loop.status('Ann')).toMatchObject({ lastError: expect.objectContaining({ code: 'HTTP_ERROR' }) });
+    await loop.stop();
+  });
+
+  it('a give that outlives grantTimeoutMs leaves its item pending, and the next run comes a window after it gave up', async () => {
+    const { mock, client, calls } = setup();
+    mock.addPurchase(KEY, { playerName: 'Kit', id: 1, quantity: 1 });
+    let hang = true;
+    const loop = client.startDeliveryLoop({ give: () => (hang ? new Promise<void>(() => {}) : undefined), grantTimeoutMs: 2_000, pollIntervalMs: 600_000 });
+    loop.join('Kit');
+    await vi.advanceTimersByTimeAsync(12_000);
+    hang = false;
+    await vi.advanceTimersByTimeAsync(10_000);
+    // It gave up at 12 s: a window after that, not the routine poll.
+    expect(of(calls, 'Kit')).toEqual(['0p', '10000c', '22000p']);
     await loop.stop();
   });
 });
