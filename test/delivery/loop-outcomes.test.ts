@@ -366,6 +366,29 @@ describe('the service in trouble and items backing off', () => {
     await loop.stop();
   });
 
+  it('a delivery whose acknowledgement the journal refused is no error of the service: the item is given, nothing held back', async () => {
+    const inner = new MemoryJournal();
+    let refuse = 1;
+    const journal = {
+      append: (entries: Parameters<MemoryJournal['append']>[0]) => inner.append(entries),
+      pending: (player?: string) => inner.pending(player),
+      acknowledge: async (ids: readonly string[]) => {
+        if (refuse-- > 0) throw new Error('disk full');
+        return inner.acknowledge(ids);
+      },
+    };
+    const { mock, client, events, given, give } = setup({ journal });
+    mock.addPurchase(KEY, { playerName: 'Ida', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Ida');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(given).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'delivery')).toEqual([expect.objectContaining({ report: expect.objectContaining({ code: 'SUCCESS', journalError: expect.anything() }) })]);
+    expect(events.filter((e) => e.type === 'loopError')).toEqual([]);
+    expect(loop.stats()).toMatchObject({ errors: 0 });
+    await loop.stop();
+  });
+
   it('a give that outlives grantTimeoutMs leaves its item pending, and the next run comes a window after it gave up', async () => {
     const { mock, client, calls } = setup();
     mock.addPurchase(KEY, { playerName: 'Kit', id: 1, quantity: 1 });
