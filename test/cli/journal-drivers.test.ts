@@ -214,7 +214,7 @@ describe("teamgames journal: the drivers' failures", () => {
   });
 
   it('a timeout code five causes deep is not looked for (exit 1)', async () => {
-    const r = await run(['journal', 'windows', '--postgres-env', 'DB'], { importDriver: fakePg(nested(Object.assign(new Error('deep'), { code: '57014' }), 5), made()) }, { DB: 'postgres://u@h/db' });
+    const r = await run(['journal', 'windows', '--postgres-env', 'DB'], { importDriver: fakePg(nested(Object.assign(new Error('deep'), { code: '57014' }), 4), made()) }, { DB: 'postgres://u@h/db' });
     expect(r.code).toBe(EXIT.FAILURE);
     // Four deep (the journal's error is the first), found.
     const found = await run(['journal', 'windows', '--postgres-env', 'DB'], { importDriver: fakePg(nested(Object.assign(new Error('deep'), { code: '57014' }), 3), made()) }, { DB: 'postgres://u@h/db' });
