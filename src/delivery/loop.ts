@@ -330,7 +330,8 @@ class Loop implements DeliveryLoop {
       },
     };
     const sleep = (ms: number) => sleepOn(this.#timers, ms, player.gone.signal);
-    const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
+    // An undefined grantTimeoutMs is the engine's default, as when not given.
+    const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, grantTimeoutMs: this.#options.grantTimeoutMs };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
     const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || backingOff(player, line.deliveryId, this.#timers.now());
