@@ -237,6 +237,28 @@ describe('errors', () => {
   });
 });
 
+describe('routine runs in trouble', () => {
+  it('a routine run held back while another probes the service goes once that probe is over, not when the next plan wakes the scheduler', async () => {
+    const { mock, client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return next(input, init);
+      },
+    });
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 1_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 3_600_000, maxCallsPerSecond: 100 });
+    loop.join('E1');
+    loop.join('E2');
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Each call reaches the service 3 s after it is sent. E2's retry, due while E1's probe is
+    // on the wire, goes once that probe is over (the scheduler looks again every second), not
+    // when E1's next run wakes it.
+    expect(of(calls, 'E1')).toEqual(['3000p', '16000p', '29000p', '58000p']);
+    expect(of(calls, 'E2')).toEqual(['3000p', '21000p', '40000p']);
+    await loop.stop();
+  });
+});
+
 describe('routine runs', () => {
   it('out of trouble, routine polls due at once all start at once', async () => {
     const { client, calls, give } = setup();
