@@ -91,6 +91,33 @@ describe('the schedule', () => {
   });
 });
 
+describe('a preview the service answers PREVIEW with nothing listed', () => {
+  it('is a preview that lists nothing: a /claim typed while it is in flight is answered by the next run', async () => {
+    const { client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        const body = (await answer.clone().json()) as { code?: string };
+        // The service's other way of saying "nothing": PREVIEW with an empty list.
+        if (body.code !== 'NO_ITEMS') return answer;
+        return new Response(JSON.stringify({ ...body, status: 'PREVIEW', code: 'PREVIEW', data: { claims: [], rawTransactions: [] } }), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    let answered = false;
+    const claimed = loop.claim('Ann').finally(() => (answered = true));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(answered).toBe(true);
+    expect((await claimed).code).toBe('NO_ITEMS');
+    expect(of(calls, 'Ann')).toEqual(['0p', '12000p']);
+    await loop.stop();
+  });
+});
+
 describe('stats', () => {
   it('backingOff counts an item whose give failed until its backoff has passed, to the millisecond', async () => {
     const { mock, client } = setup();
