@@ -41,9 +41,8 @@ export default mergeConfig(
         'test/bridge/peers.test.ts',
         // The same for the bin against a silent database (it times out in the sandbox).
         'test/cli/journal-bin.test.ts',
-        // The same for the bridge: the bundled bin without its peers, and the bin as a child
-        // process end to end (a child sees no mutant, and its coverage is not counted).
-        'test/bridge/peers.test.ts',
+        // The bridge's bin as a child process end to end (a child sees no mutant, and its
+        // coverage is not counted).
         'test/bridge/e2e.test.ts',
         // The slowest suites (20 to 30 s each on 2 cores: load, the lock against real
         // processes), left out for speed: a mutant that survives pays for every suite that

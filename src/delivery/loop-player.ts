@@ -99,6 +99,17 @@ export function newPlayer(name: string): Player {
   };
 }
 
+/** What `stats()` sums over the players online: items pending, players blocked, items backing off now (monotonic `now`). */
+export function totalsOf(players: Iterable<Player>, now: number): { pending: number; blocked: number; backingOff: number } {
+  const totals = { pending: 0, blocked: 0, backingOff: 0 };
+  for (const player of players) {
+    totals.pending += player.pending;
+    if (player.blocked !== undefined) totals.blocked += 1;
+    if (player.backoff !== undefined) for (const { at } of player.backoff.values()) if (at > now) totals.backingOff += 1;
+  }
+  return totals;
+}
+
 /** The report of a `claim()` (or `claimVote()`) that delivered nothing because the player is not here or the loop stopped. */
 export function undelivered(code: 'OFFLINE' | 'STOPPED', player: Player | undefined): LoopClaimReport & LoopVoteReport {
   const message = code === 'OFFLINE' ? 'You must be online in game to claim your purchases. They are safe and will be delivered when you are.' : 'Deliveries are paused for a moment. Your purchases are safe and will be delivered shortly.';

@@ -68,7 +68,9 @@ export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): P
     // The vote call comes out of the loop's budget, like every call the loop makes.
     claimVoteReward: async (claim, options) => {
       await loop.call();
-      if (!here()) throw new Interrupted('left');
+      // Gone while its turn came (left, or the loop stopping): nothing is sent. The player's
+      // signal aborts whenever `here()` turns false, with the reason that says which.
+      player.gone.signal.throwIfAborted();
       return base.claimVoteReward(claim, options);
     },
   };

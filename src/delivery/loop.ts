@@ -19,7 +19,7 @@ import { DueHeap, type DueEntry } from './due-heap.js';
 import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './loop-types.js';
 import { claimVoteInLoop, resumeVotesInLoop } from './loop-votes.js';
 import { ERROR_MESSAGE, type RunVia } from './report.js';
-import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, undelivered, type Player } from './loop-player.js';
+import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, totalsOf, undelivered, type Player } from './loop-player.js';
 import type { DeliveredItem, DeliveryCode, DeliveryReport } from './types.js';
 
 export type { DeliveryLoop, DeliveryLoopOptions, LoopHost } from './loop-types.js';
@@ -142,15 +142,7 @@ class Loop implements DeliveryLoop {
   }
 
   stats(): DeliveryLoopStats {
-    let pending = 0;
-    let blocked = 0;
-    let backingOff = 0;
-    const now = this.#timers.now();
-    for (const player of this.#players.values()) {
-      pending += player.pending;
-      if (player.blocked !== undefined) blocked += 1;
-      for (const { at } of player.backoff?.values() ?? []) if (at > now) backingOff += 1;
-    }
+    const { pending, blocked, backingOff } = totalsOf(this.#players.values(), this.#timers.now());
     const { calls, previews, claims, granted, unverified, errors, lastError } = this.#stats;
     return { online: this.#players.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
   }
@@ -218,8 +210,11 @@ class Loop implements DeliveryLoop {
 
   #schedule(player: Player, at: number, urgent: boolean): void {
     if (this.#stopping !== undefined) return;
-    // A run already planned stays when it is more urgent, or as urgent and no later.
-    if (player.scheduled && ((player.urgent && !urgent) || (player.urgent === urgent && player.due <= at))) return;
+    // An urgent run already planned stays: it is never later than a new one (the clock and
+    // lastCallAt only move forward), and a routine plan is only made by #afterRun, when no
+    // plan but an urgent one (a /claim during the run) can exist.
+    if (player.scheduled && player.urgent) return;
+    // Stryker disable next-line AssignmentOperator: any new value marks the older entries stale; counting down does too
     player.version += 1;
     player.due = at;
     player.urgent = urgent;
@@ -250,16 +245,14 @@ class Loop implements DeliveryLoop {
       const routineAt = routine === undefined ? Number.POSITIVE_INFINITY : Math.max(routine.due, this.#holdUntil);
       let next: DueEntry<Player> | undefined;
       if (urgent !== undefined && urgent.due <= now) next = urgent;
-      else if (routine !== undefined && routineAt <= now) {
+      // routineAt is finite only for a routine entry.
+      else if (routineAt <= now) {
         // In trouble, one routine run at a time probes the service; the others wait for its outcome.
         if (this.#failures > 0 && this.#running.size > 0) return this.#arm(Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, now + BACKOFF_BASE_MS));
         next = routine;
       }
-      if (next === undefined) {
-        const at = Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, routineAt);
-        if (at !== Number.POSITIVE_INFINITY) this.#arm(at);
-        return;
-      }
+      // Nothing due: sleep until the next (#arm leaves the timer as it is when there is none).
+      if (next === undefined) return this.#arm(Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, routineAt));
       // Runs queue for the budget inside their calls: a second's worth waiting (or about to) is enough.
       if (this.#budget.waiting + this.#starting >= this.#options.maxCallsPerSecond) return this.#arm(now + 1_000 / this.#options.maxCallsPerSecond);
       (next === urgent ? this.#urgent : this.#routine).pop();
@@ -286,7 +279,8 @@ class Loop implements DeliveryLoop {
     this.#running.set(token, settled);
     void settled.finally(() => {
       this.#running.delete(token);
-      if (player.running === run) player.running = undefined;
+      // A player's next run starts only once this one is over (#tick): the run in flight is this one.
+      player.running = undefined;
       if (this.#players.get(player.name) === player) this.#afterRun(player);
     });
   }
@@ -308,6 +302,7 @@ class Loop implements DeliveryLoop {
         const turn = this.#budget.take(urgent || !preview, player.gone.signal);
         asked();
         await turn;
+        // Stryker disable next-line StringLiteral: the run of a player who left reports to no one (leave() answered its callers OFFLINE)
         if (this.#players.get(name) !== player) throw new Interrupted('left');
         this.#stats.calls += 1;
         if (preview) this.#stats.previews += 1;
@@ -326,7 +321,8 @@ class Loop implements DeliveryLoop {
       },
     };
     const sleep = (ms: number) => sleepOn(this.#timers, ms, player.gone.signal);
-    const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, ...(this.#options.grantTimeoutMs === undefined ? {} : { grantTimeoutMs: this.#options.grantTimeoutMs }) };
+    // An undefined grantTimeoutMs is the engine's default, as when not given.
+    const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, grantTimeoutMs: this.#options.grantTimeoutMs };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
     const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || backingOff(player, line.deliveryId, this.#timers.now());
@@ -337,7 +333,8 @@ class Loop implements DeliveryLoop {
       // After the join's purchases: the vote reward rows a crash (or a failed give) left for the player.
       player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes });
     } catch (error) {
-      if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
+      // Left or stopped: only stop()'s callers read this report (leave() answered a player's callers OFFLINE).
+      if (error instanceof Interrupted) return undelivered('STOPPED', player);
       this.#failed(player, error);
       return { code: 'ERROR', granted: [], failed: [], pending: player.pending, message: ERROR_MESSAGE, ...(isStorefrontError(error) ? { error } : {}) };
     } finally {
@@ -348,10 +345,12 @@ class Loop implements DeliveryLoop {
     return report;
   }
 
-  /** The game's `give`, for a player still here; its failures back the item off. */
+  /**
+   * The game's `give`, for a player still here; its failures back the item off. Offline (or
+   * stopped) means no grant: the engine asks `defer` in the same turn, right before each give,
+   * so a player gone has the item left pending for the next join, here or elsewhere.
+   */
   #give(player: Player, item: DeliveredItem): unknown {
-    // Offline (or stopped) means no grant: the item stays pending for the next join, here or elsewhere.
-    if (this.#players.get(player.name) !== player) throw new Interrupted('left');
     return giveBackingOff(player, this.#options.give, item, () => this.#timers.now());
   }
 
@@ -412,6 +411,7 @@ class Loop implements DeliveryLoop {
 
   #emit(event: StorefrontEvent): void {
     try {
+      // Stryker disable next-line OptionalChaining: without a listener the call throws a TypeError, which the catch below ignores as it ignores a listener's own
       this.#host.via().onEvent?.(event);
     } catch {
       // A listener's failure must not stop the loop.

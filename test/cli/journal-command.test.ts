@@ -196,6 +196,12 @@ describe('teamgames journal resolve --file: who holds the lock', () => {
     expect(r).toMatchObject({ code: EXIT.OK, stdout: expect.stringMatching(/^Resolved window:w1 of Ann/) });
   });
 
+  it('an id asked of a player with no window at all', async () => {
+    const path = await journalFile(`${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1')] })}\n`);
+    const r = await run(['journal', 'resolve', 'Bea', '--window', 'window:w1', '--note', 'n', '--by', 'mod', '--file', path]);
+    expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: Bea has no window window:w1; none is open\n' });
+  });
+
   it('an id the player does not have, when none of theirs is open', async () => {
     const path = await journalFile(`${JSON.stringify({ op: 'put', entries: [{ ...journalWindow('window:w1'), state: 'resolved', resolution: { by: 'a', at: 1, note: 'n' } }] })}\n`);
     const r = await run(['journal', 'resolve', 'Ann', '--window', 'window:w2', '--note', 'n', '--by', 'mod', '--file', path]);

@@ -8,7 +8,7 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import { stream } from '../support/cli.js';
 import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
@@ -38,17 +38,17 @@ interface Made {
   sql: string[];
 }
 
-/** A `pg` whose every query and connection fails with `error`; what the command made of it in `made`. */
-function fakePg(error: unknown, made: Made, options: { endNever?: boolean; esm?: boolean } = {}) {
+/** A `pg` whose every query and connection fails with `error` (or never answers: `silent`); what the command made of it in `made`. */
+function fakePg(error: unknown, made: Made, options: { endNever?: boolean; esm?: boolean; silent?: boolean } = {}) {
   const Pool = class {
     constructor(config: unknown) {
       made.config = config;
     }
     query = async (sql: string) => {
       made.sql.push(sql);
-      return Promise.reject(error);
+      return options.silent === true ? new Promise(() => {}) : Promise.reject(error);
     };
-    connect = async () => Promise.reject(error);
+    connect = async () => (options.silent === true ? new Promise(() => {}) : Promise.reject(error));
     on(event: string) {
       made.events.push(event);
       return this;
@@ -194,8 +194,27 @@ describe("teamgames journal: the drivers' failures", () => {
     expect(r.stderr).toMatch(/^teamgames journal: the database did not answer within 250 ms \(--timeout\): PostgresJournal: could not read the journal: .+\. Check that the server is up and that no session holds a lock on the journal's table; a resolve may or may not have been written \(teamgames journal windows --all\)\n$/);
   });
 
+  it("a driver that never answers, its own bounds gone: the command's bound ends it a second after --timeout (exit 4)", async () => {
+    vi.useFakeTimers();
+    try {
+      let ended: { code: number; stdout: string; stderr: string } | undefined;
+      const running = run(['journal', 'windows', '--timeout', '250', '--postgres-env', 'DB'], { importDriver: fakePg(undefined, made(), { silent: true }) }, { DB: 'postgres://u@h/db' }).then((r) => (ended = r));
+      await vi.advanceTimersByTimeAsync(1_249);
+      expect(ended).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      await running;
+      expect(ended).toEqual({
+        code: EXIT.NETWORK,
+        stdout: '',
+        stderr: "teamgames journal: the database did not answer within 250 ms (--timeout). Check that the server is up and that no session holds a lock on the journal's table; a resolve may or may not have been written (teamgames journal windows --all)\n",
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a timeout code five causes deep is not looked for (exit 1)', async () => {
-    const r = await run(['journal', 'windows', '--postgres-env', 'DB'], { importDriver: fakePg(nested(Object.assign(new Error('deep'), { code: '57014' }), 5), made()) }, { DB: 'postgres://u@h/db' });
+    const r = await run(['journal', 'windows', '--postgres-env', 'DB'], { importDriver: fakePg(nested(Object.assign(new Error('deep'), { code: '57014' }), 4), made()) }, { DB: 'postgres://u@h/db' });
     expect(r.code).toBe(EXIT.FAILURE);
     // Four deep (the journal's error is the first), found.
     const found = await run(['journal', 'windows', '--postgres-env', 'DB'], { importDriver: fakePg(nested(Object.assign(new Error('deep'), { code: '57014' }), 3), made()) }, { DB: 'postgres://u@h/db' });

@@ -1,13 +1,12 @@
 /**
  * `teamgames journal --file` reads only what is the bridge's own (issue #34 points 1 and
  * 6): a journal, lock or directory another user could have planted or changed is refused
- * before it is read, with the file journal's own message and exit 1; through a hard link
- * to a held journal, `status` never says the lock is free (the file is refused as the
- * engine refuses it). The cases about another user chown files to a second Unix user, so
- * they need root (CI runs as root).
+ * before it is read, with the file journal's own message and exit 1 (a hard link to a held
+ * journal: journal-links.test.ts). The cases about another user chown files to a second
+ * Unix user, so they need root (CI runs as root).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,42 +50,6 @@ async function journalRefusal(path: string): Promise<string> {
   expect(error).toBeInstanceOf(Error);
   return (error as Error).message;
 }
-
-describe('status through another name of the journal (point 6)', () => {
-  it('a hard link to a journal a bridge holds: refused as the engine refuses it, the lock never said free (exit 1)', async () => {
-    const path = await tempPath();
-    const held = new FileJournal(path);
-    open.push(held);
-    await held.append([journalLine('a')]);
-    const other = join(dirname(path), 'other-name.jsonl');
-    linkSync(path, other);
-
-    const r = await runCli(['journal', 'status', '--file', other, '--json'], now);
-    expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { journal: { readable: boolean; lock: { state: string; problem?: string } } };
-    expect(report.journal.readable).toBe(false);
-    expect(report.journal.lock.state).toBe('refused');
-    expect(report.journal.lock.problem).toMatch(/has 2 names \(hard links\)/);
-    expect(r.stderr).toMatch(/has 2 names \(hard links\)/);
-
-    const text = await runCli(['journal', 'status', '--file', other], now);
-    expect(text.code).toBe(1);
-    expect(text.stdout).not.toMatch(/free/);
-    expect(text.stdout).toMatch(/^lock +refused: .*has 2 names/m);
-  });
-
-  it('pending and windows through the hard link: refused too (exit 1)', async () => {
-    const path = await tempPath();
-    writeFileSync(path, put('a'));
-    const other = join(dirname(path), 'other-name.jsonl');
-    linkSync(path, other);
-    for (const command of ['pending', 'windows']) {
-      const r = await runCli(['journal', command, '--file', other], now);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/has 2 names \(hard links\)/);
-    }
-  });
-});
 
 describe('a lock file that is a symbolic link', () => {
   it('status: the lock refused (never followed to what it names), exit 1', async () => {

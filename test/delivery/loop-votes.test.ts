@@ -6,6 +6,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, MemoryJournal, type DeliveryJournal, type GivenVoteReward } from '../../src/index.js';
 import { KEY, storeSeed } from '../support/fixtures.js';
 import { loopHarness } from '../support/loop-harness.js';
+// The client loads the vote rewards by import() on first use: loaded here, so a claimVote's
+// first call asks the budget on fake time.
+import '../../src/delivery/votes.js';
 
 const { setup } = loopHarness();
 const store = { seed: storeSeed, key: KEY };
@@ -181,6 +184,25 @@ describe('loop.claimVote when the player goes', () => {
     expect(await ho).toMatchObject({ code: 'STOPPED', granted: [], failed: [] });
     expect(rewards).toEqual([]);
     expect(calls.map((c) => c.player)).toEqual(['Gi', 'Ho']);
+  });
+
+  it('resolves OFFLINE, sending nothing, for a player who leaves in the instant the budget lets the vote call through', async () => {
+    const { mock, client, calls } = setup({ store });
+    mock.recordVote(KEY, 'Ka', 3);
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r), maxCallsPerSecond: 1, pollIntervalMs: 60_000 });
+    loop.join('Ka');
+    await vi.advanceTimersByTimeAsync(500);
+    // The join's preview went out at 0 s: the vote call waits for the budget until 1 s.
+    const vote = loop.claimVote('Ka', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(100);
+    // The player leaves at 1 s too, right after the budget's turn came (before the call could go).
+    setTimeout(() => loop.leave('Ka'), 400);
+    vi.advanceTimersByTime(400);
+    expect(await vote).toMatchObject({ code: 'OFFLINE', granted: [], failed: [] });
+    expect(rewards).toEqual([]);
+    expect(calls.map((c) => c.player)).toEqual(['Ka']);
+    await loop.stop();
   });
 
   it('resolves OFFLINE at once for a player who leaves while the vote waits for their purchase delivery', async () => {
