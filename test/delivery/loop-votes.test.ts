@@ -377,7 +377,10 @@ describe('vote reward rows left in the journal, given when the player joins', ()
     const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: (r) => void rewards.push(r), pollIntervalMs: 30_000 });
     refuse = 1;
     loop.join('Ki');
+    // A /claim typed meanwhile is answered by that run: an ERROR report naming the journal's failure.
+    const typed = loop.claim('Ki');
     await vi.advanceTimersByTimeAsync(11_000);
+    expect(await typed).toStrictEqual({ code: 'ERROR', granted: [], failed: [], pending: 0, message: expect.stringMatching(/\S/), error: expect.objectContaining({ code: 'JOURNAL_FAILED' }) });
     expect(rewards).toEqual([]);
     expect(events.filter((e) => e.type === 'loopError')).toEqual([expect.objectContaining({ playerName: 'Ki', error: expect.objectContaining({ code: 'JOURNAL_FAILED' }) })]);
     expect(loop.stats().errors).toBe(1);
