@@ -14,14 +14,22 @@ export const PURCHASE_PLACEHOLDERS = ['player', 'quantity', 'productId', 'produc
 /** The placeholders of a vote reward's commands. @internal */
 export const VOTE_PLACEHOLDERS = ['player', 'amount', 'rewardId', 'rewardName', 'deliveryId'] as const;
 
+// The patterns are declared functions, built where they are used (none has the `g` flag, so
+// a fresh one tests as a shared one would): StrykerJS (`npm run mutate`, `ignoreStatic`) never
+// switches on a mutant chosen while the module loads, so module constants went untested.
+
 /**
  * A player name a command may hold: ASCII letters, digits and `_`, then also `.` and `-`,
  * 1 to 64 characters (Minecraft's own set is `[A-Za-z0-9_]{3,16}`). No space (it would
  * split the command's arguments), nothing a game's parser could read as syntax.
  */
-const PLAYER = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+function player(): RegExp {
+  return /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+}
 /** A count: a non-negative safe integer, written in decimal. */
-const COUNT = /^(?:0|[1-9][0-9]{0,15})$/;
+function count(): RegExp {
+  return /^(?:0|[1-9][0-9]{0,15})$/;
+}
 /**
  * What a text value (a product name, a reward name, an id) must not hold: quotes and the
  * backslash (they end or escape a quoted argument, or JSON text), `;` (a command
@@ -29,13 +37,17 @@ const COUNT = /^(?:0|[1-9][0-9]{0,15})$/;
  * formatting code), controls (newlines included), format characters (bidi overrides,
  * zero-width), line and paragraph separators, and lone surrogates.
  */
-const UNSAFE_TEXT = /["'`\\;{}§\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+function unsafeText(): RegExp {
+  return /["'`\\;{}§\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+}
 /** The longest text value, in UTF-16 units. */
 const MAX_TEXT = 100;
 /** A placeholder `{name}`, or a literal brace written twice (`{{`, `}}`: JSON text in `tellraw`). */
 const PLACEHOLDER = /\{\{|\}\}|\{([^{}]*)\}/g;
 /** A template of text, placeholders and doubled braces only: no brace left alone. */
-const WELL_FORMED = /^(?:[^{}]|\{\{|\}\}|\{[^{}]*\})*$/;
+function wellFormed(): RegExp {
+  return /^(?:[^{}]|\{\{|\}\}|\{[^{}]*\})*$/;
+}
 
 /** Commands ready to send, or why none may be. @internal */
 export type Rendered = { commands: string[] } | { refused: string };
@@ -51,7 +63,7 @@ export function templateProblem(template: unknown, placeholders: readonly string
   for (const match of template.matchAll(PLACEHOLDER)) {
     if (match[1] !== undefined && !placeholders.includes(match[1])) return `has an unknown placeholder {${match[1] as string}} (known: ${placeholders.map((p) => `{${p}}`).join(', ')})`;
   }
-  if (!WELL_FORMED.test(template)) return 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})';
+  if (!wellFormed().test(template)) return 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})';
   return undefined;
 }
 
@@ -60,11 +72,11 @@ export function templateProblem(template: unknown, placeholders: readonly string
  * @internal
  */
 export function valueProblem(name: string, value: string): string | undefined {
-  if (name === 'player') return PLAYER.test(value) ? undefined : 'is outside the player names a command may hold (A-Z a-z 0-9 _, then also . and -, at most 64)';
-  if (name === 'quantity' || name === 'amount') return COUNT.test(value) ? undefined : 'is not a non-negative integer';
+  if (name === 'player') return player().test(value) ? undefined : 'is outside the player names a command may hold (A-Z a-z 0-9 _, then also . and -, at most 64)';
+  if (name === 'quantity' || name === 'amount') return count().test(value) ? undefined : 'is not a non-negative integer';
   if (value === '') return 'is empty';
   if (value.length > MAX_TEXT) return `is longer than ${MAX_TEXT} characters`;
-  return UNSAFE_TEXT.test(value) ? 'holds a character that could break out of the command (a quote, \\, ;, {, }, §, a control or format character)' : undefined;
+  return unsafeText().test(value) ? 'holds a character that could break out of the command (a quote, \\, ;, {, }, §, a control or format character)' : undefined;
 }
 
 /**
