@@ -34,6 +34,8 @@ describe('startDeliveryLoop on given timers', () => {
     loop.join('Ann');
     await vi.advanceTimersByTimeAsync(10_000);
     expect(given).toEqual([10_000]);
+    // No vote rewards to give on the join either: the run ends cleanly, with no loop error.
+    expect(loop.stats()).toMatchObject({ errors: 0 });
     await expect(loop.claimVote('Ann', { reward: 1, amount: 1 })).rejects.toThrow(/^startDeliveryLoop: invalid options\.giveVoteReward: must be given/);
     // Started directly, the scheduler checks names itself (the client's handle checks them first otherwise).
     const named = /^startDeliveryLoop: invalid playerName: /;
