@@ -68,4 +68,34 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     const left = (await nodes[1]!.journal.pending()).filter((e) => e.state !== 'voteCounters' && e.state !== 'unverified');
     expect(left).toEqual([]);
   });
+
+  it.skipIf(kit.url === undefined)('two nodes resume the same players\' reward rows at once (as two loops do when a player joins both): each row given once', async () => {
+    const names = { table: uniqueName('journal'), grantedTable: uniqueName('granted') };
+    await kit.journal(kit.pool(2), names).createTables();
+    const nodes = ['a', 'b'].map((name) => {
+      const journal = kit.journal(kit.pool(3), { ...names, nodeId: `node-${name}` });
+      return { journal, client: new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, now: mock.clock.now, journal, retry: 0 }) };
+    });
+    // Rows left by claims whose give failed (the game was busy): claimed, spent, not given.
+    const busy = () => {
+      throw new Error('the game is busy');
+    };
+    for (const player of PLAYERS) {
+      mock.recordVote(KEY, player, 500);
+      for (let round = 0; round < 3; round++) expect((await nodes[round % 2]!.client.deliverVoteReward({ player, ...ASK }, busy)).code).toBe('PARTIAL');
+    }
+    const rows = (await nodes[0]!.journal.pending()).filter((e) => e.state === 'voteClaimed').map((e) => e.deliveryId);
+    expect(rows).toHaveLength(PLAYERS.length * 3);
+
+    const given: string[] = [];
+    const give = async (reward: GivenVoteReward) => {
+      given.push(reward.deliveryId);
+      // A give that takes a moment, so the other node's resume runs while it is out.
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    const reports = await Promise.all([...nodes, ...nodes].map((node) => node.client.resumeVoteRewards(give)));
+    expect(reports.flatMap((r) => r.errors)).toEqual([]);
+    expect(given.toSorted()).toEqual(rows.toSorted());
+    expect((await nodes[1]!.journal.pending()).filter((e) => e.state === 'voteClaimed')).toEqual([]);
+  });
 });
