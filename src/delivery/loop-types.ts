@@ -26,7 +26,7 @@ export interface DeliveryLoopOptions {
   maxCallsPerSecond?: number;
   /** Aborting it stops the loop, like {@link DeliveryLoop.stop}. */
   signal?: AbortSignal;
-  /** As {@link ResumeOptions.grantTimeoutMs}. Default `60000`. */
+  /** As {@link ResumeOptions.grantTimeoutMs}, for `give` and `giveVoteReward` alike. Default `60000`. */
   grantTimeoutMs?: number;
   /**
    * How {@link DeliveryLoop.claim} (a `/claim` typed in game) delivers:

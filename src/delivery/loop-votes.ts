@@ -21,6 +21,8 @@ export interface VoteInLoop {
   /** The client's vote rewards (loaded on first use) and its caller. */
   votes: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
   give: VoteRewardGiveFunction;
+  /** The loop's `grantTimeoutMs`, which bounds each give (the default when unset). */
+  giveTimeoutMs: number | undefined;
 }
 
 /** What the vote rows left for a joining player need of the loop (`give` and `votes` unset: no vote rewards). */
@@ -29,6 +31,7 @@ export interface VotesAtJoin {
   here: () => boolean;
   give: VoteRewardGiveFunction | undefined;
   votes: VoteInLoop['votes'] | undefined;
+  giveTimeoutMs: number | undefined;
 }
 
 /** The give of a vote reward row, refused once the player is no longer here. */
@@ -50,7 +53,7 @@ export async function resumeVotesInLoop(loop: VotesAtJoin): Promise<boolean> {
   if (give === undefined || votes === undefined) return true;
   const deliveries = await votes.deliveries();
   try {
-    const report = await deliveries.resume(votes.via(), giveHere({ here: loop.here, give }), { signal: loop.player.gone.signal }, loop.player.name);
+    const report = await deliveries.resume(votes.via(), giveHere({ here: loop.here, give }), { signal: loop.player.gone.signal, giveTimeoutMs: loop.giveTimeoutMs }, loop.player.name);
     return report.errors.length === 0 && report.journalError === undefined;
   } catch (error) {
     // A journal that cannot be read fails the run like any journal trouble (a loop error, the backoff).
@@ -78,7 +81,7 @@ export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): P
   const asked = input as Partial<LoopVoteInput> | undefined;
   const deliveries = await loop.votes.deliveries();
   try {
-    return await deliveries.deliver(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal });
+    return await deliveries.deliver(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal, giveTimeoutMs: loop.giveTimeoutMs });
   } catch (error) {
     if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
     throw error;

@@ -138,7 +138,7 @@ class Loop implements DeliveryLoop {
       await this.#budget.take(true, player.gone.signal);
       this.#stats.calls += 1;
     };
-    return claimVoteInLoop({ player, here, call, votes, give: giveVote }, input);
+    return claimVoteInLoop({ player, here, call, votes, give: giveVote, giveTimeoutMs: this.#options.grantTimeoutMs }, input);
   }
 
   stats(): DeliveryLoopStats {
@@ -331,7 +331,7 @@ class Loop implements DeliveryLoop {
     try {
       report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);
       // After the join's purchases: the vote reward rows a crash (or a failed give) left for the player.
-      player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes });
+      player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes, giveTimeoutMs: this.#options.grantTimeoutMs });
     } catch (error) {
       // Left or stopped: only stop()'s callers read this report (leave() answered a player's callers OFFLINE).
       if (error instanceof Interrupted) return undelivered('STOPPED', player);

@@ -32,6 +32,21 @@ describe('loop.claimVote', () => {
     await loop.stop();
   });
 
+  it('bounds giveVoteReward by the loop\'s grantTimeoutMs: the row stays pending', async () => {
+    const { mock, client, journal } = setup({ store });
+    mock.recordVote(KEY, 'Ann', 3);
+    const loop = client.startDeliveryLoop({ give: () => {}, grantTimeoutMs: 5_000, giveVoteReward: () => new Promise<void>(() => {}) });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const pending = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(6_000);
+    const report = await pending;
+    expect(report).toMatchObject({ code: 'PARTIAL', failed: [{ error: expect.objectContaining({ name: 'GrantTimeoutError' }) }] });
+    expect((report.failed[0]?.error as Error).message).toMatch(/5000 ms/);
+    expect((await journal.pending('Ann')).filter((e) => e.state === 'voteClaimed')).toHaveLength(1);
+    await loop.stop();
+  });
+
   it('resolves OFFLINE for a player the loop does not hold online and STOPPED after stop(), calling nothing and giving nothing', async () => {
     const { mock, client, calls } = setup({ store });
     mock.recordVote(KEY, 'Bo', 3);
@@ -296,6 +311,19 @@ describe('vote reward rows left in the journal, given when the player joins', ()
     await vi.advanceTimersByTimeAsync(60_000);
     expect(rewards).toEqual([]);
     expect(await rowsOf(journal, 'Ki')).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('bounds the join\'s giveVoteReward by the loop\'s grantTimeoutMs: the player\'s turn is free again, the row stays pending', async () => {
+    const { client, journal, row } = await leaveARow();
+    const loop = client.startDeliveryLoop({ give: () => {}, grantTimeoutMs: 5_000, giveVoteReward: () => new Promise<void>(() => {}) });
+    loop.join('Ki');
+    // The join's preview once the service's window is over, then the row's give, out after 5 s.
+    await vi.advanceTimersByTimeAsync(16_000);
+    const claim = loop.claim('Ki');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(await Promise.race([claim, 'still waiting for the turn'])).toMatchObject({ code: 'NO_ITEMS' });
+    expect(await rowsOf(journal, 'Ki')).toEqual([row.deliveryId]);
     await loop.stop();
   });
 
