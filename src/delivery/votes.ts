@@ -64,6 +64,8 @@ interface VoteRun {
 type Row = JournalVoteReward;
 
 const LATE = Symbol('late');
+/** Returned by a cross-node lock's work that found its call aborted before it started. */
+const NOT_STARTED = Symbol('not started');
 
 /** The vote reward deliveries of one client (and the clients derived from it). */
 export class VoteDeliveries {
@@ -378,7 +380,8 @@ async function acrossNodes<T>(journal: DeliveryJournal, player: string, signal: 
     return work();
   });
   return new Promise((resolve, reject) => {
-    // Once the work has started it settles on its own; only the wait for the lock is abortable.
+    // Once the work has started it settles on its own; only the wait for the lock is abortable
+    // (an abort that came before the listener included: the work then returned NOT_STARTED).
     const onAbort = () => {
       if (!started) reject(signal?.reason);
     };
@@ -386,19 +389,17 @@ async function acrossNodes<T>(journal: DeliveryJournal, player: string, signal: 
     locked.then(
       (value) => {
         signal?.removeEventListener('abort', onAbort);
-        if (value !== NOT_STARTED) resolve({ ok: true, value: value as T });
+        value === NOT_STARTED ? reject(signal?.reason) : resolve({ ok: true, value: value as T });
       },
       (error: unknown) => {
         signal?.removeEventListener('abort', onAbort);
         if (started) reject(error);
-        else if (!signal?.aborted) resolve({ ok: false, error });
+        else if (signal?.aborted === true) reject(signal.reason);
+        else resolve({ ok: false, error });
       },
     );
   });
 }
-
-/** Returned by a cross-node lock's work that found its call aborted before it started. */
-const NOT_STARTED = Symbol('not started');
 
 /** Every record a journal returns is validated like an answer from the network. */
 function checked(entries: JournalEntry[]): JournalEntry[] {

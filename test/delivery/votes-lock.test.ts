@@ -53,6 +53,28 @@ describe('the caller\'s signal, on a journal with a lock across nodes', () => {
     expect(pointsLeft()).toBe(4);
   });
 
+  it('aborted while the lock is asked (before the call could listen for it): rejects with the reason, whether the lock comes or fails; nothing claimed, and the player\'s next call runs', async () => {
+    mock.reset();
+    mock.recordVote(KEY, 'Ann', 4);
+    const storage = new MemoryJournal();
+    const reason = new Error('left the game');
+    const asking = (outcome: 'comes' | 'fails', controller: AbortController): DeliveryJournal => ({
+      ...lockedJournal(storage).journal,
+      withPlayerLock: <T,>(_player: string, work: () => Promise<T>) => {
+        controller.abort(reason);
+        return outcome === 'comes' ? work() : Promise.reject(new JournalError('lock busy'));
+      },
+    });
+    for (const outcome of ['comes', 'fails'] as const) {
+      const controller = new AbortController();
+      const call = client(asking(outcome, controller)).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { signal: controller.signal });
+      expect(await within(call), outcome).toEqual({ error: reason });
+    }
+    expect(await storage.pending()).toEqual([]);
+    expect(pointsLeft()).toBe(4);
+    expect((await client(lockedJournal(storage).journal).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined)).code).toBe('SUCCESS');
+  });
+
   it('aborted once the work started (during the give): the call goes on and reports what it did', async () => {
     mock.reset();
     mock.recordVote(KEY, 'Ann', 4);
