@@ -85,6 +85,43 @@ describe('the join\'s run and the vote rows', () => {
   });
 });
 
+describe('the rows another player left in memory', () => {
+  it('are not given at someone else\'s join', async () => {
+    const inner = new MemoryJournal();
+    let failing = true;
+    // Refuses the vote rows while failing: they are kept in memory.
+    const journal: DeliveryJournal = {
+      append: (entries) => (failing && entries.some((e) => e.state === 'voteClaimed') ? Promise.reject(new Error('disk full')) : inner.append(entries)),
+      pending: (player) => inner.pending(player),
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    const { mock, client } = setup({ store, journal });
+    mock.recordVote(KEY, 'Bo', 3);
+    const rewards: GivenVoteReward[] = [];
+    let busy = true;
+    const loop = client.startDeliveryLoop({
+      give: () => {},
+      giveVoteReward: (r) => {
+        if (busy) throw new Error('the game is busy');
+        rewards.push(r);
+      },
+    });
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = loop.claimVote('Bo', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await failed).code).toBe('PARTIAL');
+    loop.leave('Bo');
+    busy = false;
+    failing = false;
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(loop.stats().previews).toBeGreaterThanOrEqual(2);
+    expect(rewards).toEqual([]);
+    await loop.stop();
+  });
+});
+
 describe('claimVote on a journal with a lock across nodes', () => {
   it('resolves OFFLINE for a player who leaves while the vote call waits for the budget (inside the lock)', async () => {
     const inner = new MemoryJournal();

@@ -20,6 +20,8 @@ const within = <T,>(promise: Promise<T>, ms = 200) =>
 /** A journal whose lock across nodes waits for `gate` (resolved at once by default), recording whom it was asked for. */
 function lockedJournal(inner: DeliveryJournal, gate: () => Promise<void> = async () => undefined) {
   const held: string[] = [];
+  /** The players whose work under the lock has returned. */
+  const released: string[] = [];
   const journal: DeliveryJournal = {
     append: (entries) => inner.append(entries),
     pending: (player) => inner.pending(player),
@@ -27,20 +29,30 @@ function lockedJournal(inner: DeliveryJournal, gate: () => Promise<void> = async
     withPlayerLock: async <T,>(player: string, work: () => Promise<T>) => {
       held.push(player);
       await gate();
-      return work();
+      try {
+        return await work();
+      } finally {
+        released.push(player);
+      }
     },
   };
-  return { journal, held };
+  return { journal, held, released };
 }
 
 describe('the caller\'s signal, on a journal with a lock across nodes', () => {
-  it('aborted while the lock is being waited for: rejects at once with the reason; the work never runs once the lock comes', async () => {
+  it('aborted while the lock is being waited for: rejects at once with the reason; the work never runs once the lock comes (the journal untouched)', async () => {
     mock.reset();
     mock.recordVote(KEY, 'Ann', 4);
     const storage = new MemoryJournal();
+    const touched: string[] = [];
+    const spy: DeliveryJournal = {
+      append: (entries) => (touched.push('append'), storage.append(entries)),
+      pending: (player) => (touched.push('pending'), storage.pending(player)),
+      acknowledge: (ids) => (touched.push('acknowledge'), storage.acknowledge(ids)),
+    };
     let enter!: () => void;
     const gate = new Promise<void>((resolve) => (enter = resolve));
-    const { journal, held } = lockedJournal(storage, () => gate);
+    const { journal, held, released } = lockedJournal(spy, () => gate);
     const controller = new AbortController();
     const call = client(journal).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { signal: controller.signal });
     await expect.poll(() => held).toEqual(['Ann']);
@@ -48,7 +60,9 @@ describe('the caller\'s signal, on a journal with a lock across nodes', () => {
     controller.abort(reason);
     expect(await within(call)).toEqual({ error: reason });
     enter();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect.poll(() => released).toEqual(['Ann']);
+    // The work did not run: the journal was never read or written.
+    expect(touched).toEqual([]);
     expect(await storage.pending()).toEqual([]);
     expect(pointsLeft()).toBe(4);
   });

@@ -85,8 +85,6 @@ describe('rows the journal refused, kept in memory', () => {
   });
 
   it('a write that lands but answers with an error: the rows kept in memory are not counted twice', async () => {
-    mock.reset();
-    mock.recordVote(KEY, 'Ann', 10);
     const inner = new MemoryJournal();
     const journal: DeliveryJournal = {
       append: async (entries) => {
@@ -96,10 +94,15 @@ describe('rows the journal refused, kept in memory', () => {
       pending: (player) => inner.pending(player),
       acknowledge: (ids) => inner.acknowledge(ids),
     };
-    const report = await client(journal).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => {
+    // An answer of two rows.
+    const row = { total_points: '20', vote_points: 10, votes_month: 1, give_amount: 1, reward_id: 1, reward_name: 'Box' };
+    const twoRows: typeof globalThis.fetch = async () => new Response(JSON.stringify([row, row]));
+    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: twoRows, journal, retry: 0 });
+    const report = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 2 }, () => {
       throw new Error('inventory full');
     });
-    expect(report).toMatchObject({ code: 'PARTIAL', pending: 1 });
+    expect(report).toMatchObject({ code: 'PARTIAL', pending: 2 });
+    expect(report.failed).toHaveLength(2);
     expect(report.journalError?.message).toMatch(/timeout after commit/);
   });
 });

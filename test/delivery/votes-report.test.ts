@@ -147,6 +147,16 @@ describe('two lost answers in a row', () => {
 });
 
 describe('the counters among other records', () => {
+  it('a vote call leaves the player\'s purchase records alone (a settled purchase intent is the purchase engine\'s to acknowledge)', async () => {
+    const journal = fresh();
+    mock.recordVote(KEY, 'Ann', 4);
+    const item = { player_name: 'Ann', product_id: 1, product_id_string: 'cape', product_name: 'Cape', product_price: 1, quantity_to_grant: 1, quantity_purchased: 1, product_amount: 1, amount_purchased: 1 };
+    const intent: JournalEntry = { deliveryId: 'intent:c:0', playerName: 'Ann', state: 'intended', settled: true, item, recordedAt: T0 };
+    await journal.append([intent]);
+    expect((await client(journal).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined)).code).toBe('SUCCESS');
+    expect((await journal.pending('Ann')).filter((e) => e.state === 'intended')).toEqual([intent]);
+  });
+
   it('rows whose give keeps failing sit ahead of the counters in the journal: a lost answer is still recovered from the counters', async () => {
     const journal = fresh();
     mock.recordVote(KEY, 'Ann', 20);
