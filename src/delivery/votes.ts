@@ -389,7 +389,7 @@ async function acrossNodes<T>(journal: DeliveryJournal, player: string, signal: 
     locked.then(
       (value) => {
         signal?.removeEventListener('abort', onAbort);
-        value === NOT_STARTED ? reject(signal?.reason) : resolve({ ok: true, value: value as T });
+        value === NOT_STARTED ? onAbort() : resolve({ ok: true, value: value as T });
       },
       (error: unknown) => {
         signal?.removeEventListener('abort', onAbort);

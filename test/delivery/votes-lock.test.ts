@@ -138,6 +138,21 @@ describe('the caller\'s signal, on a journal with a lock across nodes', () => {
   });
 });
 
+describe('an error of the call\'s own work under the lock', () => {
+  it('rejects the call as it does without the lock (here a clock that throws): it is not the lock\'s failure', async () => {
+    mock.reset();
+    mock.recordVote(KEY, 'Ann', 4);
+    const broken = () => {
+      throw new Error('clock broken');
+    };
+    for (const journal of [new MemoryJournal(), lockedJournal(new MemoryJournal()).journal]) {
+      const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, now: broken, journal, retry: 0 });
+      await expect(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined)).rejects.toThrow('clock broken');
+    }
+    expect(pointsLeft()).toBe(4);
+  });
+});
+
 describe('resumeVoteRewards on a journal with a lock across nodes', () => {
   it('takes the lock only for players with vote rows to give, not for those whose records are counters or marks', async () => {
     mock.reset();
