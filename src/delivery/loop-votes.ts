@@ -54,7 +54,8 @@ export async function resumeVotesInLoop(loop: VotesAtJoin): Promise<boolean> {
   const deliveries = await votes.deliveries();
   try {
     const report = await deliveries.resume(votes.via(), giveHere({ here: loop.here, give }), { signal: loop.player.gone.signal, giveTimeoutMs: loop.giveTimeoutMs }, loop.player.name);
-    return report.errors.length === 0 && report.journalError === undefined;
+    // A player the journal failed for (in `errors`) sets `journalError` too.
+    return report.journalError === undefined;
   } catch (error) {
     // A journal that cannot be read fails the run like any journal trouble (a loop error, the backoff).
     if (error instanceof Interrupted) return false;

@@ -68,10 +68,11 @@ export function account(player: string, now: number, before: JournalVoteCounters
     // A message row spends nothing: the record stays. A reward row whose counters cannot be
     // read spent what nobody can tell: the next answer starts a new count.
     if (after === undefined) return { recovered: [], counters: record(rewards.length === 0 ? start : undefined, prices) };
-    const learned = spent === undefined ? undefined : priceOf(input, rewards, spent, now);
+    // Spending nobody can tell (no counters before, or they went back) teaches no price.
+    const learned = priceOf(input, rewards, spent ?? 0, now);
     return { recovered: [], counters: record(after, learned === undefined ? prices : [...prices.filter((p) => p.reward !== learned.reward), learned]) };
   }
-  const own = spent === undefined ? undefined : ownSpending(input, rewards, prices);
+  const own = ownSpending(input, rewards, prices);
   const unaccounted = own === undefined || spent === undefined || spent < own ? undefined : spent - own;
   const from = Math.min(...lost.map((m) => m.recordedAt));
   // The lost calls spent nothing (they met a message row): nothing to give, nothing to check.
@@ -82,7 +83,8 @@ export function account(player: string, now: number, before: JournalVoteCounters
     const reward: VoteReward = {
       total_points: String(after.total),
       vote_points: after.left,
-      votes_month: rewards.at(-1)?.votes_month ?? 0,
+      // `after` was read from the answer's last row: there is one.
+      votes_month: (rewards.at(-1) as VoteReward).votes_month,
       give_amount: only.amount * price.give,
       reward_id: Number(only.reward),
       reward_name: price.name,
@@ -114,8 +116,9 @@ function ownSpending(input: VoteRewardInput, rewards: readonly VoteReward[], pri
  */
 function priceOf(input: VoteRewardInput, rewards: readonly VoteReward[], spent: number, now: number): VoteRewardPrice | undefined {
   const amount = input.amount;
-  const row = rewards[0];
-  if (typeof amount !== 'number' || rewards.length !== 1 || row === undefined || String(row.reward_id) !== String(input.reward)) return undefined;
+  if (typeof amount !== 'number' || rewards.length !== 1) return undefined;
+  const row = rewards[0] as VoteReward;
+  if (String(row.reward_id) !== String(input.reward)) return undefined;
   if (spent <= 0 || spent % amount !== 0 || row.give_amount <= 0 || row.give_amount % amount !== 0) return undefined;
   return { reward: String(input.reward), name: row.reward_name, cost: spent / amount, give: row.give_amount / amount, learnedAt: now };
 }

@@ -64,6 +64,8 @@ interface VoteRun {
 type Row = JournalVoteReward;
 
 const LATE = Symbol('late');
+/** Returned by a cross-node lock's work that found its call aborted before it started. */
+const NOT_STARTED = Symbol('not started');
 
 /** The vote reward deliveries of one client (and the clients derived from it). */
 export class VoteDeliveries {
@@ -165,8 +167,9 @@ export class VoteDeliveries {
     const rows: Row[] = result.rewards.map((reward, i) => ({ deliveryId: `${mark.deliveryId}:${i}`, playerName: player, state: 'voteClaimed', reward, recordedAt: now }));
     const node = journal.nodeId;
     // A wall clock stepped back since the lost call still gives a window that runs forward.
-    const window: JournalWindow | undefined =
-      accounting.window === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, state: 'unverified', from: accounting.window.from, to: Math.max(now, accounting.window.from), cause: 'lostVote', recordedAt: now, reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }), ...(node === undefined ? {} : { node }) };
+    const unverified: VoteUnverifiedWindow | undefined =
+      accounting.window === undefined ? undefined : { playerName: player, from: accounting.window.from, to: Math.max(now, accounting.window.from), reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }) };
+    const window: JournalWindow | undefined = unverified === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, ...unverified, state: 'unverified', cause: 'lostVote', recordedAt: now, ...(node === undefined ? {} : { node }) };
     const marks = [mark, ...lost].map((m): JournalVoteClaim => ({ ...m, settled: true }));
     // One append, all or nothing: a settled mark had its rows (and its window) journaled with it.
     const entries: JournalEntry[] = [...recovered, ...rows, ...(window === undefined ? [] : [window]), accounting.counters, ...marks];
@@ -176,9 +179,9 @@ export class VoteDeliveries {
       const memory = memoryOf(journal);
       for (const entry of entries) memory.set(entry.deliveryId, entry);
     }
-    if (window !== undefined) {
-      run.window = { playerName: player, from: window.from, to: window.to, reward: accounting.window?.reward ?? mark.reward, ...(window.points === undefined ? {} : { points: window.points }) };
-      emit(run, { type: 'unverified', operation: run.operation, window: { playerName: player, from: window.from, to: window.to } });
+    if (unverified !== undefined) {
+      run.window = unverified;
+      emit(run, { type: 'unverified', operation: run.operation, window: { playerName: player, from: unverified.from, to: unverified.to } });
     }
     await this.#giveAll(run, journal, [...recovered, ...rows], give);
     const first = result.messages[0];
@@ -377,7 +380,8 @@ async function acrossNodes<T>(journal: DeliveryJournal, player: string, signal: 
     return work();
   });
   return new Promise((resolve, reject) => {
-    // Once the work has started it settles on its own; only the wait for the lock is abortable.
+    // Once the work has started it settles on its own; only the wait for the lock is abortable
+    // (an abort that came before the listener included: the work then returned NOT_STARTED).
     const onAbort = () => {
       if (!started) reject(signal?.reason);
     };
@@ -385,19 +389,17 @@ async function acrossNodes<T>(journal: DeliveryJournal, player: string, signal: 
     locked.then(
       (value) => {
         signal?.removeEventListener('abort', onAbort);
-        if (value !== NOT_STARTED) resolve({ ok: true, value: value as T });
+        value === NOT_STARTED ? onAbort() : resolve({ ok: true, value: value as T });
       },
       (error: unknown) => {
         signal?.removeEventListener('abort', onAbort);
         if (started) reject(error);
-        else if (!signal?.aborted) resolve({ ok: false, error });
+        else if (signal?.aborted === true) reject(signal.reason);
+        else resolve({ ok: false, error });
       },
     );
   });
 }
-
-/** Returned by a cross-node lock's work that found its call aborted before it started. */
-const NOT_STARTED = Symbol('not started');
 
 /** Every record a journal returns is validated like an answer from the network. */
 function checked(entries: JournalEntry[]): JournalEntry[] {

@@ -69,10 +69,12 @@ describe('account', () => {
     ['this call\'s yield changed', ['Ann', 99, before(20, 15), [mark(1)], ask(1), [row(20, 5, 3)]]],
     ['this call answered another reward', ['Ann', 99, before(20, 15), [mark(1)], ask(1), [row(20, 5, 2, 1)]]],
     ['the counters went backwards', ['Ann', 99, before(20, 15), [mark(1)], ask(1), [row(19, 5)]]],
+    ['this call\'s reward has no price known', ['Ann', 99, before(20, 15), [mark(1)], ask(1, 1), [row(20, 5, 1, 1)]]],
   ])('%s: a window, the points unknown', (_name, args) => {
     const result = account(...args);
     expect(result.recovered).toEqual([]);
-    expect(result.window).toEqual({ from: 10, reward: '2' });
+    // No points field at all (not one set to undefined, or to NaN).
+    expect(result.window).toStrictEqual({ from: 10, reward: '2' });
   });
 
   it('two calls lost, the second of which spent nothing: still a window (which one spent is not known)', () => {
@@ -86,7 +88,14 @@ describe('account', () => {
   ])('%s: a window, the points unknown, nothing recovered', (_name, args) => {
     const result = account(...args);
     expect(result.recovered).toEqual([]);
-    expect(result.window).toEqual({ from: 10, reward: '2' });
+    expect(result.window).toStrictEqual({ from: 10, reward: '2' });
+  });
+
+  it('finds the prices of this call\'s reward and of the lost call\'s among others', () => {
+    const other = { ...price, reward: '1', name: 'Box', cost: 1, give: 1 };
+    const result = account('Ann', 99, before(20, 15, [other, price]), [mark(1)], ask(1), [row(20, 5)]);
+    expect(result.recovered.map((r) => r.reward)).toEqual([{ total_points: '20', vote_points: 5, votes_month: 3, give_amount: 2, reward_id: 2, reward_name: 'Scroll' }]);
+    expect(result.window).toBeUndefined();
   });
 
   it('several lost rewards are named together', () => {
