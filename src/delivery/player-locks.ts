@@ -83,7 +83,7 @@ export class PlayerLocks {
 export async function acrossNodes<T>(
 journal: DeliveryJournal,
 player: string,
-control: Control,
+control: Pick<Control, 'signal'>,
 work: () => Promise<T>,
 failed: (error: unknown) => JournalError,
 ): Promise<{ ok: true; value: T } | { ok: false; error: JournalError }> {
@@ -102,7 +102,7 @@ failed: (error: unknown) => JournalError,
       reject(signal.reason);
     };
     // Listening before the lock is asked for: an abort from inside that call is seen too.
-    signal.addEventListener('abort', onAbort);
+    signal.addEventListener('abort', onAbort, { once: true });
     // A lock that throws synchronously, or returns no promise, is taken as one that answered so.
     const locked = new Promise<T | undefined>((settle) =>
       settle(

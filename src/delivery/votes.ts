@@ -21,7 +21,7 @@ import type { DeliveryJournal, JournalEntry, JournalWindow } from '../journals/c
 import { entryProblem } from '../journals/entry-checks.js';
 import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../journals/vote-entries.js';
 import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../wire/vote-reward.js';
-import type { PlayerLocks } from './player-locks.js';
+import { acrossNodes, type PlayerLocks } from './player-locks.js';
 import { account } from './vote-recovery.js';
 import { GrantTimeoutError } from './types.js';
 import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './vote-types.js';
@@ -64,8 +64,6 @@ interface VoteRun {
 type Row = JournalVoteReward;
 
 const LATE = Symbol('late');
-/** Returned by a cross-node lock's work that found its call aborted before it started. */
-const NOT_STARTED = Symbol('not started');
 
 /** The vote reward deliveries of one client (and the clients derived from it). */
 export class VoteDeliveries {
@@ -86,9 +84,8 @@ export class VoteDeliveries {
     refuseReentry(locks, claim.player, op);
     const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
     return locks.run(claim.player, signal, async () => {
-      const locked = await acrossNodes(journal, claim.player, signal, () => this.#deliver(run, journal, claim, giveFn, signal));
+      const locked = await acrossNodes(journal, claim.player, { signal }, () => this.#deliver(run, journal, claim, giveFn, signal), (error) => this.#journalFailed(run, claim.player, error));
       if (locked.ok) return locked.value;
-      this.#journalFailed(run, claim.player, locked.error);
       return this.#report(run, journal, claim.player, { code: 'ERROR', message: TEXT.error });
     });
   }
@@ -115,11 +112,17 @@ export class VoteDeliveries {
     for (const name of new Set(rows.map((e) => e.playerName))) {
       refuseReentry(locks, name, op);
       const left = await locks.run(name, signal, async () => {
-        const locked = await acrossNodes(journal, name, signal, async () => {
-          const settled = await this.#settle(run, journal, name, giveFn);
-          return settled.ok ? undefined : settled.error;
-        });
-        return locked.ok ? locked.value : this.#journalFailed(run, name, locked.error);
+        const locked = await acrossNodes(
+          journal,
+          name,
+          { signal },
+          async () => {
+            const settled = await this.#settle(run, journal, name, giveFn);
+            return settled.ok ? undefined : settled.error;
+          },
+          (error) => this.#journalFailed(run, name, error),
+        );
+        return locked.ok ? locked.value : locked.error;
       });
       if (left !== undefined) errors.push({ playerName: name, error: left });
     }
@@ -365,40 +368,6 @@ function refuseReentry(locks: PlayerLocks, player: string, op: Operation): void 
   if (locks.holds(player)) {
     fail('input.player', `must not be the player of a delivery this call runs inside (a give, grant or onEvent calling ${op} for ${JSON.stringify(player)} would wait for itself forever); give the reward and return`, op);
   }
-}
-
-/**
- * Runs `work` under the journal's cross-node lock on the player, when it has one. Waiting
- * for the lock is abortable; a lock that cannot be had is returned, and nothing was done.
- */
-async function acrossNodes<T>(journal: DeliveryJournal, player: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  if (journal.withPlayerLock === undefined) return { ok: true, value: await work() };
-  let started = false;
-  const locked = journal.withPlayerLock<T | typeof NOT_STARTED>(player, () => {
-    if (signal?.aborted) return Promise.resolve(NOT_STARTED);
-    started = true;
-    return work();
-  });
-  return new Promise((resolve, reject) => {
-    // Once the work has started it settles on its own; only the wait for the lock is abortable
-    // (an abort that came before the listener included: the work then returned NOT_STARTED).
-    const onAbort = () => {
-      if (!started) reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    locked.then(
-      (value) => {
-        signal?.removeEventListener('abort', onAbort);
-        value === NOT_STARTED ? onAbort() : resolve({ ok: true, value: value as T });
-      },
-      (error: unknown) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (started) reject(error);
-        else if (signal?.aborted === true) reject(signal.reason);
-        else resolve({ ok: false, error });
-      },
-    );
-  });
 }
 
 /** Every record a journal returns is validated like an answer from the network. */
