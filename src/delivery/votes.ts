@@ -108,6 +108,8 @@ export class VoteDeliveries {
       throw this.#journalFailed(run, player, error);
     }
     const rows = [...all, ...memoryOf(journal).values()].filter((e) => e.state === 'voteClaimed' && (player === undefined || e.playerName === player));
+    // Nothing to give (every join of the delivery loop asks): what was read is the count.
+    if (rows.length === 0) return { granted: [], failed: [], pending: all.filter(isVoteWork).length, errors: [] };
     const errors: VoteResumeReport['errors'] = [];
     for (const name of new Set(rows.map((e) => e.playerName))) {
       refuseReentry(locks, name, op);
@@ -309,10 +311,9 @@ export class VoteDeliveries {
 
   /** Rows still to give and lost answers still to work out (journal and memory). */
   async #pendingOf(run: VoteRun, journal: DeliveryJournal, player: string | undefined): Promise<number | undefined> {
-    const isWork = (e: JournalEntry) => e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true);
     const inMemory = [...memoryOf(journal).values()].filter((e) => e.state === 'voteClaimed' && (player === undefined || e.playerName === player));
     try {
-      const listed = (await journal.pending(player)).filter(isWork);
+      const listed = (await journal.pending(player)).filter(isVoteWork);
       return listed.length + inMemory.filter((e) => !listed.some((l) => l.deliveryId === e.deliveryId)).length;
     } catch (error) {
       this.#journalFailed(run, player, error);
@@ -368,6 +369,11 @@ function refuseReentry(locks: PlayerLocks, player: string, op: Operation): void 
   if (locks.holds(player)) {
     fail('input.player', `must not be the player of a delivery this call runs inside (a give, grant or onEvent calling ${op} for ${JSON.stringify(player)} would wait for itself forever); give the reward and return`, op);
   }
+}
+
+/** A row still to give, or a lost answer still to work out. */
+function isVoteWork(e: JournalEntry): boolean {
+  return e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true);
 }
 
 /** Every record a journal returns is validated like an answer from the network. */

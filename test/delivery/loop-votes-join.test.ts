@@ -155,3 +155,31 @@ describe('claimVote on a journal with a lock across nodes', () => {
     await loop.stop();
   });
 });
+
+describe('the join\'s journal reads', () => {
+  it('a player without vote rows costs the join one read for the vote rewards, not two', async () => {
+    const inner = new MemoryJournal();
+    const reads: Array<string | undefined> = [];
+    const journal: DeliveryJournal = {
+      append: (entries) => inner.append(entries),
+      pending: (player) => {
+        reads.push(player);
+        return inner.pending(player);
+      },
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    const { client } = setup({ store, journal });
+    const withVotes = client.startDeliveryLoop({ give: () => {}, giveVoteReward: () => {} });
+    withVotes.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await withVotes.stop();
+    const withVoteReads = reads.splice(0).length;
+    // The service's window after the first loop's preview is over: the same run again.
+    await vi.advanceTimersByTimeAsync(11_000);
+    const bare = client.startDeliveryLoop({ give: () => {} });
+    bare.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await bare.stop();
+    expect(withVoteReads - reads.length).toBe(1);
+  });
+});

@@ -68,6 +68,21 @@ describe('what the report counts as pending', () => {
   });
 });
 
+describe('what resumeVoteRewards counts as pending with no row to give', () => {
+  it('a lost answer\'s open mark, not the counters', async () => {
+    const journal = fresh();
+    mock.recordVote(KEY, 'Ann', 9);
+    const c = client(journal);
+    expect((await c.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined)).code).toBe('SUCCESS');
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', times: 1 });
+    expect((await c.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined)).code).toBe('OUTCOME_UNKNOWN');
+    expect((await journal.pending('Ann')).map((e) => e.state).sort()).toEqual(['voteClaiming', 'voteCounters']);
+    const given = vi.fn();
+    expect(await c.resumeVoteRewards(given)).toStrictEqual({ granted: [], failed: [], pending: 1, errors: [] });
+    expect(given).not.toHaveBeenCalled();
+  });
+});
+
 describe('the JournalError', () => {
   it('names the operation, keeps the cause, and quotes at most 200 characters of what the journal threw (undefined included)', async () => {
     fresh();
