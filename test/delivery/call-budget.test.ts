@@ -6,7 +6,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { CallBudget, platformTimers, type LoopTimers } from '../../src/delivery/call-budget.js';
+import { CallBudget, platformTimers, sleepOn, type LoopTimers } from '../../src/delivery/call-budget.js';
 
 /** A clock and timers moved by hand: `advance` runs each timer at its own time. */
 function manualTimers() {
@@ -270,5 +270,25 @@ describe('CallBudget', () => {
       platformTimers.setTimeout(() => resolve(true), 0);
     });
     expect(ran).toBe(true);
+  });
+});
+
+describe('sleepOn', () => {
+  it('resolves after its time and rejects with the reason on abort, leaving no listener on the signal either way (and no timer)', async () => {
+    const clock = manualTimers();
+    const controller = new AbortController();
+    const slept = sleepOn(clock.loop, 1_000, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    await clock.advance(1_000);
+    await slept;
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+
+    const cut = sleepOn(clock.loop, 1_000, controller.signal);
+    controller.abort(new Error('left'));
+    await expect(cut).rejects.toThrow('left');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(clock.delays()).toEqual([]);
+    // Already aborted: throws at once (its callers await it inside async functions).
+    expect(() => sleepOn(clock.loop, 1_000, controller.signal)).toThrow('left');
   });
 });
