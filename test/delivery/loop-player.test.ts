@@ -244,6 +244,41 @@ describe('status(player)', () => {
   });
 });
 
+describe('status(player) of lines only memory holds', () => {
+  it('lists the claimed lines the journal refused, for their player only, whether or not the journal can be read', async () => {
+    const { MemoryJournal } = await import('../../src/index.js');
+    const inner = new MemoryJournal();
+    let broken = false;
+    const journal = {
+      // The journal refuses every claimed line (a full disk, say): the loop keeps them in memory.
+      append: (entries: Parameters<typeof inner.append>[0]) => (entries.some((e) => e.state === 'claimed') ? Promise.reject(new Error('disk full')) : inner.append(entries)),
+      pending: (player?: string) => (broken ? Promise.reject(new Error('disk gone')) : inner.pending(player)),
+      acknowledge: (ids: readonly string[]) => inner.acknowledge(ids),
+    };
+    const { mock, client } = setup({ journal });
+    mock.addPurchase(KEY, { playerName: 'Kim', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({
+      give: () => {
+        throw new Error('inventory full');
+      },
+      pollIntervalMs: 60_000,
+    });
+    loop.join('Kim');
+    loop.join('Lou');
+    await vi.advanceTimersByTimeAsync(11_000);
+    const read = await loop.status('Kim');
+    expect(read.pending).toEqual([expect.objectContaining({ deliveryId: 'invoice:1' })]);
+    expect(read).not.toHaveProperty('journalError');
+    expect((await loop.status('Lou')).pending).toEqual([]);
+    broken = true;
+    const remembered = await loop.status('Kim');
+    expect(remembered.pending).toEqual([expect.objectContaining({ deliveryId: 'invoice:1' })]);
+    expect(remembered.journalError?.message).toBe('startDeliveryLoop: the delivery journal failed (disk gone)');
+    expect((await loop.status('Lou')).pending).toEqual([]);
+    await loop.stop();
+  });
+});
+
 describe('status(player) of pending items', () => {
   it('gives a retry time only to an item held back; an offline player has none', async () => {
     const { mock, client } = setup();
