@@ -14,7 +14,7 @@ import type { DeliveryJournal, JournalEntry } from '../journals/contract.js';
 import type { DeliveryModes } from './modes.js';
 import type { DeliveryEngineConfig } from './records.js';
 import type { RunExtras, RunVia } from './report.js';
-import { claimLoop, journalErrorOf, journalOf, loadedModes, releaseLoop, sharedOf } from './shared.js';
+import { claimLoop, defaultJournal, journalErrorOf, loadedModes, releaseLoop, sharedOf } from './shared.js';
 import type { DeliveryReport, ResumeReport } from './types.js';
 
 export type { DeliveryEngineConfig } from './records.js';
@@ -38,7 +38,7 @@ export class DeliveryEngine {
 
   /** The journal; the default file journal is opened on first use, never at construction. */
   get journal(): DeliveryJournal {
-    return (this.#journal ??= journalOf(undefined));
+    return (this.#journal ??= defaultJournal());
   }
 
   /** True when the calling code runs inside a delivery of `player` on this journal (a grant, an `onEvent`). */

@@ -14,7 +14,7 @@ import { entryProblem } from '../journals/entry-checks.js';
 import type { StorefrontEvent } from '../types.js';
 import type { ClaimResult, Transaction } from '../wire/claim.js';
 import { linesOf, type Run } from './report.js';
-import { SEEN_LIMIT, journalErrorOf, journalOf, sharedOf, type SeenAt, type Shared } from './shared.js';
+import { SEEN_LIMIT, defaultJournal, journalErrorOf, sharedOf, type SeenAt, type Shared } from './shared.js';
 import type { UnverifiedWindow } from './types.js';
 
 
@@ -60,7 +60,7 @@ export class EngineRecords {
 
   /** The journal; the default file journal is opened on first use, never at construction. */
   get journal(): DeliveryJournal {
-    return (this.#journal ??= journalOf(this.#journal));
+    return (this.#journal ??= defaultJournal());
   }
 
   /**

@@ -18,9 +18,8 @@ import { PlayerLocks } from './player-locks.js';
 // One FileJournal per path in the process: a file journal refuses a second owner.
 const defaultJournals = new Map<string, FileJournal>();
 
-/** The journal given, or the default file journal (one per path in the process; its file is opened on first use, never here). */
-export function journalOf(journal: DeliveryJournal | undefined): DeliveryJournal {
-  if (journal !== undefined) return journal;
+/** The default file journal, for a client given none (one per path in the process; its file is opened on first use, never here). */
+export function defaultJournal(): DeliveryJournal {
   const path = resolve(DEFAULT_JOURNAL_PATH);
   let found = defaultJournals.get(path);
   if (found === undefined) defaultJournals.set(path, (found = new FileJournal(path)));
