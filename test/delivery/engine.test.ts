@@ -75,7 +75,15 @@ describe('a give that refuses for good (staff: true)', () => {
     const byProduct = new Map((await linesOf(journal)).map((l) => [l.item.product_id_string, l.lastError]));
     expect(byProduct.get('42')).toEqual({ message: 'no command for this product', at: mock.clock.now(), attempts: 1, stuck: true });
     expect(byProduct.get('7')).toEqual({ message: 'busy', at: mock.clock.now(), attempts: 1 });
-    expect(events.filter((e) => e.type === 'stuck')).toEqual([expect.objectContaining({ type: 'stuck', playerName: 'Ray', attempts: 1, error: refusal })]);
+    expect(events.filter((e) => e.type === 'stuck')).toEqual([expect.objectContaining({ type: 'stuck', playerName: 'Ray', attempts: 1, error: refusal, item: expect.objectContaining({ deliveryId: expect.any(String), product_id_string: '42' }) })]);
+    // Marked once, marked for good: a later plain failure keeps the mark, and no second event.
+    await client(journal, { onEvent: (e) => events.push(e) }).resumeDeliveries(() => {
+      throw new Error('busy');
+    });
+    const again = new Map((await linesOf(journal)).map((l) => [l.item.product_id_string, l.lastError]));
+    expect(again.get('42')).toEqual({ message: 'busy', at: mock.clock.now(), attempts: 2, stuck: true });
+    expect(again.get('7')).toEqual({ message: 'busy', at: mock.clock.now(), attempts: 2 });
+    expect(events.filter((e) => e.type === 'stuck')).toHaveLength(1);
   });
 });
 
