@@ -58,9 +58,9 @@ export class DeliveryEngine {
     releaseLoop(this.journal, loop);
   }
 
-  /** A journal's failure as a {@link JournalError} of the delivery loop. */
-  journalErrorOf(error: unknown): JournalError {
-    return journalErrorOf('startDeliveryLoop', error, undefined);
+  /** A journal's failure as a {@link JournalError} of the delivery loop, its text redacted by the client's `redact`. */
+  journalErrorOf(error: unknown, redact: ((text: string) => string) | undefined): JournalError {
+    return journalErrorOf('startDeliveryLoop', error, redact);
   }
 
   /** The wall clock the journal's timestamps are on (epoch ms). */

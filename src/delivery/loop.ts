@@ -155,7 +155,7 @@ class Loop implements DeliveryLoop {
     try {
       entries = await engine.entriesOf(name);
     } catch (error) {
-      journalError = this.#host.engine.journalErrorOf(error);
+      journalError = this.#host.engine.journalErrorOf(error, this.#host.via().redact);
       entries = engine.remembered(name);
     }
     // Read after the journal: the player may have joined or left meanwhile.

@@ -87,6 +87,16 @@ describe('a give that refuses for good (staff: true)', () => {
   });
 });
 
+describe('a journal whose error quotes the key', () => {
+  it('is reported without it: the JournalError\'s message carries the key redacted', async () => {
+    mock.addPurchase(KEY, { playerName: 'Kai', id: 1, quantity: 1 });
+    const failing: DeliveryJournal = { append: async () => undefined, pending: () => Promise.reject(new Error(`login refused for ${KEY}`)), acknowledge: async () => undefined };
+    const report = await client(failing).deliver('Kai', () => undefined, { sleep });
+    expect(report.journalError?.message).toMatch(/^deliver: the delivery journal failed \(login refused for /);
+    expect(report.journalError?.message).not.toContain(KEY);
+  });
+});
+
 describe('an onEvent listener that throws', () => {
   it('changes nothing: the window is reported and written, the items granted', async () => {
     mock.addPurchase(KEY, { playerName: 'Cy', id: 1, quantity: 1 });

@@ -248,11 +248,11 @@ describe('status(player) of lines only memory holds', () => {
   it('lists the claimed lines the journal refused, for their player only, whether or not the journal can be read', async () => {
     const { MemoryJournal } = await import('../../src/index.js');
     const inner = new MemoryJournal();
-    let broken = false;
+    let broken: boolean | string = false;
     const journal = {
       // The journal refuses every claimed line (a full disk, say): the loop keeps them in memory.
       append: (entries: Parameters<typeof inner.append>[0]) => (entries.some((e) => e.state === 'claimed') ? Promise.reject(new Error('disk full')) : inner.append(entries)),
-      pending: (player?: string) => (broken ? Promise.reject(new Error('disk gone')) : inner.pending(player)),
+      pending: (player?: string) => (broken === false ? inner.pending(player) : Promise.reject(new Error(broken === true ? 'disk gone' : `login refused for ${String(broken)}`))),
       acknowledge: (ids: readonly string[]) => inner.acknowledge(ids),
     };
     const { mock, client } = setup({ journal });
@@ -274,6 +274,9 @@ describe('status(player) of lines only memory holds', () => {
     const remembered = await loop.status('Kim');
     expect(remembered.pending).toEqual([expect.objectContaining({ deliveryId: 'invoice:1' })]);
     expect(remembered.journalError?.message).toBe('startDeliveryLoop: the delivery journal failed (disk gone)');
+    // A journal error quoting the key is shown without it.
+    broken = KEY;
+    expect((await loop.status('Kim')).journalError?.message).not.toContain(KEY);
     expect((await loop.status('Lou')).pending).toEqual([]);
     await loop.stop();
   });
