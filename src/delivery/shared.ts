@@ -73,7 +73,8 @@ export function playerLocksOf(journal: DeliveryJournal): PlayerLocks {
  */
 export function claimLoop(journal: DeliveryJournal, loop: object): object | undefined {
   const state = sharedOf(journal);
-  if (state.loop !== undefined && state.loop !== loop) return state.loop;
+  // A loop claims once (when it starts): any loop registered already is another one.
+  if (state.loop !== undefined) return state.loop;
   state.loop = loop;
   return undefined;
 }
