@@ -10,5 +10,10 @@
  */
 import { lazy } from '../internal/lazy.js';
 
+/** The import itself, declared (not an arrow made as the module loads) so mutation testing can switch it. */
+function loadEntryChecks() {
+  return import('./entry-checks.js');
+}
+
 /** Loads entry-checks.ts once; every later call shares it. @internal */
-export const entryChecks = /* @__PURE__ */ lazy(() => import('./entry-checks.js'));
+export const entryChecks = /* @__PURE__ */ lazy(loadEntryChecks);
