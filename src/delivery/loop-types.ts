@@ -51,6 +51,8 @@ export interface DeliveryLoopOptions {
    * needed by {@link DeliveryLoop.claimVote}, never called for a player who is offline. With it,
    * the loop's first run after a player joins also gives the vote reward rows the journal holds
    * for them (claimed, not given: a crash, a give that threw), without a call to the store.
+   * A row whose give fails while the player is online waits for their next `claimVote` or
+   * their next join (the polls do not retry it), its attempts and last error in the journal.
    */
   giveVoteReward?: VoteRewardGiveFunction;
 }
