@@ -13,29 +13,35 @@ import { loopHarness } from '../support/loop-harness.js';
 import '../../src/delivery/votes.js';
 
 const { setup } = loopHarness();
+
+/** A game whose vote reward give throws "busy" until `busy` is set false; what it gave. */
+function busyGame() {
+  const game = {
+    busy: true,
+    rewards: [] as GivenVoteReward[],
+    give: (reward: GivenVoteReward) => {
+      if (game.busy) throw new Error('the game is busy');
+      game.rewards.push(reward);
+    },
+  };
+  return game;
+}
 const store = { seed: storeSeed, key: KEY };
 
 describe('the join\'s run and the vote rows', () => {
   it('reads them once, at the join: a row a claimVote\'s give failed on later waits for the next claimVote, not for the polls', async () => {
     const { mock, client } = setup({ store });
     mock.recordVote(KEY, 'Ann', 6);
-    const rewards: GivenVoteReward[] = [];
-    let busy = true;
-    const loop = client.startDeliveryLoop({
-      give: () => {},
-      giveVoteReward: (r) => {
-        if (busy) throw new Error('the game is busy');
-        rewards.push(r);
-      },
-      pollIntervalMs: 30_000,
-    });
+    const game = busyGame();
+    const { rewards } = game;
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: game.give, pollIntervalMs: 30_000 });
     loop.join('Ann');
     await vi.advanceTimersByTimeAsync(1_000);
     const failed = loop.claimVote('Ann', { reward: 1, amount: 1 });
     await vi.advanceTimersByTimeAsync(1_000);
     const report = await failed;
     expect(report.code).toBe('PARTIAL');
-    busy = false;
+    game.busy = false;
     await vi.advanceTimersByTimeAsync(120_000); // four polls
     expect(loop.stats().previews).toBeGreaterThanOrEqual(4);
     expect(rewards).toEqual([]);
@@ -97,22 +103,16 @@ describe('the rows another player left in memory', () => {
     };
     const { mock, client } = setup({ store, journal });
     mock.recordVote(KEY, 'Bo', 3);
-    const rewards: GivenVoteReward[] = [];
-    let busy = true;
-    const loop = client.startDeliveryLoop({
-      give: () => {},
-      giveVoteReward: (r) => {
-        if (busy) throw new Error('the game is busy');
-        rewards.push(r);
-      },
-    });
+    const game = busyGame();
+    const { rewards } = game;
+    const loop = client.startDeliveryLoop({ give: () => {}, giveVoteReward: game.give });
     loop.join('Bo');
     await vi.advanceTimersByTimeAsync(1_000);
     const failed = loop.claimVote('Bo', { reward: 1, amount: 1 });
     await vi.advanceTimersByTimeAsync(1_000);
     expect((await failed).code).toBe('PARTIAL');
     loop.leave('Bo');
-    busy = false;
+    game.busy = false;
     failing = false;
     loop.join('Ann');
     await vi.advanceTimersByTimeAsync(11_000);
