@@ -17,8 +17,19 @@ import { KEY, storeSeed } from '../support/fixtures.js';
 
 const TOKEN = 'db-bridge-token-0123456789abcdef0123456789';
 
+/**
+ * The server's URL with a password in it: the throwaway PostgreSQL trusts loopback logins and
+ * its URL has none, so one is added (a trusting server ignores it); otherwise the URL's own.
+ */
+function withPassword(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const parsed = new URL(url);
+  if (parsed.password === '') parsed.password = 'never-in-the-log-7Qx';
+  return parsed.toString();
+}
+
 describe.each(['postgres', 'mysql'] as const)('teamgames bridge on a %s journal', (engine) => {
-  const url = databaseUrl(engine);
+  const url = withPassword(databaseUrl(engine));
 
   it.skipIf(url === undefined)('opens the journal from the env var the config names, reads it, and never logs the password', async () => {
     const mock = createMockService({ seed: storeSeed });
@@ -47,9 +58,9 @@ describe.each(['postgres', 'mysql'] as const)('teamgames bridge on a %s journal'
     const { username, password } = new URL(url as string);
     expect(out).toContain(`journal ${engine} `);
     // (A throwaway server's password may be a word the log holds anyway, such as "teamgames": the URL's form is what must not appear.)
-    if (password !== '') {
-      expect(out).not.toContain(`${username}:${password}@`);
-      expect(out).toContain(`:***@`);
-    }
+    expect(password).not.toBe('');
+    expect(out).not.toContain(`${username}:${password}@`);
+    expect(out).toContain(`:***@`);
+    if (password === 'never-in-the-log-7Qx') expect(out).not.toContain(password);
   });
 });
