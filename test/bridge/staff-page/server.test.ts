@@ -1,0 +1,294 @@
+/**
+ * The staff page's server decisions, in process over loopback HTTP: who may look (a
+ * session from a login), who may resolve (an account with the resolve role, the form's
+ * CSRF token, a note), what a second resolve learns, sessions that end, the brake on wrong
+ * passwords, escaping, and what HOSTILE.md asks of a page (10,000 windows, a journal that
+ * cannot be read, a slow one, a stolen cookie after its session ended).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryJournal } from 'teamgames-sdk';
+import type { JournalEntry } from '../../../src/journals/contract.js';
+import { SECURITY_HEADERS } from '../../../src/bridge/staff-page/server.js';
+import { PASSWORDS, closePages, lineEntry, startPage, windowEntry } from './harness.js';
+
+afterEach(closePages);
+const HOUR = 3_600_000;
+
+async function resolvedOf(journal: { pending(player?: string): Promise<JournalEntry[]> }, id: string) {
+  return (await journal.pending()).find((e) => e.deliveryId === id);
+}
+
+describe('the staff page: logging in', () => {
+  it('sends every page to the login form until a staff member logs in, with the security headers on every answer', async () => {
+    const page = await startPage();
+    const b = page.browser();
+    for (const path of ['/', '/player?name=Steve', '/health']) {
+      const reply = await b.get(path);
+      expect(reply.status).toBe(303);
+      expect(reply.headers.get('location')).toBe('/login');
+    }
+    const login = await b.get('/login');
+    expect(login.status).toBe(200);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(login.headers.get(name)).toBe(value);
+    expect(SECURITY_HEADERS['content-security-policy']).toMatch(/default-src 'none'/);
+    expect(login.text).not.toMatch(/<script|\sstyle=|\son\w+=/i);
+    expect((await b.get('/style.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('logs in with the right password: an HttpOnly, SameSite=Strict cookie (Secure and __Host- behind TLS)', async () => {
+    const page = await startPage();
+    const b = page.browser();
+    const reply = await b.login('alice', PASSWORDS.alice);
+    expect(reply.status).toBe(303);
+    expect(reply.headers.get('location')).toBe('/');
+    expect(reply.headers.get('set-cookie')).toMatch(/^tg_staff=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=3600$/);
+    expect((await b.get('/')).status).toBe(200);
+
+    const tls = await startPage([], { secureCookie: true });
+    const reply2 = await tls.browser().login('alice', PASSWORDS.alice);
+    expect(reply2.headers.get('set-cookie')).toMatch(/^__Host-tg_staff=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Secure; Max-Age=3600$/);
+  });
+
+  it('refuses a wrong password or an unknown name alike, and logs the try without the password', async () => {
+    const page = await startPage();
+    const wrong = await page.browser().login('alice', 'guess-one');
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('Wrong name or password.');
+    // The address waits 1 s after a wrong password (see the next test).
+    page.advance(1_000);
+    const unknown = await page.browser().login('mallory', 'guess-two');
+    expect(unknown.status).toBe(401);
+    expect(unknown.text).toContain('Wrong name or password.');
+    const lines = page.logs.filter((l) => l.message === 'staff page: wrong name or password');
+    expect(lines.map((l) => l.fields?.account)).toEqual(['alice', 'mallory']);
+    expect(JSON.stringify(page.logs)).not.toMatch(/guess-one|guess-two/);
+  });
+
+  it('slows wrong passwords down per account and per address: 1 s, then 2 s, answered 429 without checking', async () => {
+    const page = await startPage();
+    expect((await page.browser().login('alice', 'nope')).status).toBe(401);
+    // Even the right password waits: the try is not checked.
+    const slowed = await page.browser().login('alice', PASSWORDS.alice);
+    expect(slowed.status).toBe(429);
+    expect(slowed.headers.get('retry-after')).toBe('1');
+    // Another account from the same address waits too.
+    expect((await page.browser().login('bob', PASSWORDS.bob)).status).toBe(429);
+    page.advance(1_000);
+    expect((await page.browser().login('alice', 'nope again')).status).toBe(401);
+    page.advance(1_999);
+    expect((await page.browser().login('alice', PASSWORDS.alice)).status).toBe(429);
+    page.advance(1);
+    expect((await page.browser().login('alice', PASSWORDS.alice)).status).toBe(303);
+    expect(page.logs.some((l) => l.message.includes('slowed down') && JSON.stringify(l).includes(PASSWORDS.alice))).toBe(false);
+  });
+});
+
+describe('the staff page: sessions', () => {
+  it('ends a session after its time: the cookie, copied or not, is refused from then on', async () => {
+    const page = await startPage();
+    const b = page.browser();
+    await b.login('alice', PASSWORDS.alice);
+    const stolen = page.browser();
+    stolen.cookie = b.cookie;
+    expect((await stolen.get('/')).status).toBe(200);
+    page.advance(HOUR - 1);
+    expect((await b.get('/')).status).toBe(200);
+    page.advance(1);
+    expect((await stolen.get('/')).status).toBe(303);
+    expect((await b.get('/')).status).toBe(303);
+    // Back in time (the monotonic clock never is; a test clock can be): still gone.
+    page.advance(-HOUR);
+    expect((await stolen.get('/')).status).toBe(303);
+  });
+
+  it('logs out with the form (its token needed): the cookie no longer works', async () => {
+    const page = await startPage();
+    const b = page.browser();
+    await b.login('rita', PASSWORDS.rita);
+    const home = await b.get('/');
+    const cookie = b.cookie;
+    expect((await b.post('/logout', {})).status).toBe(403);
+    expect((await b.get('/')).status).toBe(200);
+    expect(home.text).toContain('Log out');
+    expect((await b.post('/logout', { csrf: b.csrf as string })).status).toBe(303);
+    const again = page.browser();
+    again.cookie = cookie;
+    expect((await again.get('/')).status).toBe(303);
+  });
+});
+
+describe('the staff page: finding a player and what is at stake', () => {
+  it('finds players by part of the name in any case, names differing only by case listed apart', async () => {
+    const page = await startPage([windowEntry('a', 'SteveMiner'), windowEntry('b', 'stevem'), lineEntry('c', 'Alex', 'Sword', 1)], { online: () => ['STEVE_online'] });
+    const b = page.browser();
+    await b.login('rita', PASSWORDS.rita);
+    const found = await b.get('/?q=sTeVe');
+    expect(found.status).toBe(200);
+    const names = [...found.text.matchAll(/<li><a href="\/player\?name=([^"]+)">/g)].map((m) => decodeURIComponent(m[1] as string));
+    expect(names).toEqual(['STEVE_online', 'stevem', 'SteveMiner']);
+    expect((await b.get('/?q=nobody')).text).toContain('No player in the journal or online has a name containing “nobody”');
+  });
+
+  it("shows a player's open window with its span, cause, points and command, and their stuck items", async () => {
+    const page = await startPage([
+      windowEntry('v', 'Ann', { cause: 'lostVote', reward: '12', points: 30 }),
+      windowEntry('r', 'Ann', { cause: 'unknownCommand', command: 'give Ann diamond 64\nsay thanks' }),
+      lineEntry('s', 'Ann', 'Dragon claws', 2, { lastError: { message: 'the game said no', at: 0, attempts: 5, stuck: true } }),
+    ]);
+    const b = page.browser();
+    await b.login('rita', PASSWORDS.rita);
+    const { text, status } = await b.get('/player?name=Ann');
+    expect(status).toBe(200);
+    expect(text).toContain('window:v');
+    expect(text).toMatch(/<dt>Cause<\/dt><dd>lostVote<\/dd><dt>Vote reward<\/dt><dd>12<\/dd><dt>Points<\/dt><dd>30<\/dd>/);
+    expect(text).toContain('<pre>give Ann diamond 64\nsay thanks</pre>');
+    expect(text).toContain('(1 h)');
+    expect(text).toMatch(/Dragon claws × 2[\s\S]*stuck[\s\S]*the game said no/);
+    // Read-only: no resolve form.
+    expect(text).not.toContain('action="/resolve"');
+    expect(text).toContain('Your account is read-only');
+  });
+});
+
+describe('the staff page: resolving', () => {
+  it('resolves one window as the staff member, with the note; a second resolve learns who, when and the note', async () => {
+    const page = await startPage([windowEntry('w1', 'Ann'), windowEntry('w2', 'Ann')]);
+    const alice = page.browser();
+    await alice.login('alice', PASSWORDS.alice);
+    const bob = page.browser();
+    await bob.login('bob', PASSWORDS.bob);
+    await alice.get('/player?name=Ann');
+    await bob.get('/player?name=Ann');
+
+    const done = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Ann', note: 'granted by hand, invoice 1043' });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/player?name=Ann&resolved=window%3Aw1');
+    expect(await resolvedOf(page.journal, 'window:w1')).toMatchObject({ state: 'resolved', resolution: { by: 'alice', at: expect.any(Number), note: 'granted by hand, invoice 1043' } });
+    expect(await resolvedOf(page.journal, 'window:w2')).toMatchObject({ state: 'unverified' });
+    expect((await alice.get('/player?name=Ann&resolved=window%3Aw1')).text).toMatch(/Resolved by <strong class="by">alice<\/strong>/);
+
+    const late = await bob.post('/resolve', { csrf: bob.csrf as string, window: 'window:w1', player: 'Ann', note: 'I did it too' });
+    expect(late.status).toBe(409);
+    expect(late.text).toMatch(/Already resolved by <strong class="by">alice<\/strong> at [^(]+\(note: granted by hand, invoice 1043\)/);
+    expect(await resolvedOf(page.journal, 'window:w1')).toMatchObject({ resolution: { by: 'alice' } });
+  });
+
+  it('refuses a resolve without the session’s CSRF token, from a read-only account, without a note, or without a session', async () => {
+    const page = await startPage([windowEntry('w1', 'Ann')]);
+    const alice = page.browser();
+    await alice.login('alice', PASSWORDS.alice);
+    await alice.get('/player?name=Ann');
+    const form = { window: 'window:w1', player: 'Ann', note: 'forged' };
+    expect((await alice.post('/resolve', form)).status).toBe(403);
+    expect((await alice.post('/resolve', { ...form, csrf: 'x'.repeat(43) })).status).toBe(403);
+    // Another session's token is not this one's.
+    const bob = page.browser();
+    await bob.login('bob', PASSWORDS.bob);
+    await bob.get('/player?name=Ann');
+    expect((await alice.post('/resolve', { ...form, csrf: bob.csrf as string })).status).toBe(403);
+    expect(page.logs.filter((l) => l.message.startsWith('staff page: a form without its token'))).toHaveLength(3);
+
+    const rita = page.browser();
+    await rita.login('rita', PASSWORDS.rita);
+    await rita.get('/');
+    const readOnly = await rita.post('/resolve', { ...form, csrf: rita.csrf as string });
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.text).toContain('rita may look but not resolve windows');
+
+    expect((await alice.post('/resolve', { ...form, note: '   ', csrf: alice.csrf as string })).status).toBe(400);
+    expect((await page.browser().post('/resolve', { ...form, csrf: alice.csrf as string })).status).toBe(403);
+    // A JSON body (what a script from another site could send) is not a form.
+    expect((await alice.post('/resolve', form, { 'content-type': 'application/json' })).status).toBe(415);
+    expect(await resolvedOf(page.journal, 'window:w1')).toMatchObject({ state: 'unverified' });
+  });
+
+  it("refuses a window of another player and a note with a bidi override, nothing written", async () => {
+    const page = await startPage([windowEntry('w1', 'Ann')]);
+    const alice = page.browser();
+    await alice.login('alice', PASSWORDS.alice);
+    await alice.get('/');
+    const other = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Bo', note: 'x' });
+    expect(other.status).toBe(400);
+    expect(other.text).toContain('windowId must name a window of');
+    expect((await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Ann', note: 'ok \u202e' })).status).toBe(400);
+    expect(await resolvedOf(page.journal, 'window:w1')).toMatchObject({ state: 'unverified' });
+  });
+});
+
+describe('the staff page: hostile texts', () => {
+  it('shows a player name, product name, command and note as text: HTML escaped, controls and bidi made visible', async () => {
+    const evil = '<img src=x onerror=alert(1)>\u200b"\'&';
+    const page = await startPage([
+      windowEntry('h', evil, { cause: 'unknownCommand', command: 'give \u001b[2J</pre><script>x</script>' }),
+      lineEntry('p', evil, 'Cape\u202e<b>gpj.exe</b>', 1),
+    ]);
+    const alice = page.browser();
+    await alice.login('alice', PASSWORDS.alice);
+    await alice.get(`/player?name=${encodeURIComponent(evil)}`);
+    await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:h', player: evil, note: '</blockquote><script>alert(2)</script>\nline two' });
+    const { text } = await alice.get(`/player?name=${encodeURIComponent(evil)}`);
+    expect(text).not.toMatch(/<img|<script|<b>|\u202e|\u200b|\u001b/);
+    expect(text).toContain('&lt;img src=x onerror=alert(1)&gt;\\u200b&quot;&#39;&amp;');
+    expect(text).toContain('Cape\\u202e&lt;b&gt;gpj.exe&lt;/b&gt;');
+    expect(text).toContain('give \\u001b[2J&lt;/pre&gt;&lt;script&gt;x&lt;/script&gt;');
+    expect(text).toContain('&lt;/blockquote&gt;&lt;script&gt;alert(2)&lt;/script&gt;\\u000aline two');
+    const home = await alice.get(`/?q=${encodeURIComponent('<img')}`);
+    expect(home.text).not.toMatch(/<img|\u200b/);
+    expect(home.text).toContain(`href="/player?name=${encodeURIComponent(evil).replace(/'/g, '&#39;')}"`);
+  });
+});
+
+describe('the staff page: HOSTILE.md', () => {
+  it('answers for a player with 10,000 windows: 100 shown, the rest counted, resolving one by id works', async () => {
+    const entries = Array.from({ length: 10_000 }, (_, i) => windowEntry(`n${i}`, 'Hoarder'));
+    const page = await startPage(entries);
+    const alice = page.browser();
+    await alice.login('alice', PASSWORDS.alice);
+    const { status, text } = await alice.get('/player?name=Hoarder');
+    expect(status).toBe(200);
+    expect(text.match(/<article class="card window unverified"/g)).toHaveLength(100);
+    expect(text).toContain('and 9900 more not shown (newer)');
+    expect(text.length).toBeLessThan(400_000);
+    const home = await alice.get('/');
+    expect(home.text).toContain('<span class="count">10000</span>');
+    expect(home.text).toContain('and 9900 more not shown');
+    expect((await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:n9999', player: 'Hoarder', note: 'checked' })).status).toBe(303);
+  });
+
+  it('says so when the journal cannot be read, on every page, and keeps serving', async () => {
+    const journal = new MemoryJournal();
+    journal.pending = async () => {
+      throw new Error('EACCES: permission denied, open /var/lib/teamgames/journal.jsonl');
+    };
+    const page = await startPage([], { journal });
+    const rita = page.browser();
+    await rita.login('rita', PASSWORDS.rita);
+    const home = await rita.get('/');
+    expect(home.status).toBe(503);
+    expect(home.text).toContain('The journal cannot be read');
+    expect(home.text).toContain('EACCES: permission denied');
+    const health = await rita.get('/health');
+    expect(health.status).toBe(200);
+    expect(health.text).toMatch(/<th>Journal<\/th><td><span class="bad">failing<\/span>/);
+    expect((await rita.get('/style.css')).status).toBe(200);
+  });
+
+  it('answers 503 in bounded time when the journal does not answer, and asks it once however often staff reload', async () => {
+    const journal = new MemoryJournal();
+    let reads = 0;
+    let release: (() => void) | undefined;
+    const original = journal.pending.bind(journal);
+    journal.pending = (player) => {
+      reads += 1;
+      return new Promise((resolve) => (release = () => resolve(original(player))));
+    };
+    const page = await startPage([], { journal, journalTimeoutMs: 50 });
+    const rita = page.browser();
+    await rita.login('rita', PASSWORDS.rita);
+    const replies = await Promise.all([rita.get('/'), rita.get('/'), rita.get('/')]);
+    expect(replies.map((r) => r.status)).toEqual([503, 503, 503]);
+    expect(replies[0]?.text).toContain('Reading the journal took longer than 0 s');
+    expect(reads).toBe(1);
+    release?.();
+  });
+});
