@@ -21,6 +21,9 @@ the delivery loop, a local HTTP API the game calls (a player joined, left, typed
 on deliveryId) or by RCON commands (at most once, never silent: an unknown outcome is a
 window for staff). Logs are JSON lines on stdout.
 
+       teamgames bridge staff-hash <name> <read|resolve>   (password on stdin: a line
+                      of the staff page's accounts file; see staff-hash --help)
+
 Options:
   --config <path>     the bridge's config file (JSON; see the guide's "A bridge for
                       any game server"): listen, baseUrl, journal, loop, give, log
@@ -57,6 +60,8 @@ export type BridgeCommandDeps = Omit<BridgeDeps, 'env'> & {
   stopSignal?: Promise<unknown>;
   /** Told once the bridge runs. */
   onStarted?: (bridge: RunningBridge) => void;
+  /** Where `staff-hash` reads the password. Default: process.stdin. */
+  stdin?: AsyncIterable<Buffer | string>;
 };
 
 const PEERS = ['pino', 'prom-client', 'rcon-client'];
@@ -93,6 +98,7 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
     io.stderr.write(`teamgames bridge: ${printable(message.replace(URL_PASSWORD, '$1***@'))}${code === EXIT.USAGE ? ' (see teamgames bridge --help)' : ''}\n`);
     return code;
   };
+  if (argv[0] === 'staff-hash') return (await import('../bridge/staff-page/hash-command.js')).runStaffHash(argv.slice(1), io, deps.stdin ?? process.stdin);
   let config: string;
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
