@@ -31,6 +31,15 @@ export function escapeText(text: string): string {
   return printable(text).replace(/[&<>"']/g, (c) => ENTITIES[c] as string);
 }
 
+/**
+ * `text` exact, only `& < > " '` escaped: for a form's hidden value that must come back as
+ * it was (a player's name with a zero-width space is another player than the one with
+ * `\u200b` written out); never for what is shown.
+ */
+export function exact(text: string): Html {
+  return new Html(text.replace(/[&<>"']/g, (c) => ENTITIES[c] as string));
+}
+
 /** A value of a template: `Html` as is, arrays joined, `undefined`/`null`/`false` as nothing, the rest as escaped text. */
 function part(value: unknown): string {
   if (value instanceof Html) return value.text;

@@ -10,7 +10,7 @@
 import type { JournalWindow, PlayerDeliveryStatus, DeliveryLoopStats } from '../../index.js';
 import type { JournalInspection, PendingDelivery } from '../../delivery/inspect.js';
 import type { RecentGive, Sample, Signal, StaffDesk } from './desk.js';
-import { html, type Html } from './html.js';
+import { exact, html, type Html } from './html.js';
 import type { StaffSession } from './sessions.js';
 
 /** The most rows a list shows; the rest are counted ("and N more"). */
@@ -79,7 +79,7 @@ function stake(w: JournalWindow, gives: readonly RecentGive[]): Html {
 /** The resolve form of one window (only for a session that may resolve). */
 function resolveForm(w: JournalWindow, session: StaffSession): Html {
   if (session.role !== 'resolve') return html`<p class="muted">Your account is read-only: ask a staff member who may resolve.</p>`;
-  return html`<form method="post" action="/resolve" class="resolve"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="window" value="${w.deliveryId}"><input type="hidden" name="player" value="${w.playerName}">
+  return html`<form method="post" action="/resolve" class="resolve"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="window" value="${exact(w.deliveryId)}"><input type="hidden" name="player" value="${exact(w.playerName)}">
 <label>What you found and did (required) <textarea name="note" required maxlength="2000" rows="3"></textarea></label>
 <button type="submit">Resolve as ${session.name}</button></form>`;
 }

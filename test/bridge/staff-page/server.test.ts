@@ -224,7 +224,9 @@ describe('the staff page: hostile texts', () => {
     ]);
     const alice = page.browser();
     await alice.login('alice', PASSWORDS.alice);
-    await alice.get(`/player?name=${encodeURIComponent(evil)}`);
+    const before = await alice.get(`/player?name=${encodeURIComponent(evil)}`);
+    // The form carries the exact name back (shown with \u200b written out, sent as it is).
+    expect(before.text).toContain('<input type="hidden" name="player" value="&lt;img src=x onerror=alert(1)&gt;\u200b&quot;&#39;&amp;">');
     await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:h', player: evil, note: '</blockquote><script>alert(2)</script>\nline two' });
     const { text } = await alice.get(`/player?name=${encodeURIComponent(evil)}`);
     expect(text).not.toMatch(/<img|<script|<b>|\u202e|\u200b|\u001b/);
