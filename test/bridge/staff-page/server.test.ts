@@ -294,3 +294,37 @@ describe('the staff page: HOSTILE.md', () => {
     release?.();
   });
 });
+
+describe('the staff page: what else it refuses', () => {
+  it('only reads on GET: other methods 405, unknown pages 404, a form over 16 KiB 413, a bad player name 400', async () => {
+    const page = await startPage();
+    const b = page.browser();
+    await b.login('alice', PASSWORDS.alice);
+    await b.get('/');
+    const put = await fetch(`${page.url}/player?name=Ann`, { method: 'PUT', headers: { cookie: b.cookie as string } });
+    expect(put.status).toBe(405);
+    expect((await b.get('/nope')).status).toBe(404);
+    expect((await b.post('/resolve', { csrf: b.csrf as string, note: 'x'.repeat(17 * 1024), window: 'window:a', player: 'Ann' })).status).toBe(413);
+    const bad = await b.get(`/player?name=${encodeURIComponent('a\u202eb')}`);
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('must not contain control or bidi-override characters');
+    const head = await fetch(`${page.url}/`, { method: 'HEAD', headers: { cookie: b.cookie as string } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+
+  it('shows on the health page what the store, the journal and the game last answered, and the chart', async () => {
+    const page = await startPage([windowEntry('w', 'Ann')]);
+    page.desk.store.okAt = 1;
+    Object.assign(page.desk.game, { okAt: 1, failedAt: 2, failure: 'webhook answered 503' });
+    page.desk.samples.push({ at: 0, pending: 1, openWindows: 0 }, { at: 60_000, pending: 2, openWindows: 1 });
+    const b = page.browser();
+    await b.login('rita', PASSWORDS.rita);
+    const { text } = await b.get('/health');
+    expect(text).toMatch(/<th>Store<\/th><td><span class="ok">up<\/span>/);
+    expect(text).toMatch(/<th>Journal<\/th><td><span class="ok">up<\/span>/);
+    expect(text).toMatch(/<th>Game \(webhook http:\/\/127\.0\.0\.1:9\/give\)<\/th><td><span class="bad">failing<\/span><\/td><td>last good [^<]+<br>last failure [^:]+:\d\d:\d\d UTC: webhook answered 503/);
+    expect(text).toContain('<dt>Open windows</dt><dd>1</dd>');
+    expect(text).toContain('<polyline');
+  });
+});
