@@ -26,6 +26,12 @@ export interface RecentGive {
   at: number;
 }
 
+/** The bridge's give functions, as the desk wraps them. */
+export interface Gives {
+  give(item: DeliveredItem): Promise<void>;
+  giveVoteReward(reward: GivenVoteReward): Promise<void>;
+}
+
 /** One point of the chart. */
 export interface Sample {
   at: number;
@@ -85,7 +91,7 @@ export class StaffDesk {
   }
 
   /** The bridge's give functions, each give recorded (its outcome and error passed on as they were). */
-  recording<G extends { give(item: DeliveredItem): Promise<void>; giveVoteReward(reward: GivenVoteReward): Promise<void> }>(gives: G): G {
+  recording(gives: Gives): Gives {
     const track = async <T>(run: () => Promise<void>, base: Omit<RecentGive, 'outcome' | 'at' | 'error'>) => {
       try {
         await run();
@@ -96,7 +102,6 @@ export class StaffDesk {
       }
     };
     return {
-      ...gives,
       give: (item: DeliveredItem) => track(() => gives.give(item), { kind: 'purchase', player: item.player_name, deliveryId: item.deliveryId, what: item.product_name, units: item.quantity_to_grant }),
       giveVoteReward: (reward: GivenVoteReward) => track(() => gives.giveVoteReward(reward), { kind: 'vote', player: reward.playerName, deliveryId: reward.deliveryId, what: reward.reward_name, units: reward.give_amount }),
     };

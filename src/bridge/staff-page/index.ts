@@ -12,7 +12,7 @@ import type { DeliveryLoop } from '../../index.js';
 import type { DeliveryJournal } from '../../journals/contract.js';
 import type { BridgeLogger } from '../log.js';
 import { readAccounts } from './accounts.js';
-import { StaffDesk } from './desk.js';
+import { StaffDesk, type Gives } from './desk.js';
 import { startStaffPage, type StaffPage } from './server.js';
 import type { StaffPageConfig } from './config.js';
 
@@ -51,6 +51,6 @@ export async function openStaffPage(config: StaffPageConfig, parts: StaffPagePar
 }
 
 /** The bridge's give functions, recorded by the desk when there is one. */
-export function recorded<G extends Parameters<StaffDesk['recording']>[0]>(desk: StaffDesk | undefined, gives: G): G {
+export function recorded(desk: StaffDesk | undefined, gives: Gives): Gives {
   return desk === undefined ? gives : desk.recording(gives);
 }
