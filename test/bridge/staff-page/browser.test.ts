@@ -20,8 +20,14 @@ import { PASSWORDS, closePages, lineEntry, startPage, windowEntry, NOW } from '.
 const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
 const CI = process.env['CI'] === 'true';
 const available = existsSync(CHROMIUM);
-const browserIt = available || CI ? it : it.skip;
-const why = available ? '' : CI ? ` (Chromium not found at ${CHROMIUM}, and CI=true may not skip it: apt-get install chromium)` : ` (skipped: Chromium not found at ${CHROMIUM}; Debian: apt-get install chromium)`;
+/** Skipped (saying what to install) where Chromium is missing; failed instead on CI. */
+function needs(found: boolean) {
+  if (found) return { it, why: '' };
+  if (CI) return { it, why: ` (Chromium not found at ${CHROMIUM}, and CI=true may not skip it: apt-get install chromium)` };
+  return { it: it.skip, why: ` (skipped: Chromium not found at ${CHROMIUM}; Debian: apt-get install chromium)` };
+}
+const browserTest = needs(available);
+const why = browserTest.why;
 const EVIL = '<img src=x onerror=alert(1)>Bad\u200bName';
 const HOUR = 3_600_000;
 
@@ -54,6 +60,7 @@ async function staffPage() {
 }
 
 async function loggedIn(url: string, name: keyof typeof PASSWORDS, viewport = { width: 900, height: 900 }) {
+  expect(browser, `Chromium at ${CHROMIUM}`).toBeDefined();
   const context = await (browser as Browser).newContext({ javaScriptEnabled: false, viewport });
   const tab = await context.newPage();
   let dialogs = 0;
@@ -71,7 +78,7 @@ async function loggedIn(url: string, name: keyof typeof PASSWORDS, viewport = { 
 }
 
 describe('the staff page in Chromium', () => {
-  browserIt(`log in, find a player, see a window, resolve it, see it resolved; a second resolve gets the winner's name${why}`, { timeout: 60_000 }, async () => {
+  browserTest.it(`log in, find a player, see a window, resolve it, see it resolved; a second resolve gets the winner's name${why}`, { timeout: 60_000 }, async () => {
     const page = await staffPage();
     const alice = await loggedIn(page.url, 'alice');
     const bob = await loggedIn(page.url, 'bob');
@@ -106,7 +113,7 @@ describe('the staff page in Chromium', () => {
     await bob.context.close();
   });
 
-  browserIt(`a read-only account cannot resolve; a resolve forged from another site or without the token is refused${why}`, { timeout: 60_000 }, async () => {
+  browserTest.it(`a read-only account cannot resolve; a resolve forged from another site or without the token is refused${why}`, { timeout: 60_000 }, async () => {
     const page = await staffPage();
     const rita = await loggedIn(page.url, 'rita');
     await rita.tab.goto(`${page.url}/player?name=Steve_Miner`);
@@ -140,7 +147,7 @@ describe('the staff page in Chromium', () => {
     await alice.context.close();
   });
 
-  browserIt(`shows a hostile player name and note as text, and fits a phone${why}`, { timeout: 60_000 }, async () => {
+  browserTest.it(`shows a hostile player name and note as text, and fits a phone${why}`, { timeout: 60_000 }, async () => {
     const page = await staffPage();
     const alice = await loggedIn(page.url, 'alice', { width: 390, height: 844 });
     await alice.tab.getByLabel('Find a player').fill('<img');
