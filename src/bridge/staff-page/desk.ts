@@ -52,6 +52,8 @@ const MAX_RECENT = 1_000;
 /** A day of samples, one a minute. */
 const MAX_SAMPLES = 24 * 60;
 const SAMPLE_EVERY_MS = 60_000;
+/** The open windows are counted from the journal every 5 samples (5 minutes): a big journal is not read every minute. */
+export const COUNT_EVERY = 5;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -65,6 +67,7 @@ export class StaffDesk {
   /** Open windows as last counted (by the page or the sampler). */
   openWindows = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #counting = false;
 
   constructor(readonly now: () => number = Date.now) {}
 
@@ -113,10 +116,29 @@ export class StaffDesk {
     this.samples.push({ at: this.now(), pending: stats.pending, openWindows: this.openWindows });
   }
 
-  /** Samples once a minute (and once now). */
-  start(stats: () => DeliveryLoopStats): void {
-    this.sample(stats());
-    this.#timer = setInterval(() => this.sample(stats()), SAMPLE_EVERY_MS);
+  /**
+   * Samples once a minute (and once now); `countOpenWindows`, when given, reads the journal
+   * for the open windows every {@link COUNT_EVERY} samples (a failed count keeps the last).
+   */
+  start(stats: () => DeliveryLoopStats, countOpenWindows?: () => Promise<number>): void {
+    let turn = 0;
+    const tick = () => {
+      if (countOpenWindows !== undefined && turn++ % COUNT_EVERY === 0 && !this.#counting) {
+        this.#counting = true;
+        countOpenWindows().then(
+          (count) => {
+            this.openWindows = count;
+            this.#counting = false;
+          },
+          () => {
+            this.#counting = false;
+          },
+        );
+      }
+      this.sample(stats());
+    };
+    tick();
+    this.#timer = setInterval(tick, SAMPLE_EVERY_MS);
     this.#timer.unref();
   }
 

@@ -8,7 +8,7 @@
  * @module
  * @internal
  */
-import type { DeliveryLoop } from '../../index.js';
+import { inspectJournal, type DeliveryLoop } from '../../index.js';
 import type { DeliveryJournal } from '../../journals/contract.js';
 import type { BridgeLogger } from '../log.js';
 import { readAccounts } from './accounts.js';
@@ -40,7 +40,10 @@ export interface StaffPageParts {
 export async function openStaffPage(config: StaffPageConfig, parts: StaffPageParts): Promise<StaffPage> {
   const accounts = await readAccounts(config.accountsFile);
   const page = await startStaffPage({ ...parts, accounts, host: config.listen.host, port: config.listen.port, sessionMs: config.sessionMinutes * 60_000, secureCookie: config.secureCookie });
-  parts.desk.start(() => parts.loop.stats());
+  parts.desk.start(
+    () => parts.loop.stats(),
+    async () => (await inspectJournal(parts.journal)).openWindows.length,
+  );
   return {
     url: page.url,
     close: async (graceMs) => {

@@ -168,3 +168,36 @@ describe('the desk', () => {
     expect(svg).toContain('<text x="4" y="12" class="label">4</text>');
   });
 });
+
+describe('the desk counts open windows from the journal', () => {
+  it('every 5 minutes, one count at a time, a failed count keeping the last', async () => {
+    vi.useFakeTimers();
+    const desk = new StaffDesk(() => 0);
+    const answers: Array<(n: number) => void> = [];
+    let counts = 0;
+    desk.start(
+      () => ({ pending: 0 }) as DeliveryLoopStats,
+      () => {
+        counts += 1;
+        return counts === 3 ? Promise.reject(new Error('journal gone')) : new Promise<number>((ok) => answers.push(ok));
+      },
+    );
+    expect(counts).toBe(1);
+    // Still counting at the fifth minute: no second count starts.
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(counts).toBe(1);
+    answers[0]?.(7);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(desk.openWindows).toBe(7);
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(counts).toBe(2);
+    answers[1]?.(9);
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(counts).toBe(3);
+    expect(desk.openWindows).toBe(9);
+    expect(desk.samples.at(-1)?.openWindows).toBe(9);
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(counts).toBe(4);
+    desk.stop();
+  });
+});

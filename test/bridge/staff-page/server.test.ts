@@ -6,7 +6,10 @@
  * cannot be read, a slow one, a stolen cookie after its session ended).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryJournal } from 'teamgames-sdk';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileJournal, MemoryJournal } from 'teamgames-sdk';
 import type { JournalEntry } from '../../../src/journals/contract.js';
 import { SECURITY_HEADERS } from '../../../src/bridge/staff-page/server.js';
 import { PASSWORDS, closePages, lineEntry, startPage, windowEntry } from './harness.js';
@@ -326,5 +329,39 @@ describe('the staff page: what else it refuses', () => {
     expect(text).toMatch(/<th>Game \(webhook http:\/\/127\.0\.0\.1:9\/give\)<\/th><td><span class="bad">failing<\/span><\/td><td>last good [^<]+<br>last failure [^:]+:\d\d:\d\d UTC: webhook answered 503/);
     expect(text).toContain('<dt>Open windows</dt><dd>1</dd>');
     expect(text).toContain('<polyline');
+  });
+});
+
+describe('the staff page: two staff at once, a journal slow to write', () => {
+  it('of two staff resolving one window of a file journal at the same moment, one wins and the other is told who', async () => {
+    const journal = new FileJournal(join(await mkdtemp(join(tmpdir(), 'staff-page-')), 'journal.jsonl'));
+    const page = await startPage([windowEntry('same', 'Ann')], { journal });
+    const alice = page.browser();
+    const bob = page.browser();
+    await alice.login('alice', PASSWORDS.alice);
+    await bob.login('bob', PASSWORDS.bob);
+    await alice.get('/');
+    await bob.get('/');
+    const [a, b] = await Promise.all([
+      alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:same', player: 'Ann', note: 'alice checked' }),
+      bob.post('/resolve', { csrf: bob.csrf as string, window: 'window:same', player: 'Ann', note: 'bob checked' }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([303, 409]);
+    const winner = ((await resolvedOf(journal, 'window:same')) as { resolution?: { by: string } } | undefined)?.resolution?.by;
+    const loser = a.status === 409 ? a : b;
+    expect(loser.text).toContain(`Already resolved by <strong class="by">${winner}</strong>`);
+    await journal.close();
+  });
+
+  it('answers 503 when the resolution is not written in time, saying it may or may not have been', async () => {
+    const journal = new MemoryJournal();
+    journal.resolveWindow = () => new Promise(() => undefined);
+    const page = await startPage([windowEntry('w', 'Ann')], { journal, journalTimeoutMs: 50 });
+    const alice = page.browser();
+    await alice.login('alice', PASSWORDS.alice);
+    await alice.get('/');
+    const reply = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w', player: 'Ann', note: 'checked' });
+    expect(reply.status).toBe(503);
+    expect(reply.text).toContain('it may or may not have been written');
   });
 });
