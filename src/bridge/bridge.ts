@@ -172,7 +172,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     const server = await startBridgeServer({ loop, roster, metrics, log, token: secrets.token, redact, host: config.listen.host, port: config.listen.port });
     // Closed before the loop stops (cleanups run in reverse): no request reaches a stopped loop.
     cleanups.push(() => server.close());
-    const staffPage = config.staff === undefined || desk === undefined ? undefined : await openStaffPage(config.staff, { desk, journal: journal.journal, loop, online: () => roster.players(), log, sink: sinkWhere });
+    const staffPage = config.staff === undefined || desk === undefined ? undefined : await openStaffPage(config.staff, { desk, journal: journal.journal, loop, online: () => roster.players(), log, sink: sinkWhere, redact });
     if (staffPage !== undefined) {
       cleanups.push(() => staffPage.close());
       log.info(`staff page on ${staffPage.url}${isLoopback(config.staff?.listen.host ?? '') ? ' (loopback: reach it by an SSH tunnel or a TLS reverse proxy)' : ', not loopback: put it behind TLS'}`, { staffPage: staffPage.url });

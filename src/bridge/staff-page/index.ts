@@ -31,6 +31,8 @@ export interface StaffPageParts {
   online: () => Iterable<string>;
   log: BridgeLogger;
   sink: string;
+  /** The bridge's redaction of its secrets, applied to every page. */
+  redact: (text: string) => string;
 }
 
 /**

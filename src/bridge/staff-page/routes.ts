@@ -36,6 +36,12 @@ export interface StaffPageOptions {
   sessionMs: number;
   /** Cookies marked `Secure` (and named `__Host-…`): set when the page is reached through TLS. */
   secureCookie: boolean;
+  /**
+   * The bridge's redaction of its secrets (the API key, the token, the database URL, the
+   * RCON password in every form), applied to every page: a driver's or the store's message
+   * shown on the page never holds one. Default: nothing removed.
+   */
+  redact?: (text: string) => string;
   /** What the bridge gives to, for the health page ("webhook …", "rcon …"). */
   sink: string;
   /** How long a journal read or the resolution may take before the page says so, ms. Default 5000. */

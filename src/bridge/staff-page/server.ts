@@ -33,8 +33,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-function send(req: IncomingMessage, res: ServerResponse, answer: Answer): void {
-  const body = typeof answer.body === 'string' ? answer.body : answer.body.text;
+function send(req: IncomingMessage, res: ServerResponse, answer: Answer, redact: (text: string) => string): void {
+  // The redaction's mark is text on a page, not a tag.
+  const body = redact(typeof answer.body === 'string' ? answer.body : answer.body.text).split('<redacted>').join('&lt;redacted&gt;');
   res.writeHead(answer.status, { ...SECURITY_HEADERS, 'content-type': answer.type ?? 'text/html; charset=utf-8', ...(req.complete ? {} : { connection: 'close' }), ...answer.headers });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
@@ -47,14 +48,15 @@ function send(req: IncomingMessage, res: ServerResponse, answer: Answer): void {
  */
 export async function startStaffPage(options: StaffPageOptions): Promise<StaffPage> {
   const routes = new StaffRoutes(options);
+  const redact = options.redact ?? ((text: string) => text);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://staff-page');
     routes.route(req, url).then(
-      (answer) => send(req, res, answer),
+      (answer) => send(req, res, answer, redact),
       (error: unknown) => {
         const page = error instanceof PageError ? error : new PageError(500, 'Something failed', html`<p>The bridge logged it.</p>`);
         if (!(error instanceof PageError)) options.log.error('staff page: a request failed', { path: url.pathname, error });
-        send(req, res, { status: page.status, body: messagePage(page.title, page.detail, routes.sessionOf(req)) });
+        send(req, res, { status: page.status, body: messagePage(page.title, page.detail, routes.sessionOf(req)) }, redact);
       },
     );
   });

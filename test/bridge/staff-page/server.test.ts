@@ -278,6 +278,19 @@ describe('the staff page: HOSTILE.md', () => {
     expect((await rita.get('/style.css')).status).toBe(200);
   });
 
+  it("never shows a secret a driver's message holds: the bridge's redaction applies to every page", async () => {
+    const journal = new MemoryJournal();
+    journal.pending = async () => {
+      throw new Error('password authentication failed for postgres://bridge:S3cret-pw@db/teamgames');
+    };
+    const page = await startPage([], { journal, redact: (text) => text.split('S3cret-pw').join('<redacted>') });
+    const rita = page.browser();
+    await rita.login('rita', PASSWORDS.rita);
+    const home = await rita.get('/');
+    expect(home.text).not.toContain('S3cret-pw');
+    expect(home.text).toContain('postgres://bridge:&lt;redacted&gt;@db/teamgames');
+  });
+
   it('answers 503 in bounded time when the journal does not answer, and asks it once however often staff reload', async () => {
     const journal = new MemoryJournal();
     let reads = 0;
