@@ -49,6 +49,7 @@ export interface Signal {
 }
 
 const MAX_RECENT = 1_000;
+const MAX_BLOCKED = 10_000;
 /** A day of samples, one a minute. */
 const MAX_SAMPLES = 24 * 60;
 const SAMPLE_EVERY_MS = 60_000;
@@ -64,6 +65,8 @@ export class StaffDesk {
   readonly store: Signal = {};
   readonly journal: Signal = {};
   readonly game: Signal = {};
+  /** Players the loop reported blocked and not unblocked since, with the code and when (wall clock); at most 10,000. */
+  readonly blocked = new Map<string, { code: string; runs: number; at: number }>();
   /** Open windows as last counted (by the page or the sampler). */
   openWindows = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -79,6 +82,11 @@ export class StaffDesk {
       else Object.assign(this.store, { failedAt: at, failure: `HTTP ${event.status}` });
     } else if (event.type === 'retry') Object.assign(this.store, { failedAt: at, failure: String(event.reason) });
     else if (event.type === 'journalError') Object.assign(this.journal, { failedAt: at, failure: message(event.error) });
+    else if (event.type === 'playerBlocked') {
+      this.blocked.delete(event.playerName);
+      if (this.blocked.size >= MAX_BLOCKED) this.blocked.delete(this.blocked.keys().next().value as string);
+      this.blocked.set(event.playerName, { code: event.code, runs: event.runs, at });
+    } else if (event.type === 'playerUnblocked') this.blocked.delete(event.playerName);
   }
 
   /** A read or write of the journal went through. */

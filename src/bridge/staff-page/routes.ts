@@ -223,13 +223,14 @@ export class StaffRoutes {
     const query = (url.searchParams.get('q') ?? '').trim().slice(0, MAX_QUERY);
     const everything = await this.#inspect(undefined);
     let matches: string[] | undefined;
+    const online = new Set<string>(this.#o.online());
     if (query !== '') {
       const needle = query.toLowerCase();
-      const names = new Set<string>(this.#o.online());
+      const names = new Set<string>(online);
       for (const list of [everything.pending, everything.openWindows, everything.resolvedWindows]) for (const e of list) names.add(e.playerName);
       matches = [...names].filter((n) => n.toLowerCase().includes(needle)).sort((a, b) => a.localeCompare(b));
     }
-    return { status: 200, body: homePage(session, query, matches, everything, this.#o.desk, this.#now()) };
+    return { status: 200, body: homePage(session, query, matches, everything, this.#o.desk, this.#now(), online) };
   }
 
   /** The answer to a request. @throws PageError for what the page refuses or cannot do. */

@@ -115,8 +115,10 @@ function searchForm(query: string): Html {
 }
 
 /** The front page: the search and its results, then what needs staff now. */
-export function homePage(session: StaffSession, query: string, matches: readonly string[] | undefined, inspection: JournalInspection, desk: StaffDesk, now: number): Html {
+export function homePage(session: StaffSession, query: string, matches: readonly string[] | undefined, inspection: JournalInspection, desk: StaffDesk, now: number, online: ReadonlySet<string>): Html {
   const stuck = inspection.pending.filter((p) => p.lastError?.stuck === true);
+  // The loop counts a blocked player while they are online.
+  const blocked = [...desk.blocked].filter(([player]) => online.has(player));
   const results =
     matches === undefined
       ? ''
@@ -130,6 +132,11 @@ export function homePage(session: StaffSession, query: string, matches: readonly
       inspection.openWindows.length === 0
         ? html`<p class="muted">None.</p>`
         : html`<table><thead><tr><th>Player</th><th>Cause</th><th>Span</th></tr></thead><tbody>${capped(inspection.openWindows, (w) => html`<tr><td>${playerLink(w.playerName)}</td><td>${w.cause}</td><td>${iso(w.from)} → ${iso(w.to)}</td></tr>`, 3)}</tbody></table>`
+    }</section>
+<section><h2>Blocked players <span class="count">${blocked.length}</span></h2>${
+      blocked.length === 0
+        ? html`<p class="muted">None.</p>`
+        : html`<table><thead><tr><th>Player</th><th>Runs end with</th><th>Since</th></tr></thead><tbody>${capped(blocked, ([player, b]) => html`<tr><td>${playerLink(player)}</td><td>${b.code} (${b.runs} runs)</td><td>${iso(b.at)}</td></tr>`, 3)}</tbody></table>`
     }</section>
 <section><h2>Stuck items <span class="count">${stuck.length}</span></h2>${stuck.length === 0 ? html`<p class="muted">None.</p>` : pendingRows(stuck, now, true)}</section>
 <section><h2>Pending <span class="count">${inspection.pending.length}</span></h2>${inspection.pending.length === 0 ? html`<p class="muted">Nothing waits.</p>` : pendingRows(inspection.pending, now, true)}</section>

@@ -132,6 +132,24 @@ describe('the staff page: finding a player and what is at stake', () => {
     expect((await b.get('/?q=nobody')).text).toContain('No player in the journal or online has a name containing “nobody”');
   });
 
+  it('lists the online players the loop reports blocked, until they are unblocked', async () => {
+    const online = new Set(['Ann', 'Bo']);
+    const page = await startPage([], { online: () => online });
+    page.desk.event({ type: 'playerBlocked', operation: 'startDeliveryLoop', playerName: 'Ann', code: 'PRODUCT_NOT_FOUND', runs: 3 });
+    page.desk.event({ type: 'playerBlocked', operation: 'startDeliveryLoop', playerName: 'Bo', code: 'RATE_LIMIT', runs: 4 });
+    page.desk.event({ type: 'playerBlocked', operation: 'startDeliveryLoop', playerName: 'Gone', code: 'ERROR', runs: 3 });
+    const rita = page.browser();
+    await rita.login('rita', PASSWORDS.rita);
+    const before = await rita.get('/');
+    expect(before.text).toContain('<h2>Blocked players <span class="count">2</span></h2>');
+    expect(before.text).toMatch(/name=Ann">Ann<\/a><\/td><td>PRODUCT_NOT_FOUND \(3 runs\)/);
+    page.desk.event({ type: 'playerUnblocked', operation: 'startDeliveryLoop', playerName: 'Ann' });
+    const after = await rita.get('/');
+    expect(after.text).toContain('<h2>Blocked players <span class="count">1</span></h2>');
+    expect(after.text).not.toContain('PRODUCT_NOT_FOUND');
+    expect(after.text).toContain('RATE_LIMIT (4 runs)');
+  });
+
   it("shows a player's open window with its span, cause, points and command, and their stuck items", async () => {
     const page = await startPage([
       windowEntry('v', 'Ann', { cause: 'lostVote', reward: '12', points: 30 }),
