@@ -33,18 +33,34 @@ class PlatformTimers implements LoopTimers {
 /** The platform's: `performance.now()` and real timers (a running loop keeps the process alive until `stop()`). */
 export const platformTimers: LoopTimers = new PlatformTimers();
 
-/** Waits `ms` on `timers`; rejects with `signal.reason` at once when it aborts (the timer cleared). */
+/** What a wait that woke early sleeps on top of what is left: a platform timer may fire up to a millisecond early. */
+export const TIMER_MARGIN_MS = 1;
+
+/**
+ * Waits `ms` on `timers`, never less on their clock: Node starts a timer at the millisecond
+ * its clock read, rounded down, so a timer may fire up to 1 ms early, and a claim at the
+ * edge of the service's window would then be refused (`RATE_LIMIT`, nothing given). A wait
+ * that woke early sleeps again for what is left plus {@link TIMER_MARGIN_MS}. Rejects with
+ * `signal.reason` at once when it aborts (the timer cleared).
+ */
 export function sleepOn(timers: LoopTimers, ms: number, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
+  const until = timers.now() + ms;
   return new Promise((resolve, reject) => {
+    let handle: unknown;
     const onAbort = () => {
       timers.clearTimeout(handle);
       reject(signal.reason);
     };
-    const handle = timers.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const arm = (wait: number): void => {
+      handle = timers.setTimeout(() => {
+        const left = until - timers.now();
+        if (left > 0) return arm(left + TIMER_MARGIN_MS);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, wait);
+    };
+    arm(ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
