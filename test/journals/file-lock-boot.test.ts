@@ -116,6 +116,17 @@ describe.runIf(linux)('a lock whose pid runs, but not as its holder (Linux)', ()
   });
 });
 
+describe.runIf(linux)('boot and start not in the form this SDK writes', () => {
+  it('(numbers, other text) are read as absent: the pid alone decides, and a running one refuses the start', async () => {
+    const pid = otherProgram();
+    for (const fields of [{ boot: 42, start: 7 }, { boot: 'another boot!', start: 'soon' }, { boot: `${OTHER_BOOT}\n`, start: `${startOf(pid)}0 ` }]) {
+      const path = file();
+      plant(path, { pid, host: hostname(), since: '2026-01-01T00:00:00.000Z', ...fields });
+      await expect(journal(path).pending()).rejects.toThrow(`in use by process ${pid}`);
+    }
+  });
+});
+
 describe.runIf(linux)('a restart after a SIGKILL, the holder\'s pid then taken by another program', () => {
   const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const moduleUrl = new URL('../../src/journals/file/journal.ts', import.meta.url).href;

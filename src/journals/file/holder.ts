@@ -54,10 +54,15 @@ export function ownIncarnation(): Incarnation {
   return { ...(bootId === undefined ? {} : { boot: bootId }), ...(start === undefined ? {} : { start }) };
 }
 
-/** The incarnation fields of a lock file's JSON, kept only when they are strings. */
+/**
+ * The incarnation fields of a lock file's JSON, each kept only in the form this SDK writes
+ * (a boot id of hex digits and dashes, a start time of digits): anything else is read as
+ * absent, and the pid alone decides, never a field that could not have been written here.
+ */
 export function readIncarnation(value: { boot?: unknown; start?: unknown }): Incarnation {
   const { boot: bootId, start } = value;
-  return { ...(typeof bootId === 'string' ? { boot: bootId } : {}), ...(typeof start === 'string' ? { start } : {}) };
+  const valid = (field: unknown, form: RegExp): field is string => typeof field === 'string' && form.test(field);
+  return { ...(valid(bootId, /^[0-9a-f-]{1,64}$/) ? { boot: bootId } : {}), ...(valid(start, /^\d{1,20}$/) ? { start } : {}) };
 }
 
 /**
