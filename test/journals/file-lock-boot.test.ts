@@ -6,18 +6,19 @@
  * live holder still refuses the start; a lock without those fields (an earlier version of
  * the SDK, or not Linux) is judged by its pid alone, as before.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
 import { scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
 const linux = existsSync('/proc/self/stat') && existsSync('/proc/sys/kernel/random/boot_id');
-const { file, journal } = scratchJournals('file-lock-boot');
+const { root, file, journal } = scratchJournals('file-lock-boot');
 const lockOf = (path: string) => `${path}.lock`;
 const holderOf = (path: string) => JSON.parse(readFileSync(lockOf(path), 'utf8')) as { pid: number; host: string; since: string; boot?: string; start?: string };
 const plant = (path: string, holder: object) => writeFileSync(lockOf(path), JSON.stringify(holder));
@@ -106,6 +107,19 @@ describe.runIf(linux)('a lock whose pid runs, but not as its holder (Linux)', ()
     expect(error).toBeInstanceOf(JournalError);
     expect((error as Error).message).toContain(`in use by process ${pid} on host ${hostname()}`);
     expect(readFileSync(lockOf(path), 'utf8')).toBe(before);
+  });
+
+  it('a holder whose command name reads like a zombie\'s state (`x) Z 1`): its real state is read, and it refuses the start', async () => {
+    // The name in /proc/<pid>/stat is the program's file name, in parentheses, as it is.
+    const program = join(root, 'x) Z 1');
+    symlinkSync(execFileSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).trim(), program);
+    const child = spawn(program, ['60'], { stdio: 'ignore' });
+    children.push(child);
+    const pid = child.pid as number;
+    await vi.waitFor(() => expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toContain('(x) Z 1)'));
+    const path = file();
+    plant(path, { pid, host: hostname(), since: '2026-01-01T00:00:00.000Z', boot: thisBoot(), start: startOf(pid) });
+    await expect(journal(path).pending()).rejects.toThrow(`in use by process ${pid}`);
   });
 
   it('a lock without boot and start (an earlier version) naming a running process: refused, as before', async () => {
