@@ -58,6 +58,8 @@ export type BridgeCommandDeps = Omit<BridgeDeps, 'env'> & {
   stopSignal?: Promise<unknown>;
   /** Told once the bridge runs. */
   onStarted?: (bridge: RunningBridge) => void;
+  /** The parent's pid, read each second when npm started the bridge. Default: `process.ppid`. */
+  parentPid?: () => number;
 };
 
 const PEERS = ['pino', 'prom-client', 'rcon-client'];
@@ -80,15 +82,15 @@ const PARENT_CHECK_MS = 1_000;
  * pid is checked every second (a timer that keeps nothing alive). `dispose` removes the
  * listeners and the timer (a start that failed).
  */
-function signalled(env: TeamgamesEnv): { promise: Promise<string>; dispose: () => void } {
+function signalled(env: TeamgamesEnv, parentPid: () => number): { promise: Promise<string>; dispose: () => void } {
   let dispose = () => {};
   const promise = new Promise<string>((resolve) => {
     const on = (name: string) => {
       dispose();
       resolve(name);
     };
-    const parent = process.ppid;
-    const watch = env.npm_command === undefined ? undefined : setInterval(() => process.ppid !== parent && on('the npm process that started it exited'), PARENT_CHECK_MS).unref();
+    const parent = parentPid();
+    const watch = env.npm_command === undefined ? undefined : setInterval(() => parentPid() !== parent && on('the npm process that started it exited'), PARENT_CHECK_MS).unref();
     dispose = () => {
       clearInterval(watch);
       process.off('SIGTERM', on);
@@ -130,7 +132,7 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
     throw error;
   }
   // Listening before the start: a signal during it stops the bridge as soon as it runs.
-  const signals = deps.stopSignal === undefined ? signalled(env) : undefined;
+  const signals = deps.stopSignal === undefined ? signalled(env, deps.parentPid ?? (() => process.ppid)) : undefined;
   const stop = deps.stopSignal ?? (signals as { promise: Promise<string> }).promise;
   let bridge: RunningBridge;
   try {

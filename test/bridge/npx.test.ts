@@ -6,7 +6,9 @@
  * `npm_command`) now stops gracefully when the npm process that started it is gone.
  *
  * The real npm runs the bridge here (`npm exec -- node --import tsx src/cli/index.ts
- * bridge`, as `npx teamgames bridge` runs the package's bin), against the mock over HTTP.
+ * bridge`, as `npx teamgames bridge` runs the package's bin), against the mock over HTTP;
+ * then, in process, the watch itself: only a bridge that npm started stops with its
+ * parent (one a shell ran in the background, `nohup … &`, must outlive that shell).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,8 +16,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockService } from 'teamgames-sdk/mock';
+import type { RunningBridge } from '../../src/bridge/bridge.js';
+import { runBridgeCommand } from '../../src/cli/bridge-command.js';
+import { stream } from '../support/cli.js';
 import { KEY, storeSeed } from '../support/fixtures.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -83,5 +88,58 @@ describe('a bridge started by npm (npx teamgames bridge)', () => {
     expect(out).toContain('stopping (the npm process that started it exited)');
     expect(out).toContain('"msg":"stopped"');
     expect(existsSync(`${journal}.lock`)).toBe(false);
+  });
+});
+
+describe('the watch on the parent, in process', () => {
+  let config: string;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-parent-'));
+    config = join(dir, 'bridge.json');
+    await writeFile(config, JSON.stringify({ listen: { port: 0 }, baseUrl: 'http://127.0.0.1:9', journal: { file: join(dir, 'journal.jsonl') }, give: { webhook: { url: 'http://127.0.0.1:9/x' } } }));
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Runs the bridge command on real signals (no stopSignal), its parent's pid as the test says; the second's check on fake time. */
+  async function start(env: Record<string, string>) {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let parent = 4_000;
+    const lines: Array<{ msg: string }> = [];
+    let started: RunningBridge | undefined;
+    const before = process.listeners('SIGTERM');
+    const io = { stdout: stream(() => {}), stderr: stream(() => {}), interactive: false, confirm: async () => false };
+    const done = runBridgeCommand(['--config', config], io, { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN, ...env }, {
+      parentPid: () => parent,
+      onStarted: (b) => (started = b),
+      logDestination: { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) },
+    });
+    await expect.poll(() => started).toBeDefined();
+    const sigterm = process.listeners('SIGTERM').filter((l) => !before.includes(l));
+    return { done, lines, sigterm, orphan: () => (parent = 1) };
+  }
+
+  it('started by npm (npm_command set): stops, exit 0, within a second of its parent changing', async () => {
+    const bridge = await start({ npm_command: 'exec' });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(bridge.lines.some((l) => l.msg.startsWith('stopping'))).toBe(false); // the same parent: runs on
+    bridge.orphan();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await bridge.done).toBe(0);
+    expect(bridge.lines.map((l) => l.msg)).toContain('stopping (the npm process that started it exited)');
+  });
+
+  it('not started by npm: a parent that exits (a shell that ran it in the background) does not stop it; SIGTERM does', async () => {
+    const bridge = await start({});
+    bridge.orphan();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(bridge.lines.some((l) => l.msg.startsWith('stopping'))).toBe(false);
+    expect(bridge.sigterm).toHaveLength(1);
+    (bridge.sigterm[0] as (name: string) => void)('SIGTERM');
+    expect(await bridge.done).toBe(0);
+    expect(bridge.lines.map((l) => l.msg)).toContain('stopping (SIGTERM)');
   });
 });
