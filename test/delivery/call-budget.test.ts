@@ -308,4 +308,17 @@ describe('sleepOn', () => {
     expect(clock.loop.now()).toBe(10_000);
     expect(clock.delays()).toEqual([]);
   });
+
+  it('aborted after a timer woke it early: rejects with the reason, and the timer set again is cleared', async () => {
+    const clock = manualTimers();
+    const early: LoopTimers = { ...clock.loop, setTimeout: (run, ms) => clock.loop.setTimeout(run, ms >= 2 ? ms - 1 : ms) };
+    const controller = new AbortController();
+    const slept = sleepOn(early, 10_000, controller.signal);
+    await clock.advance(9_999);
+    expect(clock.delays()).toEqual([1]); // set again
+    controller.abort(new Error('left'));
+    await expect(slept).rejects.toThrow('left');
+    expect(clock.delays()).toEqual([]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
 });
