@@ -6,12 +6,17 @@
  * rounds a timer's start down to the millisecond). So a `/claim` right after a poll waits
  * and succeeds, and never ends RATE_LIMIT with nothing given.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StorefrontEvent } from '../../src/index.js';
 import { loopHarness } from '../support/loop-harness.js';
 import { KEY } from '../support/reliability.js';
 
 const { setup, T0 } = loopHarness();
+
+beforeEach(() => {
+  // The polls' jitter pinned: each a whole interval after the last run.
+  vi.spyOn(Math, 'random').mockReturnValue(0.5);
+});
 
 afterEach(() => {
   vi.restoreAllMocks();
