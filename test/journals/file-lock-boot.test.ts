@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
+import { inspectLock } from '../../src/journals/file/lock.js';
 import { scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
@@ -127,6 +128,18 @@ describe.runIf(linux)('a lock whose pid runs, but not as its holder (Linux)', ()
     const pid = otherProgram();
     plant(path, { pid, host: hostname(), since: '2026-01-01T00:00:00.000Z' });
     await expect(journal(path).pending()).rejects.toThrow(`in use by process ${pid}`);
+  });
+});
+
+describe.runIf(linux)('what staff are shown (inspectLock, read by `teamgames journal`)', () => {
+  it('a lock of another boot or of a reused pid: held, not running; its holder in this boot: running', async () => {
+    const path = file();
+    const pid = otherProgram();
+    const lock = { pid, host: hostname(), since: 'then' };
+    for (const [fields, running] of [[{ boot: OTHER_BOOT, start: startOf(pid) }, false], [{ boot: thisBoot(), start: '1' }, false], [{ boot: thisBoot(), start: startOf(pid) }, true]] as const) {
+      plant(path, { ...lock, ...fields });
+      expect(await inspectLock(path)).toEqual({ state: 'held', path: lockOf(path), ...lock, running });
+    }
   });
 });
 
