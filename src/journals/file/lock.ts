@@ -15,12 +15,13 @@ import { dirname } from 'node:path';
 import { JournalError } from '../../errors.js';
 import { NOFOLLOW, NONBLOCK, createFile, fsCalls, manyNames, notRegular, readAtMost, syncDirectory, writeAll } from './files.js';
 import { OWNER_ONLY, bridgeTrust, checkOwnFile, remember, type Trust } from './trust.js';
+import { holderGone, ownIncarnation, readIncarnation, type Incarnation } from './holder.js';
 
 /** The largest lock file read: a holder is about 80 bytes. */
 const MAX_LOCK_BYTES = 4096;
 
-/** What a lock file holds. */
-interface Holder {
+/** What a lock file holds: on Linux also the holder's boot and start time (holder.ts). */
+interface Holder extends Incarnation {
   pid: number;
   host: string;
   since: string;
@@ -95,9 +96,10 @@ export async function checkOneName(file: FileHandle, journal: string, name: stri
 
 /**
  * The lock of one journal file: `<journal>.lock`, created exclusively, holding the pid
- * and host of its holder. A lock whose holder is gone (this host, pid no longer running,
- * or this very pid with no journal of this process holding the file) is stale and taken
- * over; any other lock fails the journal loudly.
+ * and host of its holder (on Linux also its boot id and start time, holder.ts). A lock
+ * whose holder is gone (this host: an earlier boot, a pid no longer running or now another
+ * process's, a zombie, or this very pid with no journal of this process holding the file)
+ * is stale and taken over; any other lock fails the journal loudly.
  */
 export class FileLock {
   /** The lock file. */
@@ -219,6 +221,8 @@ function isStale(holder: Holder): boolean {
   // Our own pid: a previous life of this process (a restarted container often gets the same
   // pid); acquire() already failed if a journal of this process holds the file.
   if (holder.pid === process.pid) return true;
+  // A running pid is no proof (PID 1 after a reboot, a reused pid): boot and start time decide where known.
+  if (holderGone(holder.pid, holder)) return true;
   try {
     process.kill(holder.pid, 0);
     return false;
@@ -240,7 +244,7 @@ async function create(journal: string, path: string, mode: number): Promise<{ de
   let file: FileHandle | undefined;
   try {
     file = await createFile(draft, constants.O_WRONLY, mode);
-    const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), ...ownIncarnation() };
     await writeAll(file, Buffer.from(JSON.stringify(holder)));
     await file.sync();
     identity = await file.stat({ bigint: true });
@@ -318,7 +322,7 @@ function parseHolder(text: string): Holder | undefined {
     // Number.isSafeInteger is false for anything that is not a number; once a pid is found, value is an object.
     const found = value as Partial<Holder>;
     if (Number.isSafeInteger(pid) && (pid as number) > 0 && typeof found.host === 'string') {
-      return { pid: pid as number, host: found.host, since: typeof found.since === 'string' ? found.since : '' };
+      return { pid: pid as number, host: found.host, since: typeof found.since === 'string' ? found.since : '', ...readIncarnation(found) };
     }
   } catch {
     // Not JSON: a holder that died between creating the file and writing it, or not ours.
