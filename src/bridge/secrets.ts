@@ -34,7 +34,7 @@ async function fromEnvOrFile(env: TeamgamesEnv, name: string | undefined, file: 
   return value;
 }
 
-async function tokenOf(env: TeamgamesEnv): Promise<string> {
+export async function tokenOf(env: TeamgamesEnv): Promise<string> {
   const direct = env.TEAMGAMES_BRIDGE_TOKEN?.trim() ?? '';
   const file = env.TEAMGAMES_BRIDGE_TOKEN_FILE?.trim() ?? '';
   const token = direct !== '' ? direct : file !== '' ? await firstLineOf(file, 'TEAMGAMES_BRIDGE_TOKEN_FILE', true) : '';

@@ -12,11 +12,12 @@ import { checkResolveInput } from '../delivery/staff.js';
 import { isStorefrontError, type InvalidInputError } from '../errors.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
-import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, apiKeyOf, firstLineOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { printable } from '../common/printable.js';
 import { painter, type Paint } from './terminal.js';
 import { alreadyResolvedText, pendingText, statusText, time, windowsText } from './journal-print.js';
 import { DatabaseTimeout, oneLine, openSource, type Source } from './journal-sources.js';
+import { BridgeUnreachable } from './journal-bridge.js';
 
 export type { JournalDeps } from './shared.js';
 
@@ -136,6 +137,7 @@ const OPTIONS = {
   window: { type: 'string' },
   note: { type: 'string' },
   by: { type: 'string' },
+  bridge: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -145,9 +147,9 @@ const COMMANDS: Record<string, { args: string[]; options: OptionName[] }> = {
   status: { args: [], options: [] },
   windows: { args: [], options: ['all'] },
   pending: { args: [], options: [] },
-  resolve: { args: ['player'], options: ['window', 'note', 'by'] },
+  resolve: { args: ['player'], options: ['window', 'note', 'by', 'bridge'] },
 };
-const ONLY_FOR: readonly OptionName[] = ['all', 'window', 'note', 'by'];
+const ONLY_FOR: readonly OptionName[] = ['all', 'window', 'note', 'by', 'bridge'];
 const NAMES = 'status, windows, pending or resolve';
 
 
@@ -163,12 +165,15 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
   let source: Source | undefined;
   // The store may have echoed the key into what the bridge journaled: never printed. The
   // command needs no key: one that cannot be read only means there is none to hide.
-  const apiKey = await apiKeyOf(env).catch(() => undefined);
+  const { apiKey, refused } = await keyToHide(env);
   const redact: Redact = apiKey === undefined ? NO_SECRET : keyRedactor(apiKey);
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
     json = values.json;
     if (values.help) return await answer(io, '', false, JOURNAL_USAGE, () => JOURNAL_USAGE, paintOut, paintErr);
+    if (refused !== undefined) {
+      await fail(io, json, `journal: warning: ${refused}; it is not used as a credential, and what it holds is still shown as <redacted> wherever a record holds it`, paintErr, 'KEY_FILE_REFUSED', false, redact, 'warning');
+    }
     const [command, ...args] = positionals;
     if (command === undefined) throw new UsageError(`missing command (${NAMES})`);
     const spec = COMMANDS[command];
@@ -227,13 +232,28 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
       await fail(io, json, `journal: ${alreadyResolvedText(error)}`, paintErr, error.code, false, redact, 'error', { windowId: error.windowId, playerName: error.playerName, resolution: error.resolution });
       return EXIT.ALREADY_RESOLVED;
     }
-    const code = error instanceof UsageError ? EXIT.USAGE : error instanceof DatabaseTimeout ? EXIT.NETWORK : EXIT.FAILURE;
+    const code = error instanceof UsageError ? EXIT.USAGE : error instanceof DatabaseTimeout || error instanceof BridgeUnreachable ? EXIT.NETWORK : EXIT.FAILURE;
     const message = `journal: ${oneLine(error)}`;
-    const name = code === EXIT.USAGE ? 'USAGE' : code === EXIT.NETWORK ? 'DATABASE_TIMEOUT' : isStorefrontError(error) ? error.code : 'FAILURE';
+    const name = code === EXIT.USAGE ? 'USAGE' : error instanceof BridgeUnreachable ? 'BRIDGE_UNREACHABLE' : code === EXIT.NETWORK ? 'DATABASE_TIMEOUT' : isStorefrontError(error) ? error.code : 'FAILURE';
     await fail(io, json, message, paintErr, name, code === EXIT.USAGE, redact);
     return code;
   } finally {
     await source?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The API key to hide from what is printed. A key file refused as a credential (other
+ * users may read it) still holds the key, maybe the real one: it is read all the same, for
+ * redaction only, and `refused` says why it is no credential (one warning).
+ */
+async function keyToHide(env: TeamgamesEnv): Promise<{ apiKey: string | undefined; refused?: string }> {
+  try {
+    return { apiKey: await apiKeyOf(env) };
+  } catch (error) {
+    const path = env.TEAMGAMES_API_KEY_FILE ?? '';
+    const held = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE').catch(() => '');
+    return held === '' ? { apiKey: undefined } : { apiKey: held, refused: (error as Error).message };
   }
 }
 

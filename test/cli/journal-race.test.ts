@@ -1,0 +1,80 @@
+/**
+ * Staff resolving one window of a file journal at the same moment (issue #43 point 3),
+ * with real processes: many `teamgames journal resolve` commands start together on one
+ * journal file. Exactly one writes; every other exits 7 naming the winner, the time and
+ * the note, whether it lost the lock or read the file after the winner wrote. The file
+ * holds one resolution and no lock is left behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileJournal, inspectJournal } from 'teamgames-sdk';
+import { journalWindow } from '../support/journal.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** The real `teamgames` command, as a child process. */
+async function teamgames(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+  return { code, stdout, stderr };
+}
+
+// As many as a busy two-core machine runs at once without the test taking minutes; on
+// today's code before the fix, 12 at once gave several exit 1 ("in use by process N").
+const STAFF = 12;
+
+describe('teamgames journal resolve: many staff at once on one file journal', () => {
+  it('exactly one resolves; every other exits 7 naming the winner, the time and the note; no lock is left', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-journal-race-'));
+    dirs.push(dir);
+    const path = join(dir, 'journal.jsonl');
+    await writeFile(path, `${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1', 'Player123')] })}\n`, { mode: 0o600 });
+
+    const runs = await Promise.all(
+      Array.from({ length: STAFF }, (_, i) => teamgames(['journal', 'resolve', 'Player123', '--by', `mod:${i}`, '--note', `checked by ${i}`, '--json', '--file', path])),
+    );
+
+    const codes = runs.map((r) => r.code).sort();
+    expect(codes).toEqual([0, ...Array.from({ length: STAFF - 1 }, () => 7)]);
+    const winner = runs.find((r) => r.code === 0) as { stdout: string; stderr: string };
+    expect(winner.stderr).toBe('');
+    const won = JSON.parse(winner.stdout) as { deliveryId: string; resolution: { by: string; at: number; note: string } };
+    expect(won.deliveryId).toBe('window:w1');
+    for (const loser of runs.filter((r) => r.code === 7)) {
+      expect(loser.stdout).toBe('');
+      expect(JSON.parse(loser.stderr)).toEqual({
+        error: 'WINDOW_ALREADY_RESOLVED',
+        message: expect.stringContaining(`window:w1 of Player123 was already resolved by ${won.resolution.by} at `),
+        windowId: 'window:w1',
+        playerName: 'Player123',
+        resolution: won.resolution,
+      });
+    }
+
+    // One resolution in the file, the winner's; the lock released; nothing else left beside it.
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    expect(readdirSync(dir)).toEqual(['journal.jsonl']);
+    const journal = new FileJournal(path);
+    const seen = await inspectJournal(journal);
+    await journal.close();
+    expect(seen.openWindows).toEqual([]);
+    expect(seen.resolvedWindows).toEqual([expect.objectContaining({ deliveryId: 'window:w1', resolution: won.resolution })]);
+  }, 120_000);
+});
