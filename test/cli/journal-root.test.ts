@@ -1,0 +1,104 @@
+/**
+ * `teamgames journal resolve` run as root on the journal of the bridge's own user (the
+ * documented systemd setup: `/var/lib/teamgames` and the journal belong to the bridge's
+ * user; issue #43 point 3). It resolves, and leaves nothing root owns beside the journal:
+ * the lock it held belonged to the journal's owner and group from the moment it took the
+ * lock's name (so even a resolve killed while holding it leaves a lock the bridge takes
+ * over), and the bridge's user opens the journal again afterwards. Needs root (CI runs as
+ * root): the bridge's user is test/support/second-user.ts's; the bridge is
+ * test/cli/journal-holder.ts run as that user.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EXIT } from '../../src/cli/program.js';
+import { fsCalls } from '../../src/journals/file/files.js';
+import { runCli } from '../support/cli.js';
+import { journalWindow } from '../support/journal.js';
+import { needsRoot, secondUser } from '../support/second-user.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const now = () => Date.UTC(2026, 0, 2);
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const user = secondUser();
+describe.skipIf(user === undefined)(needsRoot('teamgames journal resolve as root on the journal of the bridge user', user), () => {
+  const bridgeUser = user ?? { uid: -1, gid: -1 };
+
+  /** /tmp/…/bridge (the bridge's user's, mode 0750) holding journal.jsonl (theirs, mode 0640) with Ann's open window. */
+  async function bridgeJournal(): Promise<{ folder: string; path: string }> {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-journal-root-'));
+    dirs.push(dir);
+    chmodSync(dir, 0o755); // as /var/lib
+    const folder = join(dir, 'bridge');
+    mkdirSync(folder);
+    chownSync(folder, bridgeUser.uid, bridgeUser.gid);
+    chmodSync(folder, 0o750);
+    const path = join(folder, 'journal.jsonl');
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1', 'Ann')] })}\n`, { mode: 0o640 });
+    chownSync(path, bridgeUser.uid, bridgeUser.gid);
+    return { folder, path };
+  }
+
+  it('resolves (exit 0); the lock it held was the bridge user’s; nothing of root is left; the bridge opens the journal again', async () => {
+    const { folder, path } = await bridgeJournal();
+    // Who owned the lock file the moment it took its name.
+    const locks: Array<{ uid: number; gid: number; mode: number }> = [];
+    const link = fsCalls.link;
+    vi.spyOn(fsCalls, 'link').mockImplementation(async (from, to) => {
+      await link(from, to);
+      if (String(to).endsWith('.lock')) {
+        const { uid, gid, mode } = lstatSync(to);
+        locks.push({ uid, gid, mode: mode & 0o777 });
+      }
+    });
+
+    const r = await runCli(['journal', 'resolve', 'Ann', '--by', 'root:ops', '--note', 'granted by hand', '--file', path], now);
+    expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(r.stdout).toMatch(/^Resolved window:w1 of Ann .* by root:ops: granted by hand\n$/);
+    expect(locks).toEqual([{ uid: bridgeUser.uid, gid: bridgeUser.gid, mode: 0o640 }]);
+
+    // Only the journal is left, still the bridge user's, its mode unchanged.
+    expect(readdirSync(folder)).toEqual(['journal.jsonl']);
+    expect(statSync(path)).toMatchObject({ uid: bridgeUser.uid, gid: bridgeUser.gid });
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+
+    // The bridge (as its own user) opens the journal and takes the lock.
+    const bridge = spawn(process.execPath, ['--import', 'tsx', 'test/cli/journal-holder.ts', path], { cwd: ROOT, uid: bridgeUser.uid, gid: bridgeUser.gid, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(bridge);
+    let stderr = '';
+    bridge.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: bridge.stdout! }).once('line', resolve);
+      bridge.once('exit', (code) => reject(new Error(`the bridge exited (${code}): ${stderr}`)));
+    });
+    expect(line).toBe(`ready ${bridge.pid}`);
+    expect(lstatSync(`${path}.lock`).uid).toBe(bridgeUser.uid);
+
+    // The bridge holds it: root's resolve now reads the file and says the window is resolved (exit 7).
+    const again = await runCli(['journal', 'resolve', 'Ann', '--by', 'root:other', '--note', 'n', '--file', path], now);
+    expect(again.code).toBe(EXIT.ALREADY_RESOLVED);
+    expect(again.stderr).toContain('window:w1 of Ann was already resolved by root:ops');
+  }, 30_000);
+
+  it('a lock left by a root resolve that died (the bridge user’s, naming a gone process) is taken over by the next resolve as root', async () => {
+    const { folder, path } = await bridgeJournal();
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 7, host: hostname(), since: '2026-01-01T00:00:00.000Z' }), { mode: 0o640 });
+    chownSync(`${path}.lock`, bridgeUser.uid, bridgeUser.gid);
+    const r = await runCli(['journal', 'resolve', 'Ann', '--by', 'root:ops', '--note', 'n', '--file', path], now);
+    expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(readdirSync(folder)).toEqual(['journal.jsonl']);
+  });
+});
