@@ -8,7 +8,7 @@
  * root): the bridge's user is test/support/second-user.ts's; the bridge is
  * test/cli/journal-holder.ts run as that user.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -16,9 +16,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryJournal, StorefrontClient } from 'teamgames-sdk';
+import { createMockService } from 'teamgames-sdk/mock';
+import { createMetrics } from '../../src/bridge/metrics.js';
+import { Roster } from '../../src/bridge/roster.js';
+import { startBridgeServer } from '../../src/bridge/server.js';
 import { EXIT } from '../../src/cli/program.js';
 import { fsCalls } from '../../src/journals/file/files.js';
 import { runCli } from '../support/cli.js';
+import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { journalWindow } from '../support/journal.js';
 import { needsRoot, secondUser } from '../support/second-user.js';
 
@@ -101,4 +107,55 @@ describe.skipIf(user === undefined)(needsRoot('teamgames journal resolve as root
     expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
     expect(readdirSync(folder)).toEqual(['journal.jsonl']);
   });
+
+  /** The real `teamgames` as `as` (staff in the journal's group), its exit code and output. */
+  async function teamgamesAs(as: { uid: number; gid: number }, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    // A Node that user may run: this one, or the system's (CI's Node may lie under /root).
+    const node = [process.execPath, '/usr/bin/node', '/usr/local/bin/node'].find((n) => spawnSync(n, ['-e', ''], { uid: as.uid, gid: as.gid }).status === 0) ?? process.execPath;
+    const child = spawn(node, ['--import', 'tsx', 'src/cli/index.ts', ...args], { cwd: ROOT, uid: as.uid, gid: as.gid, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, stdout, stderr };
+  }
+
+  it('a member of the journal group: told to go through the bridge (cannot write beside the file); through --bridge, with the token file the group may read, it resolves', async () => {
+    const bridgeUid = 4243; // the bridge's user; the staff member is the second user, in the journal's group
+    const dir = await mkdtemp(join(tmpdir(), 'tg-journal-group-'));
+    dirs.push(dir);
+    chmodSync(dir, 0o755);
+    const folder = join(dir, 'bridge');
+    mkdirSync(folder);
+    const path = join(folder, 'journal.jsonl');
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1', 'Ann')] })}\n`, { mode: 0o640 });
+    const tokenFile = join(folder, 'bridge-token');
+    const token = 'group-bridge-token-0123456789abcdef0123';
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o640 });
+    for (const file of [folder, path, tokenFile]) chownSync(file, bridgeUid, bridgeUser.gid);
+    chmodSync(folder, 0o750);
+
+    const direct = await teamgamesAs(bridgeUser, ['journal', 'resolve', 'Ann', '--by', 'mod', '--note', 'n', '--file', path]);
+    expect(direct.code).toBe(EXIT.FAILURE);
+    expect(direct.stderr).toContain(`Your user may read ${path} but not write beside it: resolve through the running bridge (--bridge http://127.0.0.1:<port>, its token from TEAMGAMES_BRIDGE_TOKEN_FILE), or as the bridge's user or root`);
+    expect(readdirSync(folder).sort()).toEqual(['bridge-token', 'journal.jsonl']);
+
+    // The bridge's HTTP API (here in this process, over a journal holding the same window).
+    const journal = new MemoryJournal();
+    await journal.append([journalWindow('window:w1', 'Ann')]);
+    const mock = createMockService({ seed: storeSeed, now: T0 });
+    const loop = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now, journal }).startDeliveryLoop({ give: () => undefined, giveVoteReward: () => undefined, claimMode: 'fast' });
+    const silent = { debug() {}, info() {}, warn() {}, error() {}, flush() {} };
+    const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics: createMetrics(() => loop.stats()), log: silent, journal, token, redact: (t) => t, host: '127.0.0.1', port: 0 });
+    try {
+      const through = await teamgamesAs(bridgeUser, ['journal', 'resolve', 'Ann', '--by', 'mod:group', '--note', 'granted', '--bridge', server.url], { TEAMGAMES_BRIDGE_TOKEN_FILE: tokenFile });
+      expect(through).toMatchObject({ code: EXIT.OK, stderr: '' });
+      expect(through.stdout).toMatch(/^Resolved window:w1 of Ann .* by mod:group: granted\n$/);
+    } finally {
+      await server.close(0);
+      await loop.stop();
+    }
+  }, 30_000);
 });
