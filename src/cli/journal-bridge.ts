@@ -84,12 +84,12 @@ async function send(endpoint: URL, shown: string, token: string, input: ResolveA
   let response: Response;
   let answer: ErrorBody;
   try {
-    // Never redirected: the token goes to the bridge named, nowhere else.
+    // Never redirected (a 3xx is a failure below): the token goes to the bridge named, nowhere else.
     response = await fetch(endpoint, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      redirect: 'error',
+      redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
     answer = (await response.json().catch(() => ({}))) as ErrorBody;

@@ -7,6 +7,7 @@
  * the command runs in process, its token read from a file as the bridge reads it.
  */
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttp } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import { EXIT } from '../../src/cli/program.js';
 import { runCli } from '../support/cli.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { journalWindow } from '../support/journal.js';
+import { closeSilentServers, silentServer } from '../support/silent-server.js';
 
 const TOKEN = 'staff-bridge-token-0123456789abcdef0123';
 const now = () => Date.UTC(2026, 0, 2);
@@ -28,6 +30,7 @@ const dirs: string[] = [];
 const open: Array<{ server: BridgeServer; loop: DeliveryLoop; journal: FileJournal }> = [];
 
 afterEach(async () => {
+  await closeSilentServers();
   for (const { server, loop, journal } of open.splice(0)) {
     await server.close(0);
     await loop.stop();
@@ -166,5 +169,54 @@ describe('teamgames journal resolve --bridge: while the bridge runs and holds th
     expect((await runCli(['journal', 'resolve', 'Ann', '--by', 'mod', '--note', 'n', '--postgres-env', 'DB', '--bridge', bridge.url], now, env)).code).toBe(EXIT.USAGE);
     expect((await runCli(['journal', 'resolve', 'Ann', '--by', 'mod', '--note', 'n', '--bridge', 'ftp://127.0.0.1/'], now, env)).code).toBe(EXIT.USAGE);
     expect((await inspectJournal(open[0]!.journal)).openWindows).toHaveLength(2);
+  });
+});
+
+describe('teamgames journal resolve --bridge: tried as a hostile day would', () => {
+  it('eight staff at once through the API: one 200, seven 409 naming the first; the journal holds that one', async () => {
+    const bridge = await runningBridge();
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(bridge.url, { windowId: 'window:w1', by: `mod:${i}`, note: `note ${i}` })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    const first = answers.find((a) => a.status === 200)!.json.window.resolution;
+    for (const a of answers.filter((x) => x.status === 409)) expect(a.json.error.resolution).toEqual(first);
+    expect((await inspectJournal(open[0]!.journal)).resolvedWindows).toEqual([expect.objectContaining({ deliveryId: 'window:w1', resolution: first })]);
+  });
+
+  it('a bridge address that accepts and never answers: exit 4 within --timeout, saying the resolve may or may not be written', async () => {
+    const port = await silentServer();
+    const started = performance.now();
+    const r = await runCli(['journal', 'resolve', 'Ann', '--by', 'mod', '--note', 'n', '--timeout', '300', '--bridge', `http://127.0.0.1:${port}`], now, { TEAMGAMES_BRIDGE_TOKEN: TOKEN });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(r).toEqual({
+      code: EXIT.NETWORK,
+      stdout: '',
+      stderr: `teamgames journal: could not reach the bridge at http://127.0.0.1:${port} (no answer within 300 ms (--timeout)). The resolve may or may not have been written: teamgames journal windows --all tells\n`,
+    });
+  });
+
+  it('an answer that is not a resolved window, or a 409 whose texts hold escapes: nothing false printed, nothing a terminal obeys', async () => {
+    let reply: { status: number; body: unknown } = { status: 200, body: { window: { deliveryId: 'window:w1', state: 'unverified' } } };
+    const fake = createHttp((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body)));
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
+    try {
+      const env = { TEAMGAMES_BRIDGE_TOKEN: TOKEN };
+      const args = ['journal', 'resolve', 'Ann', '--by', 'mod', '--note', 'n', '--bridge', url];
+      const wrong = await runCli(args, now, env);
+      expect(wrong.code).toBe(EXIT.FAILURE);
+      expect(wrong.stderr).toMatch(/answered 200 without the resolved window/);
+      reply = { status: 409, body: { error: { code: 'WINDOW_ALREADY_RESOLVED', windowId: 'window:w1', playerName: 'Ann\u001b[2J', resolution: { by: 'mod\u202e', at: 0, note: 'x\u001b]0;owned\u0007' } } } };
+      const hostile = await runCli(args, now, env);
+      expect(hostile.code).toBe(EXIT.ALREADY_RESOLVED);
+      expect(hostile.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      expect(hostile.stderr).toContain('Ann\\u001b[2J');
+      reply = { status: 302, body: {} };
+      expect((await runCli(args, now, env)).code).toBe(EXIT.FAILURE);
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 });
