@@ -37,8 +37,8 @@ Commands:
   pending                         lines still to grant: player, product, state, age,
                                   attempts (with "(stuck)" once the delivery loop marked
                                   the item for staff) and the last grant error
-  resolve <player> --note <text> [--window <id>] [--by <name>]
-  resolve --window <id> --note <text> [--by <name>]
+  resolve <player> --note <text> [--window <id>] [--by <name>] [--bridge <url>]
+  resolve --window <id> --note <text> [--by <name>] [--bridge <url>]
                                   closes an open window; it is kept as resolved (who,
                                   when, note). By the player's name (--window when they
                                   have several), or by the window's id alone (as windows
@@ -46,18 +46,31 @@ Commands:
                                   defaults to your user name; --by at most 200
                                   characters, --note at most 2000 (newlines and tabs
                                   allowed), no control or bidi-override characters.
-                                  One resolution per window: if someone resolved it
-                                  first (another staff member, node or bridge, even at
-                                  the same moment), nothing is written, and the command
-                                  says who resolved it, when and their note (exit 7)
+                                  One resolution per window, on every journal: if
+                                  someone resolved it first (another staff member, node
+                                  or bridge, even at the same moment), nothing is
+                                  written, and the command says who resolved it, when
+                                  and their note (exit 7)
 
 The journal (exactly one):
   --file <path>            a FileJournal file. Read without its lock while a bridge
-                           holds it (nothing is changed). resolve needs the file free:
-                           stop the bridge first, or resolve from the bridge itself
-                           (resolveWindow in its admin command): the lock belongs to
-                           the bridge. A window already resolved is said at once
-                           (exit 7), held or not
+                           holds it (nothing is changed). resolve writes the file
+                           itself when no bridge holds it (as root on the bridge's
+                           journal too: the lock it takes is given to the journal's
+                           owner, so nothing is left to root), and goes through the
+                           bridge while the bridge holds it (add --bridge <url>;
+                           without it, exit 1 saying so). A window already resolved
+                           is said at once (exit 7), held or not; another resolve
+                           holding the file for a moment is waited for (at most 10 s)
+  --bridge <url>           resolve only: through a running bridge's HTTP API
+                           (http://127.0.0.1:8787, its listen address), which
+                           resolves in its own journal, any kind. Alone, or with
+                           --file (then only when the bridge holds the file). The
+                           bridge's token is read as the bridge reads it:
+                           TEAMGAMES_BRIDGE_TOKEN_FILE (a file other users may not
+                           read) or TEAMGAMES_BRIDGE_TOKEN, never the command line.
+                           Staff in the journal's group, who may read the file but
+                           not write beside it, resolve this way
   --postgres-env <VAR>     a PostgresJournal's database, its URL read from the
                            environment variable VAR (needs the pg package)
   --postgres-file <path>   the same, the URL read from the first line of a file
@@ -70,7 +83,8 @@ The journal (exactly one):
   --timeout <ms>           how long the database may take to connect and to answer each
                            step (default 15000); a server that accepts the connection
                            and then never answers, or a lock held on the table, ends the
-                           command with exit 4
+                           command with exit 4. With --bridge: how long the bridge may
+                           take to answer (default 15000)
 
 Options:
   --json              print one JSON document (for scripts)
@@ -100,25 +114,29 @@ is one row. --json keeps the exact values (valid JSON, the same characters as \\
 escapes). A database URL is printed with its password and secret parameters
 (password=, sslpassword=, …) as ***; with TEAMGAMES_API_KEY set, the key (raw, Base64,
 URL-encoded) is shown as <redacted> wherever a record holds it (also with
-TEAMGAMES_API_KEY_FILE).
+TEAMGAMES_API_KEY_FILE; a key file other users may read, which is no credential, is still
+read to hide what it holds, with one warning saying so: KEY_FILE_REFUSED with --json).
 
 Exit codes:
   0  done
   1  failure: the journal cannot be read (missing, damaged, no table, no driver), the
      player has no window (or not the one given), no window has the id given, the file
-     is held by a bridge, or the file or its lock is refused as not the bridge's own
-     (see below)
+     is held by a bridge and no --bridge was given, your user cannot write beside the
+     file (resolve through --bridge), the bridge refused the token or did not resolve,
+     or the file or its lock is refused as not the bridge's own (see below)
   2  usage: unknown option, missing or bad argument (a --note or --by too long or with
      control characters), not exactly one journal, an unset variable or unreadable file
      for the URL
   4  the database did not answer within --timeout (connecting, logging in, or a
-     statement: a silent server, a lock held on the table); a resolve that timed out
-     may or may not be written: run windows --all
+     statement: a silent server, a lock held on the table), or the bridge (--bridge)
+     could not be reached (nothing was sent) or did not answer within --timeout; a
+     resolve that timed out may or may not be written: run windows --all
   6  the answer could not be written to stdout: it was written to stderr instead, after
      one line saying so (a resolve in it took effect)
-  7  resolve: the window was already resolved; nothing was written, and stderr says
-     who resolved it, when and their note (--json: WINDOW_ALREADY_RESOLVED, with the
-     window's resolution)
+  7  resolve: the window was already resolved (before, or by another staff member's
+     resolve at the same moment, on a file, a database or through the bridge); nothing
+     was written, and stderr says who resolved it, when and their note (--json:
+     WINDOW_ALREADY_RESOLVED, with the window's resolution)
 `;
 
 const OPTIONS = {
