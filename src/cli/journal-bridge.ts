@@ -15,8 +15,15 @@ import { WindowAlreadyResolvedError } from '../errors.js';
 import type { JournalWindow } from '../journals/contract.js';
 import { entryProblem } from '../journals/entry-checks.js';
 import { CommandFailure, oneLine } from './databases.js';
-import type { ResolveArgs } from './journal-sources.js';
 import type { TeamgamesEnv } from './shared.js';
+
+/** What `resolve` was asked: the player, the window's id, or both; who; the note. */
+export interface ResolveArgs {
+  player: string | undefined;
+  windowId: string | undefined;
+  by: string;
+  note: string;
+}
 
 /** The bridge could not be reached, or did not answer in time (exit 4). */
 export class BridgeUnreachable extends CommandFailure {

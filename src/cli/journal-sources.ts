@@ -23,7 +23,7 @@ import { MemoryJournal } from '../journals/memory.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
 import { CommandFailure, checkUrl, oneLine, openDatabaseJournal, shownUrl, urlHoldsPassword } from './databases.js';
 import { firstLineOf, type JournalDeps, type TeamgamesEnv } from './shared.js';
-import { BridgeUnreachable, bridgeTarget, type BridgeTarget } from './journal-bridge.js';
+import { BridgeUnreachable, bridgeTarget, type BridgeTarget, type ResolveArgs } from './journal-bridge.js';
 
 export { CommandFailure, oneLine } from './databases.js';
 
@@ -42,13 +42,7 @@ export interface FileHealth {
   lock: LockState | { state: 'unreadable'; problem: string } | { state: 'refused'; problem: string };
 }
 
-/** What `resolve` was asked: the player, the window's id, or both; who; the note. */
-export interface ResolveArgs {
-  player: string | undefined;
-  windowId: string | undefined;
-  by: string;
-  note: string;
-}
+export type { ResolveArgs } from './journal-bridge.js';
 
 /** One journal the command reads (and, for resolve, writes). */
 export interface Source {

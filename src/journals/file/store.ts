@@ -36,9 +36,8 @@ export class FileStore {
   readonly #fsync: boolean;
   /** The mode of a new journal file (an existing one keeps its own). */
   readonly #mode: number;
-  /** Staff resolving a window of the bridge's journal (see the constructor). */
   readonly #staff: boolean;
-  /** The owner of the journal's directory, which staff trust too; known once the lock is held. */
+  /** The owner of the journal's directory (staff trust it too); known once the lock is held. */
   #dirOwner: number | undefined;
   #entries = new Map<string, JournalEntry>();
   #lines = 0;
@@ -50,10 +49,8 @@ export class FileStore {
 
   /**
    * Touches no file: the first call locks and reads it. With `staff` (`teamgames journal
-   * resolve`, run as root or as the bridge's user on the bridge's journal), the files are
-   * checked by a reader's rules (the owner of the journal's directory is trusted too), the
-   * journal must exist, and the lock is given to the journal's owner and group: what root
-   * creates there the bridge can always reopen or take over.
+   * resolve` as root or the bridge's user): a reader's trust (the journal directory's owner
+   * too), the journal must exist, and the lock is given to the journal's owner and group.
    */
   constructor(path: string, compactAfter: number, fsync: boolean, mode = OWNER_ONLY, staff = false) {
     this.#path = path;
@@ -161,9 +158,8 @@ export class FileStore {
       try {
         // Whose it is, before anything is read or written (a lock file included).
         real = await realFile(this.#path, trust);
-        const checked = await checkJournalPath(real, this.#path, trust);
-        const found = checked.found;
-        this.#dirOwner = checked.dirOwner;
+        const { found, dirOwner } = await checkJournalPath(real, this.#path, trust);
+        this.#dirOwner = dirOwner;
         await checkRegular(real, this.#path);
         if (this.#staff && found === undefined) throw new JournalError(`FileJournal: there is no journal file at ${this.#path} (nothing was created)`, { path: this.#path });
         // The lock is readable by whom the journal is (staff's `teamgames journal status`).
@@ -295,8 +291,7 @@ export class FileStore {
   async #createLikeJournal(temp: string): Promise<FileHandle> {
     const { mode, uid, gid } = await (this.#file as FileHandle).stat();
     const out = await createFile(temp, constants.O_WRONLY | constants.O_APPEND, mode & 0o755);
-    // The journal's owner and the group a staff reader is in: kept when this process may
-    // (its own file and groups, or root: a root-owned journal the bridge could not reopen).
+    // The journal's owner and its staff group: kept when this process may (its own, or root).
     await out.chown(uid, gid).catch(() => undefined);
     return out;
   }
