@@ -15,7 +15,7 @@ import { inspectJournal, resolveWindow } from '../delivery/staff.js';
 import { InvalidInputError } from '../errors.js';
 import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
 import { manyNames, realFile } from '../journals/file/files.js';
-import { inspectLock, type LockState } from '../journals/file/lock.js';
+import { inspectLock, isLockTaken, type LockState } from '../journals/file/lock.js';
 import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
 import { FileStore } from '../journals/file/store.js';
 import { OWNER_ONLY, checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
@@ -181,9 +181,8 @@ function fileSource(path: string, bridge?: BridgeTarget): Source {
           try {
             return await resolveDirect(path, input, now);
           } catch (error) {
-            // Another resolve took the lock first: its outcome is read on the next round.
-            const after = await inspectLock(snapshot.realPath, readerTrust(), snapshot.dirOwner).catch(() => undefined);
-            if (after?.state !== 'held' || !mayWait(after, started)) throw cannotWrite(error, path);
+            // Another process took the lock first (and maybe let it go already): the next round reads what it did.
+            if (!isLockTaken(error) || performance.now() - started >= RESOLVE_WAIT_MS) throw cannotWrite(error, path);
           }
         }
         await delay(RESOLVE_POLL_MS);

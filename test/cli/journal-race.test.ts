@@ -62,6 +62,8 @@ async function race(dir: string, path: string, staff: number): Promise<void> {
     Array.from({ length: staff }, (_, i) => teamgames(['journal', 'resolve', 'Player123', '--by', `mod:${i}`, '--note', `checked by ${i}`, '--json', '--file', path])),
   );
 
+  // Any other exit, with what it said.
+  expect(runs.filter((r) => r.code !== 0 && r.code !== 7).map((r) => `${r.code}: ${r.stderr}`)).toEqual([]);
   const codes = runs.map((r) => r.code).sort();
   expect(codes).toEqual([0, ...Array.from({ length: staff - 1 }, () => 7)]);
   const winner = runs.find((r) => r.code === 0) as { stdout: string; stderr: string };

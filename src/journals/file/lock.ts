@@ -155,7 +155,7 @@ export class FileLock {
         }
         await removeStale(name, path, found, trust, as.dirOwner);
       }
-      throw new JournalError(`FileJournal: could not take the lock ${path} of ${shown}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: name });
+      throw taken(new JournalError(`FileJournal: could not take the lock ${path} of ${shown}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: name }));
     } catch (error) {
       unhold(journal);
       throw error;
@@ -224,10 +224,23 @@ export type LockState =
 
 function busy(shown: string, name: string, path: string, holder: Holder, todo: string): JournalError {
   const since = holder.since === '' ? '' : ` since ${holder.since}`;
-  return new JournalError(
+  return taken(new JournalError(
     `FileJournal: ${shown} is in use by process ${holder.pid} on host ${holder.host}${since} (lock file ${path}); ${todo}.`,
     { path: name },
-  );
+  ));
+}
+
+/** The errors of a lock another process holds (or was taking): `teamgames journal resolve` looks again. */
+const takenErrors = new WeakSet<object>();
+
+function taken(error: JournalError): JournalError {
+  takenErrors.add(error);
+  return error;
+}
+
+/** Whether `error` says that another process holds the journal's lock (or was taking it meanwhile). @internal */
+export function isLockTaken(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && takenErrors.has(error);
 }
 
 function isStale(holder: Holder): boolean {
