@@ -6,12 +6,13 @@
  * holds one resolution and no lock is left behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fsCalls } from '../../src/journals/file/files.js';
 import { runCli } from '../support/cli.js';
 import { journalWindow } from '../support/journal.js';
 import { needsRoot, secondUser } from '../support/second-user.js';
@@ -21,6 +22,7 @@ const dirs: string[] = [];
 const children: ChildProcess[] = [];
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
@@ -101,4 +103,36 @@ describe('teamgames journal resolve: many staff at once on one file journal', ()
     await race(dir, path, 6);
     expect(statSync(path)).toMatchObject({ uid: owner.uid, gid: owner.gid });
   }, 120_000);
+});
+
+describe('teamgames journal resolve: another resolve takes the lock between the look and the take', () => {
+  it('and lets it go before the next look: the file is read again, exit 7 naming that resolve', async () => {
+    const { path } = await journalWithAWindow();
+    const lock = `${path}.lock`;
+    const first = { by: 'mod:fast', at: Date.UTC(2026, 0, 1), note: 'done first' };
+    // The other resolve (a live process of this host: the test runner's parent) takes the
+    // lock just before this one links its own, writes its resolution, and lets go as soon
+    // as this one has read who held it.
+    const link = fsCalls.link;
+    let raced = false;
+    vi.spyOn(fsCalls, 'link').mockImplementation(async (from, to) => {
+      if (!raced && String(to) === lock) {
+        raced = true;
+        writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString() }), { mode: 0o600 });
+        appendFileSync(path, `${JSON.stringify({ op: 'put', entry: { ...journalWindow('window:w1', 'Player123'), state: 'resolved', resolution: first } })}\n`);
+      }
+      return link(from, to);
+    });
+    const open = fsCalls.open;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (...args: Parameters<typeof open>) => {
+      const file = await open(...args);
+      if (raced && String(args[0]) === lock) unlinkSync(lock);
+      return file;
+    });
+    const r = await runCli(['journal', 'resolve', 'Player123', '--by', 'mod:slow', '--note', 'n', '--file', path], Date.now);
+    expect(raced).toBe(true);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^teamgames journal: window:w1 of Player123 was already resolved by mod:fast at 2026-01-01 00:00:00Z: done first\. Nothing was written/);
+    expect(r.code).toBe(7);
+  });
 });
