@@ -136,3 +136,35 @@ describe('teamgames journal resolve: another resolve takes the lock between the 
     expect(r.code).toBe(7);
   });
 });
+
+describe('teamgames journal resolve: whom it waits for', () => {
+  it('a lock just taken by another live process of this host (a resolve): waited for; once that one wrote and let go, exit 7 naming it', async () => {
+    const { path } = await journalWithAWindow();
+    const lock = `${path}.lock`;
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString() }), { mode: 0o600 });
+    const first = { by: 'mod:fast', at: Date.UTC(2026, 0, 1), note: 'done first' };
+    // The other resolve finishes a moment later (real time: the command polls the file).
+    const done = setTimeout(() => {
+      appendFileSync(path, `${JSON.stringify({ op: 'put', entry: { ...journalWindow('window:w1', 'Player123'), state: 'resolved', resolution: first } })}\n`);
+      unlinkSync(lock);
+    }, 150);
+    try {
+      const r = await runCli(['journal', 'resolve', 'Player123', '--by', 'mod:slow', '--note', 'n', '--file', path], Date.now);
+      expect(r.code).toBe(7);
+      expect(r.stderr).toContain('window:w1 of Player123 was already resolved by mod:fast');
+    } finally {
+      clearTimeout(done);
+    }
+  });
+
+  it("a lock taken minutes ago by a live process (the bridge's): not waited for, exit 1 at once pointing to --bridge", async () => {
+    const { path } = await journalWithAWindow();
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date(Date.now() - 5 * 60_000).toISOString() }), { mode: 0o600 });
+    const started = performance.now();
+    const r = await runCli(['journal', 'resolve', 'Player123', '--by', 'mod', '--note', 'n', '--file', path], Date.now);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`is held by process ${process.ppid} on this host (running)`);
+    expect(r.stderr).toContain('add --bridge http://127.0.0.1:<port>');
+  });
+});
