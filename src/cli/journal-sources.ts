@@ -169,10 +169,11 @@ function fileSource(path: string, bridge?: BridgeTarget): Source {
         const lock = await inspectLock(snapshot.realPath, readerTrust(), snapshot.dirOwner);
         const view = new MemoryJournal();
         await view.append(snapshot.entries);
-        await resolveIn(view, input, now);
+        const target = await resolveIn(view, input, now);
         if (lock.state === 'held' && lock.running !== false) {
           if (bridge !== undefined) {
-            const done = await throughBridge(bridge, input);
+            // By the id this file holds: a bridge of another journal cannot resolve a window of its own instead.
+            const done = await throughBridge(bridge, { ...input, windowId: target.deliveryId });
             if (done !== undefined) return done;
           }
           if (!mayWait(lock, started)) throw heldFailure(path, lock, bridge);

@@ -49,11 +49,11 @@ interface Running {
 }
 
 /** A bridge holding a file journal with two open windows (Ann's w1, Bea's w2), its token in a file (mode 0600). */
-async function runningBridge(): Promise<Running> {
+async function runningBridge(windows = [journalWindow('window:w1', 'Ann'), journalWindow('window:w2', 'Bea')]): Promise<Running> {
   const dir = await mkdtemp(join(tmpdir(), 'tg-journal-bridge-'));
   dirs.push(dir);
   const path = join(dir, 'journal.jsonl');
-  await writeFile(path, `${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1', 'Ann'), journalWindow('window:w2', 'Bea')] })}\n`, { mode: 0o600 });
+  await writeFile(path, `${JSON.stringify({ op: 'put', entries: windows })}\n`, { mode: 0o600 });
   const tokenFile = join(dir, 'bridge-token');
   await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
   const mock = createMockService({ seed: storeSeed, now: T0 });
@@ -218,5 +218,17 @@ describe('teamgames journal resolve --bridge: tried as a hostile day would', () 
     } finally {
       await new Promise((resolve) => fake.close(resolve));
     }
+  });
+});
+
+describe('teamgames journal resolve --file with --bridge: the bridge named is not the one holding the file', () => {
+  it("another game server's bridge, whose journal holds another window of the same player: refused there by the file's window id, nothing resolved in the wrong journal (exit 1)", async () => {
+    const mine = await runningBridge();
+    const other = await runningBridge([journalWindow('window:w9', 'Ann')]);
+    const r = await runCli(['journal', 'resolve', 'Ann', '--by', 'mod', '--note', 'n', '--file', mine.path, '--bridge', other.url], now, { TEAMGAMES_BRIDGE_TOKEN: TOKEN });
+    expect(r.code).toBe(EXIT.FAILURE);
+    expect(r.stderr).toContain(`the bridge at ${other.url} did not resolve the window (HTTP 400): windowId must name a window`);
+    expect((await inspectJournal(open[1]!.journal)).openWindows.map((w) => w.deliveryId)).toEqual(['window:w9']);
+    expect((await inspectJournal(open[0]!.journal)).openWindows.map((w) => w.deliveryId)).toEqual(['window:w1', 'window:w2']);
   });
 });
