@@ -9,7 +9,7 @@
  * test/cli/journal-holder.ts run as that user.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +105,24 @@ describe.skipIf(user === undefined)(needsRoot('teamgames journal resolve as root
     chownSync(`${path}.lock`, bridgeUser.uid, bridgeUser.gid);
     const r = await runCli(['journal', 'resolve', 'Ann', '--by', 'root:ops', '--note', 'n', '--file', path], now);
     expect(r).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(readdirSync(folder)).toEqual(['journal.jsonl']);
+  });
+
+  it('a symbolic link of the bridge user in place of the journal, to a file of root: root resolves nothing there and changes nothing (exit 1)', async () => {
+    const { folder, path } = await bridgeJournal();
+    // A file of root's elsewhere that reads as a journal (the window, then a tail without a newline a journal would cut off).
+    const rootDir = await mkdtemp(join(tmpdir(), 'tg-journal-root-victim-'));
+    dirs.push(rootDir);
+    const victim = join(rootDir, 'victim');
+    const text = `${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1', 'Ann')] })}\nroot's last line`;
+    writeFileSync(victim, text, { mode: 0o600 });
+    rmSync(path);
+    symlinkSync(victim, path);
+    lchownSync(path, bridgeUser.uid, bridgeUser.gid);
+    const r = await runCli(['journal', 'resolve', 'Ann', '--by', 'root:ops', '--note', 'n', '--file', path], now);
+    expect(r.code).toBe(EXIT.FAILURE);
+    expect(r.stderr).toContain(`the symbolic link ${path} on the way to the journal is owned by user ${bridgeUser.uid}, not by this process's user (0) or root`);
+    expect(readFileSync(victim, 'utf8')).toBe(text);
     expect(readdirSync(folder)).toEqual(['journal.jsonl']);
   });
 

@@ -13,7 +13,7 @@ import { JournalError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { MAX_JOURNAL_BYTES, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './files.js';
 import { FileLock, checkOneName } from './lock.js';
-import { OWNER_ONLY, bridgeTrust, checkJournalPath, readerTrust, type Trust } from './trust.js';
+import { OWNER_ONLY, bridgeTrust, checkJournalPath, staffTrust, type Trust } from './trust.js';
 import { checkEntries, entryProblem } from '../entry-checks.js';
 import { resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
@@ -150,7 +150,7 @@ export class FileStore {
    */
   async #load(): Promise<void> {
     const locked = this.#lock === undefined;
-    const trust = this.#staff ? readerTrust() : bridgeTrust();
+    const trust = this.#staff ? staffTrust() : bridgeTrust();
     if (this.#lock === undefined) {
       let real: string;
       let lockMode: number;
