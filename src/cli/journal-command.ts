@@ -102,7 +102,8 @@ and neither is writable by group or others; every symbolic link on the way belon
 you, root or the owner of the folder it sits in; every directory from the journal's up
 to / belongs to one of those users and is not writable by group or others unless it
 has the sticky bit (as /tmp); the file has one name (a hard link is refused, as the
-bridge refuses it: its lock could be beside any of its names).
+bridge refuses it: its lock could be beside any of its names). resolve writing the file
+itself follows only links of yours or root's (give the journal's real path).
 
 What is printed is safe to look at: in tables and lines, every control character
 (C0 such as ESC and newline, DEL, C1), bidi control (U+061C, U+200E, U+200F,
