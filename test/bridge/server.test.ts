@@ -105,9 +105,13 @@ describe('the HTTP API: each route', () => {
   it('vote answers the report; a bad amount or reward names its field', async () => {
     const api = await startApi();
     await api.call('POST', '/v1/join', { player: 'Steve' });
+    const none = await api.call('POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 1 });
+    expect(none.status).toBe(200);
+    expect(none.json).toMatchObject({ code: 'NOT_VOTED', message: expect.any(String) });
+    api.mock.recordVote(KEY, 'Steve', 3);
     const vote = await api.call('POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 1 });
     expect(vote.status).toBe(200);
-    expect(vote.json).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    expect(vote.json).toMatchObject({ code: 'SUCCESS', message: expect.stringMatching(/^You have claimed 1 x /) });
     expect((await api.call('POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 0 })).json.error).toMatchObject({ code: 'INVALID_FIELD', field: 'amount' });
     expect((await api.call('POST', '/v1/vote', { player: 'Steve', reward: {}, amount: 'all' })).json.error).toMatchObject({ code: 'INVALID_FIELD', field: 'reward' });
   });

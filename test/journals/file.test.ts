@@ -833,12 +833,15 @@ describe('new FileJournal', () => {
     const make = () => new FileJournal(path as string, options as object);
     expect(make).toThrow(InvalidInputError);
     expect(make).toThrow(rule);
+    let error: unknown;
     try {
       make();
-    } catch (error) {
-      expect((error as InvalidInputError).argument).toBe(argument);
-      expect((error as Error).message).toMatch(/^StorefrontClient: invalid /);
+    } catch (thrown) {
+      error = thrown;
     }
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).argument).toBe(argument);
+    expect((error as Error).message).toMatch(/^StorefrontClient: invalid /);
   });
 
   it('accepts valid options, and touches no file', () => {
