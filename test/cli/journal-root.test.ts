@@ -5,17 +5,15 @@
  * the lock it held belonged to the journal's owner and group from the moment it took the
  * lock's name (so even a resolve killed while holding it leaves a lock the bridge takes
  * over), and the bridge's user opens the journal again afterwards. Needs root (CI runs as
- * root): the bridge's user is test/support/second-user.ts's; the bridge is
- * test/cli/journal-holder.ts run as that user.
+ * root): the bridge's user is test/support/second-user.ts's, which runs the bundled
+ * `teamgames` as that user.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient } from 'teamgames-sdk';
 import { createMockService } from 'teamgames-sdk/mock';
 import { createMetrics } from '../../src/bridge/metrics.js';
@@ -26,9 +24,8 @@ import { fsCalls } from '../../src/journals/file/files.js';
 import { runCli } from '../support/cli.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { journalWindow } from '../support/journal.js';
-import { needsRoot, secondUser } from '../support/second-user.js';
+import { needsRoot, secondUser, teamgamesForSecondUser, type CommandForSecondUser, type SecondUser } from '../support/second-user.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const now = () => Date.UTC(2026, 0, 2);
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -40,6 +37,11 @@ afterEach(async () => {
 });
 
 const user = secondUser();
+let command: CommandForSecondUser | undefined;
+afterAll(async () => {
+  await command?.remove();
+});
+
 describe.skipIf(user === undefined)(needsRoot('teamgames journal resolve as root on the journal of the bridge user', user), () => {
   const bridgeUser = user ?? { uid: -1, gid: -1 };
 
@@ -53,7 +55,7 @@ describe.skipIf(user === undefined)(needsRoot('teamgames journal resolve as root
     chownSync(folder, bridgeUser.uid, bridgeUser.gid);
     chmodSync(folder, 0o750);
     const path = join(folder, 'journal.jsonl');
-    writeFileSync(path, `${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1', 'Ann')] })}\n`, { mode: 0o640 });
+    writeFileSync(path, `${JSON.stringify({ op: 'put', entries: [journalWindow('window:w1', 'Ann'), journalWindow('window:w2', 'Bea')] })}\n`, { mode: 0o640 });
     chownSync(path, bridgeUser.uid, bridgeUser.gid);
     return { folder, path };
   }
@@ -81,23 +83,16 @@ describe.skipIf(user === undefined)(needsRoot('teamgames journal resolve as root
     expect(statSync(path)).toMatchObject({ uid: bridgeUser.uid, gid: bridgeUser.gid });
     expect(statSync(path).mode & 0o777).toBe(0o640);
 
-    // The bridge (as its own user) opens the journal and takes the lock.
-    const bridge = spawn(process.execPath, ['--import', 'tsx', 'test/cli/journal-holder.ts', path], { cwd: ROOT, uid: bridgeUser.uid, gid: bridgeUser.gid, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(bridge);
-    let stderr = '';
-    bridge.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const line = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: bridge.stdout! }).once('line', resolve);
-      bridge.once('exit', (code) => reject(new Error(`the bridge exited (${code}): ${stderr}`)));
-    });
-    expect(line).toBe(`ready ${bridge.pid}`);
-    expect(lstatSync(`${path}.lock`).uid).toBe(bridgeUser.uid);
+    // The bridge's user opens the journal again, takes its lock and writes (Bea's window).
+    const own = await teamgamesAs(bridgeUser, ['journal', 'resolve', 'Bea', '--by', 'teamgames', '--note', 'checked', '--file', path]);
+    expect(own).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(readdirSync(folder)).toEqual(['journal.jsonl']);
 
-    // The bridge holds it: root's resolve now reads the file and says the window is resolved (exit 7).
+    // And root's second resolve of Ann's window is told who came first (exit 7).
     const again = await runCli(['journal', 'resolve', 'Ann', '--by', 'root:other', '--note', 'n', '--file', path], now);
     expect(again.code).toBe(EXIT.ALREADY_RESOLVED);
     expect(again.stderr).toContain('window:w1 of Ann was already resolved by root:ops');
-  }, 30_000);
+  }, 60_000);
 
   it('a lock left by a root resolve that died (the bridge user’s, naming a gone process) is taken over by the next resolve as root', async () => {
     const { folder, path } = await bridgeJournal();
@@ -126,11 +121,10 @@ describe.skipIf(user === undefined)(needsRoot('teamgames journal resolve as root
     expect(readdirSync(folder)).toEqual(['journal.jsonl']);
   });
 
-  /** The real `teamgames` as `as` (staff in the journal's group), its exit code and output. */
-  async function teamgamesAs(as: { uid: number; gid: number }, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    // A Node that user may run: this one, or the system's (CI's Node may lie under /root).
-    const node = [process.execPath, '/usr/bin/node', '/usr/local/bin/node'].find((n) => spawnSync(n, ['-e', ''], { uid: as.uid, gid: as.gid }).status === 0) ?? process.execPath;
-    const child = spawn(node, ['--import', 'tsx', 'src/cli/index.ts', ...args], { cwd: ROOT, uid: as.uid, gid: as.gid, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** The real `teamgames` as the second user (bundled outside the checkout: test/support/second-user.ts), its exit code and output. */
+  async function teamgamesAs(as: SecondUser, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    command ??= await teamgamesForSecondUser(as);
+    const child = spawn(command.node, [command.script, ...args], { cwd: tmpdir(), uid: as.uid, gid: as.gid, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let stdout = '';
     let stderr = '';
