@@ -48,9 +48,8 @@ export class FileStore {
   #tail: Promise<unknown> = Promise.resolve();
 
   /**
-   * Touches no file: the first call locks and reads it. With `staff` (`teamgames journal
-   * resolve` as root or the bridge's user): a reader's trust (the journal directory's owner
-   * too), the journal must exist, and the lock is given to the journal's owner and group.
+   * Touches no file: the first call locks and reads it. `staff` (`journal resolve`): staffTrust,
+   * the journal must exist, and as root the lock is given to the journal's owner and group.
    */
   constructor(path: string, compactAfter: number, fsync: boolean, mode = OWNER_ONLY, staff = false) {
     this.#path = path;
@@ -164,7 +163,8 @@ export class FileStore {
         if (this.#staff && found === undefined) throw new JournalError(`FileJournal: there is no journal file at ${this.#path} (nothing was created)`, { path: this.#path });
         // The lock is readable by whom the journal is (staff's `teamgames journal status`).
         lockMode = found === undefined ? this.#mode : (found.mode & 0o640) | OWNER_ONLY;
-        if (this.#staff && found !== undefined && trust.uid !== undefined && found.uid !== trust.uid) owner = { uid: found.uid, gid: found.gid };
+        // Only root gives files away (and must: the bridge's user could not remove a lock of root's in a sticky folder).
+        if (this.#staff && found !== undefined && trust.uid === 0 && found.uid !== 0) owner = { uid: found.uid, gid: found.gid };
       } catch (error) {
         if (error instanceof JournalError) throw error;
         throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
