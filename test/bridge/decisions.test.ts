@@ -27,9 +27,10 @@ afterEach(async () => {
 
 async function startApi(): Promise<{ server: BridgeServer; loop: DeliveryLoop; call: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: any }> }> {
   const mock = createMockService({ seed: storeSeed, now: T0 });
-  const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now, journal: new MemoryJournal() });
+  const journal = new MemoryJournal();
+  const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now, journal });
   const loop = client.startDeliveryLoop({ give: () => undefined, claimMode: 'fast' });
-  const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics: createMetrics(() => loop.stats()), log: silent, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0 });
+  const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics: createMetrics(() => loop.stats()), log: silent, journal, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0 });
   open.push({ server, loop });
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${server.url}${path}`, {
@@ -88,7 +89,8 @@ describe('the bridge token', () => {
 describe("the loop's staffAfterAttempts", () => {
   const loopWith = (staffAfterAttempts: number) => {
     const mock = createMockService({ seed: storeSeed, now: T0 });
-    const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now, journal: new MemoryJournal() });
+    const journal = new MemoryJournal();
+  const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, now: mock.clock.now, journal });
     return () => client.startDeliveryLoop({ give: () => undefined, staffAfterAttempts });
   };
 
