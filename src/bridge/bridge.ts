@@ -169,7 +169,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
       });
       cleanups.push(() => players.stop());
     }
-    const server = await startBridgeServer({ loop, roster, metrics, log, token: secrets.token, redact, host: config.listen.host, port: config.listen.port });
+    const server = await startBridgeServer({ loop, roster, metrics, log, journal: journal.journal, token: secrets.token, redact, host: config.listen.host, port: config.listen.port });
     // Closed before the loop stops (cleanups run in reverse): no request reaches a stopped loop.
     cleanups.push(() => server.close());
     const staffPage = config.staff === undefined || desk === undefined ? undefined : await openStaffPage(config.staff, { desk, journal: journal.journal, loop, online: () => roster.players(), log, sink: sinkWhere, redact });

@@ -13,7 +13,9 @@ import type { Redact } from '../cli/shared.js';
 import { redactValue } from '../cli/shared.js';
 import { playerNameProblem } from '../common/player-name.js';
 import type { DeliveryLoop } from '../index.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, isStorefrontError } from '../errors.js';
+import { resolveWindow } from '../delivery/staff.js';
+import type { DeliveryJournal } from '../journals/contract.js';
 import { plainError, type BridgeLogger } from './log.js';
 import type { BridgeMetrics } from './metrics.js';
 import type { Roster } from './roster.js';
@@ -38,6 +40,8 @@ interface Context {
   loop: DeliveryLoop;
   roster: Roster;
   metrics: BridgeMetrics;
+  journal: DeliveryJournal;
+  log: BridgeLogger;
 }
 
 interface Route {
@@ -72,6 +76,39 @@ function playerList(value: unknown): string[] {
 }
 
 const ok = (json: unknown = { ok: true }): Answer => ({ status: 200, json });
+
+const RESOLVE_FIELDS = ['player', 'windowId', 'by', 'note'];
+
+/**
+ * Staff close a window while the bridge runs (`teamgames journal resolve --bridge`):
+ * `resolveWindow` on the bridge's own journal, so the one-winner rule and the audit trail
+ * are the journal's, as from the CLI. A window resolved first answers 409 with the first
+ * resolution (who, when, the note).
+ */
+async function resolveRoute(c: Context, b: Record<string, unknown>): Promise<Answer> {
+  const unknown = Object.keys(b).find((k) => !RESOLVE_FIELDS.includes(k));
+  if (unknown !== undefined) throw new ApiError(400, 'INVALID_FIELD', `unknown field ${JSON.stringify(unknown)} (player, windowId, by, note)`, unknown);
+  const input = {
+    ...(b.player === undefined ? {} : { playerName: player(b.player) }),
+    ...(b.windowId === undefined ? {} : { windowId: b.windowId }),
+    by: b.by,
+    note: b.note,
+  } as Parameters<typeof resolveWindow>[1];
+  try {
+    const window = await resolveWindow(c.journal, input);
+    c.log.info('window resolved by staff through the HTTP API', { window: window.deliveryId, player: window.playerName, by: window.resolution?.by });
+    return ok({ window });
+  } catch (error) {
+    if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
+      return { status: 409, json: { error: { code: error.code, message: error.message, windowId: error.windowId, playerName: error.playerName, resolution: error.resolution } } };
+    }
+    if (error instanceof InvalidInputError) {
+      const field = error.argument.replace(/^input\./, '').replace(/^playerName$/, 'player');
+      throw new ApiError(400, 'INVALID_FIELD', `${field} ${error.rule}`, field);
+    }
+    throw error;
+  }
+}
 
 /** Errors a status view holds, as plain fields. */
 function plainErrors(value: Record<string, unknown>): Record<string, unknown> {
@@ -137,6 +174,7 @@ const ROUTES: Route[] = [
       return { status: s.paused ? 503 : 200, json };
     },
   },
+  { method: 'POST', path: '/v1/windows/resolve', name: 'resolve', bodyLimit: SMALL, handle: resolveRoute },
   { method: 'GET', path: '/metrics', name: 'metrics', handle: async (c) => ({ status: 200, text: await c.metrics.text(), contentType: c.metrics.contentType }) },
 ];
 
@@ -180,6 +218,8 @@ export interface BridgeServerOptions {
   roster: Roster;
   metrics: BridgeMetrics;
   log: BridgeLogger;
+  /** The journal the loop delivers with: staff resolve its windows through the API. */
+  journal: DeliveryJournal;
   /** The bearer token every request must carry. */
   token: string;
   /** Applied to every answer: no secret in a message the service or a driver wrote. */
@@ -203,7 +243,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** Starts the HTTP API on `host:port`. @throws the listen error (a port in use, an address not here). */
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const expected = digest(`Bearer ${options.token}`);
-  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics };
+  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics, journal: options.journal, log: options.log };
   let stopping = false;
 
   async function answer(req: IncomingMessage): Promise<Answer & { route: string; allow?: string }> {

@@ -33,11 +33,12 @@ afterEach(async () => {
 
 async function startApi(apiKey = KEY): Promise<Api> {
   const mock = createMockService({ seed: storeSeed, now: T0 });
-  const client = new StorefrontClient({ apiKey, fetch: mock.fetch, now: mock.clock.now, journal: new MemoryJournal() });
+  const journal = new MemoryJournal();
+  const client = new StorefrontClient({ apiKey, fetch: mock.fetch, now: mock.clock.now, journal });
   const given: DeliveredItem[] = [];
   const loop = client.startDeliveryLoop({ give: (item) => void given.push(item), giveVoteReward: () => undefined, claimMode: 'fast' });
   const metrics = createMetrics(() => loop.stats());
-  const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics, log: silent, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0 });
+  const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics, log: silent, journal, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0 });
   open.push({ server, loop });
   return {
     url: server.url,
