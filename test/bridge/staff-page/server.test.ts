@@ -396,3 +396,20 @@ describe('the staff page: two staff at once, a journal slow to write', () => {
     expect(reply.text).toContain('it may or may not have been written');
   });
 });
+
+describe('the staff page: huge input', () => {
+  it('cuts a search to 64 characters, refuses a 10,000-character name, and a login form over 16 KiB (Node answers 431 to a longer URL)', async () => {
+    const page = await startPage([windowEntry('a', 'Ann')]);
+    const b = page.browser();
+    await b.login('rita', PASSWORDS.rita);
+    expect((await b.get(`/?q=${'A'.repeat(100_000)}`)).status).toBe(431);
+    const search = await b.get(`/?q=${'A'.repeat(10_000)}`);
+    expect(search.status).toBe(200);
+    expect(search.text).toContain(`value="${'A'.repeat(64)}"`);
+    expect(search.text).not.toContain('A'.repeat(65));
+    const long = await b.get(`/player?name=${'x'.repeat(10_000)}`);
+    expect(long.status).toBe(400);
+    expect(long.text).toContain('must be at most 64 characters, got 10000');
+    expect((await page.browser().login('rita', 'p'.repeat(20_000))).status).toBe(413);
+  });
+});
