@@ -14,6 +14,8 @@ import type { BridgeDeps, RunningBridge } from '../bridge/bridge.js';
 
 /** The text of `teamgames bridge --help`. */
 export const BRIDGE_USAGE = `Usage: teamgames bridge --config <bridge.json>
+       teamgames bridge staff-hash <name> <read|resolve>   (password on stdin: a line
+                      of the staff page's accounts file; see staff-hash --help)
 
 Runs automatic, exactly-once delivery beside a game server written in any language:
 the delivery loop, a local HTTP API the game calls (a player joined, left, typed
@@ -21,12 +23,10 @@ the delivery loop, a local HTTP API the game calls (a player joined, left, typed
 on deliveryId) or by RCON commands (at most once, never silent: an unknown outcome is a
 window for staff). Logs are JSON lines on stdout.
 
-       teamgames bridge staff-hash <name> <read|resolve>   (password on stdin: a line
-                      of the staff page's accounts file; see staff-hash --help)
-
 Options:
   --config <path>     the bridge's config file (JSON; see the guide's "A bridge for
-                      any game server"): listen, baseUrl, journal, loop, give, log
+                      any game server"): listen, baseUrl, journal, loop, give, log,
+                      staff (the staff page)
   -h, --help          show this help
 
 Environment (secrets never go in the config or on the command line):

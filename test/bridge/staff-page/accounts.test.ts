@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMockService } from 'teamgames-sdk/mock';
 import { startBridge, type RunningBridge } from '../../../src/bridge/bridge.js';
 import { parseAccounts, readAccounts, verifyPassword } from '../../../src/bridge/staff-page/accounts.js';
-import { runBridgeCommand } from '../../../src/cli/bridge-command.js';
+import { BRIDGE_USAGE, runBridgeCommand } from '../../../src/cli/bridge-command.js';
 import { stream } from '../../support/cli.js';
 import { KEY, storeSeed } from '../../support/fixtures.js';
 
@@ -52,6 +52,14 @@ describe('teamgames bridge staff-hash', () => {
         ['rita', { name: 'rita', role: 'read', hash: expect.stringMatching(/^scrypt\$/) }],
       ]),
     );
+  });
+
+  it('says how to use it with --help, and teamgames bridge --help names it', async () => {
+    const help = await staffHash(['--help'], '');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: teamgames bridge staff-hash <name> <read\|resolve>/);
+    expect(help.stdout).toContain("printf '%s\\n' \"$pw\" | teamgames bridge staff-hash alice resolve >> staff-accounts");
+    expect(BRIDGE_USAGE).toContain('teamgames bridge staff-hash <name> <read|resolve>');
   });
 
   it('refuses a short password, a bad name or role, and a missing argument (exit 2)', async () => {
