@@ -239,6 +239,13 @@ export class StaffRoutes {
     const path = url.pathname;
     if (path === '/style.css' && method === 'GET') return { status: 200, body: STYLESHEET, type: 'text/css; charset=utf-8' };
     if (path === '/login' && method === 'GET') return { status: 200, body: loginPage() };
+    // A form posted by a page of another site (the browser says so: Sec-Fetch-Site) is
+    // refused before it is read: no login tried (nor slowed down), nothing resolved.
+    const site = req.headers['sec-fetch-site'];
+    if (method === 'POST' && site !== undefined && site !== 'same-origin' && site !== 'none') {
+      this.#o.log.warn('staff page: a form posted from another site was refused', { path, site: printable(String(site)), address: req.socket.remoteAddress });
+      throw new PageError(403, 'Refused: sent from another site', html`<p>Use the staff page itself. Nothing was done.</p>`);
+    }
     if (path === '/login' && method === 'POST') return this.#login(req);
     if (path === '/resolve' && method === 'POST') return this.#resolve(req);
     if (path === '/logout' && method === 'POST') {

@@ -127,7 +127,8 @@ describe('the staff page in Chromium', () => {
     // The browser sends alice's cookie with this request, but no token: refused.
     const noToken = await alice.context.request.post(`${page.url}/resolve`, { form: { window: 'window:steve-1', player: 'Steve_Miner', note: 'forged' }, maxRedirects: 0 });
     expect(noToken.status()).toBe(403);
-    // A page on another origin that posts the form: SameSite=Strict keeps the cookie home.
+    // A page of another site that posts the form: refused as such (the browser says where it
+    // comes from), and SameSite=Strict keeps the cookie home anyway.
     const attacker: Server = createServer((_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(`<form method="post" action="${page.url}/resolve"><input name="window" value="window:steve-1"><input name="player" value="Steve_Miner"><input name="note" value="forged"><button>Win a prize</button></form>`);
@@ -137,7 +138,7 @@ describe('the staff page in Chromium', () => {
       await alice.tab.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/`);
       await alice.tab.getByRole('button', { name: 'Win a prize' }).click();
       await alice.tab.waitForURL(`${page.url}/resolve`);
-      expect(await alice.tab.locator('h1').textContent()).toBe('Not logged in');
+      expect(await alice.tab.locator('h1').textContent()).toBe('Refused: sent from another site');
     } finally {
       attacker.closeAllConnections();
       await new Promise((ok) => attacker.close(ok));

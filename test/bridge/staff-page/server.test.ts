@@ -67,6 +67,14 @@ describe('the staff page: logging in', () => {
     expect(JSON.stringify(page.logs)).not.toMatch(/guess-one|guess-two/);
   });
 
+  it('refuses a login posted by a page of another site without trying it (no slowdown for the account)', async () => {
+    const page = await startPage();
+    const forged = await page.browser().post('/login', { name: 'alice', password: 'guess' }, { 'sec-fetch-site': 'cross-site' });
+    expect(forged.status).toBe(403);
+    expect(page.logs.some((l) => l.message === 'staff page: wrong name or password')).toBe(false);
+    expect((await page.browser().post('/login', { name: 'alice', password: PASSWORDS.alice }, { 'sec-fetch-site': 'same-origin' })).status).toBe(303);
+  });
+
   it('slows wrong passwords down per account and per address: 1 s, then 2 s, answered 429 without checking', async () => {
     const page = await startPage();
     expect((await page.browser().login('alice', 'nope')).status).toBe(401);
@@ -218,6 +226,11 @@ describe('the staff page: resolving', () => {
 
     expect((await alice.post('/resolve', { ...form, note: '   ', csrf: alice.csrf as string })).status).toBe(400);
     expect((await page.browser().post('/resolve', { ...form, csrf: alice.csrf as string })).status).toBe(403);
+    // Posted by a page of another site (as the browser says): refused, even with the token.
+    const crossSite = await alice.post('/resolve', { ...form, csrf: alice.csrf as string }, { 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.text).toContain('Refused: sent from another site');
+    expect((await alice.post('/resolve', { ...form, csrf: alice.csrf as string }, { 'sec-fetch-site': 'same-site' })).status).toBe(403);
     // A JSON body (what a script from another site could send) is not a form.
     expect((await alice.post('/resolve', form, { 'content-type': 'application/json' })).status).toBe(415);
     expect(await resolvedOf(page.journal, 'window:w1')).toMatchObject({ state: 'unverified' });
