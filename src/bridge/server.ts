@@ -38,6 +38,7 @@ interface Context {
   loop: DeliveryLoop;
   roster: Roster;
   metrics: BridgeMetrics;
+  openWindows: (() => Promise<number>) | undefined;
 }
 
 interface Route {
@@ -131,9 +132,11 @@ const ROUTES: Route[] = [
     method: 'GET',
     path: '/v1/health',
     name: 'health',
-    handle: (c) => {
+    handle: async (c) => {
       const s = c.loop.stats();
-      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, errors: s.errors, intervalMs: s.intervalMs };
+      // Windows staff have not resolved (in the journal, across restarts); null while the journal cannot be read.
+      const openWindows = c.openWindows === undefined ? undefined : await c.openWindows().catch(() => null);
+      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, ...(openWindows === undefined ? {} : { openWindows }), errors: s.errors, intervalMs: s.intervalMs };
       return { status: s.paused ? 503 : 200, json };
     },
   },
@@ -184,6 +187,8 @@ export interface BridgeServerOptions {
   token: string;
   /** Applied to every answer: no secret in a message the service or a driver wrote. */
   redact: Redact;
+  /** Counts the journal's windows staff have not resolved (`/v1/health`'s `openWindows`). */
+  openWindows?: () => Promise<number>;
   host: string;
   port: number;
 }
@@ -203,7 +208,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** Starts the HTTP API on `host:port`. @throws the listen error (a port in use, an address not here). */
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const expected = digest(`Bearer ${options.token}`);
-  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics };
+  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics, openWindows: options.openWindows };
   let stopping = false;
 
   async function answer(req: IncomingMessage): Promise<Answer & { route: string; allow?: string }> {

@@ -79,11 +79,13 @@ describe('teamgames bridge over RCON', () => {
   it('a purchase reaches the game by its command once, and nothing is left in the journal', async () => {
     const server = await TestRconServer.start();
     running.push(server);
+    server.online = ['Steve'];
     const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
     const bridge = await bridgeOn(server, dir);
     const claimed = await joinAndClaim(bridge, 'Steve', 2);
     expect(claimed).toMatchObject({ code: 'SUCCESS', granted: 1 });
-    expect(server.commands).toEqual(['give Steve whip 2']);
+    // Online checked on the connection the command then went on.
+    expect(server.commands).toEqual(['list', 'give Steve whip 2']);
     await bridge.stop();
     const journal = new FileJournal(join(dir, 'journal.jsonl'));
     expect((await inspectJournal(journal)).pending).toEqual([]);
@@ -93,19 +95,20 @@ describe('teamgames bridge over RCON', () => {
   it('a command lost mid-way: a window naming it for staff, never sent again, also by the next bridge', async () => {
     const server = await TestRconServer.start();
     running.push(server);
+    server.online = ['Alex'];
     server.answer = (command) => (command === 'list' ? server.listReply : { drop: true });
     const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
     const first = await bridgeOn(server, dir);
     await joinAndClaim(first, 'Alex', 1);
-    expect(server.commands).toEqual(['give Alex whip 1']);
+    expect(server.commands).toEqual(['list', 'give Alex whip 1']);
     expect(mock.purchases(KEY, 'Alex').map((p) => p.deliverystatus)).toEqual(['Delivered']);
     await first.stop();
-    server.answer = (command) => (command === 'list' ? server.listReply : `ok: ${command}`);
+    server.answer = (command) => server.minecraft(command);
     const second = await bridgeOn(server, dir);
     expect((await call(second, 'PUT', '/v1/online', { players: ['Alex'] })).status).toBe(200);
     const status = await call(second, 'GET', '/v1/players/Alex/status');
     expect(status.json['openWindows']).toEqual([expect.objectContaining({ cause: 'unknownCommand', command: 'give Alex whip 1' })]);
     await second.stop();
-    expect(server.commands).toEqual(['give Alex whip 1']);
+    expect(server.commands).toEqual(['list', 'give Alex whip 1']);
   });
 });

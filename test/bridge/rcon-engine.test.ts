@@ -43,7 +43,7 @@ describe('through the delivery engine', () => {
     const left = await journal.pending();
     expect(left).toEqual([expect.objectContaining({ state: 'unverified', cause: 'unknownCommand', command: 'give Steve whip 1', playerName: 'Steve' })]);
     expect(left[0]?.deliveryId).toMatch(/^window:command:/);
-    server.answer = () => 'ok';
+    server.answer = (command) => server.minecraft(command);
     await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
     expect(server.commands).toHaveLength(1);
   });
@@ -68,7 +68,7 @@ describe('through the delivery engine', () => {
     const [line] = (await journal.pending()) as JournalLine[];
     expect(line).toMatchObject({ state: 'claimed', sending: expect.any(Number), lastError: { attempts: 1 } });
     // The process dies here; the next one, on the same journal, with a game that answers.
-    server.answer = () => 'ok';
+    server.answer = (command) => server.minecraft(command);
     await client(journal).deliver('Steve', rcon.sink(server, journal).give, { mode: 'fast', sleep });
     expect(server.commands).toHaveLength(1);
     expect(await journal.pending()).toEqual([expect.objectContaining({ state: 'unverified', cause: 'unknownCommand', command: 'give Steve whip 1' })]);
@@ -129,7 +129,7 @@ describe('the sink', () => {
 
   it('close waits for the command in flight, then nothing more is sent', async () => {
     const server = await rcon.server();
-    server.answer = () => ({ delayMs: 30, reply: 'ok' });
+    server.answer = (command) => ({ delayMs: 30, reply: server.minecraft(command) });
     const journal = new MemoryJournal();
     const sink = rcon.sink(server, journal);
     const giving = sink.give(itemOf(whip('invoice:6')));
