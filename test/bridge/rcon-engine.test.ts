@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryJournal, type JournalLine } from '../../src/index.js';
+import { MemoryJournal, StorefrontClient, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
 import { itemOf, rconSuite, whip } from '../support/rcon-sink.js';
 
@@ -39,7 +39,12 @@ describe('through the delivery engine', () => {
     mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
     const journal = new MemoryJournal();
     const sink = rcon.sink(server, journal);
-    await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    const events: StorefrontEvent[] = [];
+    const report = await client(journal, { onEvent: (event) => void events.push(event) }).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    // Never reported as given: not granted, not failed (it is never retried), a window.
+    expect(report).toMatchObject({ code: 'PARTIAL', granted: [], failed: [], pending: 0, unverified: { playerName: 'Steve', from: expect.any(Number), to: expect.any(Number) } });
+    expect(report.message).toBe('We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.');
+    expect(events.filter((e) => e.type === 'unverified')).toEqual([expect.objectContaining({ type: 'unverified', window: report.unverified })]);
     const left = await journal.pending();
     expect(left).toEqual([expect.objectContaining({ state: 'unverified', cause: 'unknownCommand', command: 'give Steve whip 1', playerName: 'Steve' })]);
     expect(left[0]?.deliveryId).toMatch(/^window:command:/);
@@ -84,6 +89,28 @@ describe('through the delivery engine', () => {
     expect(line?.lastError).toMatchObject({ attempts: 1, stuck: true, message: expect.stringContaining('{player} is outside the player names') });
     expect(line?.sending).toBeUndefined();
     expect(server.logins.ok + server.commands.length).toBe(0);
+  });
+});
+
+describe('vote rewards through the engine', () => {
+  it('a vote reward command lost mid-way: the row settled into its window, reported PARTIAL with the window, never given again', async () => {
+    const server = await rcon.server();
+    server.answer = () => ({ drop: true });
+    const journal = new MemoryJournal();
+    const row = { total_points: '20', vote_points: 15, votes_month: 1, give_amount: 2, reward_id: 2, reward_name: 'Scroll' };
+    const fetch: typeof globalThis.fetch = async () => new Response(JSON.stringify(row));
+    const events: StorefrontEvent[] = [];
+    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch, journal, retry: 0, onEvent: (event) => void events.push(event) });
+    const sink = rcon.sink(server, journal);
+    const report = await sdk.deliverVoteReward({ player: 'Ann', reward: 2, amount: 1 }, sink.giveVoteReward);
+    expect(report).toMatchObject({ code: 'PARTIAL', granted: [], failed: [], unverified: { playerName: 'Ann', reward: '2' } });
+    expect(report.message).toBe('We could not confirm every vote reward you claimed. If one is missing, staff can check it for you.');
+    expect(events.filter((e) => e.type === 'unverified')).toHaveLength(1);
+    expect((await journal.pending('Ann')).filter((e) => e.state === 'voteClaimed')).toEqual([]);
+    expect((await journal.pending('Ann')).filter((e) => e.state === 'unverified')).toEqual([expect.objectContaining({ cause: 'unknownCommand', command: 'give Ann scroll 2' })]);
+    server.answer = (command) => server.minecraft(command);
+    await sdk.resumeVoteRewards(sink.giveVoteReward);
+    expect(server.commands).toEqual(['give Ann scroll 2']);
   });
 });
 
