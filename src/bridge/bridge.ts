@@ -92,7 +92,7 @@ function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
 
 /** Whether a give's error says its outcome is unknown and its window is written (the engine then reports the window). */
 function inWindow(error: unknown): boolean {
-  return typeof (error as { unverified?: { from?: unknown } } | null | undefined)?.unverified?.from === 'number';
+  return Number.isFinite((error as { unverified?: { from?: unknown } } | null | undefined)?.unverified?.from);
 }
 
 /** The sink's gives, counted and logged: given, not given (pending), or in a window (never "given"). */

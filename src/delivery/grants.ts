@@ -152,5 +152,5 @@ export class GrantBounds {
 /** The window a grant says it wrote (`unverified: { from, to }` on what it threw), or `undefined`. */
 function windowOf(thrown: unknown): { from: number; to: number } | undefined {
   const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
-  return typeof span?.from === 'number' && typeof span.to === 'number' ? { from: span.from, to: span.to } : undefined;
+  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
 }

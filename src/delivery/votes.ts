@@ -402,7 +402,7 @@ function checked(entries: JournalEntry[]): JournalEntry[] {
 /** The window a give says it wrote (`unverified: { from, to }` on what it threw, as for purchases), or `undefined`. */
 function windowOfGive(thrown: unknown): { from: number; to: number } | undefined {
   const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
-  return typeof span?.from === 'number' && typeof span.to === 'number' ? { from: span.from, to: span.to } : undefined;
+  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
 }
 
 function emit(run: VoteRun, event: StorefrontEvent): void {

@@ -92,6 +92,19 @@ describe('through the delivery engine', () => {
   });
 });
 
+describe('a give that says its outcome is unknown', () => {
+  it('with a span that is not finite times: a plain failure, the line kept pending (no window reported from nonsense)', async () => {
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const give = () => {
+      throw Object.assign(new Error('odd'), { unverified: { from: Number.NaN, to: 5 } });
+    };
+    const report = await client(journal).deliver('Steve', give, { mode: 'fast', sleep });
+    expect(report).toMatchObject({ code: 'PARTIAL', granted: [], failed: [expect.anything()], pending: 1 });
+    expect(report.unverified).toBeUndefined();
+  });
+});
+
 describe('vote rewards through the engine', () => {
   it('a vote reward command lost mid-way: the row settled into its window, reported PARTIAL with the window, never given again', async () => {
     const server = await rcon.server();
