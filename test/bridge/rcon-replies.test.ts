@@ -48,6 +48,10 @@ describe('the presets read the games\' own replies', () => {
     ['An unexpected error occurred trying to execute that command', 'unknown'],
     ['ok', 'unknown'],
     ['Gave nothing to anyone', 'unknown'],
+    // Hostile: a product named like a failure is still a give; a failure behind an escape sequence fits no pattern (a window, never "done").
+    ['Gave 1 [No player was found] to Steve', 'done'],
+    ['\u001b[31mNo player was found', 'unknown'],
+    ['x'.repeat(4096), 'unknown'],
   ] as const)('Minecraft: %j is %s', (reply, meaning) => {
     expect(meaningOf(reply, minecraft)).toBe(meaning);
   });
