@@ -233,6 +233,17 @@ describe('replies that say nothing known: a window, never given', () => {
     await expect(rcon.sink(server, journal, config).give(itemOf(other))).rejects.toBeInstanceOf(RconWindowError);
   });
 
+  it('a product\'s patterns found by its product_id_string too, then "*"; the game\'s own for a product with none', async () => {
+    const server = await rcon.server();
+    server.answer = () => 'Shop: delivered';
+    const journal = new MemoryJournal();
+    const byName = { ...whip('invoice:27'), item: { ...whip('invoice:27').item, product_id: 7, product_id_string: 'vip' } };
+    const other = { ...whip('invoice:28'), item: { ...whip('invoice:28').item, product_id: 8, product_id_string: 'gold' } };
+    await rcon.sink(server, journal, { commands: { '*': ['give {player} whip {quantity}'] }, productReplies: { vip: { done: ['^Shop: delivered$'] } } }).give(itemOf(byName));
+    await expect(rcon.sink(server, journal, { commands: { '*': ['give {player} whip {quantity}'] }, productReplies: { vip: { done: ['^Shop: delivered$'] } } }).give(itemOf(other))).rejects.toBeInstanceOf(RconWindowError);
+    await rcon.sink(server, journal, { commands: { '*': ['give {player} whip {quantity}'] }, productReplies: { '*': { done: ['^Shop: '] } } }).give(itemOf(whip('invoice:29')));
+  });
+
   it('the game restarting mid-command (the connection dropped after it was received): a window, never sent again', async () => {
     const server = await rcon.server();
     server.online = ['Steve'];
