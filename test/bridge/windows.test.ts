@@ -9,7 +9,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryJournal, StorefrontClient } from '../../src/index.js';
 import { startBridge, type RunningBridge } from '../../src/bridge/bridge.js';
+import { createMetrics } from '../../src/bridge/metrics.js';
+import { Roster } from '../../src/bridge/roster.js';
+import { startBridgeServer } from '../../src/bridge/server.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
 
 const TOKEN = 'windows-bridge-token-0123456789abcdef012345';
@@ -64,5 +68,25 @@ describe('a webhook bridge', () => {
     const second = await bridgeIn(dir, after);
     expect(after.find((l) => l['level'] === 'error')).toMatchObject({ openWindows: 1, windows: [expect.objectContaining({ player: 'Steve', cause: expect.any(String) })] });
     expect(JSON.parse(await get(second, '/v1/health'))).toMatchObject({ unverified: 0, openWindows: 1 });
+  });
+});
+
+describe('a journal that cannot be read for the count of open windows', () => {
+  it('/v1/health says openWindows null (still 200), the gauge -1', async () => {
+    const client = new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, journal: new MemoryJournal() });
+    const loop = client.startDeliveryLoop({ give: () => undefined });
+    const openWindows = () => Promise.reject(new Error('EIO: the journal cannot be read'));
+    const metrics = createMetrics(() => loop.stats(), openWindows);
+    const silent = { debug() {}, info() {}, warn() {}, error() {}, flush() {} };
+    const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics, log: silent, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0, openWindows });
+    try {
+      const health = await fetch(`${server.url}/v1/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ ok: true, openWindows: null });
+      expect(await metrics.text()).toMatch(/^teamgames_bridge_open_windows -1$/m);
+    } finally {
+      await server.close(0);
+      await loop.stop();
+    }
   });
 });
