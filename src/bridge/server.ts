@@ -42,6 +42,7 @@ interface Context {
   metrics: BridgeMetrics;
   journal: DeliveryJournal;
   log: BridgeLogger;
+  openWindows: (() => Promise<number>) | undefined;
 }
 
 interface Route {
@@ -168,9 +169,11 @@ const ROUTES: Route[] = [
     method: 'GET',
     path: '/v1/health',
     name: 'health',
-    handle: (c) => {
+    handle: async (c) => {
       const s = c.loop.stats();
-      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, errors: s.errors, intervalMs: s.intervalMs };
+      // Windows staff have not resolved (in the journal, across restarts); null while the journal cannot be read.
+      const openWindows = c.openWindows === undefined ? undefined : await c.openWindows().catch(() => null);
+      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, ...(openWindows === undefined ? {} : { openWindows }), errors: s.errors, intervalMs: s.intervalMs };
       return { status: s.paused ? 503 : 200, json };
     },
   },
@@ -224,6 +227,8 @@ export interface BridgeServerOptions {
   token: string;
   /** Applied to every answer: no secret in a message the service or a driver wrote. */
   redact: Redact;
+  /** Counts the journal's windows staff have not resolved (`/v1/health`'s `openWindows`). */
+  openWindows?: () => Promise<number>;
   host: string;
   port: number;
 }
@@ -243,7 +248,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** Starts the HTTP API on `host:port`. @throws the listen error (a port in use, an address not here). */
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const expected = digest(`Bearer ${options.token}`);
-  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics, journal: options.journal, log: options.log };
+  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics, journal: options.journal, log: options.log, openWindows: options.openWindows };
   let stopping = false;
 
   async function answer(req: IncomingMessage): Promise<Answer & { route: string; allow?: string }> {

@@ -116,8 +116,40 @@ describe('bridge.json', () => {
       commands: { '12': ['give {player} diamond {quantity}'], '*': ['say {player} bought {productName}'] },
       voteCommands: {},
       players: { source: 'list', listCommand: 'list', intervalMs: 10_000 },
+      game: 'minecraft',
     });
     expect(config.journal).toEqual({ kind: 'mysql', urlEnv: 'DATABASE_URL', table: 'tg' });
+  });
+
+  it('RCON reply settings: a game preset, patterns for the game and per product, the online check; each mistake named', () => {
+    const config = checkBridgeConfig(
+      {
+        give: {
+          rcon: {
+            passwordEnv: 'RCON_PASSWORD',
+            game: 'ark',
+            commands: { '*': ['GiveItemToPlayer {player} 1 {quantity} 0 0'] },
+            replies: { done: ['^Done$'], informative: true },
+            productReplies: { '12': { refused: ['^Nope'], absent: ['^Gone'] } },
+            checkOnline: false,
+          },
+        },
+      },
+      '/srv/game',
+    );
+    expect(config.give.rcon).toMatchObject({ game: 'ark', replies: { done: ['^Done$'], informative: true }, productReplies: { '12': { refused: ['^Nope'], absent: ['^Gone'] } }, checkOnline: false });
+    let text = '';
+    try {
+      checkBridgeConfig({ give: { rcon: { passwordEnv: 'P', commands: { '*': ['x'] }, game: 'quake', replies: { done: ['(unclosed'], maybe: [] }, productReplies: { 'a b': {}, '7': { informative: 'no' } }, checkOnline: 1 } } }, '/srv');
+    } catch (error) {
+      text = (error as Error).message;
+    }
+    expect(text).toContain('give.rcon.game: must be one of minecraft, source, ark, custom');
+    expect(text).toMatch(/give\.rcon\.replies\.done\.0: is not a valid regular expression/);
+    expect(text).toContain('give.rcon.replies.maybe: unknown field');
+    expect(text).toContain('give.rcon.productReplies.a b: must be a product id');
+    expect(text).toContain('give.rcon.productReplies.7.informative: must be true or false');
+    expect(text).toContain('give.rcon.checkOnline: must be true or false');
   });
 });
 
