@@ -13,6 +13,8 @@ import { UsageError } from '../common/command-line.js';
 import { checkLoopOptions } from '../delivery/loop-types.js';
 import { InvalidInputError } from '../errors.js';
 import { GAMES, patternProblem, type Game, type ReplyPatterns } from './rcon-replies.js';
+import { staffConfigOf, staffSection } from './staff-page/config.js';
+import type { StaffPageConfig } from './staff-page/config.js';
 
 /** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
 export interface WebhookGiveConfig {
@@ -70,6 +72,8 @@ export interface BridgeConfig {
   loop: BridgeLoopConfig;
   give: { webhook: WebhookGiveConfig; rcon?: undefined } | { rcon: RconGiveConfig; webhook?: undefined };
   log: { level: LogLevel };
+  /** The staff page (issue #48), when the config has a `staff` section. */
+  staff?: StaffPageConfig;
 }
 
 /** The log levels (pino's). */
@@ -166,6 +170,7 @@ const schema = z.strictObject({
     .strictObject({ webhook: webhook.optional(), rcon: rcon.optional() }, { error: 'must be an object with "webhook" or "rcon"' })
     .refine((o) => (o.webhook === undefined) !== (o.rcon === undefined), 'needs exactly one of "webhook" or "rcon"'),
   log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info') }).default({ level: 'info' }),
+  staff: staffSection.optional(),
 });
 
 const SECRET_NAME = /^(api_?key|key|token|password|passwd|pwd|secret)$|(apikey|token|password|secret)$/i;
@@ -230,6 +235,7 @@ export function checkBridgeConfig(raw: unknown, dir: string): BridgeConfig {
     loop: c.loop as BridgeLoopConfig,
     give,
     log: c.log,
+    ...(c.staff === undefined ? {} : { staff: staffConfigOf(c.staff, dir) }),
   };
 }
 
