@@ -175,9 +175,12 @@ export class VoteDeliveries {
     const unverified: VoteUnverifiedWindow | undefined =
       accounting.window === undefined ? undefined : { playerName: player, from: accounting.window.from, to: Math.max(now, accounting.window.from), reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }) };
     const window: JournalWindow | undefined = unverified === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, ...unverified, state: 'unverified', cause: 'lostVote', recordedAt: now, ...(node === undefined ? {} : { node }) };
-    const marks = [mark, ...lost].map((m): JournalVoteClaim => ({ ...m, settled: true }));
+    const open = new Set(accounting.open.map((m) => m.deliveryId));
+    const marks = [mark, ...lost.filter((m) => !open.has(m.deliveryId))].map((m): JournalVoteClaim => ({ ...m, settled: true }));
+    // A lost call the service could still carry out stays open; one a window names says so.
+    const named = window === undefined ? [] : accounting.open.map((m): JournalVoteClaim => ({ ...m, window: m.window ?? window.deliveryId }));
     // One append, all or nothing: a settled mark had its rows (and its window) journaled with it.
-    const entries: JournalEntry[] = [...recovered, ...rows, ...(window === undefined ? [] : [window]), accounting.counters, ...marks];
+    const entries: JournalEntry[] = [...recovered, ...rows, ...(window === undefined ? [] : [window]), accounting.counters, ...named, ...marks];
     if (await this.#write(run, journal, player, (j) => j.append(entries))) {
       await this.#write(run, journal, player, (j) => j.acknowledge(marks.map((m) => m.deliveryId)));
     } else {
