@@ -30,7 +30,7 @@ import { givenOf, givingOf, memoryOf } from './vote-memory.js';
 const TEXT = {
   given: 'Your vote reward has been given.',
   partial: 'Some of your vote rewards could not be given yet; they will be given on your next claim.',
-  unknown: 'The vote store did not answer in time. Your points are safe: your next reward claim checks what was spent.',
+  unknown: 'The vote store\'s answer was lost or could not be read. Your points are safe: your next reward claim checks what was spent.',
   error: 'Vote rewards are unavailable right now. Your points are safe; try again later.',
   window: 'We could not confirm every vote reward you claimed. If one is missing, staff can check it for you.',
 } as const;
