@@ -52,6 +52,7 @@ export type {
   MockServerState,
   MockStateSnapshot,
   PurchaseRow,
+  VoteClaimRecord,
   VoteRecord,
 } from './service/types.js';
 

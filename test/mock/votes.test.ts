@@ -23,6 +23,8 @@ describe.each(transports)('the mock\'s vote rewards over $name', (transport) => 
     const answer = await client().claimVoteReward(ask);
     expect(answer.rewards).toEqual([expect.objectContaining({ give_amount: 4, vote_points: 17 })]);
     expect(mock.state().servers[0]?.rewards.find((r) => r.id === 2)).toMatchObject({ cost: 3 });
+    // The claims carried out, with the price each paid.
+    expect(mock.state().servers[0]?.voteClaims).toEqual([{ playerName: 'Ann', rewardId: 2, units: 1, cost: 3, giveAmount: 4, at: new Date(mock.clock.now()).toISOString() }]);
   });
 
   it('POST /__mock/rewards/update does the same over the wire; a bad patch or an unknown reward is refused', async () => {
@@ -44,6 +46,7 @@ describe.each(transports)('the mock\'s vote rewards over $name', (transport) => 
     // The next answer is computed before the late request lands: it shows one claim's spending.
     expect(next.rewards[0]?.vote_points).toBe(15);
     expect(left()).toBe(10);
+    expect(mock.state().servers[0]?.voteClaims.map((c) => c.units)).toEqual([1, 1]);
   });
 
   it('landAfter holds the request for that many answers; land() carries out what is still held; reset() drops it', async () => {

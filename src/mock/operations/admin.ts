@@ -161,6 +161,7 @@ export function snapshot(state: MockState): MockStateSnapshot {
         products: [...s.products.values()],
         rewards: [...s.rewards.values()],
         votes: [...s.votes.values()],
+        voteClaims: s.voteClaims,
         purchases: s.purchases,
         lastAcceptedClaims: s.rateWindows.open(now).map(([playerName, at]) => ({
           playerName,
