@@ -51,9 +51,10 @@ export interface Accounting {
   open: JournalVoteClaim[];
   /**
    * Set when the lost calls' spending could not be identified: a window for staff, with
-   * `points`, the most they can have spent (absent when the counters could not tell).
+   * `points`, the most they can have spent (absent when the counters could not tell), and
+   * `until`, when it must run until a lost call can no longer land (later than now).
    */
-  window?: { from: number; reward: string; points?: number };
+  window?: { from: number; reward: string; points?: number; until?: number };
   /** The player's counters record after this answer. */
   counters: JournalVoteCounters;
 }
@@ -109,10 +110,14 @@ export function account(player: string, now: number, before: JournalVoteCounters
   const only = lost.length === 1 ? lost[0] : undefined;
   const recovered = only === undefined || spent === undefined ? undefined : recover(only, input, rewards, prices, spent, own, after);
   if (recovered !== undefined) return { recovered: [{ mark: only as JournalVoteClaim, reward: recovered }], open: [], counters };
+  const reward = [...new Set(lost.map((m) => m.reward))].join(',');
+  // A window named them already and this answer cannot rule them out either: a last window
+  // that runs until they can no longer land, points unknown (what they spend later cannot
+  // be told now), and they are settled: at most two windows per lost call.
+  if (landing.length > 0 && landing.every((m) => m.window !== undefined)) return { recovered: [], open: [], window: { from, reward, until: Math.max(...landing.map((m) => m.recordedAt)) + VOTE_LANDING_MS }, counters };
   // Not identified: staff check it; calls that can still land stay open for the next answer.
   const stake = spent === undefined ? 0 : spent - own.least;
-  const window = { from, reward: [...new Set(lost.map((m) => m.reward))].join(','), ...(stake > 0 ? { points: stake } : {}) };
-  return { recovered: [], open: landing, window, counters };
+  return { recovered: [], open: landing, window: { from, reward, ...(stake > 0 ? { points: stake } : {}) }, counters };
 }
 
 /** The least a lost call can have spent if the service carried it out: one point per unit asked. */

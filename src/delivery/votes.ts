@@ -173,7 +173,7 @@ export class VoteDeliveries {
     const node = journal.nodeId;
     // A wall clock stepped back since the lost call still gives a window that runs forward.
     const unverified: VoteUnverifiedWindow | undefined =
-      accounting.window === undefined ? undefined : { playerName: player, from: accounting.window.from, to: Math.max(now, accounting.window.from), reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }) };
+      accounting.window === undefined ? undefined : { playerName: player, from: accounting.window.from, to: Math.max(now, accounting.window.from, accounting.window.until ?? 0), reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }) };
     const window: JournalWindow | undefined = unverified === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, ...unverified, state: 'unverified', cause: 'lostVote', recordedAt: now, ...(node === undefined ? {} : { node }) };
     const open = new Set(accounting.open.map((m) => m.deliveryId));
     const marks = [mark, ...lost.filter((m) => !open.has(m.deliveryId))].map((m): JournalVoteClaim => ({ ...m, settled: true }));

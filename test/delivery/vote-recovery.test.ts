@@ -87,7 +87,12 @@ describe('account', () => {
     const result = account('Ann', 99, before(20, 15), [mark(1)], ask(1), [row(20, 5)]);
     expect(result).toMatchObject({ recovered: [], open: [mark(1)], window: { points: 9 } });
     const named = { ...mark(1), window: 'window:x' };
-    expect(account('Ann', 99, before(20, 15), [named], ask(3), [row(20, 5, 6)])).toMatchObject({ recovered: [], open: [named], window: { points: 7 } });
+    // Named already and still not ruled out: a last window until it can no longer land, points unknown; settled.
+    expect(account('Ann', 99, before(20, 15), [named], ask(3), [row(20, 5, 6)])).toStrictEqual({ recovered: [], open: [], window: { from: 10, reward: '2', until: 10 + VOTE_LANDING_MS }, counters: expect.anything() });
+    // Named with a call a window does not name yet: both stay open, a window with the points.
+    expect(account('Ann', 99, before(20, 15), [named, mark(1, '2', 20)], ask(3), [row(20, 5, 6)])).toMatchObject({ open: [named, mark(1, '2', 20)], window: { points: 7 } });
+    // Named, and the counters prove it spent nothing so far: it stays open, no window.
+    expect(account('Ann', 99, before(20, 15), [named], ask(1, 1), [row(20, 14, 1, 1)])).toMatchObject({ open: [named] });
     expect(account('Ann', LATER, before(20, 15), [mark(1)], ask(1), [row(20, 5)]).open).toEqual([]);
   });
 
