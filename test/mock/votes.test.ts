@@ -24,7 +24,7 @@ describe.each(transports)('the mock\'s vote rewards over $name', (transport) => 
     expect(answer.rewards).toEqual([expect.objectContaining({ give_amount: 4, vote_points: 17 })]);
     expect(mock.state().servers[0]?.rewards.find((r) => r.id === 2)).toMatchObject({ cost: 3 });
     // The claims carried out, with the price each paid.
-    expect(mock.state().servers[0]?.voteClaims).toEqual([{ playerName: 'Ann', rewardId: 2, units: 1, cost: 3, giveAmount: 4, at: new Date(mock.clock.now()).toISOString() }]);
+    expect(mock.state().servers[0]?.voteClaims).toEqual([{ playerName: 'Ann', rewardId: 2, units: 1, cost: 3, giveAmount: 4, total_points: 20, vote_points: 17, at: new Date(mock.clock.now()).toISOString() }]);
   });
 
   it('POST /__mock/rewards/update does the same over the wire; a bad patch or an unknown reward is refused', async () => {

@@ -107,6 +107,10 @@ export interface VoteClaimRecord {
   cost: number;
   /** Units given in all (`units × giveAmount`). */
   giveAmount: number;
+  /** The player's `total_points` after it (the counters its answer carried). */
+  total_points: number;
+  /** The player's `vote_points` after it. */
+  vote_points: number;
   /** ISO 8601 time it was carried out (mock clock). */
   at: string;
 }
