@@ -17,9 +17,7 @@ export const MAX_SERVICE_COUNT = 2_147_483_647;
 
 /** What is wrong with `value` as a count from `min` to {@link MAX_SERVICE_COUNT}, or `undefined`. @internal */
 export function countProblem(value: number, min: 0 | 1): string | undefined {
-  if (!Number.isSafeInteger(value)) return `expected a whole number, got ${String(value)}`;
-  if (value < min || value > MAX_SERVICE_COUNT) return `expected ${min} to ${MAX_SERVICE_COUNT}, got ${value}`;
-  return undefined;
+  return Number.isSafeInteger(value) && value >= min && value <= MAX_SERVICE_COUNT ? undefined : `expected a whole number from ${min} to ${MAX_SERVICE_COUNT}, got ${String(value)}`;
 }
 
 /** What is wrong with `value` as a price from 0 to {@link MAX_SERVICE_COUNT}, or `undefined`. @internal */

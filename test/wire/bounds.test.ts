@@ -30,11 +30,19 @@ describe('vote reward rows', () => {
     ['give_amount negative', { give_amount: -3 }],
     ['reward_id 0', { reward_id: 0 }],
     ['vote_points negative', { vote_points: -1 }],
-    ['votes_month past the bound', { votes_month: 1e20 }],
+    ['votes_month past the bound', { votes_month: MAX_SERVICE_COUNT + 1 }],
   ])('%s: claimVoteReward throws a ClaimOutcomeUnknownError naming the field', async (_name, fields) => {
     const error = await sdk(scripted([vote(fields)])).claimVoteReward({ player: 'Ann', reward: 2, amount: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimOutcomeUnknownError);
     expect((error as ClaimOutcomeUnknownError).issues?.map((i) => i.path.join('.'))).toEqual([`0.${Object.keys(fields)[0]}`]);
+    expect((error as ClaimOutcomeUnknownError).issues?.[0]?.message).toMatch(/^expected a whole number from [01] to 2147483647, got /);
+  });
+
+  it('the issue says what was expected and what came', async () => {
+    const error = (await sdk(scripted([vote({ give_amount: '99999999999999999999' })])).claimVoteReward({ player: 'Ann', reward: 2, amount: 1 }).catch((e: unknown) => e)) as ClaimOutcomeUnknownError;
+    expect(error.issues).toEqual([{ path: [0, 'give_amount'], message: 'expected a whole number from 1 to 2147483647, got 100000000000000000000' }]);
+    const price = (await sdk(scripted(claimed(line({ product_price: -5 })))).claim('Ann').catch((e: unknown) => e)) as ClaimOutcomeUnknownError;
+    expect(price.issues?.map((i) => i.message)).toEqual(['expected a price from 0 to 2147483647, got -5']);
   });
 
   it('the bound itself is read', async () => {
