@@ -98,12 +98,13 @@ export function account(player: string, now: number, before: JournalVoteCounters
     const learned = priceOf(input, rewards, spent ?? 0, now);
     return { recovered: [], open: [], counters: record(after, learned === undefined ? prices : [...prices.filter((p) => p.reward !== learned.reward), learned]) };
   }
-  const from = Math.min(...lost.map((m) => m.recordedAt));
+  // Folded, not spread: a player can have many lost calls open (no spread over a big array).
+  const from = lost.reduce((least, m) => Math.min(least, m.recordedAt), Number.POSITIVE_INFINITY);
   // A call can still be carried out until VOTE_LANDING_MS after it was sent (a clock stepped back reads as not yet).
   const landing = lost.filter((m) => !(now - m.recordedAt >= VOTE_LANDING_MS));
   const own = ownSpending(input, rewards);
   const counters = record(after, prices);
-  if (spent !== undefined && own.can(spent) && spent - own.least < Math.min(...lost.map(leastSpending))) {
+  if (spent !== undefined && own.can(spent) && spent - own.least < lost.reduce((least, m) => Math.min(least, leastSpending(m)), Number.POSITIVE_INFINITY)) {
     // The counters prove the lost calls spent nothing so far: those that can still land stay open.
     return { recovered: [], open: landing, counters };
   }
@@ -114,7 +115,7 @@ export function account(player: string, now: number, before: JournalVoteCounters
   // A window named them already and this answer cannot rule them out either: a last window
   // that runs until they can no longer land, points unknown (what they spend later cannot
   // be told now), and they are settled: at most two windows per lost call.
-  if (landing.length > 0 && landing.every((m) => m.window !== undefined)) return { recovered: [], open: [], window: { from, reward, until: Math.max(...landing.map((m) => m.recordedAt)) + VOTE_LANDING_MS }, counters };
+  if (landing.length > 0 && landing.every((m) => m.window !== undefined)) return { recovered: [], open: [], window: { from, reward, until: landing.reduce((last, m) => Math.max(last, m.recordedAt), 0) + VOTE_LANDING_MS }, counters };
   // Not identified: staff check it; calls that can still land stay open for the next answer.
   const stake = spent === undefined ? 0 : spent - own.least;
   return { recovered: [], open: landing, window: { from, reward, ...(stake > 0 ? { points: stake } : {}) }, counters };

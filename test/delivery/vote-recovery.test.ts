@@ -113,6 +113,22 @@ describe('account', () => {
     expect(result.window?.points).toBeGreaterThan(0);
   });
 
+  it('a lost call of more units than the search for a price covers is a window; one within it is recovered', () => {
+    const many = 100_001;
+    // 4 × amount points, not a multiple of this call's 3 units: the lost call's units and this call's 3 at `amount` points each,
+    // a split the search finds only at its amount-th step.
+    const at = (amount: number) => account('Ann', 99, before(10_000_000, 9_000_000, [{ ...price, give: 1 }]), [mark(amount)], ask(3), [row(10_000_000, 9_000_000 - 4 * amount, 3)]);
+    expect(at(many)).toMatchObject({ recovered: [], window: { points: 4 * many - 3 } });
+    expect(at(many - 1).recovered.map((r) => r.reward.give_amount)).toEqual([many - 1]);
+  });
+
+  it('150,000 lost calls open for one player: accounted without a stack overflow', () => {
+    const lost = Array.from({ length: 150_000 }, (_, i) => ({ ...mark(1, '2', 10 + i), deliveryId: `vote:${i}` }));
+    const result = account('Ann', 99, before(20, 15), lost, ask(1), [row(20, 5)]);
+    expect(result.window).toMatchObject({ from: 10, reward: '2', points: 9 });
+    expect(result.open).toHaveLength(150_000);
+  });
+
   it('a lost call whose units would pass the bound on counts is a window, never a row', () => {
     const big = { ...price, give: MAX_SERVICE_COUNT };
     const result = account('Ann', 99, before(20, 15, [big]), [mark(2)], ask(3), [{ ...row(20, 4), give_amount: 3 * MAX_SERVICE_COUNT }]);
