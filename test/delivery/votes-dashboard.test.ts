@@ -47,6 +47,26 @@ describe('a price changed on the dashboard between a lost answer and the next', 
     expect(points((await inspectJournal(journal)).openWindows)).toBe(2);
   });
 
+  it('the mirror of the cut: the lost call never reached the service; the counters prove it spent nothing, no window, and it is settled once it can no longer land', async () => {
+    const { journal, sdk, give, units } = setup(40);
+    mock.updateReward(KEY, 2, { cost: 2 });
+    const ask = { player: 'Ann', reward: 2, amount: 2 } as const;
+    await sdk.deliverVoteReward(ask, give);
+    await sdk.deliverVoteReward(ask, give);
+    mock.updateReward(KEY, 2, { cost: 1 });
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'dropBefore', times: 1 });
+    expect((await sdk.deliverVoteReward(ask, give)).code).toBe('OUTCOME_UNKNOWN');
+    // 2 points since: this call's two units at one point at least; nothing left for the lost call's two.
+    const next = await sdk.deliverVoteReward(ask, give);
+    expect(next).toMatchObject({ code: 'SUCCESS', pending: 1 });
+    expect(next.unverified).toBeUndefined();
+    mock.clock.advance(VOTE_LANDING_MS);
+    expect(await sdk.deliverVoteReward(ask, give)).toMatchObject({ code: 'SUCCESS', pending: 0 });
+    expect(spent()).toBe(12);
+    expect(units.get(2)).toBe(16);
+    expect((await inspectJournal(journal)).openWindows).toEqual([]);
+  });
+
   it('a price rise: a call that never reached the service is not given for what the new price happens to equal', async () => {
     const { journal, sdk, give, units } = setup(20);
     const ask = { player: 'Ann', reward: 1, amount: 1 } as const;
