@@ -153,7 +153,8 @@ function recover(mark: JournalVoteClaim, input: VoteRewardInput, rewards: readon
   if (mark.window !== undefined || mark.reward !== String(input.reward) || rewards.length !== 1) return undefined;
   const row = rewards[0] as VoteReward;
   const price = prices.find((p) => p.reward === mark.reward);
-  if (price === undefined || String(row.reward_id) !== mark.reward || row.give_amount !== input.amount * price.give) return undefined;
+  // The row is of the lost call's reward: another one makes `own.can` true for any points spent above.
+  if (price === undefined || row.give_amount !== input.amount * price.give) return undefined;
   const units = amount * price.give;
   if (units > MAX_SERVICE_COUNT) return undefined;
   // Some whole price of this call's units leaves a whole price for the lost call's; if one
