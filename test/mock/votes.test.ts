@@ -49,6 +49,14 @@ describe.each(transports)('the mock\'s vote rewards over $name', (transport) => 
     expect(mock.state().servers[0]?.voteClaims.map((c) => c.units)).toEqual([1, 1]);
   });
 
+  it('POST /__mock/faults takes a landLate rule with its landAfter, and refuses a bad one', async () => {
+    const post = (body: unknown) => session.fetch(`${session.baseUrl}/__mock/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const added = await post({ operation: 'claimVoteReward', kind: 'landLate', times: 1, landAfter: 2 });
+    expect(added.status).toBe(200);
+    expect(await added.json()).toMatchObject({ rule: { kind: 'landLate', landAfter: 2 } });
+    expect((await post({ operation: 'claimVoteReward', kind: 'landLate', times: 1, landAfter: 0 })).status).toBe(400);
+  });
+
   it('landAfter holds the request for that many answers; land() carries out what is still held; reset() drops it', async () => {
     mock.recordVote(KEY, 'Ann', 30);
     mock.faults.add({ operation: 'claimVoteReward', kind: 'landLate', times: 1, landAfter: 2 });
