@@ -5,8 +5,11 @@
  * a typed error for the bare calls, and for the journaled deliveries nothing handed to the
  * give, a window for staff, and the player's later claims unblocked.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClaimOutcomeUnknownError, MemoryJournal, StorefrontClient, inspectJournal, type DeliveryJournal } from '../../src/index.js';
+import { ClaimOutcomeUnknownError, FileJournal, MemoryJournal, StorefrontClient, inspectJournal, type DeliveryJournal } from '../../src/index.js';
 import { MAX_SERVICE_COUNT } from '../../src/wire/bounds.js';
 import { KEY, T0 } from '../support/fixtures.js';
 
@@ -98,5 +101,29 @@ describe('purchase lines', () => {
     const report = await sdk(scripted(claimed(line()), oversized), new MemoryJournal()).deliver('Ann', grant);
     expect(report.error).toMatchObject({ code: 'RESPONSE_VALIDATION_FAILED' });
     expect(granted.map((item) => item.quantity_to_grant)).toEqual([1]);
+  });
+});
+
+describe('texts no bound applies to', () => {
+  it('a 100,000-character reward name with NUL, a bidi override and a lone surrogate is journaled and read back by a file journal; the player\'s next claims work', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'teamgames-bounds-'));
+    try {
+      const journal = new FileJournal(join(dir, 'journal.jsonl'));
+      const name = `${'x'.repeat(100_000)}\u0000\u202e\ud800`;
+      const client = sdk(scripted([vote({ reward_name: name, give_amount: 1 })], [vote({ reward_name: name, vote_points: 10 })]), journal);
+      const names: string[] = [];
+      const first = await client.deliverVoteReward({ player: 'Ann', reward: 2, amount: 1 }, (r) => {
+        names.push(r.reward_name);
+        throw new Error('inventory full');
+      });
+      expect(first).toMatchObject({ code: 'PARTIAL', pending: 1 });
+      expect(first).not.toHaveProperty('journalError');
+      const next = await client.deliverVoteReward({ player: 'Ann', reward: 2, amount: 1 }, (r) => void names.push(r.reward_name));
+      expect(next).toMatchObject({ code: 'SUCCESS', pending: 0 });
+      expect(names).toEqual([name, name, name]);
+      await journal.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
