@@ -208,7 +208,7 @@ export class VoteDeliveries {
     const remembered = [...memory.values()].filter((e) => e.playerName === player);
     const memoryRows = remembered.filter((e): e is Row => e.state === 'voteClaimed');
     let entries: JournalEntry[] | undefined;
-    if (remembered.length === 0 || (await this.#write(run, journal, player, (j) => j.append(remembered)))) {
+    if (remembered.length === 0 || (await this.#writeRemembered(run, journal, player, remembered))) {
       for (const entry of remembered) memory.delete(entry.deliveryId);
       try {
         entries = checked(await journal.pending(player));
@@ -225,6 +225,49 @@ export class VoteDeliveries {
     if (done.length > 0) await this.#write(run, journal, player, (j) => j.acknowledge(done));
     await this.#giveAll(run, journal, entries.filter((e): e is Row => e.state === 'voteClaimed'), give);
     return { ok: true, entries };
+  }
+
+  /**
+   * Writes what memory holds for a player again. A journal that refuses a record itself
+   * (its checks throw `INVALID_INPUT`: no retry will take it), not one that fails, must not
+   * hold the player's other records, nor the player, forever: each is written alone, the
+   * refused ones are dropped from memory, and a window names what they were (rows not
+   * given, lost calls not worked out) for staff. True once nothing is left to write.
+   */
+  async #writeRemembered(run: VoteRun, journal: DeliveryJournal, player: string, remembered: readonly JournalEntry[]): Promise<boolean> {
+    let failure: unknown;
+    try {
+      await journal.append([...remembered]);
+      return true;
+    } catch (error) {
+      failure = error;
+      this.#journalFailed(run, player, error);
+    }
+    if (!isStorefrontError(failure, 'INVALID_INPUT')) return false;
+    const memory = memoryOf(journal);
+    const refused: JournalEntry[] = [];
+    for (const entry of remembered) {
+      try {
+        await journal.append([entry]);
+        memory.delete(entry.deliveryId);
+      } catch (error) {
+        if (!isStorefrontError(error, 'INVALID_INPUT')) return false;
+        memory.delete(entry.deliveryId);
+        refused.push(entry);
+      }
+    }
+    const lost = refused.filter((e): e is Row | JournalVoteClaim => e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true));
+    if (lost.length === 0) return true;
+    const now = this.#host.now();
+    const from = lost.reduce((least, e) => Math.min(least, e.recordedAt), now);
+    const reward = [...new Set(lost.map((e) => (e.state === 'voteClaimed' ? String(e.reward.reward_id) : e.reward)))].join(',');
+    const node = journal.nodeId;
+    const window: JournalWindow = { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, from, to: Math.max(now, from), reward, state: 'unverified', cause: 'lostVote', recordedAt: now, ...(node === undefined ? {} : { node }) };
+    run.window = { playerName: player, from: window.from, to: window.to, reward };
+    emit(run, { type: 'unverified', operation: run.operation, window: { playerName: player, from: window.from, to: window.to } });
+    // A window the journal cannot take now is written with the player's next records.
+    if (!(await this.#write(run, journal, player, (j) => j.append([window])))) memory.set(window.deliveryId, window);
+    return true;
   }
 
   /**
