@@ -80,9 +80,9 @@ export interface VoteRewardPrice {
   reward: string;
   /** Its name, as the service answered it. */
   name: string;
-  /** Points spent per unit asked. */
+  /** Points spent per unit asked, as last seen: never used to recover a lost call (the owner may change it on the dashboard at any time). */
   cost: number;
-  /** Units given per unit asked (`give_amount / amount`). */
+  /** Units given per unit asked (`give_amount / amount`): a recovery gives the lost call this many a unit when the answer that finds it gives as many. */
   give: number;
   /** When it was learned, epoch ms. */
   learnedAt: number;
