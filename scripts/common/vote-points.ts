@@ -29,7 +29,8 @@ export interface GivenVoteRow {
  *
  * An answer's row is its claim's: the points spent so far (`total − left`) only grow, so
  * the counters a row carries name one claim. A recovered row (it carries the counters of
- * the answer that found it) accounts for the oldest claim of its reward and units left.
+ * the answer that found it) accounts for the latest claim of its reward and units left
+ * before that answer.
  */
 export function voteFigures(claims: readonly VoteClaimRecord[], given: readonly GivenVoteRow[], windows: readonly JournalWindow[]) {
   let spent = 0;
@@ -46,7 +47,10 @@ export function voteFigures(claims: readonly VoteClaimRecord[], given: readonly 
       if (!open.delete(`${Number(row.total_points) - row.vote_points}`)) duplicated += 1;
     }
     for (const row of rows.filter((g) => g.recovered)) {
-      const claim = [...open.entries()].find(([, c]) => c.rewardId === row.reward && c.giveAmount === row.units);
+      // The lost call came before the answer that found it (whose counters the row carries):
+      // the latest claim of its reward and units left unaccounted before that answer.
+      const found = Number(row.total_points) - row.vote_points;
+      const claim = [...open.entries()].filter(([spentAfter, c]) => c.rewardId === row.reward && c.giveAmount === row.units && Number(spentAfter) < found).at(-1);
       if (claim === undefined) unpaid += 1;
       else open.delete(claim[0]);
     }

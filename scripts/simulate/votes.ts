@@ -7,11 +7,13 @@
  * lands, the clock passes the time a request can still land, `resumeVoteRewards`, then one
  * more claim per player with a lost answer left.
  *
- *   npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>] [--prices <0..1>] [--late <0..1>]
+ *   npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>] [--prices <0..1>] [--late <0..1>] [--steady <0..1>]
  *
  * `--all`: the share of claims sent with `amount: 'all'` (default 0.25; the rest ask 1 to 3
  * units). `--prices`: the chance, at each step, that a reward's price changes (default
  * 0.01). `--late`: the share of vote requests carried out after a later answer (default 0.02).
+ * `--steady`: the share of players whose command always asks the Scroll, one unit and two
+ * in turn (default 0.25): the traffic where the counters can prove a lost call carried out.
  *
  * Prints one line:
  *   simulate votes players=… calls=… seed=…: votes=… points_spent=… points_granted=… lost=…
@@ -75,7 +77,7 @@ class Game {
 
 /** Runs the simulation; resolves to the exit code. */
 export async function run(): Promise<number> {
-  const cli = commandLine('simulate --votes', 'usage: npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>] [--prices <0..1>] [--late <0..1>]', {
+  const cli = commandLine('simulate --votes', 'usage: npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>] [--prices <0..1>] [--late <0..1>] [--steady <0..1>]', {
     votes: { type: 'boolean', default: true },
     players: { type: 'string', default: '20' },
     calls: { type: 'string', default: '3000' },
@@ -84,10 +86,12 @@ export async function run(): Promise<number> {
     all: { type: 'string', default: '0.25' },
     prices: { type: 'string', default: '0.01' },
     late: { type: 'string', default: '0.02' },
+    steady: { type: 'string', default: '0.25' },
   });
   const ALL = cli.number('all', 0, 1);
   const PRICES = cli.number('prices', 0, 1);
   const LATE = cli.number('late', 0, 1);
+  const STEADY = cli.number('steady', 0, 1);
   const players = Array.from({ length: cli.integer('players', 1, 10_000) }, (_, i) => `Voter${i + 1}`);
   const calls = cli.integer('calls', 1, 10_000_000);
   const SEED = cli.integer('seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
@@ -105,6 +109,8 @@ export async function run(): Promise<number> {
     mock.faults.add({ operation: 'claimVoteReward', kind: 'landLate', probability: LATE / 2, landAfter: 5 });
   }
   let priceChanges = 0;
+  const steadyPlayers = new Set(players.slice(0, Math.round(players.length * STEADY)));
+  const turns = new Map<string, number>();
   const storage = new MemoryJournal();
   const game = new Game(() => faults && random() < 0.02);
   let crashes = 0;
@@ -139,8 +145,12 @@ export async function run(): Promise<number> {
       votes += 1;
       continue;
     }
-    const reward = pick(REWARDS).id;
-    const amount = random() >= ALL ? 1 + Math.floor(random() * 3) : ('all' as const);
+    // A steady player's command: always the Scroll, one unit and two in turn.
+    const turn = (turns.get(player) ?? 0) + 1;
+    turns.set(player, turn);
+    const steady = steadyPlayers.has(player);
+    const reward = steady ? 2 : pick(REWARDS).id;
+    const amount = steady ? 1 + (turn % 2) : random() >= ALL ? 1 + Math.floor(random() * 3) : ('all' as const);
     await attempt((client) => client.deliverVoteReward({ player, reward, amount }, game.give));
   }
 
