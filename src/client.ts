@@ -377,15 +377,13 @@ export class StorefrontClient {
    *
    * A `give` that throws leaves its row pending: the player's next call (first thing) or
    * {@link resumeVoteRewards} gives it again, never the SDK twice. An answer lost on the
-   * way or unreadable (`OUTCOME_UNKNOWN`) is worked out by the player's next answer, from
-   * the service's counters (`total_points − vote_points` is what the player has spent),
-   * never from a price an earlier answer showed (the dashboard may have changed it): when
-   * they prove the lost call was carried out (this call asked several units of the same
-   * reward, and no whole price of them explains the points spent), its row is given
-   * (`recovered: true`), once; when they prove it spent nothing, it stays open until it can
-   * no longer land (10 minutes); otherwise the report carries `unverified` (player,
-   * reward, the most points at stake, time span), journaled as a window for staff
-   * (`teamgames journal windows`, {@link resolveWindow}).
+   * way or unreadable (`OUTCOME_UNKNOWN`) is worked out by the player's next answer from
+   * the service's counters, never from a price an earlier answer showed (the dashboard may
+   * have changed it): a lost call they prove carried out is given (`recovered: true`), once;
+   * one they prove spent nothing stays open until it can no longer land (10 minutes); any
+   * other is in the report's `unverified` (player, reward, the most points at stake, span),
+   * a window for staff (`teamgames journal windows`, {@link resolveWindow}). The exact rule:
+   * docs/delivering-purchases.md.
    *
    * @example
    * ```ts

@@ -86,7 +86,17 @@ describe('proportions', () => {
     expect(longFiles(files('scripts'), 500)).toEqual([]);
   });
 
-  it('no file in src/ outside src/mock/ over 420 lines (a longer one is split along a seam a reader would name)', () => {
-    expect(longFiles(files('src').filter((file) => !inside('src/mock')(file)), 420)).toEqual([]);
+  // Files longer than 420 lines, each with why it is one job (the rule is a smell to explain,
+  // not a reason to split a cohesive file: issue #45 point 2).
+  const LONG_FOR_A_REASON: Record<string, string> = {
+    'src/delivery/votes.ts':
+      'one vote call from the mark to the give: the counters read, the lost calls settled or kept open, the records refused by the journal written one by one, each step ordered against the one before (#43); the move of delivery into rooms (#45) splits it with the core it shares with purchases',
+  };
+
+  it('no file in src/ outside src/mock/ over 420 lines (a longer one is split along a seam a reader would name, or says why it is one job)', () => {
+    const long = longFiles(files('src').filter((file) => !inside('src/mock')(file)), 420);
+    expect(long.filter((entry) => !Object.keys(LONG_FOR_A_REASON).some((file) => entry.startsWith(`${file} (`)))).toEqual([]);
+    // An explained file that is short again drops its reason.
+    for (const file of Object.keys(LONG_FOR_A_REASON)) expect(long.some((entry) => entry.startsWith(`${file} (`)), file).toBe(true);
   });
 });
