@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
 import { checkLoopOptions } from '../delivery/loop-types.js';
 import { InvalidInputError } from '../errors.js';
+import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
 
 /** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
 export interface WebhookGiveConfig {
@@ -66,6 +67,13 @@ export interface BridgeConfig {
 /** The log levels (pino's). */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/**
+ * A rule across an object's fields, checked even when one of its fields has the wrong type
+ * (zod skips a refinement after such an issue by default: its mistake surfaced only on the
+ * next run), as long as the value is an object at all.
+ */
+const acrossFields = { when: (payload: z.core.ParsePayload) => payload.value !== null && typeof payload.value === 'object' && !Array.isArray(payload.value) };
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const envName = z.string({ error: 'must be the name of an environment variable' }).regex(ENV_NAME, 'must be the name of an environment variable (letters, digits, _)');
 const path = z.string({ error: 'must be a file path (a string)' }).trim().min(1, 'must not be blank').max(4096, 'must be at most 4096 characters');
@@ -81,11 +89,11 @@ const httpUrl = z.string({ error: 'must be an http or https URL' }).refine((text
 
 const urlSource = z
   .strictObject({ urlEnv: envName.optional(), urlFile: path.optional(), table: z.string({ error: 'must be a table name' }).optional() })
-  .refine((o) => (o.urlEnv === undefined) !== (o.urlFile === undefined), 'needs exactly one of "urlEnv" (an environment variable holding the URL) or "urlFile" (a file holding it)');
+  .refine((o) => (o.urlEnv === undefined) !== (o.urlFile === undefined), { message: 'needs exactly one of "urlEnv" (an environment variable holding the URL) or "urlFile" (a file holding it)', ...acrossFields });
 
 const journal = z
   .strictObject({ file: path.optional(), postgres: urlSource.optional(), mysql: urlSource.optional() })
-  .refine((o) => [o.file, o.postgres, o.mysql].filter((v) => v !== undefined).length === 1, 'needs exactly one of "file", "postgres" or "mysql"');
+  .refine((o) => [o.file, o.postgres, o.mysql].filter((v) => v !== undefined).length === 1, { message: 'needs exactly one of "file", "postgres" or "mysql"', ...acrossFields });
 
 const LOOP_KEYS = ['pollIntervalMs', 'maxCallsPerSecond', 'claimMode', 'staffAfterAttempts', 'grantTimeoutMs'] as const;
 const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknown().optional()])) as Record<(typeof LOOP_KEYS)[number], z.ZodOptional<z.ZodUnknown>>).superRefine((values, ctx) => {
@@ -101,15 +109,17 @@ const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknow
   }
 });
 
-const PURCHASE_FIELDS = ['player', 'quantity', 'productId', 'productName', 'deliveryId'];
-const VOTE_FIELDS = ['player', 'amount', 'rewardId', 'rewardName', 'deliveryId'];
+// The sink's own rule (rcon-template.ts), so a template the config accepts is one the sink
+// accepts: `{{` and `}}` are literal braces (a tellraw's JSON text).
 const template = (fields: readonly string[]) =>
   z
     .string({ error: 'must be a command (a string)' })
     .min(1, 'must not be empty')
     .max(1000, 'must be at most 1000 characters')
-    .refine((t) => !/[\u0000-\u001f\u007f]/.test(t), 'must hold no control characters (newlines included)')
-    .refine((t) => [...t.matchAll(/\{([^}]*)\}/g)].every((m) => fields.includes(m[1] as string)), `may only use the placeholders ${fields.map((f) => `{${f}}`).join(', ')}`);
+    .superRefine((t, ctx) => {
+      const problem = templateProblem(t, fields);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    });
 const commands = (fields: readonly string[]) =>
   z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product or reward id (1 to 64 characters, no spaces) or "*"'), z.array(template(fields), { error: 'must be a list of commands' }).min(1, 'must list at least one command').max(20, 'must list at most 20 commands'), { error: 'must be an object: id → list of commands' });
 
@@ -120,8 +130,8 @@ const rcon = z
     passwordEnv: envName.optional(),
     passwordFile: path.optional(),
     timeoutMs: int(1, 600_000).default(5000),
-    commands: commands(PURCHASE_FIELDS),
-    voteCommands: commands(VOTE_FIELDS).default({}),
+    commands: commands(PURCHASE_PLACEHOLDERS),
+    voteCommands: commands(VOTE_PLACEHOLDERS).default({}),
     players: z
       .strictObject({
         source: z.enum(['game', 'list'], { error: 'must be "game" (the game calls the HTTP API) or "list" (the bridge polls the RCON list command)' }).default('game'),
@@ -130,7 +140,7 @@ const rcon = z
       })
       .default({ source: 'game', listCommand: 'list', intervalMs: 10_000 }),
   })
-  .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)' });
+  .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)', ...acrossFields });
 
 const webhook = z.strictObject({ url: httpUrl, timeoutMs: int(1, 600_000).default(10_000) });
 
@@ -141,7 +151,7 @@ const schema = z.strictObject({
   loop: loop.default({}),
   give: z
     .strictObject({ webhook: webhook.optional(), rcon: rcon.optional() }, { error: 'must be an object with "webhook" or "rcon"' })
-    .refine((o) => (o.webhook === undefined) !== (o.rcon === undefined), 'needs exactly one of "webhook" or "rcon"'),
+    .refine((o) => (o.webhook === undefined) !== (o.rcon === undefined), { message: 'needs exactly one of "webhook" or "rcon"', ...acrossFields }),
   log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info') }).default({ level: 'info' }),
 });
 

@@ -96,11 +96,42 @@ describe('bridge.json', () => {
     expect(text).toContain('give.rcon.port: must be an integer from 1 to 65535');
     expect(text).toContain('give.rcon.commands.12: must list at least one command');
     expect(text).toContain('give.rcon.commands.a b: must be a product or reward id');
-    expect(text).toContain('give.rcon.commands.7.0: may only use the placeholders {player}, {quantity}, {productId}, {productName}, {deliveryId}');
-    expect(text).toContain('give.rcon.commands.7.1: must hold no control characters (newlines included)');
-    expect(text).toContain('give.rcon.voteCommands.1.0: may only use the placeholders {player}, {amount}, {rewardId}, {rewardName}, {deliveryId}');
+    expect(text).toContain('give.rcon.commands.7.0: has an unknown placeholder {nope} (known: {player}, {quantity}, {productId}, {productName}, {deliveryId})');
+    expect(text).toContain('give.rcon.commands.7.1: must not contain control characters (a newline would send a second command)');
+    expect(text).toContain('give.rcon.voteCommands.1.0: has an unknown placeholder {quantity} (known: {player}, {amount}, {rewardId}, {rewardName}, {deliveryId})');
     expect(text).toContain('give.rcon.players.source: must be "game"');
     expect(text).toContain('give.rcon.players.intervalMs: must be an integer from 1000 to 3600000');
+  });
+
+  it("accepts the guide's tellraw template (JSON braces written twice), and refuses a brace left alone as the sink would", () => {
+    const tellraw = 'tellraw {player} {{"text":"Thanks for buying {productName}!","color":"gold"}}';
+    const config = checkBridgeConfig({ give: { rcon: { passwordEnv: 'RCON_PASSWORD', commands: { '*': [tellraw] } } } }, '/srv/game');
+    expect(config.give.rcon?.commands).toEqual({ '*': [tellraw] });
+    const text = problems({ give: { rcon: { passwordEnv: 'RCON_PASSWORD', commands: { '*': ['give {player} diamond {quantity', 'tellraw {player} {"text":"hi"}'] } } } });
+    expect(text).toContain('give.rcon.commands.*.0: has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})');
+    expect(text).toContain('give.rcon.commands.*.1: has an unknown placeholder {"text":"hi"}');
+  });
+
+  it('names every mistake in one run, also the rules across fields of an object where a field has the wrong type', () => {
+    const text = problems({
+      journal: { file: 5, postgres: { urlEnv: 'DB', urlFile: 'db.url', table: 7 } },
+      give: { webhook: { url: 'x', timeoutMs: 'slow' }, rcon: { port: 'x', passwordEnv: 'A', passwordFile: 'b', commands: { '*': ['give {player} {nope}'] } } },
+    });
+    for (const line of [
+      'journal.file: must be a file path (a string)',
+      'journal.postgres.table: must be a table name',
+      'journal.postgres: needs exactly one of "urlEnv"',
+      'journal: needs exactly one of "file", "postgres" or "mysql"',
+      'give.webhook.url: must be an http or https URL',
+      'give.webhook.timeoutMs: must be an integer from 1 to 600000',
+      'give.rcon.port: must be an integer from 1 to 65535',
+      'give.rcon: needs exactly one of "passwordEnv"',
+      'give.rcon.commands.*.0: has an unknown placeholder {nope}',
+      'give: needs exactly one of "webhook" or "rcon"',
+    ]) {
+      expect(text).toContain(line);
+    }
+    expect(text).toMatch(/^the config has 10 problems:/);
   });
 
   it('an RCON section as the plan shows it, its password file resolved beside the config', () => {
