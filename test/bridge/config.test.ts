@@ -2,13 +2,14 @@
  * bridge.json checked as the client's options are: every wrong field named with its rule,
  * all at once; secrets refused with the place to put them instead, never echoed.
  */
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkBridgeConfig, readBridgeConfig } from '../../src/bridge/config.js';
 import { readSecrets } from '../../src/bridge/secrets.js';
 import { UsageError } from '../../src/common/command-line.js';
+import { needsRoot, secondUser } from '../support/second-user.js';
 
 const WEBHOOK = { webhook: { url: 'http://127.0.0.1:9000/teamgames' } };
 
@@ -181,5 +182,34 @@ describe('the secrets', () => {
     expect((error as Error).message).not.toContain('tttt');
     await chmod(path, 0o640);
     expect((await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' })).token).toBe('t'.repeat(40));
+  });
+
+  const other = secondUser();
+  it.skipIf(process.platform === 'win32')('a token file its group may change (0660) is refused like 0644: the group could plant its own token', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-secrets-'));
+    const path = join(dir, 'token');
+    await writeFile(path, `${'t'.repeat(40)}\n`);
+    await chmod(path, 0o660);
+    const error = await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
+    expect((error as Error).message).toBe(`TEAMGAMES_BRIDGE_TOKEN_FILE: cannot read ${path} (its group may change it, mode 0660: chmod g-w ${path})`);
+  });
+
+  it.skipIf(other === undefined || process.platform === 'win32')(needsRoot('a secret file owned by another user (0600 or 0640) is refused: that user may change it', other), async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-secrets-'));
+    const token = join(dir, 'token');
+    const key = join(dir, 'key');
+    await writeFile(token, `${'t'.repeat(40)}\n`, { mode: 0o600 });
+    await writeFile(key, 'key-1\n', { mode: 0o640 });
+    await chown(token, other!.uid, other!.gid);
+    await chown(key, other!.uid, other!.gid);
+    const me = process.geteuid!();
+    const error = await readSecrets(config, { TEAMGAMES_API_KEY_FILE: key, TEAMGAMES_BRIDGE_TOKEN_FILE: token, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
+    expect((error as Error).message).toBe(
+      `2 secrets are missing or bad:\n  TEAMGAMES_API_KEY_FILE: cannot read ${key} (owned by user ${other!.uid}, who may change it, not by this process's user (${me}) or root: chown ${me} ${key})\n  TEAMGAMES_BRIDGE_TOKEN_FILE: cannot read ${token} (owned by user ${other!.uid}, who may change it, not by this process's user (${me}) or root: chown ${me} ${token})`,
+    );
+    // Root's own file, readable by the bridge's group, is the systemd recipe: accepted.
+    await chown(token, 0, other!.gid);
+    await chown(key, 0, other!.gid);
+    expect(await readSecrets(config, { TEAMGAMES_API_KEY_FILE: key, TEAMGAMES_BRIDGE_TOKEN_FILE: token, DATABASE_URL: 'postgres://db/game' })).toMatchObject({ apiKey: 'key-1', token: 't'.repeat(40) });
   });
 });
