@@ -20,6 +20,8 @@ export interface WebhookGiveConfig {
   url: string;
   /** How long the game may take to answer, in ms. Default `10000`. */
   timeoutMs: number;
+  /** `true` lets `url` be plain http on another host than loopback (the token then crosses the network in clear). */
+  allowPlainHttp?: boolean;
 }
 
 /** How items reach a game over Source RCON (the sink is `src/bridge/rcon.ts`). */
@@ -142,7 +144,24 @@ const rcon = z
   })
   .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)', ...acrossFields });
 
-const webhook = z.strictObject({ url: httpUrl, timeoutMs: int(1, 600_000).default(10_000) });
+/** A host name of this machine's loopback (as a URL's `hostname` writes it). */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+const webhook = z
+  .strictObject({
+    url: httpUrl,
+    timeoutMs: int(1, 600_000).default(10_000),
+    allowPlainHttp: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .superRefine((o, ctx) => {
+    // The bridge's token goes with every item: in clear, anyone on the path could take it.
+    const url = URL.parse(o.url);
+    if (url?.protocol === 'http:' && !isLoopbackHost(url.hostname) && o.allowPlainHttp !== true) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `is plain http to another host (${url.hostname}): the bridge's token would cross the network in clear; use https, or set "allowPlainHttp": true when that network is yours alone` });
+    }
+  });
 
 const schema = z.strictObject({
   listen: z.strictObject({ host: z.string({ error: 'must be a host name or address' }).min(1, 'must not be blank').default('127.0.0.1'), port: int(0, 65535).default(8787) }).default({ host: '127.0.0.1', port: 8787 }),
@@ -209,7 +228,7 @@ export function checkBridgeConfig(raw: unknown, dir: string): BridgeConfig {
   if (problems.length > 0 || !parsed.success) throw new UsageError(`the config has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`);
   const c = parsed.data;
   const journalConfig = journalOf(c.journal ?? { file: '.teamgames-journal.jsonl' }, dir);
-  const give = c.give.webhook !== undefined ? { webhook: c.give.webhook } : { rcon: withFile(c.give.rcon as z.infer<typeof rcon>, 'passwordFile', dir) as RconGiveConfig };
+  const give = c.give.webhook !== undefined ? { webhook: c.give.webhook as WebhookGiveConfig } : { rcon: withFile(c.give.rcon as z.infer<typeof rcon>, 'passwordFile', dir) as RconGiveConfig };
   return {
     listen: c.listen,
     ...(c.baseUrl === undefined ? {} : { baseUrl: c.baseUrl }),

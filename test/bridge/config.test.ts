@@ -135,6 +135,17 @@ describe('bridge.json', () => {
     expect(text).toMatch(/^the config has 10 problems:/);
   });
 
+  it('a plain-http webhook on another host is refused (the token would cross the network in clear) unless allowPlainHttp says the network is yours', () => {
+    for (const url of ['http://game.example:9000/teamgames', 'http://10.0.0.5/tg', 'http://[fd00::1]/tg']) {
+      expect(problems({ give: { webhook: { url } } })).toContain(`give.webhook.url: is plain http to another host (${new URL(url).hostname}): the bridge's token would cross the network in clear; use https, or set "allowPlainHttp": true when that network is yours alone`);
+    }
+    for (const url of ['http://127.0.0.1:9000/tg', 'http://127.1.2.3/tg', 'http://localhost:9000/tg', 'http://[::1]:9000/tg', 'https://game.example/tg']) {
+      expect(checkBridgeConfig({ give: { webhook: { url } } }, '/srv/game').give.webhook).toEqual({ url, timeoutMs: 10_000 });
+    }
+    expect(checkBridgeConfig({ give: { webhook: { url: 'http://10.0.0.5/tg', allowPlainHttp: true } } }, '/srv/game').give.webhook).toEqual({ url: 'http://10.0.0.5/tg', timeoutMs: 10_000, allowPlainHttp: true });
+    expect(problems({ give: { webhook: { url: 'http://10.0.0.5/tg', allowPlainHttp: 'yes' } } })).toContain('give.webhook.allowPlainHttp: must be true or false');
+  });
+
   it('an RCON section as the plan shows it, its password file resolved beside the config', () => {
     const config = checkBridgeConfig(
       { give: { rcon: { passwordFile: 'rcon.secret', commands: { '12': ['give {player} diamond {quantity}'], '*': ['say {player} bought {productName}'] }, players: { source: 'list' } } }, journal: { mysql: { urlEnv: 'DATABASE_URL', table: 'tg' } } },
