@@ -255,6 +255,46 @@ function withFile<T extends object>(value: T, field: string, dir: string): T {
   return typeof file === 'string' ? { ...value, [field]: resolve(dir, file) } : value;
 }
 
+const END_OF_INPUT = 'Unexpected end of JSON input';
+const AT_POSITION = / in JSON at position (\d+)/;
+
+/** Where JSON.parse failed on `text`: the fault's offset, and V8's words for it when they quote nothing of the text. */
+function faultOf(text: string, error: unknown): { at: number; why: string } {
+  const message = error instanceof Error ? error.message : '';
+  if (message === END_OF_INPUT) return { at: text.length, why: 'the text ends too early' };
+  const positioned = AT_POSITION.exec(message);
+  // V8's words before the position quote JSON's own punctuation only, never the text.
+  if (positioned !== null) return { at: Number(positioned[1]), why: message.slice(0, positioned.index).replace(/^\w/, (c) => c.toLowerCase()) };
+  // "Unexpected token 'x', "…" is not valid JSON" says no position: the fault is where the
+  // shortest prefix of the text stops failing only for ending early.
+  const failsBefore = (end: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, end));
+      return false;
+    } catch (inner) {
+      const words = inner instanceof Error ? inner.message : '';
+      const at = AT_POSITION.exec(words);
+      return words !== END_OF_INPUT && (at === null || Number(at[1]) < end);
+    }
+  };
+  let [low, high] = [0, text.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (failsBefore(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return { at: Math.max(0, low - 1), why: 'unexpected character' };
+}
+
+/** A JSON syntax error said by line and column (1-based), never quoting the text: a secret could be there. */
+function jsonFault(text: string, error: unknown): string {
+  const { at, why } = faultOf(text, error);
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - (before.lastIndexOf('\n') + 1) + 1;
+  return `line ${line}, column ${column}: ${why}`;
+}
+
 /**
  * Reads and checks the config file.
  * @throws UsageError when it cannot be read, is not JSON, or breaks a rule.
@@ -269,9 +309,8 @@ export async function readBridgeConfig(file: string): Promise<BridgeConfig> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch {
-    // JSON.parse's message quotes the text around the fault: a secret could be there.
-    throw new UsageError(`--config: ${file} is not valid JSON`);
+  } catch (error) {
+    throw new UsageError(`--config: ${file} is not valid JSON: ${jsonFault(text, error)}`);
   }
   return checkBridgeConfig(raw, dirname(resolve(file)));
 }

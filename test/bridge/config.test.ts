@@ -78,8 +78,23 @@ describe('bridge.json', () => {
   it('a file that is not JSON is refused without quoting it (a secret could sit there)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bridge-config-'));
     await writeFile(join(dir, 'bridge.json'), '{"apiKey": "SECRET-5" oops}');
-    await expect(readBridgeConfig(join(dir, 'bridge.json'))).rejects.toThrow(/^--config: .*bridge\.json is not valid JSON$/);
+    await expect(readBridgeConfig(join(dir, 'bridge.json'))).rejects.toThrow(/^--config: .*bridge\.json is not valid JSON: line 1, column 23: expected ',' or '}' after property value$/);
     await expect(readBridgeConfig(join(dir, 'bridge.json'))).rejects.not.toThrow(/SECRET/);
+  });
+
+  it.each([
+    ['a missing comma', '{\n  "listen": { "port": 8787 }\n  "give": {}\n}', "line 3, column 3: expected ',' or '}' after property value"],
+    ['a trailing comma', '{\n  "give": {},\n}', 'line 3, column 1: expected double-quoted property name'],
+    ['a word JSON does not know (V8 says no position, and quotes the text)', '{\n  "token": "SECRET-6",\n  "log": { "level": tru }\n}', 'line 3, column 24: unexpected character'],
+    ['a file cut short', '{\n  "give": {', 'line 2, column 12: expected property name or \'}\''],
+    ['an empty file', '', 'line 1, column 1: the text ends too early'],
+  ])('a JSON syntax error names its line and column, never the text: %s', async (_, text, where) => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-config-'));
+    const file = join(dir, 'bridge.json');
+    await writeFile(file, text);
+    const error = (await readBridgeConfig(file).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(`--config: ${file} is not valid JSON: ${where}`);
   });
 
   it('checks the RCON section: ids, templates and their placeholders, the players source', () => {
