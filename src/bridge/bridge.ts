@@ -176,6 +176,10 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
       stop: () =>
         (stopped ??= (async () => {
           server.stopAccepting();
+          // The loop first: a /claim waiting in it gets its STOPPED answer while the
+          // listener still has its connection (closed first, it was reset). Its cleanup
+          // below then finds it stopped (an error is logged there).
+          await loop.stop().catch(() => undefined);
           await cleanup();
           log.info('stopped');
           log.flush();
