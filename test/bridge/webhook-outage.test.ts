@@ -73,4 +73,21 @@ describe('a webhook game down for minutes', () => {
     expect(loop.stats()).toMatchObject({ backingOff: 0, pending: 0 });
     await loop.stop();
   });
+
+  it("a /claim while the game refuses: PARTIAL, and the player's text says the bridge delivers it on its own (not \"on your next claim\")", async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({
+      give: () => {
+        throw new Error("the game's webhook answered HTTP 503");
+      },
+      claimMode: 'fast',
+    });
+    loop.join('Steve');
+    let report: Awaited<ReturnType<typeof loop.claim>> | undefined;
+    void loop.claim('Steve').then((r) => (report = r));
+    for (let i = 0; i < 60 && report === undefined; i++) await vi.advanceTimersByTimeAsync(1_000);
+    expect(report).toMatchObject({ code: 'PARTIAL', pending: 1, message: 'Some items could not be delivered yet; they will be delivered automatically, while you are online or when you next join.' });
+    await loop.stop();
+  });
 });
