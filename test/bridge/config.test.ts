@@ -2,11 +2,13 @@
  * bridge.json checked as the client's options are: every wrong field named with its rule,
  * all at once; secrets refused with the place to put them instead, never echoed.
  */
-import { chmod, chown, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkBridgeConfig, readBridgeConfig } from '../../src/bridge/config.js';
+import { render } from '../../src/bridge/rcon-template.js';
+import { exampleSeed } from '../../src/mock/service/example-seed.js';
 import { readSecrets } from '../../src/bridge/secrets.js';
 import { UsageError } from '../../src/common/command-line.js';
 import { needsRoot, secondUser } from '../support/second-user.js';
@@ -159,6 +161,20 @@ describe('bridge.json', () => {
     }
     expect(checkBridgeConfig({ give: { webhook: { url: 'http://10.0.0.5/tg', allowPlainHttp: true } } }, '/srv/game').give.webhook).toEqual({ url: 'http://10.0.0.5/tg', timeoutMs: 10_000, allowPlainHttp: true });
     expect(problems({ give: { webhook: { url: 'http://10.0.0.5/tg', allowPlainHttp: 'yes' } } })).toContain('give.webhook.allowPlainHttp: must be true or false');
+  });
+
+  it("the guide's RCON example passes the check, its products and reward are the demo Survival store's, and its tellraw renders as JSON text", async () => {
+    const guide = await readFile(new URL('../../docs/bridge.md', import.meta.url), 'utf8');
+    const section = guide.slice(guide.indexOf('## RCON: no code in the game'));
+    const example = /^```json\n([\s\S]*?)^```$/m.exec(section)?.[1] as string;
+    const rcon = checkBridgeConfig(JSON.parse(`{${example}}`), '/srv/game').give.rcon!;
+    const store = exampleSeed.servers.find((s) => s.name === 'Demo Survival')!;
+    for (const id of Object.keys(rcon.commands).filter((k) => k !== '*')) expect(store.products.map((p) => String(p.productId))).toContain(id);
+    for (const id of Object.keys(rcon.voteCommands)) expect((store.rewards ?? []).map((r) => String(r.id))).toContain(id);
+    expect(render(rcon.commands['minecraft:diamond']!, { player: 'Steve', quantity: '64', productId: 'minecraft:diamond', productName: '64 Diamonds', deliveryId: 'invoice:1' })).toEqual({ commands: ['give Steve minecraft:diamond 64'] });
+    const vip = render(rcon.commands['kit_vip']!, { player: 'Steve', quantity: '1', productId: 'kit_vip', productName: 'VIP kit', deliveryId: 'invoice:2' });
+    expect(vip).toEqual({ commands: ['lp user Steve parent add vip', 'tellraw Steve {"text":"Thanks for buying VIP kit!","color":"gold"}'] });
+    expect(JSON.parse(((vip as { commands: string[] }).commands[1] as string).slice('tellraw Steve '.length))).toEqual({ text: 'Thanks for buying VIP kit!', color: 'gold' });
   });
 
   it('an RCON section as the plan shows it, its password file resolved beside the config', () => {
