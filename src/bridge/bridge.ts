@@ -16,7 +16,7 @@ import { openBridgeJournal, type BridgeJournal } from './journal.js';
 import { createLogger, secretRedactor, type BridgeLogger } from './log.js';
 import { createMetrics, type BridgeMetrics } from './metrics.js';
 import { Roster } from './roster.js';
-import { readSecrets, type BridgeSecrets } from './secrets.js';
+import { readSecrets, withSecretProblems, type BridgeSecrets } from './secrets.js';
 import { startBridgeServer } from './server.js';
 import type { ItemSink } from './sink.js';
 import { createWebhookSink } from './webhook.js';
@@ -115,7 +115,10 @@ function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: Brid
  *   the listener's error when one cannot start (everything started before is closed).
  */
 export async function startBridge(configPath: string, deps: BridgeDeps): Promise<RunningBridge> {
-  const config = await readBridgeConfig(configPath);
+  // A config with mistakes is named with the missing secrets too: one run, every problem.
+  const config = await readBridgeConfig(configPath).catch(async (error: unknown) => {
+    throw await withSecretProblems(error, deps.env);
+  });
   const secrets = await readSecrets(config, deps.env);
   const redact = secretRedactor(secrets);
   const log = createLogger(config.log.level, redact, deps.logDestination);

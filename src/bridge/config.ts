@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
 import { checkLoopOptions } from '../delivery/loop-types.js';
 import { InvalidInputError } from '../errors.js';
+import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
 import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
 
 /** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
@@ -144,11 +145,6 @@ const rcon = z
   })
   .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)', ...acrossFields });
 
-/** A host name of this machine's loopback (as a URL's `hostname` writes it). */
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
 const webhook = z
   .strictObject({
     url: httpUrl,
@@ -165,7 +161,18 @@ const webhook = z
 
 const schema = z.strictObject({
   listen: z.strictObject({ host: z.string({ error: 'must be a host name or address' }).min(1, 'must not be blank').default('127.0.0.1'), port: int(0, 65535).default(8787) }).default({ host: '127.0.0.1', port: 8787 }),
-  baseUrl: httpUrl.optional(),
+  // The client's own rule (plain http only on loopback, no query), named with the rest.
+  baseUrl: z
+    .string({ error: 'must be an http or https URL' })
+    .superRefine((text, ctx) => {
+      try {
+        checkBaseUrl(text, 'baseUrl');
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.rule });
+      }
+    })
+    .optional(),
   journal: journal.optional(),
   loop: loop.default({}),
   give: z

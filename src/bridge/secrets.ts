@@ -51,6 +51,18 @@ async function apiKey(env: TeamgamesEnv): Promise<string> {
 }
 
 /**
+ * `error` (the config's problems) with the problems of the secrets every bridge needs (the
+ * API key, the token) added, so one run names them all; any other error as it is.
+ */
+export async function withSecretProblems(error: unknown, env: TeamgamesEnv): Promise<unknown> {
+  if (!(error instanceof UsageError)) return error;
+  const settled = await Promise.allSettled([apiKey(env), tokenOf(env)]);
+  const problems = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason instanceof Error ? s.reason.message : String(s.reason)] : []));
+  if (problems.length === 0) return error;
+  return new UsageError(`${error.message}\nand ${problems.length === 1 ? '1 secret is' : `${problems.length} secrets are`} missing or bad:\n  ${problems.join('\n  ')}`);
+}
+
+/**
  * Reads every secret the config needs.
  * @throws UsageError naming every missing or bad one (never a value).
  */

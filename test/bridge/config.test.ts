@@ -48,7 +48,7 @@ describe('bridge.json', () => {
     for (const line of [
       'listen.port: must be an integer from 0 to 65535',
       'listen.extra: unknown field',
-      'baseUrl: must be an http or https URL',
+      'baseUrl: must use https: (or http: for a loopback host), got ftp:',
       'journal: needs exactly one of "file", "postgres" or "mysql"',
       'loop.pollIntervalMs: must be an integer from 10,000 to 86,400,000',
       "loop.claimMode: must be 'exactlyOnce' (the default) or 'fast'",
@@ -169,7 +169,7 @@ describe('bridge.json', () => {
     const example = /^```json\n([\s\S]*?)^```$/m.exec(section)?.[1] as string;
     const rcon = checkBridgeConfig(JSON.parse(`{${example}}`), '/srv/game').give.rcon!;
     const store = exampleSeed.servers.find((s) => s.name === 'Demo Survival')!;
-    for (const id of Object.keys(rcon.commands).filter((k) => k !== '*')) expect(store.products.map((p) => String(p.productId))).toContain(id);
+    for (const id of Object.keys(rcon.commands).filter((k) => k !== '*')) expect((store.products ?? []).map((p) => String(p.productId))).toContain(id);
     for (const id of Object.keys(rcon.voteCommands)) expect((store.rewards ?? []).map((r) => String(r.id))).toContain(id);
     expect(render(rcon.commands['minecraft:diamond']!, { player: 'Steve', quantity: '64', productId: 'minecraft:diamond', productName: '64 Diamonds', deliveryId: 'invoice:1' })).toEqual({ commands: ['give Steve minecraft:diamond 64'] });
     const vip = render(rcon.commands['kit_vip']!, { player: 'Steve', quantity: '1', productId: 'kit_vip', productName: 'VIP kit', deliveryId: 'invoice:2' });
