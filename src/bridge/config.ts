@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
@@ -302,17 +303,44 @@ function jsonFault(text: string, error: unknown): string {
   return `line ${line}, column ${column}: ${why}`;
 }
 
+/** The largest config file read: a config is a few kilobytes. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * The config file's text: a regular file only (a FIFO would hang the start, a device never
+ * end), opened without blocking, of at most {@link MAX_CONFIG_BYTES}.
+ */
+async function configText(file: string): Promise<string> {
+  const refuse = (why: string) => new UsageError(`--config: cannot read ${file} (${why})`);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw refuse(String((error as { code?: unknown }).code ?? 'unreadable'));
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw refuse('not a regular file');
+    if (stats.size > MAX_CONFIG_BYTES) throw refuse(`${stats.size} bytes; a config is at most ${MAX_CONFIG_BYTES}`);
+    const buffer = Buffer.alloc(stats.size);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw refuse(String((error as { code?: unknown }).code ?? 'unreadable'));
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
 /**
  * Reads and checks the config file.
  * @throws UsageError when it cannot be read, is not JSON, or breaks a rule.
  */
 export async function readBridgeConfig(file: string): Promise<BridgeConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--config: cannot read ${file} (${String((error as { code?: unknown }).code ?? 'unreadable')})`);
-  }
+  let text = await configText(file);
+  // A byte order mark, as some Windows editors write: not part of the JSON.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -2,6 +2,7 @@
  * bridge.json checked as the client's options are: every wrong field named with its rule,
  * all at once; secrets refused with the place to put them instead, never echoed.
  */
+import { execFileSync } from 'node:child_process';
 import { chmod, chown, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,20 @@ describe('bridge.json', () => {
     await writeFile(join(dir, 'bridge.json'), '{"apiKey": "SECRET-5" oops}');
     await expect(readBridgeConfig(join(dir, 'bridge.json'))).rejects.toThrow(/^--config: .*bridge\.json is not valid JSON: line 1, column 23: expected ',' or '}' after property value$/);
     await expect(readBridgeConfig(join(dir, 'bridge.json'))).rejects.not.toThrow(/SECRET/);
+  });
+
+  it.skipIf(process.platform === 'win32')('a config that is not a regular file (a FIFO would hang the start), or too large, is refused at once; a byte order mark is not a mistake', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-config-'));
+    const fifo = join(dir, 'bridge.json');
+    execFileSync('mkfifo', [fifo]);
+    await expect(readBridgeConfig(fifo)).rejects.toThrow(`--config: cannot read ${fifo} (not a regular file)`);
+    await expect(readBridgeConfig(dir)).rejects.toThrow(`--config: cannot read ${dir} (not a regular file)`);
+    const big = join(dir, 'big.json');
+    await writeFile(big, `{"give":{"webhook":{"url":"http://127.0.0.1:9/x"}},"x":"${'a'.repeat(1024 * 1024)}"}`);
+    await expect(readBridgeConfig(big)).rejects.toThrow(/^--config: cannot read .*big\.json \(\d+ bytes; a config is at most 1048576\)$/);
+    const bom = join(dir, 'bom.json');
+    await writeFile(bom, `\uFEFF${JSON.stringify({ give: WEBHOOK })}`);
+    expect((await readBridgeConfig(bom)).give.webhook).toEqual({ url: 'http://127.0.0.1:9000/teamgames', timeoutMs: 10_000 });
   });
 
   it.each([
