@@ -14,9 +14,20 @@ import { itemOf, rconSuite, recordingLog, whip } from '../support/rcon-sink.js';
 
 const rcon = rconSuite();
 const servers: Server[] = [];
+const sockets = new Set<Socket>();
 afterEach(async () => {
+  for (const socket of sockets) socket.destroy();
+  sockets.clear();
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
+
+/** A test server on loopback, closed with its connections after the test. */
+async function listening(server: Server): Promise<number> {
+  server.on('connection', (socket: Socket) => sockets.add(socket));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
 
 /** A raw size field, then `rest`. */
 function sized(size: number, rest: Buffer = Buffer.alloc(0)): Buffer {
@@ -31,11 +42,8 @@ function sized(size: number, rest: Buffer = Buffer.alloc(0)): Buffer {
  */
 async function garbageGame(garbage: Buffer): Promise<{ port: number; password: string; commands: string[] }> {
   const commands: string[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((socket) => {
-    sockets.add(socket);
     socket.on('error', () => undefined);
-    socket.on('close', () => sockets.delete(socket));
     let buffer = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       buffer = Buffer.concat([buffer, chunk]);
@@ -54,15 +62,7 @@ async function garbageGame(garbage: Buffer): Promise<{ port: number; password: s
       }
     });
   });
-  server.on('close', () => sockets.forEach((s) => s.destroy()));
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const close = server.close.bind(server);
-  server.close = ((done?: (error?: Error) => void) => {
-    for (const socket of sockets) socket.destroy();
-    return close(done);
-  }) as typeof server.close;
-  return { port: (server.address() as AddressInfo).port, password: 'secret', commands };
+  return { port: await listening(server), password: 'secret', commands };
 }
 
 const windowOf = async (journal: MemoryJournal, deliveryId: string) => (await journal.pending()).find((e): e is JournalWindow => e.deliveryId === commandWindowId(deliveryId));
@@ -90,17 +90,58 @@ describe('a malformed reply packet', () => {
     expect(game.commands).toEqual(['give Steve whip 1', 'give Steve whip 1']);
   });
 
+  it('a well-formed reply split across TCP writes (its size field itself cut in two) is put back together: given, no window', async () => {
+    const reply = packet(0, 0, 'Gave 1 [Whip] to Steve');
+    const commands: string[] = [];
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.setNoDelay(true);
+      let buffer = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32LE(0)) {
+          const size = buffer.readInt32LE(0);
+          const id = buffer.readInt32LE(4);
+          const type = buffer.readInt32LE(8);
+          const body = buffer.subarray(12, 4 + size - 2).toString('utf8');
+          buffer = buffer.subarray(4 + size);
+          if (type === 3) {
+            socket.write(Buffer.concat([packet(id, 0, ''), packet(id, 2, '')]));
+            continue;
+          }
+          commands.push(body);
+          const answer = Buffer.from(reply);
+          answer.writeInt32LE(id, 4);
+          // Each part in a turn of its own: separate TCP segments on loopback.
+          const cuts = [0, 2, 9, answer.length];
+          const write = (i: number): void => {
+            if (i < cuts.length - 1) socket.write(answer.subarray(cuts[i], cuts[i + 1]), () => setImmediate(() => write(i + 1)));
+          };
+          write(0);
+        }
+      });
+    });
+    const port = await listening(server);
+    const journal = new MemoryJournal();
+    const line = whip('invoice:4');
+    await journal.append([line]);
+    const log = recordingLog();
+    await rcon.sink({ port, password: 'secret' }, journal, { timeoutMs: 5_000 }, log).give(itemOf(line));
+    expect(commands).toEqual(['give Steve whip 1']);
+    expect(await windowOf(journal, 'invoice:4')).toBeUndefined();
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'RCON command run', fields: expect.objectContaining({ reply: 'Gave 1 [Whip] to Steve' }) }));
+  });
+
   it('a malformed packet answering the login: not logged in, nothing sent', async () => {
     const server = createServer((socket) => {
       socket.on('error', () => undefined);
       socket.once('data', () => socket.write(sized(-100, Buffer.alloc(10))));
     });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = await listening(server);
     const journal = new MemoryJournal();
     const line = whip('invoice:3');
     await journal.append([line]);
-    const sink = rcon.sink({ port: (server.address() as AddressInfo).port, password: 'secret' }, journal, { timeoutMs: 5_000 });
+    const sink = rcon.sink({ port, password: 'secret' }, journal, { timeoutMs: 5_000 });
     await expect(sink.give(itemOf(line))).rejects.toThrow(/could not connect to 127\.0\.0\.1:\d+ and log in \(nothing sent\)/);
     expect(await journal.pending()).toEqual([line]);
   });
