@@ -4,9 +4,13 @@
  * - the webhook game: a node:http server that checks the bridge's token, answers 500 on a
  *   fraction of POSTs (nothing given), and otherwise gives each `deliveryId` once, counting
  *   the POSTs per id (its dedupe is in memory here: the campaign is never killed);
- * - the RCON game: the test RCON server (test/support/rcon-server.ts) recording each command,
- *   and on a fraction of commands dropping the connection without replying (the command
- *   ran: the game server executes what it received; the reply is lost).
+ * - the RCON game: the test RCON server (test/support/rcon-server.ts) answering as Minecraft
+ *   does: `list` names who is in the game; a give for a player not there is answered "No
+ *   player was found" and gives nothing (also, now and then, for a player the list just
+ *   named: they left in between); a give is answered "Gave 2 [Item] to Player1". Faults: on
+ *   a fraction of commands it drops the connection without replying (the command ran: the
+ *   game server executes what it received; the reply is lost), or answers "An unexpected
+ *   error occurred trying to execute that command" (ran or not, drawn: nobody can tell).
  * Both can tell the campaign the moment something reached them (`onGive`), so that a kill
  * can be aimed right after it: between the game's answer and the bridge's acknowledgement.
  *
@@ -38,8 +42,6 @@ export interface Game {
   online: Set<string>;
   /** Gives that reached the game for a player not in it (the loop promises never to). */
   offlineGives: number;
-  /** RCON: refuse a command for a player not in the game ("No player was found"), as Minecraft does: nothing given. */
-  refuseOffline: boolean;
   close(): Promise<void>;
 }
 
@@ -78,7 +80,6 @@ export async function startWebhookGame(token: string, random: () => number): Pro
     onGive: undefined,
     online: new Set(),
     offlineGives: 0,
-    refuseOffline: false,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -132,6 +133,12 @@ export interface RconGame extends Game {
   readonly runs: Map<string, number>;
   /** The deliveryIds whose command the game ran and dropped the connection without a reply. */
   readonly dropped: Set<string>;
+  /** The deliveryIds whose command was answered "An unexpected error occurred" (ran or not). */
+  readonly errored: Set<string>;
+  /** The deliveryIds whose command was answered "No player was found" (nothing given then), at least once. */
+  readonly absent: Set<string>;
+  /** Replies "No player was found", all told. */
+  absentReplies: number;
   /** Commands that match no purchase template (must stay 0). */
   strange: string[];
 }
@@ -150,36 +157,55 @@ export async function startRconGame(random: () => number): Promise<RconGame> {
     gives: [],
     runs: new Map(),
     dropped: new Set(),
+    errored: new Set(),
+    absent: new Set(),
+    absentReplies: 0,
     strange: [],
     faults: 0,
     faultRate: 0,
     onGive: undefined,
     online: new Set(),
     offlineGives: 0,
-    refuseOffline: false,
     close: () => server.close(),
   };
+  const absent = (id: string) => {
+    game.absentReplies += 1;
+    game.absent.add(id);
+    return 'No player was found';
+  };
   server.answer = (command) => {
+    if (command === 'list') return `There are ${game.online.size} of a max of 200 players online: ${[...game.online].join(', ')}`;
     const match = COMMAND.exec(command);
     if (match === null) {
-      if (command !== 'list') game.strange.push(command);
-      return command === 'list' ? server.listReply : `Unknown command: ${command}`;
+      game.strange.push(command);
+      return `Unknown or incomplete command, see below for error\n${command}<--[HERE]`;
     }
     const [, player, quantity, id] = match as unknown as [string, string, string, string];
     if (!game.online.has(player)) {
+      // Minecraft runs nothing for a player not there, and says so.
       game.offlineGives += 1;
-      if (game.refuseOffline) return 'No player was found';
+      return absent(id);
+    }
+    // The player left between the bridge's list and its give (as often as the faults).
+    if (random() < game.faultRate) return absent(id);
+    const draw = random();
+    const drop = draw < game.faultRate;
+    const failed = !drop && draw < 1.5 * game.faultRate;
+    // "An unexpected error": half the time after the item was given.
+    if (failed) {
+      game.faults += 1;
+      game.errored.add(id);
+      if (random() < 0.5) return 'An unexpected error occurred trying to execute that command';
     }
     game.runs.set(id, (game.runs.get(id) ?? 0) + 1);
     game.gives.push({ deliveryId: id, player, quantity: Number(quantity), at: performance.now() });
-    const drop = random() < game.faultRate;
     if (drop) {
       game.faults += 1;
       game.dropped.add(id);
     }
     // After the answer is on its way (or the connection dropped).
     setImmediate(() => game.onGive?.());
-    return drop ? { drop: true } : `Gave ${quantity} [item] to ${player}`;
+    return drop ? { drop: true } : failed ? 'An unexpected error occurred trying to execute that command' : `Gave ${quantity} [Item] to ${player}`;
   };
   return game;
 }

@@ -3,9 +3,11 @@
  * (issue #37, Proof). In the campaign's process, never killed: the mock over real HTTP
  * (purchases keep being made, during runs and between them; 3 % of claim answers lost, 2 %
  * answered 503) and the game (bridge-game.ts: a webhook endpoint deduping on deliveryId and
- * answering 500 to 5 % of POSTs, or the test RCON server running one command per item,
- * `give {player} item {quantity} {deliveryId}`, dropping the connection without a reply
- * after 3 % of commands). The bridge is a child process: the real CLI (src/cli/index.ts with
+ * answering 500 to 5 % of POSTs, or the test RCON server answering as Minecraft does, one
+ * command per item, `give {player} item {quantity} {deliveryId}`: "No player was found" for
+ * a player not in the game (and for 3 % of the others: they just left), the connection
+ * dropped without a reply after 3 % of commands, "An unexpected error occurred" to 1.5 %
+ * (half of them after giving)). The bridge is a child process: the real CLI (src/cli/index.ts with
  * its chunks, bundled with esbuild at start: a restart costs node's start, not tsx's),
  * `teamgames bridge --config bridge.json` with a file journal, secrets in its environment.
  * After each start the campaign says who is online (PUT /v1/online, as a game re-sending its
@@ -25,7 +27,8 @@
  *   crash bridge webhook kills=… players=… seed=…: purchases=… given=… lost=… silent=…
  *     duplicated=… redelivered=… windows=… covered=… faults=… claim_faults=… still_pending=…
  *   crash bridge rcon kills=… players=… seed=…: purchases=… given=… lost=… silent=…
- *     duplicated=… unknown=… in_windows=… windows=… covered=… faults=… claim_faults=… still_pending=…
+ *     duplicated=… ran_for_nobody=… unknown=… in_windows=… absent_replies=… windows=… covered=…
+ *     faults=… claim_faults=… still_pending=…
  *
  * - purchases: the paid rows; given: those the game gave.
  * - lost: rows paid and delivered by the service (claimed) that the game never gave, outside
@@ -36,18 +39,21 @@
  * - duplicated: rows given twice (webhook: after the game's dedupe; RCON: the command ran
  *   twice); redelivered (webhook): the POSTs the game's dedupe absorbed.
  * - unknown (RCON): rows whose command outcome the bridge could not know: the game dropped
- *   the connection after running it, the bridge wrote an `unknownCommand` window for it (a
- *   kill between the sending mark and the acknowledgement), or it never ran outside any
- *   window; in_windows: those an `unknownCommand` window names (every one must be).
+ *   the connection after running it or answered "An unexpected error occurred", the bridge
+ *   wrote an `unknownCommand` window for it (a kill between the sending mark and the
+ *   acknowledgement), or it never ran outside any window; in_windows: those an
+ *   `unknownCommand` window names (every one must be).
+ * - ran_for_nobody (RCON): rows the game answered "No player was found" for (nothing given)
+ *   that were never given afterwards and no window names: taken for given. absent_replies:
+ *   the game's "No player was found" replies, all told (each must leave its item pending).
  * - offline_gives: items that reached the game (a POST, a command) for a player not in the
  *   game at the time: each run draws who is in the game (15 % out, some joining later) before
- *   the bridge starts, and tells the bridge once its API is up. With `--refuse-offline` the
- *   RCON game answers such a command "No player was found" and gives nothing, as Minecraft
- *   does (a loss the bridge cannot see: it takes any reply as given).
+ *   the bridge starts, and tells the bridge once its API is up. The RCON game answers such a
+ *   command "No player was found" and gives nothing, as Minecraft does.
  * - windows: the journal's windows (open and resolved); faults: the game's (500 answers,
  *   connections dropped after a command); claim_faults: the mock's (answers lost, 503s);
  *   still_pending: items pending in the journal plus rows undelivered after the final run.
- * Exits 1 when silent > 0, duplicated > 0, lost outside windows, an unknown outside a
+ * Exits 1 when silent > 0, duplicated > 0, ran_for_nobody > 0, lost outside windows, an unknown outside a
  * window, something still pending after the final run, or the bridge dies on its own.
  *
  * @module
@@ -67,13 +73,12 @@ import { between, pick } from './draws.js';
 import { RCON_TEMPLATE, startRconGame, startWebhookGame, type Game, type RconGame, type WebhookGame } from './bridge-game.js';
 import { NODE_BUNDLE } from './node-bundle.js';
 
-const cli = commandLine('crash --bridge', 'usage: npm run crash -- --bridge webhook|rcon [--kills 100] [--players 10] [--seed <n>] [--refuse-offline] [--keep]', {
+const cli = commandLine('crash --bridge', 'usage: npm run crash -- --bridge webhook|rcon [--kills 100] [--players 10] [--seed <n>] [--keep]', {
   bridge: { type: 'string' },
   kills: { type: 'string', default: '100' },
   players: { type: 'string', default: '10' },
   seed: { type: 'string', default: '1' },
   keep: { type: 'boolean', default: false },
-  'refuse-offline': { type: 'boolean', default: false },
 });
 const MODE = cli.oneOf('bridge', ['webhook', 'rcon']);
 const KILLS = cli.integer('kills', 0, 100_000);
@@ -297,7 +302,6 @@ async function main(): Promise<number> {
   const gameRandom = seededRandom(SEED ^ 0x6a3e);
   const game: Game = MODE === 'webhook' ? await startWebhookGame(TOKEN, gameRandom) : await startRconGame(gameRandom);
   game.faultRate = GAME_FAULTS;
-  game.refuseOffline = cli.values['refuse-offline'];
   writeConfig(url, game);
   const env = { TEAMGAMES_API_KEY: API_KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN, ...(MODE === 'rcon' ? { CRASH_RCON_PASSWORD: (game as RconGame).password } : {}) };
   const s: Setup = { mock, game, file, env, purchases: 0 };
@@ -345,6 +349,9 @@ async function report(s: Setup, claimFaults: number): Promise<number> {
   const timeWindow = (player: string, bought: number, delivered: number) => windows.some((w) => w.playerName === player && w.cause !== 'unknownCommand' && bought >= w.from - 1_000 && delivered <= w.to + 1_000);
   const playersWithWindows = new Set(windows.map((w) => w.playerName));
   const dropped = MODE === 'rcon' ? (s.game as RconGame).dropped : new Set<string>();
+  const errored = MODE === 'rcon' ? (s.game as RconGame).errored : new Set<string>();
+  const absent = MODE === 'rcon' ? (s.game as RconGame).absent : new Set<string>();
+  let ranForNobody = 0;
   let given = 0;
   let lost = 0;
   let covered = 0;
@@ -366,10 +373,14 @@ async function report(s: Setup, claimFaults: number): Promise<number> {
     }
     // RCON: the bridge could not know the outcome when the game dropped the connection after
     // running the command, when it wrote a window for it, or when it never ran outside a claim's window.
-    if (MODE === 'rcon' && (dropped.has(id) || named || (n === 0 && !inTime))) {
+    if (MODE === 'rcon' && (dropped.has(id) || errored.has(id) || named || (n === 0 && !inTime))) {
       unknown += 1;
       if (named) inWindows += 1;
-      else details.push(`${id} (${row.username}) outcome unknown (${n === 0 ? 'never ran' : 'dropped after running'}) and no unknownCommand window names it`);
+      else details.push(`${id} (${row.username}) outcome unknown (${n === 0 ? 'never ran' : dropped.has(id) ? 'dropped after running' : 'an unexpected error'}) and no unknownCommand window names it`);
+    }
+    if (MODE === 'rcon' && n === 0 && absent.has(id) && !named) {
+      ranForNobody += 1;
+      details.push(`${id} (${row.username}) answered "No player was found", never given after, no window: taken for given`);
     }
     if (n > 0) continue;
     if (named || inTime) covered += 1;
@@ -389,7 +400,7 @@ async function report(s: Setup, claimFaults: number): Promise<number> {
   const counts =
     MODE === 'webhook'
       ? `lost=${lost} silent=${silent} duplicated=${duplicated} redelivered=${(s.game as WebhookGame).redelivered}`
-      : `lost=${lost} silent=${silent} duplicated=${duplicated} unknown=${unknown} in_windows=${inWindows}`;
+      : `lost=${lost} silent=${silent} duplicated=${duplicated} ran_for_nobody=${ranForNobody} unknown=${unknown} in_windows=${inWindows} absent_replies=${(s.game as RconGame).absentReplies}`;
   const refused = MODE === 'webhook' ? (s.game as WebhookGame).refused : 0;
   if (refused > 0) problem(`the game refused ${refused} POSTs (a wrong token or body)`);
   const extra = MODE === 'rcon' && (s.game as RconGame).strange.length > 0 ? ` strange_commands=${(s.game as RconGame).strange.length}` : '';
@@ -397,7 +408,7 @@ async function report(s: Setup, claimFaults: number): Promise<number> {
     `crash bridge ${MODE} kills=${KILLS} players=${PLAYERS} seed=${SEED}: purchases=${rows.length} given=${given} ${counts} windows=${windows.length} covered=${covered} offline_gives=${s.game.offlineGives} faults=${s.game.faults} claim_faults=${claimFaults} still_pending=${stillPending}${extra}`,
   );
   for (const p of problems) process.stderr.write(`crash bridge ${MODE}: ${p}\n`);
-  return silent > 0 || duplicated > 0 || lost > 0 || outside > 0 || stillPending > 0 || problems.length > 0 ? 1 : 0;
+  return silent > 0 || duplicated > 0 || ranForNobody > 0 || lost > 0 || outside > 0 || stillPending > 0 || problems.length > 0 ? 1 : 0;
 }
 
 process.exitCode = await main();

@@ -90,7 +90,12 @@ function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
   }
 }
 
-/** The sink's gives, counted and logged. */
+/** Whether a give's error says its outcome is unknown and its window is written (the engine then reports the window). */
+function inWindow(error: unknown): boolean {
+  return Number.isFinite((error as { unverified?: { from?: unknown } } | null | undefined)?.unverified?.from);
+}
+
+/** The sink's gives, counted and logged: given, not given (pending), or in a window (never "given"). */
 function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: BridgeLogger) {
   const track = async <T extends { deliveryId: string }>(kind: 'purchase' | 'vote', give: (x: T) => Promise<void>, x: T, player: string) => {
     try {
@@ -98,6 +103,11 @@ function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: Brid
       metrics.current?.give(kind, 'given');
       log.info(kind === 'purchase' ? 'item given' : 'vote reward given', { player, deliveryId: x.deliveryId });
     } catch (error) {
+      if (inWindow(error)) {
+        metrics.current?.give(kind, 'unverified');
+        log.error(kind === 'purchase' ? 'item NOT confirmed given: its outcome is unknown, a window for staff (teamgames journal windows); never given again' : 'vote reward NOT confirmed given: its outcome is unknown, a window for staff (teamgames journal windows); never given again', { player, deliveryId: x.deliveryId, error });
+        throw error;
+      }
       metrics.current?.give(kind, 'failed');
       log.warn(kind === 'purchase' ? 'item not given; it stays pending and is tried again' : 'vote reward not given; it stays pending', { player, deliveryId: x.deliveryId, error });
       throw error;
@@ -106,6 +116,30 @@ function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: Brid
   return {
     give: (item: DeliveredItem) => track('purchase', (i) => sink.give(i), item, item.player_name),
     giveVoteReward: (reward: GivenVoteReward) => track('vote', (r) => sink.giveVoteReward(r), reward, reward.playerName),
+  };
+}
+
+/** An epoch-ms time as ISO text; one outside Date's range as its number. */
+function iso(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
+}
+
+/** How long a count of open windows is reused (a scrape and a health check close together read the journal once). */
+const WINDOW_COUNT_MS = 5_000;
+
+/** The journal's windows staff have not resolved, counted at most every {@link WINDOW_COUNT_MS} (monotonic clock). */
+function windowCounter(journal: DeliveryJournal): () => Promise<number> {
+  let last: { at: number; count: Promise<number> } | undefined;
+  return () => {
+    const now = performance.now();
+    if (last === undefined || now - last.at >= WINDOW_COUNT_MS) {
+      const count = inspectJournal(journal).then((seen) => seen.openWindows.length);
+      // A failed read is not kept: the next asks again.
+      count.catch(() => (last = undefined));
+      last = { at: now, count };
+    }
+    return last.count;
   };
 }
 
@@ -150,10 +184,18 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     // journal pending`.
     const waiting = await inspectJournal(journal.journal);
     if (waiting.pending.length > 0) log.info('the journal holds items for players not in the game yet; each is given when its player joins', { pending: waiting.pending.length, openWindows: waiting.openWindows.length });
+    // A window is an item that may not have reached its player: an error until staff resolve it, at every start.
+    if (waiting.openWindows.length > 0) {
+      log.error('the journal holds unverified windows staff have not resolved: items that may not have reached their players (teamgames journal windows)', {
+        openWindows: waiting.openWindows.length,
+        windows: waiting.openWindows.slice(0, 20).map((w) => ({ player: w.playerName, from: iso(w.from), to: iso(w.to), cause: w.cause, ...(w.command === undefined ? {} : { command: w.command }) })),
+      });
+    }
+    const openWindows = windowCounter(journal.journal);
 
     const loop = client.startDeliveryLoop({ ...config.loop, give: gives.give, giveVoteReward: gives.giveVoteReward });
     cleanups.push(() => loop.stop());
-    const metrics = createMetrics(() => loop.stats());
+    const metrics = createMetrics(() => loop.stats(), openWindows);
     metricsRef.current = metrics;
     const roster = new Roster(loop);
     if (sink.players !== undefined) {
@@ -165,7 +207,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
       });
       cleanups.push(() => players.stop());
     }
-    const server = await startBridgeServer({ loop, roster, metrics, log, token: secrets.token, redact, host: config.listen.host, port: config.listen.port });
+    const server = await startBridgeServer({ loop, roster, metrics, log, journal: journal.journal, token: secrets.token, redact, host: config.listen.host, port: config.listen.port, openWindows });
     // Closed before the loop stops (cleanups run in reverse): no request reaches a stopped loop.
     cleanups.push(() => server.close());
 

@@ -15,6 +15,7 @@ import { checkLoopOptions } from '../delivery/loop-types.js';
 import { InvalidInputError } from '../errors.js';
 import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
 import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
+import { GAMES, patternProblem, type Game, type ReplyPatterns } from './rcon-replies.js';
 
 /** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
 export interface WebhookGiveConfig {
@@ -42,6 +43,14 @@ export interface RconGiveConfig {
   voteCommands: Record<string, string[]>;
   /** Who is online: the game over the HTTP API (`game`), or the bridge polling `listCommand` (`list`). */
   players: { source: 'game' | 'list'; listCommand: string; intervalMs: number };
+  /** Whose replies the preset patterns read. Default `minecraft` (vanilla, Paper, Spigot). */
+  game: Game;
+  /** The game's reply patterns, tried before the preset's. */
+  replies?: ReplyPatterns;
+  /** Reply patterns per product id (`"*"`: any other product), tried before the game's. */
+  productReplies?: Record<string, ReplyPatterns>;
+  /** Check the player is online before an item's first command. Default: `true` where the game has a list command. */
+  checkOnline?: boolean;
 }
 
 /** Where the journal lives. */
@@ -127,6 +136,16 @@ const template = (fields: readonly string[]) =>
 const commands = (fields: readonly string[]) =>
   z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product or reward id (1 to 64 characters, no spaces) or "*"'), z.array(template(fields), { error: 'must be a list of commands' }).min(1, 'must list at least one command').max(20, 'must list at most 20 commands'), { error: 'must be an object: id → list of commands' });
 
+const pattern = z.string({ error: 'must be a regular expression (a string)' }).max(500, 'must be at most 500 characters').superRefine((p, ctx) => {
+  const problem = patternProblem(p);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
+const patterns = z.array(pattern, { error: 'must be a list of regular expressions' }).max(100, 'must list at most 100 patterns').optional();
+const replies = z.strictObject(
+  { done: patterns, absent: patterns, refused: patterns, unknown: patterns, informative: z.boolean({ error: 'must be true or false' }).optional() },
+  { error: 'must be an object of reply patterns: done, absent, refused, unknown (lists), informative (true or false)' },
+);
+
 const rcon = z
   .strictObject({
     host: z.string({ error: 'must be a host name or address' }).min(1, 'must not be blank').default('127.0.0.1'),
@@ -143,6 +162,10 @@ const rcon = z
         intervalMs: int(1000, 3_600_000).default(10_000),
       })
       .default({ source: 'game', listCommand: 'list', intervalMs: 10_000 }),
+    game: z.enum(GAMES, { error: `must be one of ${GAMES.join(', ')}` }).default('minecraft'),
+    replies: replies.optional(),
+    productReplies: z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product id (1 to 64 characters, no spaces) or "*"'), replies, { error: 'must be an object: product id → reply patterns' }).optional(),
+    checkOnline: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)', ...acrossFields });
 

@@ -1,8 +1,9 @@
 /**
  * The bridge's metrics in the Prometheus text format, through prom-client on a registry of
  * its own (never the global one, which a program embedding the bridge may use): the
- * loop's counts read from `stats()` at each scrape, the HTTP API's requests by route and
- * status, and the gives by kind and outcome.
+ * loop's counts read from `stats()` at each scrape, the windows staff have not resolved
+ * yet (read from the journal), the HTTP API's requests by route and status, and the gives
+ * by kind and outcome (`unverified`: a give whose outcome is unknown, in a window).
  *
  * @module
  */
@@ -13,13 +14,16 @@ import type { DeliveryLoopStats } from '../index.js';
 export interface BridgeMetrics {
   /** One request of the HTTP API answered. */
   request(route: string, status: number): void;
-  /** One give through the sink: `given` or `failed`. */
-  give(kind: 'purchase' | 'vote', outcome: 'given' | 'failed'): void;
+  /** One give through the sink: `given`, `failed` (it stays pending) or `unverified` (its outcome unknown: a window for staff). */
+  give(kind: 'purchase' | 'vote', outcome: GiveOutcome): void;
   /** The Prometheus text. */
   text(): Promise<string>;
   /** Its content type. */
   contentType: string;
 }
+
+/** What became of one give. */
+export type GiveOutcome = 'given' | 'failed' | 'unverified';
 
 /** The loop's cumulative counts, as Prometheus counters. */
 const COUNTS = [
@@ -27,7 +31,7 @@ const COUNTS = [
   ['previews', 'Of which previews'],
   ['claims', 'Of which claims'],
   ['granted', 'Items granted and acknowledged'],
-  ['unverified', 'Unverified windows reported (for staff)'],
+  ['unverified', 'Unverified windows reported (for staff): lost claim answers and gives whose outcome is unknown'],
   ['errors', 'Loop runs that ended in an error (network, service, journal)'],
 ] as const;
 
@@ -41,9 +45,19 @@ const LEVELS = [
   ['backing_off_items', 'Items waiting for their next give attempt', (s: DeliveryLoopStats) => s.backingOff],
 ] as const;
 
-/** Metrics of the loop whose counts `stats` reads. */
-export function createMetrics(stats: () => DeliveryLoopStats): BridgeMetrics {
+/** Metrics of the loop whose counts `stats` reads; `openWindows` counts the journal's windows staff have not resolved. */
+export function createMetrics(stats: () => DeliveryLoopStats, openWindows?: () => Promise<number>): BridgeMetrics {
   const registry = new Registry();
+  if (openWindows !== undefined) {
+    new Gauge({
+      name: 'teamgames_bridge_open_windows',
+      help: 'Unverified windows in the journal that staff have not resolved yet (teamgames journal windows); -1 while the journal cannot be read',
+      registers: [registry],
+      async collect() {
+        this.set(await openWindows().catch(() => -1));
+      },
+    });
+  }
   const seen = new Map<string, number>();
   for (const [name, help] of COUNTS) {
     new Counter({

@@ -11,6 +11,7 @@
  * @internal
  */
 import { messageOf, type Sent } from './rcon-link.js';
+import type { Game } from './rcon-replies.js';
 import { valueProblem } from './rcon-template.js';
 import type { Logger } from './rcon-types.js';
 
@@ -56,8 +57,45 @@ export function parsePlayerList(reply: string): string[] | undefined {
   return names;
 }
 
+/**
+ * The player names of a reply to `game`'s list command, or `undefined` when it cannot be
+ * read: ARK's `ListPlayers` (`0. Name, 7656…` a line, or `No Players Connected`), a Source
+ * game's `status` (a `# userid "name" …` line per player), else {@link parsePlayerList}.
+ * @internal
+ */
+export function parseOnline(reply: string, game: Game): string[] | undefined {
+  if (game === 'ark') return parseLines(reply, /^No Players Connected\.?$/iu, /^\d+\. (.+), [0-9A-Za-z]+$/u);
+  if (game === 'source') return parseSourceStatus(reply);
+  return parsePlayerList(reply);
+}
+
+/** Every non-empty line names a player by `line`, or the reply says nobody (`none`). */
+function parseLines(reply: string, none: RegExp, line: RegExp): string[] | undefined {
+  if (Buffer.byteLength(reply) >= MAX_PACKET_REPLY) return undefined;
+  const lines = reply.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  if (lines.length === 1 && none.test(lines[0] as string)) return [];
+  const names: string[] = [];
+  for (const text of lines) {
+    const found = line.exec(text);
+    if (found === null) return undefined;
+    names.push(found[1] as string);
+  }
+  return names;
+}
+
+/** A Source `status`: its player lines are `# <userid> [<slot>] "<name>" <uniqueid> …`; the header line (`# userid name …`) has no quotes. */
+function parseSourceStatus(reply: string): string[] | undefined {
+  if (Buffer.byteLength(reply) >= MAX_PACKET_REPLY || !/^hostname\s*:/imu.test(reply)) return undefined;
+  const names: string[] = [];
+  for (const line of reply.split('\n')) {
+    const found = /^#\s*\d+(?:\s+\d+)?\s+"(.*)"/u.exec(line.trim());
+    if (found !== null) names.push(found[1] as string);
+  }
+  return names;
+}
+
 /** Polls `listCommand` on `link` every `intervalMs` once started. @internal */
-export function listPlayers(link: ListLink, options: { listCommand: string; intervalMs: number }, log: Logger): PlayerListSource {
+export function listPlayers(link: ListLink, options: { listCommand: string; intervalMs: number; game?: Game }, log: Logger): PlayerListSource {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -69,7 +107,7 @@ export function listPlayers(link: ListLink, options: { listCommand: string; inte
         return link.send(options.listCommand);
       });
       if (!('reply' in sent)) throw 'notSent' in sent ? sent.notSent : sent.unknown;
-      const players = parsePlayerList(sent.reply);
+      const players = parseOnline(sent.reply, options.game ?? 'minecraft');
       if (players === undefined) log.warn('RCON list reply not understood; online players unchanged', { command: options.listCommand, reply: sent.reply.slice(0, 200) });
       else onList(players);
     } catch (error) {

@@ -7,6 +7,7 @@
  */
 import type { DeliveryJournal } from '../index.js';
 import type { BridgeLogger } from './log.js';
+import type { Game, ReplyPatterns } from './rcon-replies.js';
 
 export type { ItemSink } from './sink.js';
 
@@ -30,6 +31,14 @@ export interface RconGiveConfig {
   voteCommands?: Record<string, readonly string[]>;
   /** Where the list of online players comes from: the game over the HTTP API, or the RCON `list` command. */
   players?: { source: 'game' } | { source: 'list'; listCommand?: string; intervalMs?: number };
+  /** Whose replies the preset patterns read: `minecraft` (vanilla, Paper, Spigot; the default), `source`, `ark`, or `custom` (the config's patterns only). */
+  game?: Game;
+  /** Reply patterns of the game, tried before the preset's. */
+  replies?: ReplyPatterns;
+  /** Reply patterns per product id (as `commands` is keyed, `"*"` for any other), tried before the game's. */
+  productReplies?: Record<string, ReplyPatterns>;
+  /** Check that the player is online (the game's list command, on the same connection) before the first command of an item. Default: `true` where the game has a list command. */
+  checkOnline?: boolean;
 }
 
 /** The bridge's logger (log.ts): JSON lines, never a secret in them. @internal */

@@ -1,10 +1,15 @@
 /**
  * The bridge's RCON sink: each item given by running its command template(s) over the
  * Source RCON protocol, at most once and never silently. A command cannot be deduped by
- * the game, so the sink journals that it is about to send (the line's `sending` mark)
- * before it sends, and a command whose outcome is unknown (the connection lost after its
- * bytes were written, no reply in time, or a mark found at the next give) becomes an
- * `unknownCommand` window for staff, and is never sent again.
+ * the game, so the sink checks the player is online (the game's list command, on the
+ * connection it then sends on), journals that it is about to send (the line's `sending`
+ * mark) before it sends, and reads each reply (rcon-replies.ts): done; did not happen
+ * because the player is not there (the item stays pending for their next join); did not
+ * happen for good (an unknown command, item or argument: marked for staff at once); or
+ * unknown. A command whose outcome is unknown (such a reply, the connection lost after its
+ * bytes were written, no reply in time, a mark found at the next give, or a later command
+ * of the item that did not happen after earlier ones ran) becomes an `unknownCommand`
+ * window for staff, is never sent again, and is reported as a window, never as given.
  *
  * @module
  * @internal
@@ -12,7 +17,8 @@
 import { readFile } from 'node:fs/promises';
 import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../index.js';
 import { RconLink, messageOf, type Sent } from './rcon-link.js';
-import { listPlayers } from './rcon-players.js';
+import { listPlayers, parseOnline } from './rcon-players.js';
+import { listCommandOf, meaningOf, replyRules, type Game, type ReplyRules } from './rcon-replies.js';
 import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor } from './rcon-template.js';
 import type { ItemSink, RconGiveConfig, RconSinkDeps } from './rcon-types.js';
 
@@ -25,6 +31,23 @@ import type { ItemSink, RconGiveConfig, RconSinkDeps } from './rcon-types.js';
 export class RconStaffError extends Error {
   override readonly name = 'RconStaffError';
   readonly staff = true;
+}
+
+/**
+ * A give whose outcome is unknown, thrown once its `unknownCommand` window is durable in
+ * the journal: the engine acknowledges the item (never given again) and reports the window
+ * (`unverified`), never as given nor as failed.
+ * @internal
+ */
+export class RconWindowError extends Error {
+  override readonly name = 'RconWindowError';
+  /** The window's span, epoch ms (what the engine reports). */
+  readonly unverified: { from: number; to: number };
+
+  constructor(message: string, window: { from: number; to: number }) {
+    super(message);
+    this.unverified = { from: window.from, to: window.to };
+  }
 }
 
 /** The deterministic id of an item's `unknownCommand` window: a crash between writing it and acknowledging the item never writes two. @internal */
@@ -40,6 +63,8 @@ interface Job {
   what: string;
   templates: readonly string[] | undefined;
   values: Record<string, string>;
+  /** How its replies are read. */
+  rules: ReplyRules;
   /** The item's journal record in `entries`, or one made from the item when the journal has none. */
   record(entries: readonly JournalEntry[]): JournalLine | JournalVoteReward;
 }
@@ -70,7 +95,8 @@ export interface SinkLink {
 /** The sink over a connection already made ({@link createRconSink}'s, or a test's). @internal */
 export function rconSinkOn(link: SinkLink, config: RconGiveConfig, deps: RconSinkDeps): ItemSink {
   const sink = new RconSink(config, deps, link);
-  const players = config.players?.source === 'list' ? listPlayers(link, { listCommand: config.players.listCommand ?? 'list', intervalMs: config.players.intervalMs ?? 10_000 }, deps.log) : undefined;
+  const game = config.game ?? 'minecraft';
+  const players = config.players?.source === 'list' ? listPlayers(link, { listCommand: config.players.listCommand ?? listCommandOf(game) ?? 'list', intervalMs: config.players.intervalMs ?? 10_000, game }, deps.log) : undefined;
   return {
     give: (item) => sink.give(item),
     giveVoteReward: (reward) => sink.giveVoteReward(reward),
@@ -107,11 +133,31 @@ class RconSink {
   readonly #link: SinkLink;
   /** Windows this process must write and could not yet (the journal refused): their items are never sent again. */
   readonly #unwritten = new Map<string, JournalWindow>();
+  readonly #game: Game;
+  /** The game's list command for the online check, or `undefined` (no check). */
+  readonly #listCommand: string | undefined;
+  /** The rules of vote rewards and of products without their own patterns. */
+  readonly #rules: ReplyRules;
+  readonly #productRules = new Map<string, ReplyRules>();
 
   constructor(config: RconGiveConfig, deps: RconSinkDeps, link: SinkLink) {
     this.#config = config;
     this.#deps = deps;
     this.#link = link;
+    this.#game = config.game ?? 'minecraft';
+    const list = config.players?.source === 'list' ? (config.players.listCommand ?? listCommandOf(this.#game)) : listCommandOf(this.#game);
+    this.#listCommand = config.checkOnline === false ? undefined : list;
+    this.#rules = replyRules(this.#game, config.replies);
+    for (const [key, patterns] of Object.entries(config.productReplies ?? {})) this.#productRules.set(key, replyRules(this.#game, patterns, config.replies));
+  }
+
+  /** The rules of a product: its own patterns (by `product_id`, `product_id_string`, then `"*"`), then the game's. */
+  #rulesOf(keys: readonly string[]): ReplyRules {
+    for (const key of [...keys, '*']) {
+      const rules = this.#productRules.get(key);
+      if (rules !== undefined) return rules;
+    }
+    return this.#rules;
   }
 
   give(item: DeliveredItem): Promise<void> {
@@ -122,6 +168,7 @@ class RconSink {
       what: `product ${item.product_id}`,
       templates: templatesFor(this.#config.commands, [String(item.product_id), item.product_id_string]),
       values: { player: item.player_name, quantity: String(item.quantity_to_grant), productId: item.product_id_string, productName: item.product_name, deliveryId },
+      rules: this.#rulesOf([String(item.product_id), item.product_id_string]),
       // One entry per deliveryId in a journal: the one with the item's id is its line.
       record: (entries) => (entries.find((e) => e.deliveryId === deliveryId) as JournalLine | undefined) ?? { deliveryId, playerName: item.player_name, state: 'claimed', item: transaction, recordedAt: this.#deps.now() },
     });
@@ -135,6 +182,7 @@ class RconSink {
       what: `vote reward ${reward.reward_id}`,
       templates: templatesFor(this.#config.voteCommands, [String(reward.reward_id)]),
       values: { player: playerName, amount: String(reward.give_amount), rewardId: String(reward.reward_id), rewardName: reward.reward_name, deliveryId },
+      rules: this.#rules,
       record: (entries) =>
         (entries.find((e) => e.deliveryId === deliveryId) as JournalVoteReward | undefined) ?? {
           deliveryId,
@@ -155,9 +203,12 @@ class RconSink {
     if (unwritten !== undefined) return this.#writeWindow(job, unwritten);
     const entries = await journal.pending(job.player);
     const record = job.record(entries);
-    if (entries.some((e) => e.deliveryId === windowId)) {
-      log.warn('RCON command outcome already in a window; not sent again', { deliveryId: job.deliveryId, window: windowId });
-      return;
+    const known = entries.find((e): e is JournalWindow => e.deliveryId === windowId);
+    if (known !== undefined) {
+      // Resolved by staff already: nothing left to report, the item is settled.
+      if (known.state === 'resolved') return;
+      log.error('RCON command outcome already in a window; not sent again', { deliveryId: job.deliveryId, player: job.player, window: windowId });
+      throw new RconWindowError(`RCON: the outcome of ${job.what} is unknown: window ${windowId} for staff (never sent again)`, known);
     }
     const rendered = job.templates === undefined ? { refused: `no command template for ${job.what} and no "*"` } : render(job.templates, job.values);
     if (record.sending !== undefined) {
@@ -172,25 +223,69 @@ class RconSink {
     await this.#link.exclusive(() => this.#send(job, record, rendered.commands));
   }
 
-  /** Connect, mark, send: holding the connection, so no `list` poll runs in between. */
+  /** Connect, check the player is online, mark, send: holding the connection, so no `list` poll runs in between. */
   async #send(job: Job, record: JournalLine | JournalVoteReward, commands: readonly string[]): Promise<void> {
     const { journal, log, now } = this.#deps;
     await this.#link.connect();
+    if (this.#listCommand !== undefined) await this.#checkOnline(job, this.#listCommand);
     const sending = now();
     await journal.append([{ ...record, sending }]);
     for (const [i, command] of commands.entries()) {
       const sent = await this.#link.send(command);
       if ('reply' in sent) {
-        log.info('RCON command run', { deliveryId: job.deliveryId, player: job.player, command, reply: sent.reply.slice(0, 200) });
-        continue;
+        const meaning = meaningOf(sent.reply, job.rules);
+        const fields = { deliveryId: job.deliveryId, player: job.player, command, reply: sent.reply.slice(0, 200) };
+        if (meaning === 'done') {
+          log.info('RCON command run', fields);
+          continue;
+        }
+        if (i === 0 && meaning === 'absent') {
+          // Nothing ran: the mark goes, and the item waits for the player's next join.
+          await this.#unmark(job, record);
+          log.warn('RCON: the game says the player is not there; nothing given, kept for their next join', fields);
+          throw new Error(`RCON: ${job.what} not given: the game answered "${sent.reply.slice(0, 200)}" (the player is not there); given when they are back`);
+        }
+        if (i === 0 && meaning === 'refused') {
+          await this.#unmark(job, record);
+          log.error(`RCON command refused by the game for ${job.what}; nothing given, marked for staff (fix the command template or the product)`, { ...fields, what: job.what });
+          throw new RconStaffError(`RCON: ${job.what} not given: the game refused "${command}" with "${sent.reply.slice(0, 200)}" (fix the command template or the product, then retry it)`);
+        }
+        // A reply that says nothing known, or a command after the first that did not run
+        // while earlier ones did: the item is partly given, or maybe given.
+        log.error(meaning === 'unknown' ? 'RCON reply not understood: the outcome is unknown; a window for staff, never sent again' : `RCON command ${i + 1} of ${commands.length} did not run after the ones before it did; a window for staff, never sent again`, { ...fields, what: job.what, meaning, ran: commands.slice(0, i) });
+        return this.#writeWindow(job, this.#window(job, sending, commands));
       }
       if ('notSent' in sent && i === 0) {
         // Certainly not sent: the mark goes, and the item is given again later.
-        await journal.append([record]).catch((error: unknown) => log.warn('RCON mark not removed; the next give makes it a window', { deliveryId: job.deliveryId, error: messageOf(error) }));
+        await this.#unmark(job, record);
         throw new Error(`RCON: not sent for ${job.what}: ${sent.notSent.message}`);
       }
       log.error('RCON command outcome unknown; a window for staff, never sent again', { deliveryId: job.deliveryId, player: job.player, command, error: messageOf('notSent' in sent ? sent.notSent : sent.unknown) });
       return this.#writeWindow(job, this.#window(job, sending, commands));
+    }
+  }
+
+  /** The mark removed (nothing ran); a failure is logged: the next give then makes the item a window. */
+  async #unmark(job: Job, record: JournalLine | JournalVoteReward): Promise<void> {
+    await this.#deps.journal.append([record]).catch((error: unknown) => this.#deps.log.warn('RCON mark not removed; the next give makes it a window', { deliveryId: job.deliveryId, error: messageOf(error) }));
+  }
+
+  /**
+   * Asks the game who is online, on the connection the commands then use: a player not in
+   * the list (names compared exactly) gets nothing now. Nothing is marked yet, so every
+   * failure here leaves the item pending.
+   */
+  async #checkOnline(job: Job, listCommand: string): Promise<void> {
+    const sent = await this.#link.send(listCommand);
+    if (!('reply' in sent)) throw new Error(`RCON: not sent for ${job.what}: the online check (${listCommand}) failed: ${messageOf('notSent' in sent ? sent.notSent : sent.unknown)}`);
+    const online = parseOnline(sent.reply, this.#game);
+    if (online === undefined) {
+      this.#deps.log.warn('RCON list reply not understood; the item waits (is the game right, or set checkOnline: false)', { deliveryId: job.deliveryId, command: listCommand, reply: sent.reply.slice(0, 200) });
+      throw new Error(`RCON: not sent for ${job.what}: the reply to ${listCommand} could not be read, so whether ${job.player} is online is not known`);
+    }
+    if (!online.includes(job.player)) {
+      this.#deps.log.info('RCON: the player is not online; nothing sent, kept for their next join', { deliveryId: job.deliveryId, player: job.player });
+      throw new Error(`RCON: not sent for ${job.what}: ${job.player} is not online (${listCommand}); given when they are back`);
     }
   }
 
@@ -210,8 +305,8 @@ class RconSink {
     };
   }
 
-  /** Writes the window; resolves once it is durable (the item is then acknowledged), else keeps it in memory and throws. */
-  async #writeWindow(job: Job, window: JournalWindow): Promise<void> {
+  /** Writes the window, then throws {@link RconWindowError} (the engine acknowledges the item and reports the window); when it cannot, keeps it in memory and throws a plain error (the item stays pending). */
+  async #writeWindow(job: Job, window: JournalWindow): Promise<never> {
     try {
       await this.#deps.journal.append([window]);
     } catch (error) {
@@ -220,6 +315,7 @@ class RconSink {
       throw new Error(`RCON: the outcome of ${job.what} is unknown and its window could not be written (retried; never sent again): ${messageOf(error)}`);
     }
     this.#unwritten.delete(window.deliveryId);
-    this.#deps.log.warn('RCON command outcome unknown: window written for staff', { deliveryId: job.deliveryId, player: job.player, window: window.deliveryId });
+    this.#deps.log.info('RCON window written for staff', { deliveryId: job.deliveryId, player: job.player, window: window.deliveryId });
+    throw new RconWindowError(`RCON: the outcome of ${job.what} is unknown: window ${window.deliveryId} for staff (never sent again)`, window);
   }
 }

@@ -34,7 +34,13 @@ async function fromEnvOrFile(env: TeamgamesEnv, name: string | undefined, file: 
   return value;
 }
 
-async function tokenOf(env: TeamgamesEnv): Promise<string> {
+/**
+ * The bridge's token: `TEAMGAMES_BRIDGE_TOKEN`, else the first line of the file
+ * `TEAMGAMES_BRIDGE_TOKEN_FILE` names (one other users may not read). Also what
+ * `teamgames journal resolve --bridge` sends, read the same way.
+ * @throws UsageError when neither is set, the file is refused, or the token is too short (never its value).
+ */
+export async function tokenOf(env: TeamgamesEnv): Promise<string> {
   const direct = env.TEAMGAMES_BRIDGE_TOKEN?.trim() ?? '';
   const file = env.TEAMGAMES_BRIDGE_TOKEN_FILE?.trim() ?? '';
   const token = direct !== '' ? direct : file !== '' ? await firstLineOf(file, 'TEAMGAMES_BRIDGE_TOKEN_FILE', true) : '';

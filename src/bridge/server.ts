@@ -13,7 +13,9 @@ import type { Redact } from '../cli/shared.js';
 import { redactValue } from '../cli/shared.js';
 import { playerNameProblem } from '../common/player-name.js';
 import type { DeliveryLoop } from '../index.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, isStorefrontError } from '../errors.js';
+import { resolveWindow } from '../delivery/staff.js';
+import type { DeliveryJournal } from '../journals/contract.js';
 import { plainError, type BridgeLogger } from './log.js';
 import type { BridgeMetrics } from './metrics.js';
 import type { Roster } from './roster.js';
@@ -38,6 +40,9 @@ interface Context {
   loop: DeliveryLoop;
   roster: Roster;
   metrics: BridgeMetrics;
+  journal: DeliveryJournal;
+  log: BridgeLogger;
+  openWindows: (() => Promise<number>) | undefined;
 }
 
 interface Route {
@@ -72,6 +77,39 @@ function playerList(value: unknown): string[] {
 }
 
 const ok = (json: unknown = { ok: true }): Answer => ({ status: 200, json });
+
+const RESOLVE_FIELDS = ['player', 'windowId', 'by', 'note'];
+
+/**
+ * Staff close a window while the bridge runs (`teamgames journal resolve --bridge`):
+ * `resolveWindow` on the bridge's own journal, so the one-winner rule and the audit trail
+ * are the journal's, as from the CLI. A window resolved first answers 409 with the first
+ * resolution (who, when, the note).
+ */
+async function resolveRoute(c: Context, b: Record<string, unknown>): Promise<Answer> {
+  const unknown = Object.keys(b).find((k) => !RESOLVE_FIELDS.includes(k));
+  if (unknown !== undefined) throw new ApiError(400, 'INVALID_FIELD', `unknown field ${JSON.stringify(unknown)} (player, windowId, by, note)`, unknown);
+  const input = {
+    ...(b.player === undefined ? {} : { playerName: player(b.player) }),
+    ...(b.windowId === undefined ? {} : { windowId: b.windowId }),
+    by: b.by,
+    note: b.note,
+  } as Parameters<typeof resolveWindow>[1];
+  try {
+    const window = await resolveWindow(c.journal, input);
+    c.log.info('window resolved by staff through the HTTP API', { window: window.deliveryId, player: window.playerName, by: window.resolution?.by });
+    return ok({ window });
+  } catch (error) {
+    if (isStorefrontError(error, 'WINDOW_ALREADY_RESOLVED')) {
+      return { status: 409, json: { error: { code: error.code, message: error.message, windowId: error.windowId, playerName: error.playerName, resolution: error.resolution } } };
+    }
+    if (error instanceof InvalidInputError) {
+      const field = error.argument.replace(/^input\./, '').replace(/^playerName$/, 'player');
+      throw new ApiError(400, 'INVALID_FIELD', `${field} ${error.rule}`, field);
+    }
+    throw error;
+  }
+}
 
 /** Errors a status view holds, as plain fields. */
 function plainErrors(value: Record<string, unknown>): Record<string, unknown> {
@@ -147,12 +185,15 @@ const ROUTES: Route[] = [
     method: 'GET',
     path: '/v1/health',
     name: 'health',
-    handle: (c) => {
+    handle: async (c) => {
       const s = c.loop.stats();
-      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, errors: s.errors, intervalMs: s.intervalMs };
+      // Windows staff have not resolved (in the journal, across restarts); null while the journal cannot be read.
+      const openWindows = c.openWindows === undefined ? undefined : await c.openWindows().catch(() => null);
+      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, ...(openWindows === undefined ? {} : { openWindows }), errors: s.errors, intervalMs: s.intervalMs };
       return { status: s.paused ? 503 : 200, json };
     },
   },
+  { method: 'POST', path: '/v1/windows/resolve', name: 'resolve', bodyLimit: SMALL, handle: resolveRoute },
   { method: 'GET', path: '/metrics', name: 'metrics', handle: async (c) => ({ status: 200, text: await c.metrics.text(), contentType: c.metrics.contentType }) },
 ];
 
@@ -196,10 +237,14 @@ export interface BridgeServerOptions {
   roster: Roster;
   metrics: BridgeMetrics;
   log: BridgeLogger;
+  /** The journal the loop delivers with: staff resolve its windows through the API. */
+  journal: DeliveryJournal;
   /** The bearer token every request must carry. */
   token: string;
   /** Applied to every answer: no secret in a message the service or a driver wrote. */
   redact: Redact;
+  /** Counts the journal's windows staff have not resolved (`/v1/health`'s `openWindows`). */
+  openWindows?: () => Promise<number>;
   host: string;
   port: number;
 }
@@ -219,7 +264,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** Starts the HTTP API on `host:port`. @throws the listen error (a port in use, an address not here). */
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const expected = digest(`Bearer ${options.token}`);
-  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics };
+  const ctx: Context = { loop: options.loop, roster: options.roster, metrics: options.metrics, journal: options.journal, log: options.log, openWindows: options.openWindows };
   let stopping = false;
 
   async function answer(req: IncomingMessage): Promise<Answer & { route: string; allow?: string }> {

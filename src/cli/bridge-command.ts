@@ -43,7 +43,8 @@ HTTP API (loopback by default; JSON; errors {"error":{"code","message","field"}}
 Needs the optional packages: npm install pino prom-client rcon-client
 
 Exit codes:
-  0  stopped by SIGTERM or SIGINT, everything closed
+  0  stopped by SIGTERM or SIGINT (started by npx or an npm script: also when npm
+     exits, as npm does not pass SIGTERM on), everything closed
   1  could not start (the journal, the listener, the sink) or failed while running
   2  usage: bad option, a config with mistakes (all listed), a missing secret, or the
      optional packages missing
@@ -57,6 +58,8 @@ export type BridgeCommandDeps = Omit<BridgeDeps, 'env'> & {
   stopSignal?: Promise<unknown>;
   /** Told once the bridge runs. */
   onStarted?: (bridge: RunningBridge) => void;
+  /** The parent's pid, read each second when npm started the bridge. Default: `process.ppid`. */
+  parentPid?: () => number;
 };
 
 const PEERS = ['pino', 'prom-client', 'rcon-client'];
@@ -68,15 +71,28 @@ function missingPeer(error: unknown): string | undefined {
   return PEERS.find((name) => text.includes(`'${name}'`));
 }
 
-/** The first SIGTERM or SIGINT; `dispose` removes the listeners (a start that failed). */
-function signalled(): { promise: Promise<string>; dispose: () => void } {
+/** How often a bridge that npm started checks that its parent is still the one that started it. */
+const PARENT_CHECK_MS = 1_000;
+
+/**
+ * The first SIGTERM or SIGINT, or for a bridge that npm started (`npx teamgames bridge`, an
+ * npm script: `npm_command` is set) the end of its parent: npm passes a SIGTERM on to the
+ * `sh -c` it runs the command in, not to the bridge, which was left running, orphaned,
+ * holding its port and the journal's lock. Node has no "parent died" signal, so the parent
+ * pid is checked every second (a timer that keeps nothing alive). `dispose` removes the
+ * listeners and the timer (a start that failed).
+ */
+function signalled(env: TeamgamesEnv, parentPid: () => number): { promise: Promise<string>; dispose: () => void } {
   let dispose = () => {};
   const promise = new Promise<string>((resolve) => {
     const on = (name: string) => {
       dispose();
       resolve(name);
     };
+    const parent = parentPid();
+    const watch = env.npm_command === undefined ? undefined : setInterval(() => parentPid() !== parent && on('the npm process that started it exited'), PARENT_CHECK_MS).unref();
     dispose = () => {
+      clearInterval(watch);
       process.off('SIGTERM', on);
       process.off('SIGINT', on);
     };
@@ -116,7 +132,7 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
     throw error;
   }
   // Listening before the start: a signal during it stops the bridge as soon as it runs.
-  const signals = deps.stopSignal === undefined ? signalled() : undefined;
+  const signals = deps.stopSignal === undefined ? signalled(env, deps.parentPid ?? (() => process.ppid)) : undefined;
   const stop = deps.stopSignal ?? (signals as { promise: Promise<string> }).promise;
   let bridge: RunningBridge;
   try {

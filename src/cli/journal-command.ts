@@ -12,11 +12,12 @@ import { checkResolveInput } from '../delivery/staff.js';
 import { isStorefrontError, type InvalidInputError } from '../errors.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
-import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import { EXIT, NO_SECRET, answer, apiKeyOf, firstLineOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
 import { printable } from '../common/printable.js';
 import { painter, type Paint } from './terminal.js';
 import { alreadyResolvedText, pendingText, statusText, time, windowsText } from './journal-print.js';
 import { DatabaseTimeout, oneLine, openSource, type Source } from './journal-sources.js';
+import { BridgeUnreachable } from './journal-bridge.js';
 
 export type { JournalDeps } from './shared.js';
 
@@ -36,8 +37,8 @@ Commands:
   pending                         lines still to grant: player, product, state, age,
                                   attempts (with "(stuck)" once the delivery loop marked
                                   the item for staff) and the last grant error
-  resolve <player> --note <text> [--window <id>] [--by <name>]
-  resolve --window <id> --note <text> [--by <name>]
+  resolve <player> --note <text> [--window <id>] [--by <name>] [--bridge <url>]
+  resolve --window <id> --note <text> [--by <name>] [--bridge <url>]
                                   closes an open window; it is kept as resolved (who,
                                   when, note). By the player's name (--window when they
                                   have several), or by the window's id alone (as windows
@@ -45,18 +46,31 @@ Commands:
                                   defaults to your user name; --by at most 200
                                   characters, --note at most 2000 (newlines and tabs
                                   allowed), no control or bidi-override characters.
-                                  One resolution per window: if someone resolved it
-                                  first (another staff member, node or bridge, even at
-                                  the same moment), nothing is written, and the command
-                                  says who resolved it, when and their note (exit 7)
+                                  One resolution per window, on every journal: if
+                                  someone resolved it first (another staff member, node
+                                  or bridge, even at the same moment), nothing is
+                                  written, and the command says who resolved it, when
+                                  and their note (exit 7)
 
 The journal (exactly one):
   --file <path>            a FileJournal file. Read without its lock while a bridge
-                           holds it (nothing is changed). resolve needs the file free:
-                           stop the bridge first, or resolve from the bridge itself
-                           (resolveWindow in its admin command): the lock belongs to
-                           the bridge. A window already resolved is said at once
-                           (exit 7), held or not
+                           holds it (nothing is changed). resolve writes the file
+                           itself when no bridge holds it (as root on the bridge's
+                           journal too: the lock it takes is given to the journal's
+                           owner, so nothing is left to root), and goes through the
+                           bridge while the bridge holds it (add --bridge <url>;
+                           without it, exit 1 saying so). A window already resolved
+                           is said at once (exit 7), held or not; another resolve
+                           holding the file for a moment is waited for (at most 10 s)
+  --bridge <url>           resolve only: through a running bridge's HTTP API
+                           (http://127.0.0.1:8787, its listen address), which
+                           resolves in its own journal, any kind. Alone, or with
+                           --file (then only when the bridge holds the file). The
+                           bridge's token is read as the bridge reads it:
+                           TEAMGAMES_BRIDGE_TOKEN_FILE (a file other users may not
+                           read) or TEAMGAMES_BRIDGE_TOKEN, never the command line.
+                           Staff in the journal's group, who may read the file but
+                           not write beside it, resolve this way
   --postgres-env <VAR>     a PostgresJournal's database, its URL read from the
                            environment variable VAR (needs the pg package)
   --postgres-file <path>   the same, the URL read from the first line of a file
@@ -69,7 +83,8 @@ The journal (exactly one):
   --timeout <ms>           how long the database may take to connect and to answer each
                            step (default 15000); a server that accepts the connection
                            and then never answers, or a lock held on the table, ends the
-                           command with exit 4
+                           command with exit 4. With --bridge: how long the bridge may
+                           take to answer (default 15000)
 
 Options:
   --json              print one JSON document (for scripts)
@@ -87,7 +102,8 @@ and neither is writable by group or others; every symbolic link on the way belon
 you, root or the owner of the folder it sits in; every directory from the journal's up
 to / belongs to one of those users and is not writable by group or others unless it
 has the sticky bit (as /tmp); the file has one name (a hard link is refused, as the
-bridge refuses it: its lock could be beside any of its names).
+bridge refuses it: its lock could be beside any of its names). resolve writing the file
+itself follows only links of yours or root's (give the journal's real path).
 
 What is printed is safe to look at: in tables and lines, every control character
 (C0 such as ESC and newline, DEL, C1), bidi control (U+061C, U+200E, U+200F,
@@ -99,25 +115,29 @@ is one row. --json keeps the exact values (valid JSON, the same characters as \\
 escapes). A database URL is printed with its password and secret parameters
 (password=, sslpassword=, …) as ***; with TEAMGAMES_API_KEY set, the key (raw, Base64,
 URL-encoded) is shown as <redacted> wherever a record holds it (also with
-TEAMGAMES_API_KEY_FILE).
+TEAMGAMES_API_KEY_FILE; a key file other users may read, which is no credential, is still
+read to hide what it holds, with one warning saying so: KEY_FILE_REFUSED with --json).
 
 Exit codes:
   0  done
   1  failure: the journal cannot be read (missing, damaged, no table, no driver), the
      player has no window (or not the one given), no window has the id given, the file
-     is held by a bridge, or the file or its lock is refused as not the bridge's own
-     (see below)
+     is held by a bridge and no --bridge was given, your user cannot write beside the
+     file (resolve through --bridge), the bridge refused the token or did not resolve,
+     or the file or its lock is refused as not the bridge's own (see below)
   2  usage: unknown option, missing or bad argument (a --note or --by too long or with
      control characters), not exactly one journal, an unset variable or unreadable file
      for the URL
   4  the database did not answer within --timeout (connecting, logging in, or a
-     statement: a silent server, a lock held on the table); a resolve that timed out
-     may or may not be written: run windows --all
+     statement: a silent server, a lock held on the table), or the bridge (--bridge)
+     could not be reached (nothing was sent) or did not answer within --timeout; a
+     resolve that timed out may or may not be written: run windows --all
   6  the answer could not be written to stdout: it was written to stderr instead, after
      one line saying so (a resolve in it took effect)
-  7  resolve: the window was already resolved; nothing was written, and stderr says
-     who resolved it, when and their note (--json: WINDOW_ALREADY_RESOLVED, with the
-     window's resolution)
+  7  resolve: the window was already resolved (before, or by another staff member's
+     resolve at the same moment, on a file, a database or through the bridge); nothing
+     was written, and stderr says who resolved it, when and their note (--json:
+     WINDOW_ALREADY_RESOLVED, with the window's resolution)
 `;
 
 const OPTIONS = {
@@ -136,6 +156,7 @@ const OPTIONS = {
   window: { type: 'string' },
   note: { type: 'string' },
   by: { type: 'string' },
+  bridge: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -145,9 +166,9 @@ const COMMANDS: Record<string, { args: string[]; options: OptionName[] }> = {
   status: { args: [], options: [] },
   windows: { args: [], options: ['all'] },
   pending: { args: [], options: [] },
-  resolve: { args: ['player'], options: ['window', 'note', 'by'] },
+  resolve: { args: ['player'], options: ['window', 'note', 'by', 'bridge'] },
 };
-const ONLY_FOR: readonly OptionName[] = ['all', 'window', 'note', 'by'];
+const ONLY_FOR: readonly OptionName[] = ['all', 'window', 'note', 'by', 'bridge'];
 const NAMES = 'status, windows, pending or resolve';
 
 
@@ -163,12 +184,15 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
   let source: Source | undefined;
   // The store may have echoed the key into what the bridge journaled: never printed. The
   // command needs no key: one that cannot be read only means there is none to hide.
-  const apiKey = await apiKeyOf(env).catch(() => undefined);
+  const { apiKey, refused } = await keyToHide(env);
   const redact: Redact = apiKey === undefined ? NO_SECRET : keyRedactor(apiKey);
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
     json = values.json;
     if (values.help) return await answer(io, '', false, JOURNAL_USAGE, () => JOURNAL_USAGE, paintOut, paintErr);
+    if (refused !== undefined) {
+      await fail(io, json, `journal: warning: ${refused}; it is not used as a credential, and what it holds is still shown as <redacted> wherever a record holds it`, paintErr, 'KEY_FILE_REFUSED', false, redact, 'warning');
+    }
     const [command, ...args] = positionals;
     if (command === undefined) throw new UsageError(`missing command (${NAMES})`);
     const spec = COMMANDS[command];
@@ -227,13 +251,28 @@ export async function runJournal(argv: readonly string[], io: TeamgamesIo, env: 
       await fail(io, json, `journal: ${alreadyResolvedText(error)}`, paintErr, error.code, false, redact, 'error', { windowId: error.windowId, playerName: error.playerName, resolution: error.resolution });
       return EXIT.ALREADY_RESOLVED;
     }
-    const code = error instanceof UsageError ? EXIT.USAGE : error instanceof DatabaseTimeout ? EXIT.NETWORK : EXIT.FAILURE;
+    const code = error instanceof UsageError ? EXIT.USAGE : error instanceof DatabaseTimeout || error instanceof BridgeUnreachable ? EXIT.NETWORK : EXIT.FAILURE;
     const message = `journal: ${oneLine(error)}`;
-    const name = code === EXIT.USAGE ? 'USAGE' : code === EXIT.NETWORK ? 'DATABASE_TIMEOUT' : isStorefrontError(error) ? error.code : 'FAILURE';
+    const name = code === EXIT.USAGE ? 'USAGE' : error instanceof BridgeUnreachable ? 'BRIDGE_UNREACHABLE' : code === EXIT.NETWORK ? 'DATABASE_TIMEOUT' : isStorefrontError(error) ? error.code : 'FAILURE';
     await fail(io, json, message, paintErr, name, code === EXIT.USAGE, redact);
     return code;
   } finally {
     await source?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The API key to hide from what is printed. A key file refused as a credential (other
+ * users may read it) still holds the key, maybe the real one: it is read all the same, for
+ * redaction only, and `refused` says why it is no credential (one warning).
+ */
+async function keyToHide(env: TeamgamesEnv): Promise<{ apiKey: string | undefined; refused?: string }> {
+  try {
+    return { apiKey: await apiKeyOf(env) };
+  } catch (error) {
+    const path = env.TEAMGAMES_API_KEY_FILE ?? '';
+    const held = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE').catch(() => '');
+    return held === '' ? { apiKey: undefined } : { apiKey: held, refused: (error as Error).message };
   }
 }
 

@@ -7,20 +7,23 @@
  * @module
  */
 import { stat } from 'node:fs/promises';
+import { resolve as absolute } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { UsageError } from '../common/command-line.js';
 import { inspectEntries, type JournalInspection } from '../delivery/inspect.js';
 import { inspectJournal, resolveWindow } from '../delivery/staff.js';
 import { InvalidInputError } from '../errors.js';
 import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
 import { manyNames, realFile } from '../journals/file/files.js';
-import { FileJournal } from '../journals/file/journal.js';
-import { inspectLock, type LockState } from '../journals/file/lock.js';
+import { inspectLock, isLockTaken, type LockState } from '../journals/file/lock.js';
 import { readFileSnapshot, type FileSnapshot } from '../journals/file/snapshot.js';
-import { checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
+import { FileStore } from '../journals/file/store.js';
+import { OWNER_ONLY, checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
 import { MemoryJournal } from '../journals/memory.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
 import { CommandFailure, checkUrl, oneLine, openDatabaseJournal, shownUrl, urlHoldsPassword } from './databases.js';
 import { firstLineOf, type JournalDeps, type TeamgamesEnv } from './shared.js';
+import { BridgeUnreachable, bridgeTarget, type BridgeTarget, type ResolveArgs } from './journal-bridge.js';
 
 export { CommandFailure, oneLine } from './databases.js';
 
@@ -39,13 +42,7 @@ export interface FileHealth {
   lock: LockState | { state: 'unreadable'; problem: string } | { state: 'refused'; problem: string };
 }
 
-/** What `resolve` was asked: the player, the window's id, or both; who; the note. */
-export interface ResolveArgs {
-  player: string | undefined;
-  windowId: string | undefined;
-  by: string;
-  note: string;
-}
+export type { ResolveArgs } from './journal-bridge.js';
 
 /** One journal the command reads (and, for resolve, writes). */
 export interface Source {
@@ -59,7 +56,7 @@ export interface Source {
 }
 
 /** The journal flags, as parsed. */
-type SourceValues = Partial<Record<'file' | 'postgres' | 'postgres-env' | 'postgres-file' | 'mysql' | 'mysql-env' | 'mysql-file' | 'table' | 'timeout', string>>;
+type SourceValues = Partial<Record<'file' | 'postgres' | 'postgres-env' | 'postgres-file' | 'mysql' | 'mysql-env' | 'mysql-file' | 'table' | 'timeout' | 'bridge', string>>;
 
 const SOURCE_FLAGS = ['file', 'postgres', 'postgres-env', 'postgres-file', 'mysql', 'mysql-env', 'mysql-file'] as const;
 
@@ -69,6 +66,13 @@ const MAX_DATABASE_TIMEOUT_MS = 600_000;
 
 export async function openSource(values: SourceValues, env: TeamgamesEnv, deps: JournalDeps, warn: (message: string) => Promise<void>): Promise<Source> {
   const given = SOURCE_FLAGS.filter((name) => values[name] !== undefined);
+  if (values.bridge !== undefined) {
+    if (given.length > 0 && given[0] !== 'file') throw new UsageError(`--bridge goes with --file, or alone: a database journal (--${given[0]}) is resolved directly while the bridge runs`);
+    if (values.table !== undefined) throw new UsageError('--table applies to --postgres and --mysql, not --bridge');
+    if (values.file?.trim() === '') throw new UsageError('--file must not be blank');
+    const bridge = await bridgeTarget(values.bridge, databaseTimeout(values.timeout), env, warn);
+    return values.file === undefined ? bridgeSource(bridge) : fileSource(values.file, bridge);
+  }
   if (given.length !== 1) throw new UsageError(given.length === 0 ? 'which journal? pass --file <path>, --postgres-env <VAR>, --postgres-file <path>, --mysql-env <VAR>, --mysql-file <path> (or --postgres <url>, --mysql <url>)' : `one journal at a time: got ${given.map((n) => `--${n}`).join(' and ')}`);
   if (values.file !== undefined) {
     if (values.table !== undefined) throw new UsageError('--table applies to --postgres and --mysql, not --file');
@@ -120,7 +124,21 @@ async function databaseUrl(flag: string, value: string, env: TeamgamesEnv): Prom
   return value;
 }
 
-function fileSource(path: string): Source {
+/**
+ * How long a resolve waits while another `teamgames journal resolve` of this host holds
+ * the file (every one of a crowd of staff resolving at once learns who came first), in ms.
+ */
+const RESOLVE_WAIT_MS = 10_000;
+/** How often it looks again meanwhile, in ms. */
+const RESOLVE_POLL_MS = 50;
+/**
+ * A lock taken longer ago than this (by its holder's own `since`) is a bridge's, not a
+ * resolve's (which holds it for one write): nothing to wait for. Wall clock, as `since`
+ * is: a step only changes whether a lock is waited on, within RESOLVE_WAIT_MS.
+ */
+const FRESH_LOCK_MS = 30_000;
+
+function fileSource(path: string, bridge?: BridgeTarget): Source {
   return {
     async read(now) {
       let snapshot: FileSnapshot;
@@ -141,29 +159,97 @@ function fileSource(path: string): Source {
       return inspectEntries(snapshot.entries, now);
     },
     async resolve(input, now) {
-      // The file must exist (a FileJournal would create it), and no live process hold it.
-      const snapshot = await readFileSnapshot(path);
-      const lock = await inspectLock(snapshot.realPath, readerTrust(), snapshot.dirOwner);
-      if (lock.state === 'held' && lock.running !== false) {
-        // What the file already shows comes first: a window resolved already (exit 7, as
-        // when the bridge's admin command came first) or none to resolve. The resolve is
-        // tried on a copy in memory; only an open window needs the bridge's lock.
+      const started = performance.now();
+      for (;;) {
+        // The file must exist (a FileJournal would create it). What it already shows comes
+        // first: a window resolved already (exit 7, whoever came first) or none to resolve.
+        // The resolve is tried on a copy in memory; only an open window needs the lock.
+        const snapshot = await readFileSnapshot(path);
+        // A lock file another user could have planted is refused before anything else.
+        const lock = await inspectLock(snapshot.realPath, readerTrust(), snapshot.dirOwner);
         const view = new MemoryJournal();
         await view.append(snapshot.entries);
-        await resolveIn(view, input, now);
-        const where = lock.running === undefined ? `on host ${lock.host} (another host: whether it runs cannot be told from here)` : `on this host (running)`;
-        throw new CommandFailure(
-          `${path} is held by process ${lock.pid} ${where}, lock file ${lock.path}. The lock belongs to the bridge, so nothing was written. Stop the bridge and run this again, or resolve from the bridge itself: resolveWindow(journal, { playerName, windowId, by, note }) in its admin command`,
-        );
-      }
-      // No one holds it (or its holder died): open it as a journal, taking the lock.
-      const journal = new FileJournal(path);
-      try {
-        return await resolveIn(journal, input, now);
-      } finally {
-        await journal.close();
+        const target = await resolveIn(view, input, now);
+        if (lock.state === 'held' && lock.running !== false) {
+          if (bridge !== undefined) {
+            // By the id this file holds: a bridge of another journal cannot resolve a window of its own instead.
+            const done = await throughBridge(bridge, { ...input, windowId: target.deliveryId });
+            if (done !== undefined) return done;
+          }
+          if (!mayWait(lock, started)) throw heldFailure(path, lock, bridge);
+        } else {
+          // No one holds it (or its holder died): staff take the lock and write as the bridge would.
+          try {
+            return await resolveDirect(path, input, now);
+          } catch (error) {
+            // Another process took the lock first (and maybe let it go already): the next round reads what it did.
+            if (!isLockTaken(error) || performance.now() - started >= RESOLVE_WAIT_MS) throw cannotWrite(error, path);
+          }
+        }
+        await delay(RESOLVE_POLL_MS);
       }
     },
+    close: async () => {},
+  };
+}
+
+/** Whether to wait for the holder of a file's lock: another live process of this host, which took it moments ago (a resolve, not the bridge). */
+function mayWait(lock: Extract<LockState, { state: 'held' }>, started: number): boolean {
+  const since = Date.parse(lock.since);
+  return lock.running === true && lock.pid !== process.pid && performance.now() - started < RESOLVE_WAIT_MS && Number.isFinite(since) && Math.abs(Date.now() - since) < FRESH_LOCK_MS;
+}
+
+function heldFailure(path: string, lock: Extract<LockState, { state: 'held' }>, bridge: BridgeTarget | undefined): CommandFailure {
+  const where = lock.running === undefined ? `on host ${lock.host} (another host: whether it runs cannot be told from here)` : `on this host (running)`;
+  const todo =
+    bridge === undefined
+      ? 'Resolve through the bridge while it runs: add --bridge http://127.0.0.1:<port> (its listen address; its token read from TEAMGAMES_BRIDGE_TOKEN_FILE, as the bridge reads it), or stop the bridge and run this again'
+      : `The bridge at ${bridge.url} did not answer (nothing was sent): check that it is the bridge holding this file, or stop the holder and run this again`;
+  return new CommandFailure(`${path} is held by process ${lock.pid} ${where}, lock file ${lock.path}. The lock belongs to the bridge, so nothing was written. ${todo}`);
+}
+
+/** Through the bridge; `undefined` when nothing could be sent (the connection refused: not the bridge that holds the file). */
+async function throughBridge(bridge: BridgeTarget, input: ResolveArgs): Promise<JournalWindow | undefined> {
+  try {
+    return await bridge.resolve(input);
+  } catch (error) {
+    if (error instanceof BridgeUnreachable && error.notSent) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Resolves in the file itself, holding its lock: as root (or the bridge's user) on the
+ * bridge's journal, the files are checked by the reader's rules and the lock is given to
+ * the journal's owner (FileStore's `staff`), so the bridge can always open the journal again.
+ */
+async function resolveDirect(path: string, input: ResolveArgs, now: number): Promise<JournalWindow> {
+  const journal = new FileStore(absolute(path), 1_000, true, OWNER_ONLY, true);
+  try {
+    return await resolveIn(journal, input, now);
+  } finally {
+    await journal.close();
+  }
+}
+
+/** A write refused by the file system (staff in the journal's group may read it, not write it): what to do instead. */
+function cannotWrite(error: unknown, path: string): unknown {
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  if (code !== 'EACCES' && code !== 'EPERM') return error;
+  return new CommandFailure(
+    `${oneLine(error)}. Your user may read ${path} but not write beside it: resolve through the running bridge (--bridge http://127.0.0.1:<port>, its token from TEAMGAMES_BRIDGE_TOKEN_FILE), or as the bridge's user or root`,
+  );
+}
+
+/** `resolve --bridge <url>` alone: the bridge resolves in its own journal, whichever it is. */
+function bridgeSource(bridge: BridgeTarget): Source {
+  const only = (): never => {
+    throw new UsageError('--bridge applies to resolve');
+  };
+  return {
+    read: only,
+    inspect: only,
+    resolve: (input) => bridge.resolve(input),
     close: async () => {},
   };
 }

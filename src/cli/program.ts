@@ -44,7 +44,8 @@ Commands:
   journal resolve <player> --note <text> [--window <id>] [--by <name>]
   journal resolve --window <id> --note <text> [--by <name>]
                                        closes an unverified window once handled (once:
-                                       exit 7 if someone resolved it first)
+                                       exit 7 if someone resolved it first); while a
+                                       bridge holds the file: --bridge <url>
   bridge --config <bridge.json>        runs delivery beside a game server in any language:
                                        the loop, a local HTTP API for the game, items by
                                        webhook or RCON (see teamgames bridge --help)

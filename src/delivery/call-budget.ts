@@ -6,6 +6,7 @@
  * @module
  * @internal
  */
+import { TIMER_MARGIN_MS } from '../internal/claim-guard.js';
 
 /** The clock and timers the loop runs on (the platform's, or a simulation's). */
 export interface LoopTimers {
@@ -33,18 +34,32 @@ class PlatformTimers implements LoopTimers {
 /** The platform's: `performance.now()` and real timers (a running loop keeps the process alive until `stop()`). */
 export const platformTimers: LoopTimers = new PlatformTimers();
 
-/** Waits `ms` on `timers`; rejects with `signal.reason` at once when it aborts (the timer cleared). */
+/**
+ * Waits `ms` on `timers`, never less on their clock: Node starts a timer at the millisecond
+ * its clock read, rounded down, so a timer may fire up to 1 ms early, and a claim at the
+ * edge of the service's window would then be refused (`RATE_LIMIT`, nothing given). A wait
+ * that woke early sleeps again for what is left plus `TIMER_MARGIN_MS` (1 ms, as the
+ * client's claim guard adds to its `retryAfterMs`). Rejects with
+ * `signal.reason` at once when it aborts (the timer cleared).
+ */
 export function sleepOn(timers: LoopTimers, ms: number, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
+  const until = timers.now() + ms;
   return new Promise((resolve, reject) => {
+    let handle: unknown;
     const onAbort = () => {
       timers.clearTimeout(handle);
       reject(signal.reason);
     };
-    const handle = timers.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const arm = (wait: number): void => {
+      handle = timers.setTimeout(() => {
+        const left = until - timers.now();
+        if (left > 0) return arm(left + TIMER_MARGIN_MS);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, wait);
+    };
+    arm(ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

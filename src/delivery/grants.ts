@@ -4,7 +4,9 @@
  * after `staffAfterAttempts`); a grant that outlives `grantTimeoutMs` leaves it pending
  * too, is never granted again while it runs, and is acknowledged if it still succeeds; a
  * line given whose acknowledgement the journal refused is never given again by this
- * process.
+ * process; a grant that says its outcome is unknown and that it recorded a window for staff
+ * (`unverified` on what it threw) settles its line into that window: acknowledged, never
+ * given again, reported as a window, never as granted.
  *
  * @module
  * @internal
@@ -39,6 +41,11 @@ export class GrantBounds {
       }
       const item: DeliveredItem = { ...line.item, deliveryId: line.deliveryId };
       const error = await this.#grantWithin(run, item, grant, control.grantTimeoutMs);
+      const window = error === undefined ? undefined : windowOf(error.thrown);
+      if (window !== undefined) {
+        await this.#settleInWindow(run, line, window);
+        continue;
+      }
       if (error !== undefined) {
         run.failed.push({ item, error: error.thrown });
         if (!(error.thrown instanceof GrantTimeoutError)) await this.#noteFailure(run, line, error.thrown);
@@ -49,6 +56,22 @@ export class GrantBounds {
       given.add(line.deliveryId);
       await this.#acknowledgeGiven(run, line.playerName, line.deliveryId);
     }
+  }
+
+  /**
+   * A line whose grant may or may not have happened, in a window its grant wrote: reported
+   * (the run's `unverified`, an `unverified` event) and acknowledged like a line given, so
+   * that it is never given again.
+   */
+  async #settleInWindow(run: Run, line: JournalLine, span: { from: number; to: number }): Promise<void> {
+    const { unjournaled, given } = this.#records.shared;
+    unjournaled.delete(line.deliveryId);
+    given.add(line.deliveryId);
+    await this.#acknowledgeGiven(run, line.playerName, line.deliveryId);
+    const window = { playerName: line.playerName, from: span.from, to: span.to };
+    run.unverified.push(window);
+    run.windowed = (run.windowed ?? 0) + 1;
+    this.#records.emit(run, { type: 'unverified', operation: run.operation, window });
   }
 
   /** Acknowledges a line the game was given; until the journal takes it, the line is remembered as given. */
@@ -124,4 +147,10 @@ export class GrantBounds {
     );
     return { thrown: new GrantTimeoutError(run.operation, item.deliveryId, ms) };
   }
+}
+
+/** The window a grant says it wrote (`unverified: { from, to }` on what it threw), or `undefined`. */
+function windowOf(thrown: unknown): { from: number; to: number } | undefined {
+  const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
+  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
 }

@@ -41,7 +41,7 @@ export interface Player {
   readonly gone: AbortController;
   /** The delivery running now, if any. */
   running: Promise<LoopClaimReport> | undefined;
-  /** When the service's window for the player last opened (our last call for them), monotonic. */
+  /** When the answer to our last call for the player came back (or the call failed), monotonic: the service's window for them opened before. */
   lastCallAt: number;
   /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
   due: number;

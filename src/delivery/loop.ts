@@ -307,9 +307,9 @@ class Loop implements DeliveryLoop {
         this.#stats.calls += 1;
         if (preview) this.#stats.previews += 1;
         else this.#stats.claims += 1;
-        player.lastCallAt = this.#timers.now();
         player.claimAhead = false;
-        const result = await base.claim(name, options);
+        // Timed from the answer (or failure), as the client's guard does: the service's window opened before, so a call at its edge is never early.
+        const result = await base.claim(name, options).finally(() => (player.lastCallAt = this.#timers.now()));
         // A preview that lists items: this run's claim follows one window later, and the
         // /claim typed meanwhile is answered by it rather than by a second run.
         if (preview && result.code === 'PREVIEW' && result.claims.length > 0) {

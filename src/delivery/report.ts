@@ -48,6 +48,8 @@ export interface Run {
   granted: DeliveredItem[];
   failed: DeliveryFailure[];
   unverified: UnverifiedWindow[];
+  /** Lines whose grant ended in a window it wrote (their outcome unknown): neither granted nor failed. */
+  windowed?: number;
   journalError?: JournalError;
   /** Set when a window of the player is open (found now or kept in the journal). */
   windowOpen?: boolean;
@@ -66,12 +68,13 @@ export interface StepOutcome {
  * earlier and not handled yet, so the texts say staff are checking all the same.
  */
 export function deliveryReport(run: Run, outcome: StepOutcome, pending: number, windowKnown = false): DeliveryReport {
-  const code: DeliveryCode = run.failed.length > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
+  // An item whose grant ended in a window is not given: never SUCCESS for it.
+  const code: DeliveryCode = run.failed.length > 0 || (run.windowed ?? 0) > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
   const partial = run.extras.retriedByLoop === true ? PARTIAL_LOOP_MESSAGE : PARTIAL_MESSAGE;
   let message = code === 'PARTIAL' ? partial : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
   // Never "already claimed" (or "safe, try again") when a lost claim may have taken something unseen.
   if (run.unverified.length > 0 || windowKnown) {
-    message = code === 'PARTIAL' ? `${partial} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
+    message = run.failed.length > 0 ? `${partial} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
   }
   const error = outcome.error ?? run.error;
   const unverified = mergedWindows(run.unverified)[0];

@@ -36,7 +36,12 @@ export interface DeliveredItem extends Transaction {
  * not: the item stays in the journal and is granted again later. An error with
  * `staff: true` (e.g. the item names a product the game has no command for) marks the
  * item for staff at once (`lastError.stuck`, a `stuck` event) instead of after the delivery
- * loop's `staffAfterAttempts`. Anything it returns is ignored; a returned promise is awaited.
+ * loop's `staffAfterAttempts`. An error with `unverified: { from, to }` (epoch ms) says the
+ * give may or may not have happened and that it wrote a window for staff itself (the
+ * bridge's RCON sink does, for a command whose reply never came): the item is
+ * acknowledged and never given again, reported in {@link DeliveryReport.unverified} (and
+ * an `unverified` event), neither in `granted` nor in `failed`. Anything it returns is
+ * ignored; a returned promise is awaited.
  */
 export type GrantFunction = (item: DeliveredItem) => unknown;
 
@@ -133,7 +138,9 @@ export interface DeliveryFailure {
 /**
  * The `code` of a {@link DeliveryReport}:
  * - `SUCCESS`: at least one item granted, none failed.
- * - `PARTIAL`: at least one grant threw; those items are pending and retried later.
+ * - `PARTIAL`: at least one grant threw (those items are pending and retried later), or
+ *   ended in an unverified window of its own (see {@link GrantFunction}: not given, not
+ *   retried, in `unverified` for staff).
  * - otherwise nothing was granted and the code says why: the claim's own code
  *   (`NO_ITEMS`, `ALREADY_CLAIMED`, `RATE_LIMIT` after the allowed waits,
  *   `PRODUCT_NOT_FOUND`, `INVALID_PLAYER`, `UNKNOWN`), `OUTCOME_UNKNOWN` (the claim was

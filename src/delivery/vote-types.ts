@@ -33,8 +33,10 @@ export interface GivenVoteReward extends VoteReward {
 /**
  * Your code that gives one vote reward row in game. Throw (or reject) when it could not:
  * the row stays in the journal and is given again by the player's next
- * `deliverVoteReward` or by {@link StorefrontClient.resumeVoteRewards}. A returned promise
- * is awaited; anything it returns is ignored.
+ * `deliverVoteReward` or by {@link StorefrontClient.resumeVoteRewards}. An error with
+ * `unverified: { from, to }` says it may or may not have given the row and wrote a window
+ * for staff itself, as for purchases (`GrantFunction`). A returned promise is
+ * awaited; anything it returns is ignored.
  */
 export type VoteRewardGiveFunction = (reward: GivenVoteReward) => unknown;
 
@@ -54,7 +56,9 @@ export interface VoteRewardDeliveryOptions {
 
 /**
  * The `code` of a {@link VoteDeliveryReport}:
- * - `SUCCESS`: at least one row given, none failed; `PARTIAL`: a give threw (the row is pending).
+ * - `SUCCESS`: at least one row given, none failed; `PARTIAL`: a give threw (the row is
+ *   pending), or ended in a window of its own (`unverified: { from, to }` on what it threw:
+ *   the row is settled, never given again, and reported in `unverified`).
  * - otherwise nothing was given now and the code says why: `NOT_VOTED` ("You have not voted
  *   yet"), `INSUFFICIENT_POINTS` (a message starting "Insufficient Points"),
  *   `REWARD_NOT_FOUND`, `INVALID_AMOUNT`, `INVALID_PLAYER` (the service's message rows,

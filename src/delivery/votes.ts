@@ -58,6 +58,8 @@ interface VoteRun {
   granted: GivenVoteReward[];
   failed: VoteRewardFailure[];
   window?: VoteUnverifiedWindow;
+  /** Rows whose give ended in a window it wrote (their outcome unknown): neither granted nor failed. */
+  windowed?: number;
   journalError?: JournalError;
 }
 
@@ -242,6 +244,17 @@ export class VoteDeliveries {
       }
       const reward: GivenVoteReward = { ...row.reward, playerName: row.playerName, deliveryId: row.deliveryId, ...(row.recovered === true ? { recovered: true } : {}) };
       const thrown = await this.#giveWithin(run, journal, reward, give);
+      const span = thrown === undefined ? undefined : windowOfGive(thrown.error);
+      if (span !== undefined) {
+        // The give wrote a window (its outcome unknown): settled like a row given, never given again, reported as a window.
+        memory.delete(row.deliveryId);
+        given.add(row.deliveryId);
+        if (await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]))) given.delete(row.deliveryId);
+        run.windowed = (run.windowed ?? 0) + 1;
+        run.window ??= { playerName: row.playerName, from: span.from, to: span.to, reward: String(row.reward.reward_id) };
+        emit(run, { type: 'unverified', operation: run.operation, window: { playerName: row.playerName, from: span.from, to: span.to } });
+        continue;
+      }
       if (thrown !== undefined) {
         run.failed.push({ reward, error: thrown.error });
         if (thrown.error instanceof GrantTimeoutError) continue;
@@ -292,9 +305,9 @@ export class VoteDeliveries {
   }
 
   async #report(run: VoteRun, journal: DeliveryJournal, player: string, outcome: { code: VoteDeliveryCode; message: string; error?: StorefrontError }): Promise<VoteDeliveryReport> {
-    const code: VoteDeliveryCode = run.failed.length > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
+    const code: VoteDeliveryCode = run.failed.length > 0 || (run.windowed ?? 0) > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
     let message = code === 'PARTIAL' ? TEXT.partial : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? TEXT.given : outcome.message;
-    if (run.window !== undefined) message = `${message} ${TEXT.window}`;
+    if (run.window !== undefined) message = code === 'PARTIAL' && run.failed.length === 0 ? TEXT.window : `${message} ${TEXT.window}`;
     const pending = (await this.#pendingOf(run, journal, player)) ?? 0;
     const error = outcome.error ?? run.journalError;
     return {
@@ -384,6 +397,12 @@ function checked(entries: JournalEntry[]): JournalEntry[] {
     if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
   }
   return entries;
+}
+
+/** The window a give says it wrote (`unverified: { from, to }` on what it threw, as for purchases), or `undefined`. */
+function windowOfGive(thrown: unknown): { from: number; to: number } | undefined {
+  const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
+  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
 }
 
 function emit(run: VoteRun, event: StorefrontEvent): void {

@@ -14,6 +14,12 @@
  * Times are read from `now`, a monotonic clock unless a test injected one. Whatever that
  * clock does, no `retryAfterMs` exceeds `windowMs`: a start that reads in the future (an
  * injected clock set back) is moved to now.
+ *
+ * `retryAfterMs` is the time left rounded up to the millisecond, plus {@link TIMER_MARGIN_MS}:
+ * a caller that waits exactly that long on a platform timer (which may fire up to 1 ms
+ * early: Node rounds a timer's start down to the millisecond) finds the window over. The
+ * delivery loop times the window the same way, from the answer (src/delivery/loop.ts), and
+ * its waits add the same margin when a timer woke them early (call-budget.ts `sleepOn`).
  */
 import { AuthenticationError } from '../errors.js';
 import { RATE_LIMIT_MESSAGE, type ClaimResult } from '../wire/claim.js';
@@ -41,6 +47,9 @@ interface Window {
 // the number of players claiming within one window.
 const SWEEP_AT = 1_024;
 
+/** Added to a wait for a window's end: a platform timer may fire up to 1 ms early. */
+export const TIMER_MARGIN_MS = 1;
+
 export class ClaimGuard {
   readonly #windows = new Map<string, Window>();
 
@@ -55,7 +64,7 @@ export class ClaimGuard {
     const previous = this.#windows.get(player);
     if (previous !== undefined) {
       const left = this.#left(previous, now);
-      if (left > 0) return { ok: false, retryAfterMs: left };
+      if (left > 0) return { ok: false, retryAfterMs: Math.min(this.windowMs, Math.ceil(left) + TIMER_MARGIN_MS) };
     }
     if (this.#windows.size >= SWEEP_AT) this.#sweep(now);
     const window: Window = { at: now, inFlight: true };

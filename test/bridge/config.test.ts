@@ -188,7 +188,7 @@ describe('bridge.json', () => {
     for (const id of Object.keys(rcon.voteCommands)) expect((store.rewards ?? []).map((r) => String(r.id))).toContain(id);
     expect(render(rcon.commands['minecraft:diamond']!, { player: 'Steve', quantity: '64', productId: 'minecraft:diamond', productName: '64 Diamonds', deliveryId: 'invoice:1' })).toEqual({ commands: ['give Steve minecraft:diamond 64'] });
     const vip = render(rcon.commands['kit_vip']!, { player: 'Steve', quantity: '1', productId: 'kit_vip', productName: 'VIP kit', deliveryId: 'invoice:2' });
-    expect(vip).toEqual({ commands: ['lp user Steve parent add vip', 'tellraw Steve {"text":"Thanks for buying VIP kit!","color":"gold"}'] });
+    expect(vip).toEqual({ commands: ['give Steve iron_chestplate 1', 'tellraw Steve {"text":"Thanks for buying VIP kit!","color":"gold"}'] });
     expect(JSON.parse(((vip as { commands: string[] }).commands[1] as string).slice('tellraw Steve '.length))).toEqual({ text: 'Thanks for buying VIP kit!', color: 'gold' });
   });
 
@@ -205,8 +205,40 @@ describe('bridge.json', () => {
       commands: { '12': ['give {player} diamond {quantity}'], '*': ['say {player} bought {productName}'] },
       voteCommands: {},
       players: { source: 'list', listCommand: 'list', intervalMs: 10_000 },
+      game: 'minecraft',
     });
     expect(config.journal).toEqual({ kind: 'mysql', urlEnv: 'DATABASE_URL', table: 'tg' });
+  });
+
+  it('RCON reply settings: a game preset, patterns for the game and per product, the online check; each mistake named', () => {
+    const config = checkBridgeConfig(
+      {
+        give: {
+          rcon: {
+            passwordEnv: 'RCON_PASSWORD',
+            game: 'ark',
+            commands: { '*': ['GiveItemToPlayer {player} 1 {quantity} 0 0'] },
+            replies: { done: ['^Done$'], informative: true },
+            productReplies: { '12': { refused: ['^Nope'], absent: ['^Gone'] } },
+            checkOnline: false,
+          },
+        },
+      },
+      '/srv/game',
+    );
+    expect(config.give.rcon).toMatchObject({ game: 'ark', replies: { done: ['^Done$'], informative: true }, productReplies: { '12': { refused: ['^Nope'], absent: ['^Gone'] } }, checkOnline: false });
+    let text = '';
+    try {
+      checkBridgeConfig({ give: { rcon: { passwordEnv: 'P', commands: { '*': ['x'] }, game: 'quake', replies: { done: ['(unclosed'], maybe: [] }, productReplies: { 'a b': {}, '7': { informative: 'no' } }, checkOnline: 1 } } }, '/srv');
+    } catch (error) {
+      text = (error as Error).message;
+    }
+    expect(text).toContain('give.rcon.game: must be one of minecraft, source, ark, custom');
+    expect(text).toMatch(/give\.rcon\.replies\.done\.0: is not a valid regular expression/);
+    expect(text).toContain('give.rcon.replies.maybe: unknown field');
+    expect(text).toContain('give.rcon.productReplies.a b: must be a product id');
+    expect(text).toContain('give.rcon.productReplies.7.informative: must be true or false');
+    expect(text).toContain('give.rcon.checkOnline: must be true or false');
   });
 });
 

@@ -26,7 +26,7 @@ afterEach(async () => {
   mock.reset();
 });
 
-async function bridgeOn(server: TestRconServer, dir: string): Promise<RunningBridge> {
+async function bridgeOn(server: TestRconServer, dir: string, logLines?: Array<Record<string, unknown>>): Promise<RunningBridge> {
   const config = join(dir, 'bridge.json');
   await writeFile(
     config,
@@ -35,11 +35,12 @@ async function bridgeOn(server: TestRconServer, dir: string): Promise<RunningBri
       journal: { file: 'journal.jsonl' },
       loop: { claimMode: 'fast' },
       give: { rcon: { host: '127.0.0.1', port: server.port, passwordEnv: 'RCON_PASSWORD', timeoutMs: 600_000, commands: { '42': ['give {player} whip {quantity}'] } } },
-      log: { level: 'silent' },
+      log: { level: logLines === undefined ? 'silent' : 'info' },
     }),
   );
   const env = { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN, RCON_PASSWORD: server.password };
-  const bridge = await startBridge(config, { env, fetch: mock.fetch });
+  const logDestination = logLines === undefined ? {} : { logDestination: { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) } };
+  const bridge = await startBridge(config, { env, fetch: mock.fetch, ...logDestination });
   running.push(bridge);
   return bridge;
 }
@@ -79,11 +80,13 @@ describe('teamgames bridge over RCON', () => {
   it('a purchase reaches the game by its command once, and nothing is left in the journal', async () => {
     const server = await TestRconServer.start();
     running.push(server);
+    server.online = ['Steve'];
     const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
     const bridge = await bridgeOn(server, dir);
     const claimed = await joinAndClaim(bridge, 'Steve', 2);
     expect(claimed).toMatchObject({ code: 'SUCCESS', granted: 1 });
-    expect(server.commands).toEqual(['give Steve whip 2']);
+    // Online checked on the connection the command then went on.
+    expect(server.commands).toEqual(['list', 'give Steve whip 2']);
     await bridge.stop();
     const journal = new FileJournal(join(dir, 'journal.jsonl'));
     expect((await inspectJournal(journal)).pending).toEqual([]);
@@ -93,19 +96,62 @@ describe('teamgames bridge over RCON', () => {
   it('a command lost mid-way: a window naming it for staff, never sent again, also by the next bridge', async () => {
     const server = await TestRconServer.start();
     running.push(server);
+    server.online = ['Alex'];
     server.answer = (command) => (command === 'list' ? server.listReply : { drop: true });
     const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
     const first = await bridgeOn(server, dir);
     await joinAndClaim(first, 'Alex', 1);
-    expect(server.commands).toEqual(['give Alex whip 1']);
+    expect(server.commands).toEqual(['list', 'give Alex whip 1']);
     expect(mock.purchases(KEY, 'Alex').map((p) => p.deliverystatus)).toEqual(['Delivered']);
     await first.stop();
-    server.answer = (command) => (command === 'list' ? server.listReply : `ok: ${command}`);
+    server.answer = (command) => server.minecraft(command);
     const second = await bridgeOn(server, dir);
     expect((await call(second, 'PUT', '/v1/online', { players: ['Alex'] })).status).toBe(200);
     const status = await call(second, 'GET', '/v1/players/Alex/status');
     expect(status.json['openWindows']).toEqual([expect.objectContaining({ cause: 'unknownCommand', command: 'give Alex whip 1' })]);
     await second.stop();
-    expect(server.commands).toEqual(['give Alex whip 1']);
+    expect(server.commands).toEqual(['list', 'give Alex whip 1']);
+  });
+
+  it('a window is a window everywhere: never "given" in the report, the logs or the counts; /v1/health, the metrics and the logs show it, also after a restart', async () => {
+    const server = await TestRconServer.start();
+    running.push(server);
+    server.online = ['Alex'];
+    server.answer = (command) => (command === 'list' ? server.listReply : { drop: true });
+    const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
+    const lines: Array<Record<string, unknown>> = [];
+    const first = await bridgeOn(server, dir, lines);
+    const claimed = await joinAndClaim(first, 'Alex', 1);
+    expect(claimed).toMatchObject({ code: 'PARTIAL', granted: 0, pending: 0, message: expect.stringContaining('staff can check it') });
+    const messages = lines.map((l) => l['msg']);
+    expect(messages).not.toContain('item given');
+    expect(lines.filter((l) => l['msg'] === 'delivery').map((l) => [l['code'], l['granted']])).not.toContainEqual(['SUCCESS', 1]);
+    const errors = lines.filter((l) => l['level'] === 'error').map((l) => l['msg']);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        'RCON command outcome unknown; a window for staff, never sent again',
+        'item NOT confirmed given: its outcome is unknown, a window for staff (teamgames journal windows); never given again',
+        'unverified window: items may have been claimed without being given; staff must check (teamgames journal windows)',
+      ]),
+    );
+    const health = await call(first, 'GET', '/v1/health');
+    expect(health.json).toMatchObject({ unverified: 1, openWindows: 1 });
+    const metrics = await (await fetch(`${first.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(metrics).toMatch(/^teamgames_bridge_unverified_total 1$/m);
+    expect(metrics).toMatch(/^teamgames_bridge_open_windows 1$/m);
+    expect(metrics).toMatch(/^teamgames_bridge_gives_total\{kind="purchase",outcome="unverified"\} 1$/m);
+    expect(metrics).not.toMatch(/outcome="given"/);
+    expect(metrics).toMatch(/^teamgames_bridge_granted_total 0$/m);
+    await first.stop();
+
+    // After a restart: an error at start naming the window, and /v1/health and the gauge still count it.
+    const after: Array<Record<string, unknown>> = [];
+    const second = await bridgeOn(server, dir, after);
+    const atStart = after.find((l) => l['level'] === 'error');
+    expect(atStart).toMatchObject({ msg: 'the journal holds unverified windows staff have not resolved: items that may not have reached their players (teamgames journal windows)', openWindows: 1, windows: [expect.objectContaining({ player: 'Alex', cause: 'unknownCommand', command: 'give Alex whip 1' })] });
+    expect((await call(second, 'GET', '/v1/health')).json).toMatchObject({ openWindows: 1 });
+    const again = await (await fetch(`${second.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(again).toMatch(/^teamgames_bridge_open_windows 1$/m);
+    await second.stop();
   });
 });

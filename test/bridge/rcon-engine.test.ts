@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryJournal, type JournalLine } from '../../src/index.js';
+import { MemoryJournal, StorefrontClient, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
 import { itemOf, rconSuite, whip } from '../support/rcon-sink.js';
 
@@ -39,11 +39,16 @@ describe('through the delivery engine', () => {
     mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
     const journal = new MemoryJournal();
     const sink = rcon.sink(server, journal);
-    await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    const events: StorefrontEvent[] = [];
+    const report = await client(journal, { onEvent: (event) => void events.push(event) }).deliver('Steve', sink.give, { mode: 'fast', sleep });
+    // Never reported as given: not granted, not failed (it is never retried), a window.
+    expect(report).toMatchObject({ code: 'PARTIAL', granted: [], failed: [], pending: 0, unverified: { playerName: 'Steve', from: expect.any(Number), to: expect.any(Number) } });
+    expect(report.message).toBe('We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.');
+    expect(events.filter((e) => e.type === 'unverified')).toEqual([expect.objectContaining({ type: 'unverified', window: report.unverified })]);
     const left = await journal.pending();
     expect(left).toEqual([expect.objectContaining({ state: 'unverified', cause: 'unknownCommand', command: 'give Steve whip 1', playerName: 'Steve' })]);
     expect(left[0]?.deliveryId).toMatch(/^window:command:/);
-    server.answer = () => 'ok';
+    server.answer = (command) => server.minecraft(command);
     await client(journal).deliver('Steve', sink.give, { mode: 'fast', sleep });
     expect(server.commands).toHaveLength(1);
   });
@@ -68,7 +73,7 @@ describe('through the delivery engine', () => {
     const [line] = (await journal.pending()) as JournalLine[];
     expect(line).toMatchObject({ state: 'claimed', sending: expect.any(Number), lastError: { attempts: 1 } });
     // The process dies here; the next one, on the same journal, with a game that answers.
-    server.answer = () => 'ok';
+    server.answer = (command) => server.minecraft(command);
     await client(journal).deliver('Steve', rcon.sink(server, journal).give, { mode: 'fast', sleep });
     expect(server.commands).toHaveLength(1);
     expect(await journal.pending()).toEqual([expect.objectContaining({ state: 'unverified', cause: 'unknownCommand', command: 'give Steve whip 1' })]);
@@ -84,6 +89,41 @@ describe('through the delivery engine', () => {
     expect(line?.lastError).toMatchObject({ attempts: 1, stuck: true, message: expect.stringContaining('{player} is outside the player names') });
     expect(line?.sending).toBeUndefined();
     expect(server.logins.ok + server.commands.length).toBe(0);
+  });
+});
+
+describe('a give that says its outcome is unknown', () => {
+  it('with a span that is not finite times: a plain failure, the line kept pending (no window reported from nonsense)', async () => {
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const give = () => {
+      throw Object.assign(new Error('odd'), { unverified: { from: Number.NaN, to: 5 } });
+    };
+    const report = await client(journal).deliver('Steve', give, { mode: 'fast', sleep });
+    expect(report).toMatchObject({ code: 'PARTIAL', granted: [], failed: [expect.anything()], pending: 1 });
+    expect(report.unverified).toBeUndefined();
+  });
+});
+
+describe('vote rewards through the engine', () => {
+  it('a vote reward command lost mid-way: the row settled into its window, reported PARTIAL with the window, never given again', async () => {
+    const server = await rcon.server();
+    server.answer = () => ({ drop: true });
+    const journal = new MemoryJournal();
+    const row = { total_points: '20', vote_points: 15, votes_month: 1, give_amount: 2, reward_id: 2, reward_name: 'Scroll' };
+    const fetch: typeof globalThis.fetch = async () => new Response(JSON.stringify(row));
+    const events: StorefrontEvent[] = [];
+    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch, journal, retry: 0, onEvent: (event) => void events.push(event) });
+    const sink = rcon.sink(server, journal);
+    const report = await sdk.deliverVoteReward({ player: 'Ann', reward: 2, amount: 1 }, sink.giveVoteReward);
+    expect(report).toMatchObject({ code: 'PARTIAL', granted: [], failed: [], unverified: { playerName: 'Ann', reward: '2' } });
+    expect(report.message).toBe('We could not confirm every vote reward you claimed. If one is missing, staff can check it for you.');
+    expect(events.filter((e) => e.type === 'unverified')).toHaveLength(1);
+    expect((await journal.pending('Ann')).filter((e) => e.state === 'voteClaimed')).toEqual([]);
+    expect((await journal.pending('Ann')).filter((e) => e.state === 'unverified')).toEqual([expect.objectContaining({ cause: 'unknownCommand', command: 'give Ann scroll 2' })]);
+    server.answer = (command) => server.minecraft(command);
+    await sdk.resumeVoteRewards(sink.giveVoteReward);
+    expect(server.commands).toEqual(['give Ann scroll 2']);
   });
 });
 
@@ -129,7 +169,7 @@ describe('the sink', () => {
 
   it('close waits for the command in flight, then nothing more is sent', async () => {
     const server = await rcon.server();
-    server.answer = () => ({ delayMs: 30, reply: 'ok' });
+    server.answer = (command) => ({ delayMs: 30, reply: server.minecraft(command) });
     const journal = new MemoryJournal();
     const sink = rcon.sink(server, journal);
     const giving = sink.give(itemOf(whip('invoice:6')));

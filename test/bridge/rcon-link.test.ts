@@ -8,7 +8,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal, type JournalWindow } from '../../src/index.js';
-import { commandWindowId } from '../../src/bridge/rcon.js';
+import { RconWindowError, commandWindowId } from '../../src/bridge/rcon.js';
 import { packet } from '../support/rcon-server.js';
 import { itemOf, rconSuite, recordingLog, whip } from '../support/rcon-sink.js';
 
@@ -58,7 +58,7 @@ async function garbageGame(garbage: Buffer): Promise<{ port: number; password: s
           continue;
         }
         commands.push(body);
-        socket.write(commands.length === 1 ? garbage : packet(id, 0, `ok: ${body}`));
+        socket.write(commands.length === 1 ? garbage : packet(id, 0, 'Gave 1 [Whip] to Steve'));
       }
     });
   });
@@ -80,7 +80,8 @@ describe('a malformed reply packet', () => {
     await journal.append([first, second]);
     const log = recordingLog();
     const sink = rcon.sink(game, journal, { timeoutMs: 5_000 }, log);
-    await sink.give(itemOf(first));
+    // Thrown once the window is durable: the engine acknowledges the line and reports the window.
+    await expect(sink.give(itemOf(first))).rejects.toBeInstanceOf(RconWindowError);
     expect(await windowOf(journal, 'invoice:1')).toMatchObject({ cause: 'unknownCommand', command: 'give Steve whip 1' });
     expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual(['RCON command outcome unknown; a window for staff, never sent again']);
     // Closed when the packet came, not after the command's timeout.

@@ -124,7 +124,7 @@ describe('the list poller', () => {
 
   it('a list poll and a give never interleave on the connection: the give waits its turn', async () => {
     const server = await rcon.server();
-    server.answer = (command) => (command === 'list' ? { delayMs: 30, reply: 'Steve' } : 'ok');
+    server.answer = (command) => (command === 'list' ? { delayMs: 30, reply: 'Steve' } : server.minecraft(command));
     const journal = new MemoryJournal();
     const sink = rcon.sink(server, journal, { players: { source: 'list', intervalMs: 1_000 } });
     const listed = new Promise<string[]>((resolve) => sink.players?.start(resolve));

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
-import { rconSinkOn, type SinkLink } from '../../src/bridge/rcon.js';
+import { RconWindowError, rconSinkOn, type SinkLink } from '../../src/bridge/rcon.js';
 import type { Sent } from '../../src/bridge/rcon-link.js';
 import type { RconGiveConfig } from '../../src/bridge/rcon-types.js';
 import { NOW, itemOf, recordingLog, scrolls, whip } from '../support/rcon-sink.js';
@@ -26,7 +26,8 @@ function scripted(fates: Sent[]): SinkLink & { sent: string[] } {
   };
 }
 
-const config: RconGiveConfig = { host: 'h', port: 1, password: 'p', timeoutMs: 100, commands: { '42': ['give {player} whip {quantity}', 'say thanks {player}'] }, voteCommands: { '2': ['give {player} scroll {amount}'] } };
+// The scripted replies (`ok`, `done`, `fine`, `x…`) are this game's "done"; no online check (its own suite covers it).
+const config: RconGiveConfig = { host: 'h', port: 1, password: 'p', timeoutMs: 100, commands: { '42': ['give {player} whip {quantity}', 'say thanks {player}'] }, voteCommands: { '2': ['give {player} scroll {amount}'] }, game: 'custom', replies: { done: ['^(ok|done|fine|x+)$'] }, checkOnline: false };
 
 describe('over a scripted connection', () => {
   it('the second command of an item certainly not sent, after the first ran: a window for the item, not a retry', async () => {
@@ -35,7 +36,7 @@ describe('over a scripted connection', () => {
     await journal.append([line]);
     const link = scripted([{ reply: 'done' }, { notSent: new Error('RCON: not connected') }]);
     const log = recordingLog();
-    await rconSinkOn(link, config, { journal, log, now: () => NOW }).give(itemOf(line));
+    await expect(rconSinkOn(link, config, { journal, log, now: () => NOW }).give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
     expect((await journal.pending()).find((e) => e.state === 'unverified')).toMatchObject({ command: 'give Steve whip 1\nsay thanks Steve' });
     expect(log.lines.find((l) => l.level === 'error')).toEqual({ level: 'error', message: 'RCON command outcome unknown; a window for staff, never sent again', fields: { deliveryId: 'invoice:1', player: 'Steve', command: 'say thanks Steve', error: 'RCON: not connected' } });
   });
@@ -57,7 +58,7 @@ describe('over a scripted connection', () => {
     const sink = rconSinkOn(scripted([{ notSent: new Error('RCON: not connected') }]), config, { journal, log, now: () => NOW });
     await expect(sink.give(itemOf(line))).rejects.toThrow('RCON: not sent for product 42: RCON: not connected');
     expect(log.lines).toEqual([{ level: 'warn', message: 'RCON mark not removed; the next give makes it a window', fields: { deliveryId: 'invoice:2', error: 'journal down' } }]);
-    await sink.give(itemOf(line));
+    await expect(sink.give(itemOf(line))).rejects.toMatchObject({ name: 'RconWindowError', unverified: { from: NOW, to: NOW } });
     expect((await memory.pending()).find((e) => e.state === 'unverified')).toMatchObject({ from: NOW, command: 'give Steve whip 1\nsay thanks Steve' });
   });
 
@@ -76,13 +77,13 @@ describe('over a scripted connection', () => {
     const journal = new MemoryJournal();
     const sink = rconSinkOn(scripted([{ unknown: new Error('RCON: Connection closed') }]), config, { journal, log, now: () => NOW });
     await expect(sink.give(itemOf(whip('invoice:4', 'Ste ve')))).rejects.toThrow(/nothing sent/);
-    await sink.give(itemOf(whip('invoice:5')));
-    await sink.give(itemOf(whip('invoice:5')));
+    await expect(sink.give(itemOf(whip('invoice:5')))).rejects.toBeInstanceOf(RconWindowError);
+    await expect(sink.give(itemOf(whip('invoice:5')))).rejects.toBeInstanceOf(RconWindowError);
     expect(log.lines).toEqual([
       { level: 'error', message: 'RCON command refused; nothing sent, marked for staff', fields: { deliveryId: 'invoice:4', player: 'Ste ve', reason: expect.stringContaining('{player} is outside') } },
       { level: 'error', message: 'RCON command outcome unknown; a window for staff, never sent again', fields: { deliveryId: 'invoice:5', player: 'Steve', command: 'give Steve whip 1', error: 'RCON: Connection closed' } },
-      { level: 'warn', message: 'RCON command outcome unknown: window written for staff', fields: { deliveryId: 'invoice:5', player: 'Steve', window: 'window:command:invoice:5' } },
-      { level: 'warn', message: 'RCON command outcome already in a window; not sent again', fields: { deliveryId: 'invoice:5', window: 'window:command:invoice:5' } },
+      { level: 'info', message: 'RCON window written for staff', fields: { deliveryId: 'invoice:5', player: 'Steve', window: 'window:command:invoice:5' } },
+      { level: 'error', message: 'RCON command outcome already in a window; not sent again', fields: { deliveryId: 'invoice:5', player: 'Steve', window: 'window:command:invoice:5' } },
     ]);
   });
 
@@ -103,11 +104,11 @@ describe('over a scripted connection', () => {
     await expect(sink.give(itemOf(whip('invoice:6')))).rejects.toThrow(/window could not be written/);
     expect(log.lines.at(-1)).toEqual({ level: 'error', message: 'RCON window not written; the item is never sent again by this process', fields: { deliveryId: 'invoice:6', window: 'window:command:invoice:6', error: 'disk full' } });
     refuse = false;
-    await sink.give(itemOf(whip('invoice:6')));
+    await expect(sink.give(itemOf(whip('invoice:6')))).rejects.toBeInstanceOf(RconWindowError);
     expect((await memory.pending()).find((e) => e.state === 'unverified')).toStrictEqual({ deliveryId: 'window:command:invoice:6', playerName: 'Steve', state: 'unverified', from: NOW, to: NOW, cause: 'unknownCommand', recordedAt: NOW, command: 'give Steve whip 1\nsay thanks Steve', node: 'node-7' });
 
     const alone = new MemoryJournal();
-    await rconSinkOn(scripted([{ unknown: new Error('lost') }]), config, { journal: alone, log, now: () => NOW }).give(itemOf(whip('invoice:7')));
+    await expect(rconSinkOn(scripted([{ unknown: new Error('lost') }]), config, { journal: alone, log, now: () => NOW }).give(itemOf(whip('invoice:7')))).rejects.toBeInstanceOf(RconWindowError);
     expect((await alone.pending()).find((e) => e.state === 'unverified')).toStrictEqual({ deliveryId: 'window:command:invoice:7', playerName: 'Steve', state: 'unverified', from: NOW, to: NOW, cause: 'unknownCommand', recordedAt: NOW, command: 'give Steve whip 1\nsay thanks Steve' });
   });
 
@@ -115,7 +116,7 @@ describe('over a scripted connection', () => {
     const journal = new MemoryJournal();
     await journal.append([{ ...whip('invoice:8', 'Ste;ve'), sending: NOW - 3 }]);
     const link = scripted([]);
-    await rconSinkOn(link, config, { journal, log: recordingLog(), now: () => NOW }).give(itemOf(whip('invoice:8', 'Ste;ve')));
+    await expect(rconSinkOn(link, config, { journal, log: recordingLog(), now: () => NOW }).give(itemOf(whip('invoice:8', 'Ste;ve')))).rejects.toMatchObject({ unverified: { from: NOW - 3, to: NOW } });
     expect((await journal.pending()).find((e) => e.state === 'unverified')).toMatchObject({ from: NOW - 3, command: expect.stringMatching(/^\(not renderable now: \{player\} is outside/) });
     expect(link.sent).toEqual([]);
   });

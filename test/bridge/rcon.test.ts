@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FileJournal, MemoryJournal, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalWindow } from '../../src/index.js';
-import { RconStaffError, commandWindowId } from '../../src/bridge/rcon.js';
+import { RconStaffError, RconWindowError, commandWindowId } from '../../src/bridge/rcon.js';
 import { NOW, itemOf, rconSuite, recordingLog, scrolls, whip } from '../support/rcon-sink.js';
 import { scratchJournals } from '../support/file-journals.js';
 
@@ -73,7 +73,8 @@ describe('a command whose outcome is unknown', () => {
     await journal.append([line]);
     const log = recordingLog();
     const sink = rcon.sink(server, journal, {}, log);
-    await sink.give(itemOf(line)); // resolves: the engine acknowledges the line
+    // Thrown once the window is durable: the engine acknowledges the line and reports the window.
+    await expect(sink.give(itemOf(line))).rejects.toMatchObject({ name: 'RconWindowError', unverified: { from: NOW, to: NOW } });
     expect(await windowOf(journal, 'invoice:3')).toEqual({
       deliveryId: 'window:command:invoice:3',
       playerName: 'Steve',
@@ -85,10 +86,10 @@ describe('a command whose outcome is unknown', () => {
       command: 'give Steve whip 1',
     });
     expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual(['RCON command outcome unknown; a window for staff, never sent again']);
-    server.answer = () => 'ok';
+    server.answer = (command) => server.minecraft(command);
     // Given again before the acknowledgement reached the journal, by this sink and by a new one (a restart).
-    await sink.give(itemOf(line));
-    await rcon.sink(server, journal).give(itemOf(line));
+    await expect(sink.give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
+    await expect(rcon.sink(server, journal).give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
     expect(server.commands).toEqual(['give Steve whip 1']);
   });
 
@@ -98,7 +99,7 @@ describe('a command whose outcome is unknown', () => {
     const journal = new MemoryJournal();
     const line = whip('invoice:4');
     await journal.append([line]);
-    await rcon.sink(server, journal, { timeoutMs: 50 }).give(itemOf(line));
+    await expect(rcon.sink(server, journal, { timeoutMs: 50 }).give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
     expect((await windowOf(journal, 'invoice:4'))?.cause).toBe('unknownCommand');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(server.commands).toEqual(['give Steve whip 1']);
@@ -106,11 +107,11 @@ describe('a command whose outcome is unknown', () => {
 
   it('a loss after the first of several commands: one window naming every command of the item', async () => {
     const server = await rcon.server();
-    server.answer = (command) => (command.startsWith('say') ? { drop: true } : 'ok');
+    server.answer = (command) => (command.startsWith('say') ? { drop: true } : server.minecraft(command));
     const journal = new MemoryJournal();
     const line = whip('invoice:5');
     await journal.append([line]);
-    await rcon.sink(server, journal, { commands: { '42': ['give {player} whip {quantity}', 'say {player} thanks', 'give {player} bonus 1'] } }).give(itemOf(line));
+    await expect(rcon.sink(server, journal, { commands: { '42': ['give {player} whip {quantity}', 'say {player} thanks', 'give {player} bonus 1'] } }).give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
     expect((await windowOf(journal, 'invoice:5'))?.command).toBe('give Steve whip 1\nsay Steve thanks\ngive Steve bonus 1');
     expect(server.commands).toEqual(['give Steve whip 1', 'say Steve thanks']);
   });
@@ -120,7 +121,7 @@ describe('a command whose outcome is unknown', () => {
     const journal = new MemoryJournal();
     const line = { ...whip('invoice:6'), sending: NOW - 5_000 };
     await journal.append([line]);
-    await rcon.sink(server, journal).give(itemOf(line));
+    await expect(rcon.sink(server, journal).give(itemOf(line))).rejects.toMatchObject({ unverified: { from: NOW - 5_000, to: NOW } });
     expect(await windowOf(journal, 'invoice:6')).toMatchObject({ from: NOW - 5_000, to: NOW, cause: 'unknownCommand', command: 'give Steve whip 1' });
     expect(server.commands).toEqual([]);
     expect(server.logins).toEqual({ ok: 0, failed: 0 });
@@ -153,7 +154,7 @@ describe('a command whose outcome is unknown', () => {
     await memory.append([{ ...line, lastError: { message: 'x', at: NOW, attempts: 1 } }]);
     await expect(sink.give(itemOf(line))).rejects.toThrow(/disk full/);
     refuse = false;
-    await sink.give(itemOf(line));
+    await expect(sink.give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
     expect(await windowOf(memory, 'invoice:8')).toMatchObject({ from: NOW, command: 'give Steve whip 1' });
     expect(server.commands).toEqual(['give Steve whip 1']);
   });
@@ -250,11 +251,11 @@ describe('restart on a file journal', () => {
     const first = new FileJournal(path);
     const line = whip('invoice:14');
     await first.append([line]);
-    await rcon.sink(server, first).give(itemOf(line));
+    await expect(rcon.sink(server, first).give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
     await first.close();
-    server.answer = () => 'ok';
+    server.answer = (command) => server.minecraft(command);
     const second = files.journal(path);
-    await rcon.sink(server, second).give(itemOf(line));
+    await expect(rcon.sink(server, second).give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
     expect(server.commands).toEqual(['give Steve whip 1']);
     expect((await windowOf(second, 'invoice:14'))?.command).toBe('give Steve whip 1');
   });
@@ -266,7 +267,7 @@ describe('restart on a file journal', () => {
     await first.append([{ ...whip('invoice:15'), sending: NOW - 1 }]);
     await first.close();
     const second = files.journal(path);
-    await rcon.sink(server, second).give(itemOf(whip('invoice:15')));
+    await expect(rcon.sink(server, second).give(itemOf(whip('invoice:15')))).rejects.toMatchObject({ unverified: { from: NOW - 1, to: NOW } });
     expect(await windowOf(second, 'invoice:15')).toMatchObject({ from: NOW - 1, cause: 'unknownCommand' });
     expect(server.commands).toEqual([]);
   });
@@ -324,8 +325,8 @@ describe('vote rewards', () => {
     const journal = new MemoryJournal();
     const { row, reward } = scrolls('vote:a:0');
     await journal.append([row]);
-    await rcon.sink(server, journal, { voteCommands: { '*': ['give {player} {rewardName} {amount} ({rewardId}, {deliveryId})'] } }).giveVoteReward(reward);
-    expect(server.commands).toEqual(['give Steve Scroll 4 (2, vote:a:0)']);
+    await rcon.sink(server, journal, { voteCommands: { '*': ['give {player} {rewardName} {amount}', 'say {rewardId}, {deliveryId}'] } }).giveVoteReward(reward);
+    expect(server.commands).toEqual(['give Steve Scroll 4', 'say 2, vote:a:0']);
     expect((await journal.pending()).find((e) => e.deliveryId === 'vote:a:0')).toEqual({ ...row, sending: NOW });
   });
 
@@ -345,9 +346,9 @@ describe('vote rewards', () => {
     const marked = scrolls('vote:c:1');
     await journal.append([lost.row, { ...marked.row, sending: NOW - 7 }]);
     const sink = rcon.sink(server, journal);
-    await sink.giveVoteReward(lost.reward);
-    await sink.giveVoteReward(lost.reward);
-    await sink.giveVoteReward(marked.reward);
+    await expect(sink.giveVoteReward(lost.reward)).rejects.toBeInstanceOf(RconWindowError);
+    await expect(sink.giveVoteReward(lost.reward)).rejects.toBeInstanceOf(RconWindowError);
+    await expect(sink.giveVoteReward(marked.reward)).rejects.toBeInstanceOf(RconWindowError);
     expect(server.commands).toEqual(['give Steve scroll 4']);
     expect(await windowOf(journal, 'vote:c:0')).toMatchObject({ cause: 'unknownCommand', command: 'give Steve scroll 4', from: NOW });
     expect(await windowOf(journal, 'vote:c:1')).toMatchObject({ cause: 'unknownCommand', command: 'give Steve scroll 4', from: NOW - 7 });

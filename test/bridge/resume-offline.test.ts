@@ -34,6 +34,7 @@ describe('teamgames bridge at start (RCON)', () => {
     await journal.close();
 
     const game = await TestRconServer.start();
+    game.online = ['Steve'];
     opened.push(() => game.close());
     const mock = createMockService({ seed: storeSeed });
     const { url, close } = await mock.listen({ port: 0 });
@@ -56,6 +57,6 @@ describe('teamgames bridge at start (RCON)', () => {
     expect(game.commands).toEqual([]);
     const joined = await fetch(`${bridge.url}/v1/join`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ player: 'Steve' }) });
     expect(joined.status).toBe(200);
-    await expect.poll(() => game.commands, { timeout: 5_000 }).toEqual(['give Steve whip 1']);
+    await expect.poll(() => game.commands, { timeout: 5_000 }).toEqual(['list', 'give Steve whip 1']);
   });
 });

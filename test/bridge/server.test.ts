@@ -38,7 +38,7 @@ async function startApi(apiKey = KEY, journal = new MemoryJournal()): Promise<Ap
   const given: DeliveredItem[] = [];
   const loop = client.startDeliveryLoop({ give: (item) => void given.push(item), giveVoteReward: () => undefined, claimMode: 'fast' });
   const metrics = createMetrics(() => loop.stats());
-  const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics, log: silent, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0 });
+  const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics, log: silent, journal, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0 });
   open.push({ server, loop });
   return {
     url: server.url,
@@ -105,9 +105,13 @@ describe('the HTTP API: each route', () => {
   it('vote answers the report; a bad amount or reward names its field', async () => {
     const api = await startApi();
     await api.call('POST', '/v1/join', { player: 'Steve' });
+    const none = await api.call('POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 1 });
+    expect(none.status).toBe(200);
+    expect(none.json).toMatchObject({ code: 'NOT_VOTED', message: expect.any(String) });
+    api.mock.recordVote(KEY, 'Steve', 3);
     const vote = await api.call('POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 1 });
     expect(vote.status).toBe(200);
-    expect(vote.json).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    expect(vote.json).toMatchObject({ code: 'SUCCESS', message: expect.stringMatching(/^You have claimed 1 x /) });
     expect((await api.call('POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 0 })).json.error).toMatchObject({ code: 'INVALID_FIELD', field: 'amount' });
     expect((await api.call('POST', '/v1/vote', { player: 'Steve', reward: {}, amount: 'all' })).json.error).toMatchObject({ code: 'INVALID_FIELD', field: 'reward' });
   });

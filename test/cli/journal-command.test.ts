@@ -173,7 +173,7 @@ describe('teamgames journal resolve --file: who holds the lock', () => {
     expect(r).toEqual({
       code: EXIT.FAILURE,
       stdout: '',
-      stderr: `teamgames journal: ${path} is held by process 4242 on host game-2 (another host: whether it runs cannot be told from here), lock file ${path}.lock. The lock belongs to the bridge, so nothing was written. Stop the bridge and run this again, or resolve from the bridge itself: resolveWindow(journal, { playerName, windowId, by, note }) in its admin command\n`,
+      stderr: `teamgames journal: ${path} is held by process 4242 on host game-2 (another host: whether it runs cannot be told from here), lock file ${path}.lock. The lock belongs to the bridge, so nothing was written. Resolve through the bridge while it runs: add --bridge http://127.0.0.1:<port> (its listen address; its token read from TEAMGAMES_BRIDGE_TOKEN_FILE, as the bridge reads it), or stop the bridge and run this again\n`,
     });
   });
 

@@ -94,7 +94,7 @@ describe('teamgames journal --file while a bridge holds the file', () => {
     expect(resolve.code).toBe(1);
     expect(resolve.stdout).toBe('');
     expect(resolve.stderr).toBe(
-      `teamgames journal: ${path} is held by process ${bridge.pid} on this host (running), lock file ${path}.lock. The lock belongs to the bridge, so nothing was written. Stop the bridge and run this again, or resolve from the bridge itself: resolveWindow(journal, { playerName, windowId, by, note }) in its admin command\n`,
+      `teamgames journal: ${path} is held by process ${bridge.pid} on this host (running), lock file ${path}.lock. The lock belongs to the bridge, so nothing was written. Resolve through the bridge while it runs: add --bridge http://127.0.0.1:<port> (its listen address; its token read from TEAMGAMES_BRIDGE_TOKEN_FILE, as the bridge reads it), or stop the bridge and run this again\n`,
     );
     // Nothing changed: the journal, the bridge's lock, the bridge itself.
     expect(await readFile(path)).toEqual(file);

@@ -6,7 +6,7 @@
  * test/databases/journal-cli.db.test.ts.
  * Real files; the program runs in process with injected streams.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -153,6 +153,31 @@ describe('teamgames journal: what records hold is shown, never obeyed', () => {
       expect(r.stdout + r.stderr).not.toContain(b64.replace(/=+$/, ''));
       expect(r.stdout).toContain('<redacted>');
     }
+  });
+
+  it('a key file refused as a credential (other users may read it, mode 0644) still hides the key it holds, with one warning saying so (issue #43)', async () => {
+    const key = 'tg_live_4b1d2c3e5f60718293a4b5c6d7e8f901';
+    const b64 = Buffer.from(key).toString('base64');
+    const path = await journalFile([{ deliveryId: 'claim:1:0', playerName: 'Zezima', state: 'claimed', recordedAt: NOW, item: { player_name: 'Zezima', product_id: 1, product_id_string: key, product_name: b64, product_price: 1, quantity_to_grant: 1, quantity_purchased: 1, product_amount: 1, amount_purchased: 1 } }]);
+    const keyFile = join(await tempDir(), 'key');
+    await writeFile(keyFile, `${key}\n`, { mode: 0o644 });
+    await chmod(keyFile, 0o644);
+    const warning = `teamgames journal: warning: TEAMGAMES_API_KEY_FILE: cannot read ${keyFile} (other users may read or change it, mode 0644: chmod o-rwx ${keyFile}); it is not used as a credential, and what it holds is still shown as <redacted> wherever a record holds it\n`;
+    const r = await run(['journal', 'pending', '--file', path], { TEAMGAMES_API_KEY_FILE: keyFile });
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stdout + r.stderr).not.toContain(key);
+    expect(r.stdout + r.stderr).not.toContain(b64.replace(/=+$/, ''));
+    expect(r.stdout).toContain('<redacted>');
+    expect(r.stderr).toBe(warning);
+    const json = await run(['journal', 'pending', '--json', '--file', path], { TEAMGAMES_API_KEY_FILE: keyFile });
+    expect(json.stdout + json.stderr).not.toContain(key);
+    expect(JSON.parse(json.stdout)).toMatchObject({ pending: [{ item: { product_id_string: '<redacted>' } }] });
+    expect(json.stderr.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line))).toEqual([{ warning: 'KEY_FILE_REFUSED', message: warning.slice('teamgames '.length, -1) }]);
+    // Owner-only, it is the credential: no warning.
+    await chmod(keyFile, 0o600);
+    const own = await run(['journal', 'pending', '--file', path], { TEAMGAMES_API_KEY_FILE: keyFile });
+    expect(own).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(own.stdout).not.toContain(key);
   });
 });
 

@@ -5,33 +5,34 @@
  * journal: journal-links.test.ts). The cases about another user chown files to a second
  * Unix user, so they need root (CI runs as root).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileJournal } from '../../src/journals/file/journal.js';
 import { runCli } from '../support/cli.js';
 import { journalLine } from '../support/journal.js';
-import { needsRoot, secondUser } from '../support/second-user.js';
+import { needsRoot, secondUser, teamgamesForSecondUser, type CommandForSecondUser } from '../support/second-user.js';
 
 const dirs: string[] = [];
 const open: FileJournal[] = [];
-let umask: number;
+// A worker thread (StrykerJS runs the tests in one) may read the umask but not set it: there
+// the suite runs under the umask it was given (issue #46 point 3: it failed in this hook).
+let umask: number | undefined;
 beforeAll(() => {
-  umask = process.umask(0o022);
+  if (isMainThread) umask = process.umask(0o022);
 });
 afterAll(() => {
-  process.umask(umask);
+  if (umask !== undefined) process.umask(umask);
 });
 afterEach(async () => {
   for (const j of open.splice(0)) await j.close();
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const now = () => Date.parse('2026-01-01T00:00:00Z');
 const put = (id: string, player = 'Ann') => `${JSON.stringify({ op: 'put', entry: journalLine(id, player) })}\n`;
 
@@ -126,10 +127,20 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     expect(readFileSync(path, 'utf8')).toBe(put('a'));
   });
 
-  /** The real `teamgames` as the second user (staff, in the journal's group), its exit code and output. */
+  let command: CommandForSecondUser | undefined;
+  afterAll(async () => {
+    await command?.remove();
+  });
+
+  /**
+   * The real `teamgames` as the second user (staff, in the journal's group), its exit code and
+   * output: bundled where that user may read it, run from there, never from the checkout,
+   * which may lie in a directory only its owner may enter (issue #49).
+   */
   async function asStaff(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(nodeFor(other), ['--import', 'tsx', 'src/cli/index.ts', ...args], {
-      cwd: ROOT,
+    command ??= await teamgamesForSecondUser(other);
+    const child = spawn(command.node, [command.script, ...args], {
+      cwd: tmpdir(),
       uid: other.uid,
       gid: other.gid,
       env: { ...process.env, NO_COLOR: '1' },
@@ -144,17 +155,6 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
       child.on('close', resolve);
     });
     return { code, stdout, stderr };
-  }
-
-  /**
-   * A Node the second user may run: this one, or the system's when this one lies where that
-   * user cannot reach it (CI's Node 22 and 24 come from npx's cache under /root).
-   */
-  function nodeFor(user: { uid: number; gid: number }): string {
-    const tried = spawnSync(process.execPath, ['-e', ''], { uid: user.uid, gid: user.gid });
-    if (tried.error === undefined && tried.status === 0) return process.execPath;
-    for (const system of ['/usr/bin/node', '/usr/local/bin/node']) if (spawnSync(system, ['-e', ''], { uid: user.uid, gid: user.gid }).status === 0) return system;
-    return process.execPath;
   }
 
   it("staff in a mode 0o640 journal's group read it as their own user (the directory's owner is the bridge's user); a file of anyone else there is refused", async () => {

@@ -433,9 +433,11 @@ describe('teamgames journal: the command line', () => {
     expect(help.stdout).toMatch(/--timeout <ms> +how long the database may take/);
     expect(help.stdout).toMatch(/\n  4  the database did not answer within --timeout/);
     expect(help.stdout).toContain('is shown as \\u and its code in hex: \\u001b for ESC');
-    expect(help.stdout).toContain('resolve from the bridge itself');
+    expect(help.stdout).toContain('goes through the\n                           bridge while the bridge holds it (add --bridge <url>');
+    expect(help.stdout).toMatch(/^  --bridge <url> +resolve only: through a running bridge's HTTP API/m);
+    expect(help.stdout).toContain('still\nread to hide what it holds, with one warning saying so');
     expect(help.stdout).toContain('resolve --window <id> --note <text> [--by <name>]');
-    expect(help.stdout).toMatch(/^  7  resolve: the window was already resolved; nothing was written/m);
+    expect(help.stdout).toMatch(/^  7  resolve: the window was already resolved \(before, or by another staff member's\n +resolve at the same moment, on a file, a database or through the bridge\); nothing\n +was written/m);
     expect(USAGE).toMatch(/^  7  journal resolve: the window was already resolved/m);
   });
 });

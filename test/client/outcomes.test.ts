@@ -244,6 +244,7 @@ describe.each(legacyMethods)('%s (v3) answers', (operation, call) => {
       json(shape(message));
       const result = await call('Player123');
       expect(result).toMatchObject({ code, status: 'ERROR', message, claims: [] });
+      // branch: the RATE_LIMIT row of the table also says how long to wait
       if (result.code === 'RATE_LIMIT') expect(result).toMatchObject({ retryAfterMs: 10_000, source: 'server' });
     });
 

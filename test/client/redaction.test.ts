@@ -142,6 +142,7 @@ describe('onEvent', () => {
     expect(events.map((e) => `${e.type}#${'attempt' in e ? e.attempt : ''}`)).toEqual(['request#0', 'response#0', 'retry#1', 'request#1', 'response#1']);
     for (const event of events) {
       expect(event.operation).toBe('getCatalog');
+      // branch: the two request events of the sequence above carry the headers
       if (event.type === 'request') expect(event.headers.authorization).toBe('<redacted>');
     }
     expect(events[2]).toMatchObject({ type: 'retry', reason: 'HTTP 503' });

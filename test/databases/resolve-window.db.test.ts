@@ -57,6 +57,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
     expect(succeeded).toBe(1);
     const [window] = (await inspectJournal(bridge)).resolvedWindows as [JournalWindow];
     const first = window.resolution!;
+    // branch: the bridge may win the race or lose it; when it lost, it names the winner (the CLI's losers: below)
     if (api.status === 'rejected') expect(api.reason).toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', resolution: first });
     for (const r of runs.filter((r) => r.code !== EXIT.OK)) {
       expect(r).toMatchObject({ code: EXIT.ALREADY_RESOLVED, stdout: '' });

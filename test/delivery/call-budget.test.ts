@@ -291,4 +291,34 @@ describe('sleepOn', () => {
     // Already aborted: throws at once (its callers await it inside async functions).
     expect(() => sleepOn(clock.loop, 1_000, controller.signal)).toThrow('left');
   });
+
+  it('never ends before its time on the clock: a timer that fires early is set again for what is left, plus a millisecond', async () => {
+    const clock = manualTimers();
+    const asked: number[] = [];
+    // A platform timer started mid-millisecond: it fires when the clock reads 1 ms less than asked.
+    const early: LoopTimers = { ...clock.loop, setTimeout: (run, ms) => (asked.push(ms), clock.loop.setTimeout(run, ms >= 2 ? ms - 1 : ms)) };
+    let done = false;
+    const slept = sleepOn(early, 10_000, new AbortController().signal).then(() => (done = true));
+    await clock.advance(9_999);
+    expect(done).toBe(false);
+    // Woke 1 ms early: set again for the 1 ms left and the margin (and that one fires early too).
+    expect(asked).toEqual([10_000, 2]);
+    await clock.advance(1);
+    await slept;
+    expect(clock.loop.now()).toBe(10_000);
+    expect(clock.delays()).toEqual([]);
+  });
+
+  it('aborted after a timer woke it early: rejects with the reason, and the timer set again is cleared', async () => {
+    const clock = manualTimers();
+    const early: LoopTimers = { ...clock.loop, setTimeout: (run, ms) => clock.loop.setTimeout(run, ms >= 2 ? ms - 1 : ms) };
+    const controller = new AbortController();
+    const slept = sleepOn(early, 10_000, controller.signal);
+    await clock.advance(9_999);
+    expect(clock.delays()).toEqual([1]); // set again
+    controller.abort(new Error('left'));
+    await expect(slept).rejects.toThrow('left');
+    expect(clock.delays()).toEqual([]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
 });

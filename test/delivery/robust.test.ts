@@ -126,9 +126,13 @@ describe('exactly-once, a claim answer without rawTransactions, then a crash', (
     await second.deliver('Dee', grant, { sleep });
     const result = outcome(game);
     expect(result.duplicated).toBe(0);
-    if (result.lost > 0) expect(events.some((e) => e.type === 'unverified')).toBe(true);
-    // Both lines were previewed before the claim: exactly-once loses neither.
+    // Both lines were previewed before the claim: exactly-once loses neither. A window the
+    // resume reports (what the lost answer could have claimed beyond them) is Dee's, and staff
+    // find each one in the journal.
     expect(result.lost).toBe(0);
+    const windows = events.flatMap((e) => (e.type === 'unverified' ? [e.window] : []));
+    for (const window of windows) expect(window.playerName === 'Dee' && window.from <= window.to).toBe(true);
+    expect((await storage.pending()).filter((e) => e.state === 'unverified')).toHaveLength(windows.length);
     expect((await storage.pending()).filter((e) => e.state !== 'unverified')).toEqual([]);
     expect(crashed || crashAt > 3).toBe(true);
   });

@@ -115,6 +115,7 @@ describe('a journal that fails (a full disk) at any write', () => {
     expect(first.journalError).toBeInstanceOf(JournalError);
     expect(first.journalError?.cause).toMatchObject({ code: 'ENOSPC' });
     expect(events.filter((e) => e.type === 'journalError')).toEqual([{ type: 'journalError', operation: 'deliver', playerName: 'Cy', error: first.journalError }]);
+    // branch: only the first write comes before the claim; what follows holds for every write
     if (failAt === 1) {
       // The first write comes before the claim: a full disk stops the claim itself.
       expect(first.code).toBe('ERROR');

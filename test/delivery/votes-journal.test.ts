@@ -163,16 +163,44 @@ describe('deliverVoteReward and a journal that fails', () => {
   });
 
   it('an abort before sending rejects with the reason and drops the mark', async () => {
+    const storage = fresh();
+    mock.recordVote(KEY, 'Ann', 4);
+    const controller = new AbortController();
+    let sent = 0;
+    const counting: typeof globalThis.fetch = (input, init) => {
+      sent += 1;
+      return mock.fetch(input, init);
+    };
+    // The abort comes once the mark is written, before the request goes out.
+    const journal: DeliveryJournal = {
+      append: async (entries) => {
+        await storage.append(entries);
+        if (entries.some((e) => e.state === 'voteClaiming')) controller.abort(new Error('stop'));
+      },
+      pending: (player) => storage.pending(player),
+      acknowledge: (ids) => storage.acknowledge(ids),
+    };
+    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: counting, now: mock.clock.now, journal, retry: 0 });
+    const outcome = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { signal: controller.signal }).catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toBe('stop');
+    expect(sent).toBe(0);
+    expect(await storage.pending()).toEqual([]);
+    expect(pointsLeft()).toBe(4);
+  });
+
+  it('an abort once the request was sent: OUTCOME_UNKNOWN, the mark kept', async () => {
     const journal = fresh();
+    mock.recordVote(KEY, 'Ann', 4);
     const controller = new AbortController();
     const aborting: typeof globalThis.fetch = async () => {
       controller.abort(new Error('stop'));
       throw controller.signal.reason;
     };
-    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: aborting, journal, retry: 0 });
-    const outcome = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { signal: controller.signal }).catch((error: unknown) => error);
-    if (outcome instanceof Error && outcome.message === 'stop') expect(await journal.pending()).toEqual([]);
-    else expect(outcome).toMatchObject({ code: 'OUTCOME_UNKNOWN', pending: 1 });
+    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: aborting, now: mock.clock.now, journal, retry: 0 });
+    const outcome = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { signal: controller.signal });
+    expect(outcome).toMatchObject({ code: 'OUTCOME_UNKNOWN', pending: 1 });
+    expect(states(await journal.pending('Ann'))).toEqual(['voteClaiming']);
   });
 });
 

@@ -500,6 +500,8 @@ describe('FileJournal lock', () => {
   const holderOf = (path: string) => JSON.parse(readFileSync(lockOf(path), 'utf8')) as { pid: number; host: string; since: string };
   /** The pid of a process that has exited. */
   const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
+  /** On Linux a lock also records this boot's id and the holder's start time (src/journals/file/holder.ts). */
+  const incarnation = existsSync('/proc/self/stat') ? { boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), start: expect.stringMatching(/^\d+$/) } : {};
 
   // Regression (found by the crash campaign): the lock file was created empty, then
   // written; a kill in between left an empty lock that refused every later start.
@@ -515,7 +517,7 @@ describe('FileJournal lock', () => {
     });
     const j = journal(path);
     await j.pending();
-    expect(JSON.parse(seen[0] ?? '')).toEqual({ pid: process.pid, host: hostname(), since: expect.any(String) });
+    expect(JSON.parse(seen[0] ?? '')).toEqual({ pid: process.pid, host: hostname(), since: expect.any(String), ...incarnation });
     expect(open.mock.calls.filter(([target, flags]) => target === lockOf(path) && flags === 'wx')).toEqual([]);
     expect(readdirSync(dirname(path)).filter((name) => name.endsWith('.new'))).toEqual([]);
     await j.close();
@@ -528,7 +530,7 @@ describe('FileJournal lock', () => {
     expect(existsSync(lockOf(path))).toBe(false);
     await j.pending();
     const holder = holderOf(path);
-    expect(holder).toEqual({ pid: process.pid, host: hostname(), since: expect.any(String) });
+    expect(holder).toEqual({ pid: process.pid, host: hostname(), since: expect.any(String), ...incarnation });
     expect(Date.parse(holder.since)).not.toBeNaN();
     const other = journal(file());
     await other.pending();
@@ -833,12 +835,15 @@ describe('new FileJournal', () => {
     const make = () => new FileJournal(path as string, options as object);
     expect(make).toThrow(InvalidInputError);
     expect(make).toThrow(rule);
+    let error: unknown;
     try {
       make();
-    } catch (error) {
-      expect((error as InvalidInputError).argument).toBe(argument);
-      expect((error as Error).message).toMatch(/^StorefrontClient: invalid /);
+    } catch (thrown) {
+      error = thrown;
     }
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).argument).toBe(argument);
+    expect((error as Error).message).toMatch(/^StorefrontClient: invalid /);
   });
 
   it('accepts valid options, and touches no file', () => {

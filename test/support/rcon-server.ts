@@ -7,8 +7,11 @@
  * auth response (id -1 when the password is wrong); `authStyle: 'minecraft'` sends the
  * auth response alone, as Minecraft does.
  *
- * It records every command, answers `list`, and can be told per command to drop the
- * connection without replying, to stay silent, or to answer late.
+ * It records every command and answers like a Minecraft server (1.13+, en_us): `list` with
+ * who is online, `give <player> <item> <count>` with "Gave 3 [Whip] to Steve" or "No
+ * player was found", `say`/`tellraw` with nothing, anything else with "Unknown or
+ * incomplete command"; and it can be told per command to drop the connection without
+ * replying, to stay silent, to answer late, or to split its reply over several writes.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
@@ -18,7 +21,15 @@ const AUTH_RESPONSE = 2;
 const RESPONSE = 0;
 
 /** How the server answers one command. */
-export type RconAnswer = string | { drop: true } | { silent: true } | { delayMs: number; reply: string };
+export type RconAnswer = string | { drop: true } | { silent: true } | { delayMs: number; reply: string } | { split: number; reply: string };
+
+/** Minecraft's text for `give`: the item's name as the game shows it (`whip` → `Whip`, `minecraft:diamond_sword` → `Diamond Sword`). */
+function itemName(id: string): string {
+  return (id.split(':').pop() as string)
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
+}
 
 export interface TestRconServerOptions {
   password?: string;
@@ -30,14 +41,46 @@ export class TestRconServer {
   readonly commands: string[] = [];
   /** Logins received, and how many failed. */
   readonly logins = { ok: 0, failed: 0 };
-  /** The reply to `list`. */
-  listReply = 'There are 0 of a max of 20 players online: ';
+  /**
+   * Who is online, as `list` tells and `give` checks; `undefined` (the default): `give`
+   * finds anyone, and `list` answers {@link listReply} as set (nobody by default).
+   */
+  online: string[] | undefined;
+  #listReply: string | undefined;
+  /** The reply to `list`: who is {@link online}, unless set. */
+  get listReply(): string {
+    if (this.#listReply !== undefined || this.online === undefined) return this.#listReply ?? 'There are 0 of a max of 20 players online: ';
+    return `There are ${this.online.length} of a max of 20 players online: ${this.online.join(', ')}`;
+  }
+  set listReply(reply: string) {
+    this.#listReply = reply;
+  }
   /** Refuse every login (a wrong password as the server sees it). */
   refuseAuth = false;
   /** Answer logins; `false`: read them and say nothing (a server that hangs). */
   answerLogin = true;
-  /** Answers a command; the default replies to `list` with {@link listReply}, to anything else with `ok: <command>`. */
-  answer: (command: string) => RconAnswer = (command) => (command === 'list' ? this.listReply : `ok: ${command}`);
+  /** Answers a command; the default answers as Minecraft does ({@link minecraft}). */
+  answer: (command: string) => RconAnswer = (command) => this.minecraft(command);
+
+  /** What a Minecraft server answers to `command` (the texts of its en_us language file). */
+  minecraft(command: string): string {
+    if (command === 'list') return this.listReply;
+    const here = (text: string) => `${text}\n${command}<--[HERE]`;
+    const there = (player: string) => this.online === undefined || this.online.includes(player);
+    const give = /^give (\S+) (\S+)(?: (\S+))?$/.exec(command);
+    if (give !== null) {
+      const [, player, item, count = '1'] = give as unknown as [string, string, string, string | undefined];
+      if (!/^-?\d+$/.test(count)) return here(`Invalid integer '${count}'`);
+      if (Number(count) < 1) return here(`Integer must not be less than 1, found ${count}`);
+      if (item.startsWith('unknown')) return here(`Unknown item '${item.includes(':') ? item : `minecraft:${item}`}'`);
+      if (!there(player)) return 'No player was found';
+      return `Gave ${count} [${itemName(item)}] to ${player}`;
+    }
+    const tellraw = /^tellraw (\S+) /.exec(command);
+    if (tellraw !== null) return there(tellraw[1] as string) ? '' : 'No player was found';
+    if (command.startsWith('say ')) return '';
+    return here('Unknown or incomplete command, see below for error');
+  }
 
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
@@ -116,6 +159,12 @@ export class TestRconServer {
     if (typeof answer === 'string') socket.write(packet(id, RESPONSE, answer));
     else if ('drop' in answer) socket.destroy();
     else if ('delayMs' in answer) setTimeout(() => socket.writable && socket.write(packet(id, RESPONSE, answer.reply)), answer.delayMs);
+    else if ('split' in answer) {
+      // One packet in pieces of `split` bytes, each its own write (and TCP segment, with no delay).
+      const whole = packet(id, RESPONSE, answer.reply);
+      socket.setNoDelay(true);
+      for (let at = 0; at < whole.length; at += answer.split) socket.write(whole.subarray(at, at + answer.split));
+    }
   }
 }
 

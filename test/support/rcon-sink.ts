@@ -42,6 +42,8 @@ export function rconSuite() {
         timeoutMs: 300,
         commands: { '42': ['give {player} whip {quantity}'] },
         voteCommands: { '2': ['give {player} scroll {amount}'] },
+        // The suites of the online check turn it on; the others count only the item's commands.
+        checkOnline: false,
       };
       for (const key of Object.keys(config)) if (config[key as keyof RconGiveConfig] === undefined) delete defaults[key as keyof RconGiveConfig];
       const sink = createRconSink({ ...defaults, ...given }, { journal, log, now: () => NOW });

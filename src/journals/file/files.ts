@@ -88,7 +88,7 @@ export async function checkRegular(path: string, name: string): Promise<void> {
  * or act) and again on the open handle (it may have been swapped in between).
  * `name` is the path the journal was given, for messages.
  */
-export async function openJournalFile(path: string, name: string, mode = OWNER_ONLY): Promise<FileHandle> {
+export async function openJournalFile(path: string, name: string, mode = OWNER_ONLY, trust: Trust = bridgeTrust(), dirOwner?: number): Promise<FileHandle> {
   await checkRegular(path, name);
   const flags = constants.O_RDWR | constants.O_APPEND | NONBLOCK | NOFOLLOW;
   let file: FileHandle | undefined;
@@ -109,7 +109,7 @@ export async function openJournalFile(path: string, name: string, mode = OWNER_O
     const what = notRegular(stats);
     if (what !== undefined) throw notAJournal(path, name, what);
     // The check before opening, again on what was opened: it may have been swapped in between.
-    checkOwnFile(stats, 'journal', path, name, bridgeTrust());
+    checkOwnFile(stats, 'journal', path, name, trust, dirOwner);
   } catch (error) {
     await file.close().catch(() => undefined);
     throw error;

@@ -60,7 +60,9 @@ export interface FileJournalOptions {
  * and rejects with {@link JournalError} while another process, or another `FileJournal`
  * of this process, holds it under any name. A file with more than one name (a hard link)
  * is refused, as is anything but a regular file (a FIFO, a device, a directory) and a file
- * over 256 MiB. The lock of a process that died (killed, crashed) is taken over;
+ * over 256 MiB. The lock of a process that died (killed, crashed, or before a reboot: on
+ * Linux the lock records the boot and the holder's start time, so a pid since reused does
+ * not keep it) is taken over;
  * {@link FileJournal.close} and the process's exit release it. Give each API key its own
  * file (invoice numbers are per game server).
  *

@@ -15,12 +15,13 @@ import { dirname } from 'node:path';
 import { JournalError } from '../../errors.js';
 import { NOFOLLOW, NONBLOCK, createFile, fsCalls, manyNames, notRegular, readAtMost, syncDirectory, writeAll } from './files.js';
 import { OWNER_ONLY, bridgeTrust, checkOwnFile, remember, type Trust } from './trust.js';
+import { holderGone, ownIncarnation, readIncarnation, type Incarnation } from './holder.js';
 
 /** The largest lock file read: a holder is about 80 bytes. */
 const MAX_LOCK_BYTES = 4096;
 
-/** What a lock file holds. */
-interface Holder {
+/** What a lock file holds: on Linux also the holder's boot and start time (holder.ts). */
+interface Holder extends Incarnation {
   pid: number;
   host: string;
   since: string;
@@ -95,9 +96,10 @@ export async function checkOneName(file: FileHandle, journal: string, name: stri
 
 /**
  * The lock of one journal file: `<journal>.lock`, created exclusively, holding the pid
- * and host of its holder. A lock whose holder is gone (this host, pid no longer running,
- * or this very pid with no journal of this process holding the file) is stale and taken
- * over; any other lock fails the journal loudly.
+ * and host of its holder (on Linux also its boot id and start time, holder.ts). A lock
+ * whose holder is gone (this host: an earlier boot, a pid no longer running or now another
+ * process's, a zombie, or this very pid with no journal of this process holding the file)
+ * is stale and taken over; any other lock fails the journal loudly.
  */
 export class FileLock {
   /** The lock file. */
@@ -119,7 +121,8 @@ export class FileLock {
    * `<real path>.lock`, whatever name each process gave) or throws {@link JournalError}.
    * `name` is the path the journal was given, for messages.
    */
-  static async acquire(journal: string, name: string, mode = OWNER_ONLY): Promise<FileLock> {
+  static async acquire(journal: string, name: string, mode = OWNER_ONLY, as: LockOwner = {}): Promise<FileLock> {
+    const trust = as.trust ?? bridgeTrust();
     const path = `${journal}.lock`;
     const shown = name === journal ? name : `${name} (the file ${journal})`;
     const { held, names } = registry();
@@ -131,17 +134,17 @@ export class FileLock {
     hold(journal, name, () => {});
     try {
       // A lock another user planted is refused before anything is written (a draft included).
-      await checkLockName(name, path);
+      await checkLockName(name, path, trust, as.dirOwner);
       // A few rounds: each either takes the lock, fails, or removes a stale lock that another
       // process may have replaced meanwhile.
       for (let round = 0; round < 5; round++) {
-        const created = await create(name, path, mode);
+        const created = await create(name, path, mode, as.owner);
         if (created !== undefined) {
           const lock = new FileLock(journal, path, created.dev, created.ino);
           hold(journal, name, () => lock.#releaseSync());
           return lock;
         }
-        const found = await read(name, path, bridgeTrust());
+        const found = await read(name, path, trust, as.dirOwner);
         if (found === undefined) continue; // removed meanwhile
         if (found.holder === undefined) {
           throw new JournalError(
@@ -152,9 +155,9 @@ export class FileLock {
         if (!isStale(found.holder)) {
           throw busy(shown, name, path, found.holder, `run one process per journal file, or remove ${path} if process ${found.holder.pid} is gone`);
         }
-        await removeStale(name, path, found);
+        await removeStale(name, path, found, trust, as.dirOwner);
       }
-      throw new JournalError(`FileJournal: could not take the lock ${path} of ${shown}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: name });
+      throw taken(new JournalError(`FileJournal: could not take the lock ${path} of ${shown}: it kept changing (other processes are starting on the same journal). Run one process per journal file.`, { path: name }));
     } catch (error) {
       unhold(journal);
       throw error;
@@ -185,6 +188,21 @@ export class FileLock {
 }
 
 /**
+ * Whose the lock is, when it is not simply this process's (staff resolving as root a
+ * journal of the bridge's user): the trust its checks apply, and the owner every file
+ * it creates is given, so the bridge can take over what a killed resolve left.
+ * @internal
+ */
+export interface LockOwner {
+  /** What the lock trusts ({@link bridgeTrust} by default). */
+  trust?: Trust;
+  /** The owner of the journal's directory, which a `reader` trust also trusts. */
+  dirOwner?: number | undefined;
+  /** The user and group the lock file is given (the journal's), before it takes the lock's name. */
+  owner?: { uid: number; gid: number } | undefined;
+}
+
+/**
  * Who holds the lock of a journal file, read without touching it (for `teamgames journal`,
  * which reads beside a running bridge): `free`; `held` with the holder and whether it runs
  * (`undefined` for a process on another host, which cannot be told); `unknown` for a lock
@@ -208,10 +226,23 @@ export type LockState =
 
 function busy(shown: string, name: string, path: string, holder: Holder, todo: string): JournalError {
   const since = holder.since === '' ? '' : ` since ${holder.since}`;
-  return new JournalError(
+  return taken(new JournalError(
     `FileJournal: ${shown} is in use by process ${holder.pid} on host ${holder.host}${since} (lock file ${path}); ${todo}.`,
     { path: name },
-  );
+  ));
+}
+
+/** The errors of a lock another process holds (or was taking): `teamgames journal resolve` looks again. */
+const takenErrors = new WeakSet<object>();
+
+function taken(error: JournalError): JournalError {
+  takenErrors.add(error);
+  return error;
+}
+
+/** Whether `error` says that another process holds the journal's lock (or was taking it meanwhile). @internal */
+export function isLockTaken(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && takenErrors.has(error);
 }
 
 function isStale(holder: Holder): boolean {
@@ -219,6 +250,8 @@ function isStale(holder: Holder): boolean {
   // Our own pid: a previous life of this process (a restarted container often gets the same
   // pid); acquire() already failed if a journal of this process holds the file.
   if (holder.pid === process.pid) return true;
+  // A running pid is no proof (PID 1 after a reboot, a reused pid): boot and start time decide where known.
+  if (holderGone(holder.pid, holder)) return true;
   try {
     process.kill(holder.pid, 0);
     return false;
@@ -234,13 +267,15 @@ function isStale(holder: Holder): boolean {
  * process killed between creating a lock file and writing it left an empty lock that no
  * later start could tell from a live one.
  */
-async function create(journal: string, path: string, mode: number): Promise<{ dev: bigint; ino: bigint } | undefined> {
+async function create(journal: string, path: string, mode: number, owner?: { uid: number; gid: number }): Promise<{ dev: bigint; ino: bigint } | undefined> {
   const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
   let identity: { dev: bigint; ino: bigint };
   let file: FileHandle | undefined;
   try {
     file = await createFile(draft, constants.O_WRONLY, mode);
-    const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    // Given to the journal's owner before it is the lock: root never leaves a lock the bridge could not remove.
+    if (owner !== undefined) await file.chown(owner.uid, owner.gid);
+    const holder: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), ...ownIncarnation() };
     await writeAll(file, Buffer.from(JSON.stringify(holder)));
     await file.sync();
     identity = await file.stat({ bigint: true });
@@ -263,11 +298,11 @@ async function create(journal: string, path: string, mode: number): Promise<{ de
 }
 
 /** Refuses an existing lock file that is a symbolic link or another user's, by its name (read() checks what it opens again). */
-async function checkLockName(journal: string, path: string): Promise<void> {
+async function checkLockName(journal: string, path: string, trust: Trust, dirOwner: number | undefined): Promise<void> {
   const found = await lstat(path).catch(() => undefined);
   if (found === undefined) return;
   if (found.isSymbolicLink()) throw symlinkedLock(journal, path);
-  if (found.isFile()) checkOwnFile(found, 'lock file', path, journal, bridgeTrust());
+  if (found.isFile()) checkOwnFile(found, 'lock file', path, journal, trust, dirOwner);
 }
 
 function symlinkedLock(journal: string, path: string): JournalError {
@@ -318,7 +353,7 @@ function parseHolder(text: string): Holder | undefined {
     // Number.isSafeInteger is false for anything that is not a number; once a pid is found, value is an object.
     const found = value as Partial<Holder>;
     if (Number.isSafeInteger(pid) && (pid as number) > 0 && typeof found.host === 'string') {
-      return { pid: pid as number, host: found.host, since: typeof found.since === 'string' ? found.since : '' };
+      return { pid: pid as number, host: found.host, since: typeof found.since === 'string' ? found.since : '', ...readIncarnation(found) };
     }
   } catch {
     // Not JSON: a holder that died between creating the file and writing it, or not ours.
@@ -331,7 +366,7 @@ function parseHolder(text: string): Holder | undefined {
  * and created its own meanwhile: the lock is renamed aside first, and if what moved is not
  * the stale lock that was read (identity and content), it is put back.
  */
-async function removeStale(journal: string, path: string, stale: Found): Promise<void> {
+async function removeStale(journal: string, path: string, stale: Found, trust: Trust, dirOwner: number | undefined): Promise<void> {
   const aside = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.stale`;
   try {
     await fsCalls.rename(path, aside);
@@ -339,7 +374,7 @@ async function removeStale(journal: string, path: string, stale: Found): Promise
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw new JournalError(`FileJournal: could not remove the stale lock ${path}: ${(error as Error).message}`, { path: journal, cause: error });
   }
-  const moved = await read(journal, aside, bridgeTrust());
+  const moved = await read(journal, aside, trust, dirOwner);
   if (moved !== undefined && moved.dev === stale.dev && moved.ino === stale.ino && moved.text === stale.text) {
     await fsCalls.unlink(aside).catch(() => undefined);
     return;

@@ -13,7 +13,7 @@ import { JournalError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { MAX_JOURNAL_BYTES, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './files.js';
 import { FileLock, checkOneName } from './lock.js';
-import { OWNER_ONLY, bridgeTrust, checkJournalPath } from './trust.js';
+import { OWNER_ONLY, bridgeTrust, checkJournalPath, staffTrust, type Trust } from './trust.js';
 import { checkEntries, entryProblem } from '../entry-checks.js';
 import { resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
@@ -36,6 +36,9 @@ export class FileStore {
   readonly #fsync: boolean;
   /** The mode of a new journal file (an existing one keeps its own). */
   readonly #mode: number;
+  readonly #staff: boolean;
+  /** The owner of the journal's directory (staff trust it too); known once the lock is held. */
+  #dirOwner: number | undefined;
   #entries = new Map<string, JournalEntry>();
   #lines = 0;
   #size = 0;
@@ -44,12 +47,16 @@ export class FileStore {
   #loaded: Promise<void> | undefined;
   #tail: Promise<unknown> = Promise.resolve();
 
-  /** Touches no file: the first call locks and reads it. */
-  constructor(path: string, compactAfter: number, fsync: boolean, mode = OWNER_ONLY) {
+  /**
+   * Touches no file: the first call locks and reads it. `staff` (`journal resolve`): staffTrust,
+   * the journal must exist, and as root the lock is given to the journal's owner and group.
+   */
+  constructor(path: string, compactAfter: number, fsync: boolean, mode = OWNER_ONLY, staff = false) {
     this.#path = path;
     this.#compactAfter = compactAfter;
     this.#fsync = fsync;
     this.#mode = mode;
+    this.#staff = staff;
   }
 
   /**
@@ -142,25 +149,31 @@ export class FileStore {
    */
   async #load(): Promise<void> {
     const locked = this.#lock === undefined;
+    const trust = this.#staff ? staffTrust() : bridgeTrust();
     if (this.#lock === undefined) {
       let real: string;
       let lockMode: number;
+      let owner: { uid: number; gid: number } | undefined;
       try {
         // Whose it is, before anything is read or written (a lock file included).
-        real = await realFile(this.#path);
-        const { found } = await checkJournalPath(real, this.#path, bridgeTrust());
+        real = await realFile(this.#path, trust);
+        const { found, dirOwner } = await checkJournalPath(real, this.#path, trust);
+        this.#dirOwner = dirOwner;
         await checkRegular(real, this.#path);
+        if (this.#staff && found === undefined) throw new JournalError(`FileJournal: there is no journal file at ${this.#path} (nothing was created)`, { path: this.#path });
         // The lock is readable by whom the journal is (staff's `teamgames journal status`).
         lockMode = found === undefined ? this.#mode : (found.mode & 0o640) | OWNER_ONLY;
+        // Only root gives files away (and must: the bridge's user could not remove a lock of root's in a sticky folder).
+        if (this.#staff && found !== undefined && trust.uid === 0 && found.uid !== 0) owner = { uid: found.uid, gid: found.gid };
       } catch (error) {
         if (error instanceof JournalError) throw error;
         throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
       }
-      this.#lock = await FileLock.acquire(real, this.#path, lockMode);
+      this.#lock = await FileLock.acquire(real, this.#path, lockMode, { trust, dirOwner: this.#dirOwner, owner });
     }
     const lock = this.#lock;
     try {
-      await this.#read(lock.journal);
+      await this.#read(lock.journal, trust, this.#dirOwner);
     } catch (error) {
       if (locked) {
         await lock.release();
@@ -178,8 +191,8 @@ export class FileStore {
     return (this.#lock as FileLock).journal;
   }
 
-  async #read(real: string): Promise<void> {
-    const file = await openJournalFile(real, this.#path, this.#mode);
+  async #read(real: string, trust: Trust, dirOwner: number | undefined): Promise<void> {
+    const file = await openJournalFile(real, this.#path, this.#mode, trust, dirOwner);
     try {
       await checkOneName(file, real, this.#path);
       // Bounded: a journal is compacted long before this size; a larger file is refused.
@@ -276,10 +289,10 @@ export class FileStore {
    * so a compaction never widens or narrows who may read it (umask or not).
    */
   async #createLikeJournal(temp: string): Promise<FileHandle> {
-    const { mode, gid } = await (this.#file as FileHandle).stat();
+    const { mode, uid, gid } = await (this.#file as FileHandle).stat();
     const out = await createFile(temp, constants.O_WRONLY | constants.O_APPEND, mode & 0o755);
-    // The group a staff reader is in: kept when this process may (its own groups, or root).
-    await out.chown(-1, gid).catch(() => undefined);
+    // The journal's owner and its staff group: kept when this process may (its own, or root).
+    await out.chown(uid, gid).catch(() => undefined);
     return out;
   }
 }

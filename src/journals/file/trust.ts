@@ -35,6 +35,12 @@ export interface Trust {
    * user and root.
    */
   readonly reader: boolean;
+  /**
+   * Staff writing the bridge's journal (`teamgames journal resolve` as root): a reader's
+   * trust, except that a symbolic link must belong to this user or root. A link of the
+   * bridge's user could send root's writes to any file root owns.
+   */
+  readonly writer?: boolean;
 }
 
 /** What the bridge trusts: its own user and root. */
@@ -45,6 +51,11 @@ export function bridgeTrust(): Trust {
 /** What a read-only reader trusts: see {@link Trust.reader}. */
 export function readerTrust(): Trust {
   return { uid: process.geteuid?.(), reader: true };
+}
+
+/** What staff writing the bridge's journal trust: see {@link Trust.writer}. */
+export function staffTrust(): Trust {
+  return { uid: process.geteuid?.(), reader: true, writer: true };
 }
 
 /** S_ISVTX: in a sticky directory only a file's owner may rename or remove it. */
@@ -110,7 +121,7 @@ export async function walkTrusted(path: string, name: string, trust: Trust): Pro
 }
 
 async function checkLink(link: string, found: Stats, dir: string, name: string, trust: Trust): Promise<void> {
-  const dirOwner = trust.reader ? (await stat(dir)).uid : undefined;
+  const dirOwner = trust.reader && trust.writer !== true ? (await stat(dir)).uid : undefined;
   if (trusts(trust, found.uid, dirOwner)) return;
   throw refuse(
     name,
