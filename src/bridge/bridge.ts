@@ -223,7 +223,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
           server.stopAccepting();
           // The loop first: a /claim waiting in it gets its STOPPED answer while the
           // listener still has its connection (closed first, it was reset). Its cleanup
-          // below then finds it stopped (an error is logged there).
+          // below awaits the same stop, and logs it if it failed.
           await loop.stop().catch(() => undefined);
           await cleanup();
           log.info('stopped');
