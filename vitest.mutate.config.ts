@@ -50,6 +50,9 @@ export default mergeConfig(
         // delivery loop's suite stays in since the loop is mutated too (#33).
         'test/delivery/concurrency.test.ts',
         'test/cli/journal-lock.test.ts',
+        // The staff page in Chromium (seconds per run, a browser per file): the same
+        // decisions are tested in process by test/bridge/staff-page/server.test.ts.
+        'test/bridge/staff-page/browser.test.ts',
       ],
       sequence: { sequencer: QuickestFirst },
       testTimeout: 30_000,

@@ -44,14 +44,16 @@ async function give(reward: GivenVoteReward): Promise<void> {
 }
 
 async function handleVoteCommand(player: string, rewardId = 1): Promise<void> {
-  // A number of units (not 'all') lets the SDK recover a lost answer from the counters.
+  // A number of units, not 'all'. After a lost answer the SDK gives the lost call's reward
+  // only when the counters prove it was carried out (a later call of several units of the
+  // same reward); with one unit a lost answer that spent points is a window for staff.
   const report = await client.deliverVoteReward({ player, reward: rewardId, amount: 1 }, give);
   // The service's own text ("You have claimed 1 x …", "You have not voted yet.",
   // "Insufficient Points: …") or the SDK's; the key never appears in it.
   tell(player, report.message);
   if (report.unverified) {
     const w = report.unverified;
-    alertStaff(`vote reward ${w.reward} for ${w.playerName}: ${w.points ?? 'unknown'} points unaccounted for between ${new Date(w.from).toISOString()} and ${new Date(w.to).toISOString()} (teamgames journal windows)`);
+    alertStaff(`vote reward ${w.reward} for ${w.playerName}: ${w.points === undefined ? 'an unknown number of' : `at most ${w.points}`} points unaccounted for between ${new Date(w.from).toISOString()} and ${new Date(w.to).toISOString()} (teamgames journal windows)`);
   }
   if (report.journalError) alertStaff(`delivery journal failing: ${report.journalError.message}`);
   if (report.code === 'ERROR' && report.error) alertStaff(`vote reward for ${player} failed: ${report.error.code}`);

@@ -92,7 +92,9 @@ import type { DeliveryLoop } from '../src/delivery/loop.js';
 // `--votes`: the vote reward simulation (scripts/simulate/votes.ts), with flags of its own.
 if (process.argv.includes('--votes')) await import('./simulate/votes.js').then(({ run }) => run()).then((code) => process.exit(code));
 
-const USAGE = 'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast] [--faults on|off] [--verbose]';
+const USAGE =
+  'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast] [--faults on|off] [--verbose]\n' +
+  '       npm run simulate -- --votes …   (vote rewards, price changes and late landings: scripts/simulate/votes.ts; --votes --help for its flags)';
 const cli = commandLine('simulate', USAGE, {
   players: { type: 'string', default: '50' },
   minutes: { type: 'string', default: '30' },

@@ -377,13 +377,15 @@ export class StorefrontClient {
    *
    * A `give` that throws leaves its row pending: the player's next call (first thing) or
    * {@link resumeVoteRewards} gives it again, never the SDK twice. An answer lost on the
-   * way (`OUTCOME_UNKNOWN`) is worked out by the player's next answer, from the service's
-   * counters (`total_points − vote_points` is what the player has spent): when they
-   * identify what the lost call bought (a number of units of a reward whose price an
-   * earlier answer showed), the row is given (`recovered: true`), once; otherwise the
-   * report carries `unverified` (player, reward, points, time span), journaled as a window
-   * for staff (`teamgames journal windows`, {@link resolveWindow}). Send a number of units
-   * (e.g. `amount: 1`) rather than `'all'` to let lost answers be recovered.
+   * way or unreadable (`OUTCOME_UNKNOWN`) is worked out by the player's next answer, from
+   * the service's counters (`total_points − vote_points` is what the player has spent),
+   * never from a price an earlier answer showed (the dashboard may have changed it): when
+   * they prove the lost call was carried out (this call asked several units of the same
+   * reward, and no whole price of them explains the points spent), its row is given
+   * (`recovered: true`), once; when they prove it spent nothing, it stays open until it can
+   * no longer land (10 minutes); otherwise the report carries `unverified` (player,
+   * reward, the most points at stake, time span), journaled as a window for staff
+   * (`teamgames journal windows`, {@link resolveWindow}).
    *
    * @example
    * ```ts

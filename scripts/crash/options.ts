@@ -12,7 +12,8 @@ export const USAGE =
   'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false] [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast]]\n' +
   '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
   '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]\n' +
-  '       npm run crash -- --power-loss …   (the power-loss campaign: scripts/crash/power-loss.ts)';
+  '       npm run crash -- --power-loss …   (the power-loss campaign: scripts/crash/power-loss.ts)\n' +
+  '       npm run crash -- --votes …        (the vote rewards\' campaign, price changes and late landings: scripts/crash/votes.ts; --votes --help for its flags)';
 
 const cli = commandLine('crash', USAGE, {
   kills: { type: 'string', default: '300' },

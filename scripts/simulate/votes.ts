@@ -1,26 +1,34 @@
 /**
- * `npm run simulate -- --votes`: vote rewards (`deliverVoteReward`, issue #36) over the
- * in-process mock, with players voting and spending at random, answers lost on the way,
- * 503s, gives that throw and simulated process deaths at every journal write; then a final
- * phase, faults off, in a fresh process (`resumeVoteRewards`, then one more claim per
- * player with a lost answer left).
+ * `npm run simulate -- --votes`: vote rewards (`deliverVoteReward`, issues #36, #43) over
+ * the in-process mock, with players voting and spending at random, answers lost on the
+ * way, requests carried out after a later answer (`landLate`), 503s, the owner changing
+ * rewards' prices on the dashboard, gives that throw and simulated process deaths at every
+ * journal write; then a final phase, faults off, in a fresh process: every held request
+ * lands, the clock passes the time a request can still land, `resumeVoteRewards`, then one
+ * more claim per player with a lost answer left.
  *
- *   npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>]
+ *   npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>] [--prices <0..1>] [--late <0..1>] [--steady <0..1>]
  *
- * `--all`: the share of claims sent with `amount: 'all'` (default 0.25; the rest ask 1 or 2 units).
+ * `--all`: the share of claims sent with `amount: 'all'` (default 0.25; the rest ask 1 to 3
+ * units). `--prices`: the chance, at each step, that a reward's price changes (default
+ * 0.01). `--late`: the share of vote requests carried out after a later answer (default 0.02).
+ * `--steady`: the share of players whose command always asks the Scroll, one unit and two
+ * in turn (default 0.25): the traffic where the counters can prove a lost call carried out.
  *
  * Prints one line:
  *   simulate votes players=… calls=… seed=…: votes=… points_spent=… points_granted=… lost=…
- *   silent=… duplicated=… recovered=… windows=… lost_answers=… crashes=… give_failures=… regives=…
- * - points_spent: what the mock says the players spent (`total_points − vote_points`);
- *   points_granted: the points of every row the game applied (units ÷ units per unit ×
- *   cost); lost: spent − granted, per player, summed.
- * - silent: lost points of a player that no window covers (a window's `points`, or all of
- *   them when a window could not tell); duplicated: points granted beyond what a player spent.
+ *   silent=… duplicated=… unpaid=… recovered=… windows=… lost_answers=… late_landings=…
+ *   price_changes=… crashes=… give_failures=… regives=…
+ * - points_spent: what the claims the mock carried out cost (each at the price it paid);
+ *   points_granted: the points of the claims the game's units account for; lost: the rest.
+ * - silent: lost points no window covers (a window of the player whose span holds the
+ *   moment the claim was carried out, within the windows' `points`);
+ *   duplicated: rows given for a claim another row already accounted for; unpaid:
+ *   recovered rows for which no claim was left unaccounted (a reward nobody paid for).
  * - recovered: rows given from the counters after a lost answer; windows: open windows.
  * - regives: gives the game skipped as repeats of a `deliveryId` (a death between a give and
  *   its acknowledgement): not duplicates, the dedupe check at work.
- * Exits 1 when silent > 0 or duplicated > 0. Deterministic for a seed.
+ * Exits 1 when silent, duplicated or unpaid is above 0. Deterministic for a seed.
  *
  * @module
  */
@@ -29,7 +37,8 @@ import { createMockService, type MockSeed } from '../../src/mock/index.js';
 import { seededRandom } from '../../src/mock/service/random.js';
 import { Crash, CrashingJournal, T0, processView } from '../../test/support/reliability.js';
 import { commandLine } from '../common/command-line.js';
-import { pointFigures } from '../common/vote-points.js';
+import { VOTE_LANDING_MS } from '../../src/delivery/vote-recovery.js';
+import { voteFigures, type GivenVoteRow } from '../common/vote-points.js';
 
 const KEY = 'votes-simulation-key';
 const REWARDS = [
@@ -41,7 +50,7 @@ const seed: MockSeed = { servers: [{ apiKey: KEY, name: 'Vote simulation', rewar
 
 /** The game: applies each `deliveryId` once, its record surviving the bridge's deaths. */
 class Game {
-  readonly points = new Map<string, number>();
+  readonly rows: GivenVoteRow[] = [];
   readonly seen = new Set<string>();
   regives = 0;
   recovered = 0;
@@ -62,23 +71,27 @@ class Game {
     }
     this.seen.add(reward.deliveryId);
     if (reward.recovered === true) this.recovered += 1;
-    const kind = REWARDS.find((r) => r.id === reward.reward_id);
-    if (kind === undefined) throw new Error(`unknown reward ${reward.reward_id}`);
-    this.points.set(reward.playerName, (this.points.get(reward.playerName) ?? 0) + (reward.give_amount / kind.giveAmount) * kind.cost);
+    this.rows.push({ player: reward.playerName, reward: reward.reward_id, units: reward.give_amount, recovered: reward.recovered === true, total_points: reward.total_points, vote_points: reward.vote_points });
   };
 }
 
 /** Runs the simulation; resolves to the exit code. */
 export async function run(): Promise<number> {
-  const cli = commandLine('simulate --votes', 'usage: npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>]', {
+  const cli = commandLine('simulate --votes', 'usage: npm run simulate -- --votes [--players <n>] [--calls <n>] [--seed <s>] [--faults on|off] [--all <0..1>] [--prices <0..1>] [--late <0..1>] [--steady <0..1>]', {
     votes: { type: 'boolean', default: true },
     players: { type: 'string', default: '20' },
     calls: { type: 'string', default: '3000' },
     seed: { type: 'string', default: '1' },
     faults: { type: 'string', default: 'on' },
     all: { type: 'string', default: '0.25' },
+    prices: { type: 'string', default: '0.01' },
+    late: { type: 'string', default: '0.02' },
+    steady: { type: 'string', default: '0.25' },
   });
   const ALL = cli.number('all', 0, 1);
+  const PRICES = cli.number('prices', 0, 1);
+  const LATE = cli.number('late', 0, 1);
+  const STEADY = cli.number('steady', 0, 1);
   const players = Array.from({ length: cli.integer('players', 1, 10_000) }, (_, i) => `Voter${i + 1}`);
   const calls = cli.integer('calls', 1, 10_000_000);
   const SEED = cli.integer('seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
@@ -91,7 +104,13 @@ export async function run(): Promise<number> {
   if (faults) {
     mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', probability: 0.05 });
     mock.faults.add({ operation: 'claimVoteReward', kind: 'status', status: 503, probability: 0.02 });
+    // Half land after the next vote answer, half after five more.
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'landLate', probability: LATE / 2 });
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'landLate', probability: LATE / 2, landAfter: 5 });
   }
+  let priceChanges = 0;
+  const steadyPlayers = new Set(players.slice(0, Math.round(players.length * STEADY)));
+  const turns = new Map<string, number>();
   const storage = new MemoryJournal();
   const game = new Game(() => faults && random() < 0.02);
   let crashes = 0;
@@ -116,20 +135,33 @@ export async function run(): Promise<number> {
 
   for (let i = 0; i < calls; i++) {
     mock.clock.advance(1_000 + Math.floor(random() * 60_000));
+    if (random() < PRICES) {
+      mock.updateReward(KEY, pick(REWARDS).id, { cost: 1 + Math.floor(random() * 15) });
+      priceChanges += 1;
+    }
     const player = pick(players);
     if (random() < 0.3) {
       mock.recordVote(KEY, player, 1 + Math.floor(random() * 5));
       votes += 1;
       continue;
     }
-    const reward = pick(REWARDS).id;
-    const amount = random() >= ALL ? 1 + Math.floor(random() * 2) : ('all' as const);
+    // A steady player's command: always the Scroll, one unit and two in turn.
+    const turn = (turns.get(player) ?? 0) + 1;
+    turns.set(player, turn);
+    const steady = steadyPlayers.has(player);
+    const reward = steady ? 2 : pick(REWARDS).id;
+    const amount = steady ? 1 + (turn % 2) : random() >= ALL ? 1 + Math.floor(random() * 3) : ('all' as const);
     await attempt((client) => client.deliverVoteReward({ player, reward, amount }, game.give));
   }
 
-  // Final phase: faults off, a fresh process that never dies; every lost answer worked out.
-  const lostAnswers = mock.faults.list().reduce((sum, f) => sum + f.fired, 0);
+  // Final phase: faults off, every held request carried out, past the time one can land;
+  // a fresh process that never dies; every lost answer worked out.
+  const faultsFired = mock.faults.list();
+  const lostAnswers = faultsFired.reduce((sum, f) => sum + f.fired, 0);
+  const lateLandings = faultsFired.filter((f) => f.rule.kind === 'landLate').reduce((sum, f) => sum + f.fired, 0);
   mock.faults.clear();
+  mock.faults.land();
+  mock.clock.advance(VOTE_LANDING_MS);
   game.healthy = true;
   bridge = process_(false);
   await bridge.client.resumeVoteRewards(game.give);
@@ -141,11 +173,11 @@ export async function run(): Promise<number> {
   const left = (await storage.pending()).filter(isOpen).length;
 
   const windows = (await inspectJournal(storage)).openWindows;
-  const { spent, granted, lost, silent, duplicated } = pointFigures(mock.state().servers[0]?.votes ?? [], game.points, windows);
+  const { spent, granted, lost, silent, duplicated, unpaid } = voteFigures(mock.state().servers[0]?.voteClaims ?? [], game.rows, windows);
   console.log(
-    `simulate votes players=${players.length} calls=${calls} seed=${SEED}: votes=${votes} points_spent=${spent} points_granted=${granted} lost=${lost} silent=${silent} duplicated=${duplicated} recovered=${game.recovered} windows=${windows.length} lost_answers=${lostAnswers} crashes=${crashes} give_failures=${game.failures} regives=${game.regives}${left > 0 ? ` still_open=${left}` : ''}`,
+    `simulate votes players=${players.length} calls=${calls} seed=${SEED}: votes=${votes} points_spent=${spent} points_granted=${granted} lost=${lost} silent=${silent} duplicated=${duplicated} unpaid=${unpaid} recovered=${game.recovered} windows=${windows.length} lost_answers=${lostAnswers} late_landings=${lateLandings} price_changes=${priceChanges} crashes=${crashes} give_failures=${game.failures} regives=${game.regives}${left > 0 ? ` still_open=${left}` : ''}`,
   );
-  return silent > 0 || duplicated > 0 || left > 0 ? 1 : 0;
+  return silent > 0 || duplicated > 0 || unpaid > 0 || left > 0 ? 1 : 0;
 }
 
 /** A record still to do: a row to give or a lost answer to work out. */

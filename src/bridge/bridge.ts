@@ -18,6 +18,7 @@ import { createMetrics, type BridgeMetrics } from './metrics.js';
 import { Roster } from './roster.js';
 import { readSecrets, withSecretProblems, type BridgeSecrets } from './secrets.js';
 import { startBridgeServer } from './server.js';
+import { createStaffDesk, openStaffPage, recorded } from './staff-page/index.js';
 import type { ItemSink } from './sink.js';
 import { createWebhookSink } from './webhook.js';
 import type { DeliveryJournal } from '../journals/contract.js';
@@ -37,6 +38,8 @@ export interface BridgeDeps {
 export interface RunningBridge {
   /** The HTTP API's address, `http://host:port`. */
   url: string;
+  /** The staff page's address, when the config has a `staff` section. */
+  staffUrl?: string;
   log: BridgeLogger;
   /** Stops it all; safe to call twice. */
   stop(): Promise<void>;
@@ -163,18 +166,22 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
   try {
     const journal: BridgeJournal = await openBridgeJournal(config.journal, secrets.databaseUrl, deps.journalDeps);
     cleanups.push(() => journal.close());
+    const desk = createStaffDesk(config.staff);
     const baseUrl = config.baseUrl ?? (deps.env.TEAMGAMES_BASE_URL?.trim() || DEFAULT_BASE_URL);
     const client = new StorefrontClient({
       apiKey: secrets.apiKey,
       baseUrl,
       journal: journal.journal,
-      onEvent: (event) => logEvent(log, event),
+      onEvent: (event) => {
+        logEvent(log, event);
+        desk?.event(event);
+      },
       ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
     });
     const { sink, where: sinkWhere } = await openSink(config, secrets, journal.journal, log, deps);
     cleanups.push(() => sink.close());
     const metricsRef: { current?: BridgeMetrics } = {};
-    const gives = counted(sink, metricsRef, log);
+    const gives = recorded(desk, counted(sink, metricsRef, log));
 
     // What a crash or a stop left in the journal is given to each player once they are in
     // the game, never before: the loop's first run for a player who joins finishes their
@@ -210,6 +217,11 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     const server = await startBridgeServer({ loop, roster, metrics, log, journal: journal.journal, token: secrets.token, redact, host: config.listen.host, port: config.listen.port, openWindows });
     // Closed before the loop stops (cleanups run in reverse): no request reaches a stopped loop.
     cleanups.push(() => server.close());
+    const staffPage = config.staff === undefined || desk === undefined ? undefined : await openStaffPage(config.staff, { desk, journal: journal.journal, loop, online: () => roster.players(), log, sink: sinkWhere, redact });
+    if (staffPage !== undefined) {
+      cleanups.push(() => staffPage.close());
+      log.info(`staff page on ${staffPage.url}${isLoopback(config.staff?.listen.host ?? '') ? ' (loopback: reach it by an SSH tunnel or a TLS reverse proxy)' : ', not loopback: put it behind TLS'}`, { staffPage: staffPage.url });
+    }
 
     if (!isLoopback(config.listen.host)) log.warn(`the HTTP API listens on ${config.listen.host}, not loopback: every machine that reaches it can try tokens; keep it behind a firewall`);
     log.info(`teamgames bridge ${VERSION}: HTTP API on ${server.url}, items to ${sinkWhere}, journal ${journal.where}, store ${baseUrl}`, { api: server.url, sink: sinkWhere, journal: journal.where, store: baseUrl });
@@ -217,6 +229,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
+      ...(staffPage === undefined ? {} : { staffUrl: staffPage.url }),
       log,
       stop: () =>
         (stopped ??= (async () => {

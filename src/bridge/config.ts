@@ -16,6 +16,8 @@ import { InvalidInputError } from '../errors.js';
 import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
 import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
 import { GAMES, patternProblem, type Game, type ReplyPatterns } from './rcon-replies.js';
+import { staffConfigOf, staffSection } from './staff-page/config.js';
+import type { StaffPageConfig } from './staff-page/config.js';
 
 /** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
 export interface WebhookGiveConfig {
@@ -75,6 +77,8 @@ export interface BridgeConfig {
   loop: BridgeLoopConfig;
   give: { webhook: WebhookGiveConfig; rcon?: undefined } | { rcon: RconGiveConfig; webhook?: undefined };
   log: { level: LogLevel };
+  /** The staff page (issue #48), when the config has a `staff` section. */
+  staff?: StaffPageConfig;
 }
 
 /** The log levels (pino's). */
@@ -203,6 +207,7 @@ const schema = z.strictObject({
     .strictObject({ webhook: webhook.optional(), rcon: rcon.optional() }, { error: 'must be an object with "webhook" or "rcon"' })
     .refine((o) => (o.webhook === undefined) !== (o.rcon === undefined), { message: 'needs exactly one of "webhook" or "rcon"', ...acrossFields }),
   log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info') }).default({ level: 'info' }),
+  staff: staffSection.optional(),
 });
 
 const SECRET_NAME = /^(api_?key|key|token|password|passwd|pwd|secret)$|(apikey|token|password|secret)$/i;
@@ -267,6 +272,7 @@ export function checkBridgeConfig(raw: unknown, dir: string): BridgeConfig {
     loop: c.loop as BridgeLoopConfig,
     give,
     log: c.log,
+    ...(c.staff === undefined ? {} : { staff: staffConfigOf(c.staff, dir) }),
   };
 }
 

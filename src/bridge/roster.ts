@@ -27,6 +27,11 @@ export class Roster {
     this.#online.delete(player);
   }
 
+  /** The players online now (the staff page's search). */
+  players(): Iterable<string> {
+    return this.#online.values();
+  }
+
   /**
    * The whole list of players online: the new ones join, the others leave. Names are
    * checked by the caller first, so the set never changes halfway.

@@ -14,6 +14,8 @@ import type { BridgeDeps, RunningBridge } from '../bridge/bridge.js';
 
 /** The text of `teamgames bridge --help`. */
 export const BRIDGE_USAGE = `Usage: teamgames bridge --config <bridge.json>
+       teamgames bridge staff-hash <name> <read|resolve>   (password on stdin: a line
+                      of the staff page's accounts file; see staff-hash --help)
 
 Runs automatic, exactly-once delivery beside a game server written in any language:
 the delivery loop, a local HTTP API the game calls (a player joined, left, typed
@@ -23,7 +25,8 @@ window for staff). Logs are JSON lines on stdout.
 
 Options:
   --config <path>     the bridge's config file (JSON; see the guide's "A bridge for
-                      any game server"): listen, baseUrl, journal, loop, give, log
+                      any game server"): listen, baseUrl, journal, loop, give, log,
+                      staff (the staff page)
   -h, --help          show this help
 
 Environment (secrets never go in the config or on the command line):
@@ -58,6 +61,8 @@ export type BridgeCommandDeps = Omit<BridgeDeps, 'env'> & {
   stopSignal?: Promise<unknown>;
   /** Told once the bridge runs. */
   onStarted?: (bridge: RunningBridge) => void;
+  /** Where `staff-hash` reads the password. Default: process.stdin. */
+  stdin?: AsyncIterable<Buffer | string>;
   /** The parent's pid, read each second when npm started the bridge. Default: `process.ppid`. */
   parentPid?: () => number;
 };
@@ -109,6 +114,7 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
     io.stderr.write(`teamgames bridge: ${printable(message.replace(URL_PASSWORD, '$1***@'))}${code === EXIT.USAGE ? ' (see teamgames bridge --help)' : ''}\n`);
     return code;
   };
+  if (argv[0] === 'staff-hash') return (await import('../bridge/staff-page/hash-command.js')).runStaffHash(argv.slice(1), io, deps.stdin ?? process.stdin);
   let config: string;
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });

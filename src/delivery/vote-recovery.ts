@@ -2,20 +2,37 @@
  * What the service's vote counters tell: every reward row carries the player's
  * `total_points` (ever earned) and `vote_points` (left), so `total − left` is what the
  * player has spent so far, whatever they earned meanwhile. Between two answers the SDK
- * saw, the difference of that figure is what the calls in between spent; when one of them
- * lost its answer, the next answer tells what the lost call spent.
+ * saw, the difference of that figure is what the calls in between spent.
  *
- * The one rule everything here stands on **[assumption, documented in the guide]**: every
+ * The rule (stated in the delivery guide, "Vote rewards"): a lost call is given only when
+ * the numbers leave no doubt, whatever prices the dashboard set meanwhile; a lost call
+ * that spent nothing so far stays open until it can no longer land
+ * ({@link VOTE_LANDING_MS}); anything else is a window with the points at stake. A price
+ * learned from an earlier answer is never trusted for it: the dashboard may change it at
+ * any time. It rests on one assumption **[interpretation, documented in the guide]**: every
  * vote reward claim of the player on this key goes through `deliverVoteReward` on this
  * journal (as every purchase claim goes through `deliver`), so no other spending hides in
- * the difference. Under it, a lost call is granted only when the numbers identify it
- * exactly; anything else is a window for staff, never a guess.
+ * the difference, and every unit a call asks costs the same whole number of points, at
+ * least one.
  *
  * @module
  * @internal
  */
 import type { JournalVoteClaim, JournalVoteCounters, VoteRewardPrice } from '../journals/vote-entries.js';
+import { MAX_SERVICE_COUNT } from '../wire/bounds.js';
 import type { VoteReward, VoteRewardInput } from '../wire/vote-reward.js';
+
+/**
+ * How long after it was sent a vote claim whose answer was lost can still be carried out
+ * by the service, in ms: 10 minutes **[interpretation]**. The SDK gives up on an answer
+ * after `timeoutMs` (15 s), but the request may still sit in a proxy or in the service's
+ * queue; the service's and its proxies' timeouts are not published (a common proxy waits
+ * 100 s for its origin). A lost call that spent nothing so far is kept open until then.
+ */
+export const VOTE_LANDING_MS = 10 * 60_000;
+
+// A lost call of more units than this is never recovered (a window): it bounds the search below.
+const MAX_PRICE_SEARCH = 100_000;
 
 /** The counters of one answer. */
 export interface Counters {
@@ -27,8 +44,17 @@ export interface Counters {
 export interface Accounting {
   /** Rows worked out for a lost call: journaled and given like the answer's own. */
   recovered: Array<{ mark: JournalVoteClaim; reward: VoteReward }>;
-  /** Set when the lost calls' spending could not be identified: a window for staff. */
-  window?: { from: number; reward: string; points?: number };
+  /**
+   * Lost calls kept open: they spent nothing the counters show (or a window names them) and
+   * could still be carried out; the next answer accounts for them again.
+   */
+  open: JournalVoteClaim[];
+  /**
+   * Set when the lost calls' spending could not be identified: a window for staff, with
+   * `points`, the most they can have spent (absent when the counters could not tell), and
+   * `until`, when it must run until a lost call can no longer land (later than now).
+   */
+  window?: { from: number; reward: string; points?: number; until?: number };
   /** The player's counters record after this answer. */
   counters: JournalVoteCounters;
 }
@@ -67,47 +93,76 @@ export function account(player: string, now: number, before: JournalVoteCounters
   if (lost.length === 0) {
     // A message row spends nothing: the record stays. A reward row whose counters cannot be
     // read spent what nobody can tell: the next answer starts a new count.
-    if (after === undefined) return { recovered: [], counters: record(rewards.length === 0 ? start : undefined, prices) };
+    if (after === undefined) return { recovered: [], open: [], counters: record(rewards.length === 0 ? start : undefined, prices) };
     // Spending nobody can tell (no counters before, or they went back) teaches no price.
     const learned = priceOf(input, rewards, spent ?? 0, now);
-    return { recovered: [], counters: record(after, learned === undefined ? prices : [...prices.filter((p) => p.reward !== learned.reward), learned]) };
+    return { recovered: [], open: [], counters: record(after, learned === undefined ? prices : [...prices.filter((p) => p.reward !== learned.reward), learned]) };
   }
-  const own = ownSpending(input, rewards, prices);
-  const unaccounted = own === undefined || spent === undefined || spent < own ? undefined : spent - own;
-  const from = Math.min(...lost.map((m) => m.recordedAt));
-  // The lost calls spent nothing (they met a message row): nothing to give, nothing to check.
-  if (unaccounted === 0) return { recovered: [], counters: record(after, prices) };
+  // Folded, not spread: a player can have many lost calls open (no spread over a big array).
+  const from = lost.reduce((least, m) => Math.min(least, m.recordedAt), Number.POSITIVE_INFINITY);
+  // A call can still be carried out until VOTE_LANDING_MS after it was sent (a clock stepped back reads as not yet).
+  const landing = lost.filter((m) => !(now - m.recordedAt >= VOTE_LANDING_MS));
+  const own = ownSpending(input, rewards);
+  const counters = record(after, prices);
+  if (spent !== undefined && own.can(spent) && spent - own.least < lost.reduce((least, m) => Math.min(least, leastSpending(m)), Number.POSITIVE_INFINITY)) {
+    // The counters prove the lost calls spent nothing so far: those that can still land stay open.
+    return { recovered: [], open: landing, counters };
+  }
   const only = lost.length === 1 ? lost[0] : undefined;
-  const price = only === undefined ? undefined : prices.find((p) => p.reward === only.reward);
-  if (only !== undefined && price !== undefined && typeof only.amount === 'number' && unaccounted === only.amount * price.cost && after !== undefined) {
-    const reward: VoteReward = {
-      total_points: String(after.total),
-      vote_points: after.left,
-      // `after` was read from the answer's last row: there is one.
-      votes_month: (rewards.at(-1) as VoteReward).votes_month,
-      give_amount: only.amount * price.give,
-      reward_id: Number(only.reward),
-      reward_name: price.name,
-    };
-    return { recovered: [{ mark: only, reward }], counters: record(after, prices) };
-  }
-  // Not identified: staff check it. The next answer starts a new count from its own counters.
-  const window = { from, reward: [...new Set(lost.map((m) => m.reward))].join(','), ...(unaccounted === undefined ? {} : { points: unaccounted }) };
-  return { recovered: [], window, counters: record(after, prices) };
+  const recovered = only === undefined || spent === undefined ? undefined : recover(only, input, rewards, prices, spent, own, after);
+  if (recovered !== undefined) return { recovered: [{ mark: only as JournalVoteClaim, reward: recovered }], open: [], counters };
+  const reward = [...new Set(lost.map((m) => m.reward))].join(',');
+  // A window named them already and this answer cannot rule them out either: a last window
+  // that runs until they can no longer land, points unknown (what they spend later cannot
+  // be told now), and they are settled: at most two windows per lost call.
+  if (landing.length > 0 && landing.every((m) => m.window !== undefined)) return { recovered: [], open: [], window: { from, reward, until: landing.reduce((last, m) => Math.max(last, m.recordedAt), 0) + VOTE_LANDING_MS }, counters };
+  // Not identified: staff check it; calls that can still land stay open for the next answer.
+  const stake = spent === undefined ? 0 : spent - own.least;
+  return { recovered: [], open: landing, window: { from, reward, ...(stake > 0 ? { points: stake } : {}) }, counters };
+}
+
+/** The least a lost call can have spent if the service carried it out: one point per unit asked. */
+function leastSpending(mark: JournalVoteClaim): number {
+  return typeof mark.amount === 'number' ? mark.amount : 1;
+}
+
+/** What this call's own answer can have spent, whatever the price: a message row nothing; rows at least a point a unit. */
+interface OwnSpending {
+  least: number;
+  can: (points: number) => boolean;
+}
+
+function ownSpending(input: VoteRewardInput, rewards: readonly VoteReward[]): OwnSpending {
+  if (rewards.length === 0) return { least: 0, can: (points) => points === 0 };
+  const amount = input.amount;
+  const row = rewards[0] as VoteReward;
+  // A number of units of one reward: that many units at one whole price each.
+  if (typeof amount === 'number' && rewards.length === 1 && String(row.reward_id) === String(input.reward)) return { least: amount, can: (points) => points >= amount && points % amount === 0 };
+  return { least: 1, can: (points) => points >= 1 };
 }
 
 /**
- * What this call spent, when its price is known: a number of units asked of a reward whose
- * price was learned, and an answer that gave exactly the units that price gives (a changed
- * yield means a changed reward: unknown then).
+ * The lost call's row, when the numbers leave no doubt: this call's answer alone cannot
+ * have spent what the counters moved (at any whole price per unit), the rest is a whole
+ * price for the lost call's units, and the units one unit gives is confirmed twice: by
+ * the price learned before and by this answer, for the same reward. Otherwise undefined.
  */
-function ownSpending(input: VoteRewardInput, rewards: readonly VoteReward[], prices: readonly VoteRewardPrice[]): number | undefined {
-  if (typeof input.amount !== 'number') return undefined;
-  const price = prices.find((p) => p.reward === String(input.reward));
-  if (price === undefined || rewards.length !== 1) return undefined;
+function recover(mark: JournalVoteClaim, input: VoteRewardInput, rewards: readonly VoteReward[], prices: readonly VoteRewardPrice[], spent: number, own: OwnSpending, after: Counters | undefined): VoteReward | undefined {
+  const amount = mark.amount;
+  if (typeof amount !== 'number' || typeof input.amount !== 'number' || after === undefined || own.can(spent)) return undefined;
+  if (mark.window !== undefined || mark.reward !== String(input.reward) || rewards.length !== 1) return undefined;
   const row = rewards[0] as VoteReward;
-  if (String(row.reward_id) !== price.reward || row.give_amount !== input.amount * price.give) return undefined;
-  return input.amount * price.cost;
+  const price = prices.find((p) => p.reward === mark.reward);
+  // The row is of the lost call's reward: another one makes `own.can` true for any points spent above.
+  if (price === undefined || row.give_amount !== input.amount * price.give) return undefined;
+  const units = amount * price.give;
+  if (units > MAX_SERVICE_COUNT) return undefined;
+  // Some whole price of this call's units leaves a whole price for the lost call's; if one
+  // does, one of the first `amount` does (the remainders repeat), so the search is short.
+  let paid = false;
+  for (let k = 1; k <= Math.min(amount, MAX_PRICE_SEARCH) && k * input.amount <= spent - amount && !paid; k++) paid = (spent - k * input.amount) % amount === 0;
+  if (!paid) return undefined;
+  return { total_points: String(after.total), vote_points: after.left, votes_month: row.votes_month, give_amount: units, reward_id: row.reward_id, reward_name: price.name };
 }
 
 /**

@@ -23,8 +23,8 @@ export interface GivenVoteReward extends VoteReward {
    */
   deliveryId: string;
   /**
-   * Set when the row was not in an answer (the answer was lost) but worked out from the
-   * service's counters by the next answer (see the delivery guide, "Vote rewards"). Its
+   * Set when the row was not in an answer (the answer was lost) but the next answer's
+   * counters proved the call was carried out (see the delivery guide, "Vote rewards"). Its
    * `message` is absent and its counters are those of the answer that revealed it.
    */
   recovered?: boolean;
@@ -63,8 +63,8 @@ export interface VoteRewardDeliveryOptions {
  *   yet"), `INSUFFICIENT_POINTS` (a message starting "Insufficient Points"),
  *   `REWARD_NOT_FOUND`, `INVALID_AMOUNT`, `INVALID_PLAYER` (the service's message rows,
  *   matched on their leading words), `UNKNOWN` (any other message row, its text kept in
- *   `message`; never a reward), `OUTCOME_UNKNOWN` (the claim was sent, its answer lost:
- *   the next call works out what it spent) or `ERROR` (the call or the journal failed: see
+ *   `message`; never a reward), `OUTCOME_UNKNOWN` (the claim was sent, its answer lost or
+ *   unreadable, e.g. a number out of bounds: the next call works out what it spent) or `ERROR` (the call or the journal failed: see
  *   `error` / `journalError`; nothing was claimed when the journal failed first).
  */
 export type VoteDeliveryCode =
@@ -94,7 +94,11 @@ export interface VoteRewardFailure {
 export interface VoteUnverifiedWindow extends UnverifiedWindow {
   /** The reward id(s) the lost call(s) asked for (comma-separated when several). */
   reward: string;
-  /** Points spent and not accounted for by any row given; absent when the counters could not tell. */
+  /**
+   * The most points the lost call(s) can have spent and no row given accounts for (what
+   * the counters moved, less a point for each unit of the call that found it); absent
+   * when the counters could not tell.
+   */
   points?: number;
 }
 
@@ -111,7 +115,7 @@ export interface VoteDeliveryReport {
   granted: GivenVoteReward[];
   /** Rows whose give threw; still pending. */
   failed: VoteRewardFailure[];
-  /** This player's vote records still to do after this call (rows to give, lost answers to work out). */
+  /** This player's vote records still to do after this call (rows to give, lost answers to work out: one stays open until it can no longer land). */
   pending: number;
   /** The failure of the vote call, when there was one. */
   error?: StorefrontError;

@@ -30,7 +30,7 @@ import { givenOf, givingOf, memoryOf } from './vote-memory.js';
 const TEXT = {
   given: 'Your vote reward has been given.',
   partial: 'Some of your vote rewards could not be given yet; they will be given on your next claim.',
-  unknown: 'The vote store did not answer in time. Your points are safe: your next reward claim checks what was spent.',
+  unknown: 'The vote store\'s answer was lost or could not be read. Your points are safe: your next reward claim checks what was spent.',
   error: 'Vote rewards are unavailable right now. Your points are safe; try again later.',
   window: 'We could not confirm every vote reward you claimed. If one is missing, staff can check it for you.',
 } as const;
@@ -175,11 +175,14 @@ export class VoteDeliveries {
     const node = journal.nodeId;
     // A wall clock stepped back since the lost call still gives a window that runs forward.
     const unverified: VoteUnverifiedWindow | undefined =
-      accounting.window === undefined ? undefined : { playerName: player, from: accounting.window.from, to: Math.max(now, accounting.window.from), reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }) };
+      accounting.window === undefined ? undefined : { playerName: player, from: accounting.window.from, to: Math.max(now, accounting.window.from, accounting.window.until ?? 0), reward: accounting.window.reward, ...(accounting.window.points === undefined ? {} : { points: accounting.window.points }) };
     const window: JournalWindow | undefined = unverified === undefined ? undefined : { deliveryId: `window:${globalThis.crypto.randomUUID()}`, ...unverified, state: 'unverified', cause: 'lostVote', recordedAt: now, ...(node === undefined ? {} : { node }) };
-    const marks = [mark, ...lost].map((m): JournalVoteClaim => ({ ...m, settled: true }));
+    const open = new Set(accounting.open.map((m) => m.deliveryId));
+    const marks = [mark, ...lost.filter((m) => !open.has(m.deliveryId))].map((m): JournalVoteClaim => ({ ...m, settled: true }));
+    // A lost call the service could still carry out stays open; one a window names says so.
+    const named = window === undefined ? [] : accounting.open.map((m): JournalVoteClaim => ({ ...m, window: m.window ?? window.deliveryId }));
     // One append, all or nothing: a settled mark had its rows (and its window) journaled with it.
-    const entries: JournalEntry[] = [...recovered, ...rows, ...(window === undefined ? [] : [window]), accounting.counters, ...marks];
+    const entries: JournalEntry[] = [...recovered, ...rows, ...(window === undefined ? [] : [window]), accounting.counters, ...named, ...marks];
     if (await this.#write(run, journal, player, (j) => j.append(entries))) {
       await this.#write(run, journal, player, (j) => j.acknowledge(marks.map((m) => m.deliveryId)));
     } else {
@@ -207,7 +210,7 @@ export class VoteDeliveries {
     const remembered = [...memory.values()].filter((e) => e.playerName === player);
     const memoryRows = remembered.filter((e): e is Row => e.state === 'voteClaimed');
     let entries: JournalEntry[] | undefined;
-    if (remembered.length === 0 || (await this.#write(run, journal, player, (j) => j.append(remembered)))) {
+    if (remembered.length === 0 || (await this.#writeRemembered(run, journal, player, remembered))) {
       for (const entry of remembered) memory.delete(entry.deliveryId);
       try {
         entries = checked(await journal.pending(player));
@@ -224,6 +227,49 @@ export class VoteDeliveries {
     if (done.length > 0) await this.#write(run, journal, player, (j) => j.acknowledge(done));
     await this.#giveAll(run, journal, entries.filter((e): e is Row => e.state === 'voteClaimed'), give);
     return { ok: true, entries };
+  }
+
+  /**
+   * Writes what memory holds for a player again. A journal that refuses a record itself
+   * (its checks throw `INVALID_INPUT`: no retry will take it), not one that fails, must not
+   * hold the player's other records, nor the player, forever: each is written alone, the
+   * refused ones are dropped from memory, and a window names what they were (rows not
+   * given, lost calls not worked out) for staff. True once nothing is left to write.
+   */
+  async #writeRemembered(run: VoteRun, journal: DeliveryJournal, player: string, remembered: readonly JournalEntry[]): Promise<boolean> {
+    let failure: unknown;
+    try {
+      await journal.append([...remembered]);
+      return true;
+    } catch (error) {
+      failure = error;
+      this.#journalFailed(run, player, error);
+    }
+    if (!isStorefrontError(failure, 'INVALID_INPUT')) return false;
+    const memory = memoryOf(journal);
+    const refused: JournalEntry[] = [];
+    for (const entry of remembered) {
+      try {
+        await journal.append([entry]);
+        memory.delete(entry.deliveryId);
+      } catch (error) {
+        if (!isStorefrontError(error, 'INVALID_INPUT')) return false;
+        memory.delete(entry.deliveryId);
+        refused.push(entry);
+      }
+    }
+    const lost = refused.filter((e): e is Row | JournalVoteClaim => e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true));
+    if (lost.length === 0) return true;
+    const now = this.#host.now();
+    const from = lost.reduce((least, e) => Math.min(least, e.recordedAt), now);
+    const reward = [...new Set(lost.map((e) => (e.state === 'voteClaimed' ? String(e.reward.reward_id) : e.reward)))].join(',');
+    const node = journal.nodeId;
+    const window: JournalWindow = { deliveryId: `window:${globalThis.crypto.randomUUID()}`, playerName: player, from, to: Math.max(now, from), reward, state: 'unverified', cause: 'lostVote', recordedAt: now, ...(node === undefined ? {} : { node }) };
+    run.window = { playerName: player, from: window.from, to: window.to, reward };
+    emit(run, { type: 'unverified', operation: run.operation, window: { playerName: player, from: window.from, to: window.to } });
+    // A window the journal cannot take now is written with the player's next records.
+    if (!(await this.#write(run, journal, player, (j) => j.append([window])))) memory.set(window.deliveryId, window);
+    return true;
   }
 
   /**

@@ -15,11 +15,12 @@
  * clock does, no `retryAfterMs` exceeds `windowMs`: a start that reads in the future (an
  * injected clock set back) is moved to now.
  *
- * `retryAfterMs` is the time left rounded up to the millisecond, plus {@link TIMER_MARGIN_MS}:
- * a caller that waits exactly that long on a platform timer (which may fire up to 1 ms
- * early: Node rounds a timer's start down to the millisecond) finds the window over. The
- * delivery loop times the window the same way, from the answer (src/delivery/loop.ts), and
- * its waits add the same margin when a timer woke them early (call-budget.ts `sleepOn`).
+ * `retryAfterMs` is the time left, rounded up to the millisecond: what the contract calls
+ * the time left in the local window, so a player told "wait 6 s" after 4 s is told the truth.
+ * A platform timer may fire up to 1 ms early ({@link TIMER_MARGIN_MS}); a retry that comes
+ * that early is answered locally again, with nothing sent. The delivery loop times the
+ * window the same way, from the answer (src/delivery/loop.ts), and its own waits add the
+ * margin when a timer woke them early (call-budget.ts `sleepOn`), so it is never refused.
  */
 import { AuthenticationError } from '../errors.js';
 import { RATE_LIMIT_MESSAGE, type ClaimResult } from '../wire/claim.js';
@@ -64,7 +65,7 @@ export class ClaimGuard {
     const previous = this.#windows.get(player);
     if (previous !== undefined) {
       const left = this.#left(previous, now);
-      if (left > 0) return { ok: false, retryAfterMs: Math.min(this.windowMs, Math.ceil(left) + TIMER_MARGIN_MS) };
+      if (left > 0) return { ok: false, retryAfterMs: Math.min(this.windowMs, Math.ceil(left)) };
     }
     if (this.#windows.size >= SWEEP_AT) this.#sweep(now);
     const window: Window = { at: now, inFlight: true };

@@ -66,8 +66,9 @@ export interface JournalWindow {
   /** `lostVote` windows: the reward id(s) the lost call(s) asked for (comma-separated when several). */
   reward?: string;
   /**
-   * `lostVote` windows: the points the lost call(s) spent that no granted row accounts for,
-   * as the service's counters tell; absent when the counters could not tell (see the
+   * `lostVote` windows: the most points the lost call(s) can have spent that no granted
+   * row accounts for, as the service's counters tell (what they moved, less a point for
+   * each unit of the call that found it); absent when the counters could not tell (see the
    * delivery guide, "Vote rewards").
    */
   points?: number;

@@ -37,6 +37,12 @@ export interface JournalVoteClaim {
   node?: string;
   /** Set in the same append as the rows of its answer: nothing left to work out. */
   settled?: boolean;
+  /**
+   * The window that already names this lost call, while it is kept open because the
+   * service could still carry it out: it is never recovered then, and whatever it spends
+   * later is another window.
+   */
+  window?: string;
 }
 
 /**
@@ -74,9 +80,9 @@ export interface VoteRewardPrice {
   reward: string;
   /** Its name, as the service answered it. */
   name: string;
-  /** Points spent per unit asked. */
+  /** Points spent per unit asked, as last seen: never used to recover a lost call (the owner may change it on the dashboard at any time). */
   cost: number;
-  /** Units given per unit asked (`give_amount / amount`). */
+  /** Units given per unit asked (`give_amount / amount`): a recovery gives the lost call this many a unit when the answer that finds it gives as many. */
   give: number;
   /** When it was learned, epoch ms. */
   learnedAt: number;
@@ -124,6 +130,7 @@ export function voteEntryProblem(e: Record<string, unknown>): string | undefined
     if (e['amount'] !== 'all' && !isCount(e['amount'], 1)) return `amount is not a positive integer or 'all' (${describe(e['amount'])})`;
     if (e['node'] !== undefined && typeof e['node'] !== 'string') return 'node is not a string';
     if (e['settled'] !== undefined && typeof e['settled'] !== 'boolean') return 'settled is not a boolean';
+    if (e['window'] !== undefined && (typeof e['window'] !== 'string' || e['window'] === '')) return 'window is not a non-empty string';
     return undefined;
   }
   if (e['state'] === 'voteClaimed') return rewardLineProblem(e);

@@ -12,7 +12,7 @@ import { FaultInjector, type MockFaults } from './adapters/faults.js';
 import { createMockFetch } from './adapters/fetch.js';
 import { toMswHandlers } from './adapters/msw-handlers.js';
 import { cancelPayment, completePayment } from './operations/payment.js';
-import { parseMockSeed, type MockProductPatch, type MockSeed, type MockSeedProduct } from './service/seed.js';
+import { parseMockSeed, type MockProductPatch, type MockRewardPatch, type MockSeed, type MockSeedProduct, type MockSeedReward } from './service/seed.js';
 import { createRouter, createRoutes } from './adapters/router.js';
 import { serveRouter, type MockListenOptions, type MockServerHandle } from './adapters/server.js';
 import { createState, resetState } from './service/state.js';
@@ -33,6 +33,7 @@ export type {
 } from './adapters/faults.js';
 export type {
   MockProductPatch,
+  MockRewardPatch,
   MockSeed,
   MockSeedCategory,
   MockSeedCoupon,
@@ -51,6 +52,7 @@ export type {
   MockServerState,
   MockStateSnapshot,
   PurchaseRow,
+  VoteClaimRecord,
   VoteRecord,
 } from './service/types.js';
 
@@ -131,6 +133,17 @@ export interface MockService {
    */
   updateProduct(apiKey: string, id: number, patch: MockProductPatch): MockSeedProduct;
   /**
+   * Changes a vote reward as the owner does on the dashboard (its price `cost`,
+   * `giveAmount`, `name`); claims from then on pay and give the new figures. Returns the reward.
+   *
+   * @example
+   * ```ts
+   * mock.updateReward('test-key', 2, { cost: 3 }); // a price cut between two vote claims
+   * ```
+   * @throws MockAdminError 404 unknown key or reward, 400 invalid patch.
+   */
+  updateReward(apiKey: string, id: number, patch: MockRewardPatch): MockSeedReward;
+  /**
    * Removes a product; undelivered rows that reference it then claim as `PRODUCT_NOT_FOUND`.
    *
    * @throws MockAdminError 404 unknown key or product.
@@ -203,6 +216,7 @@ export function createMockService(options: MockServiceOptions): MockService {
     cancelPayment: (transactionId) => cancelPayment(state, transactionId),
     addPurchase: (apiKey, input) => admin.addPurchase(state, apiKey, input),
     updateProduct: (apiKey, id, patch) => admin.updateProduct(state, apiKey, id, patch),
+    updateReward: (apiKey, id, patch) => admin.updateReward(state, apiKey, id, patch),
     removeProduct: (apiKey, id) => admin.removeProduct(state, apiKey, id),
     purchases: (apiKey, playerName) => admin.purchases(state, apiKey, playerName),
     recordVote: (apiKey, playerName, points) => admin.recordVote(state, apiKey, playerName, points),

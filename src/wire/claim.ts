@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import type { ValidationIssue } from '../errors.js';
 import type { RequestOptions } from './options.js';
+import { countProblem, priceProblem } from './bounds.js';
 import { WireProblem, compiled, given, issuesOf, optional, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
 
 
@@ -212,6 +213,14 @@ export function toTransaction(t: Wire<ClaimSchemas['transaction']>): Transaction
   if (!given(grant)) problems.push('quantity_to_grant: quantity_to_grant or product_amount is required');
   if (!given(bought)) problems.push('quantity_purchased: quantity_purchased or amount_purchased is required');
   if (!given(grant) || !given(bought) || problems.length > 0) return problems;
+  // Bounded before anything is given: 1e20 units would reach the game as a float.
+  const bounds: Array<[string, string | undefined]> = [
+    ['quantity_to_grant', countProblem(Number(grant), 1)],
+    ['quantity_purchased', countProblem(Number(bought), 1)],
+    ['product_price', priceProblem(Number(t.product_price))],
+  ];
+  for (const [field, problem] of bounds) if (problem !== undefined) problems.push(`${field}: ${problem}`);
+  if (problems.length > 0) return problems;
   const { message, ...rest } = t;
   const idString = given(t.product_id_string) ? String(t.product_id_string) : String(t.product_id);
   const out: Transaction = {

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { WireProblem, compiled, given, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
+import { countProblem } from './bounds.js';
 import { SERVER_NOT_FOUND_PREFIX, splitRows, startsWithText } from './v3-rows.js';
 
 /** The input of {@link StorefrontClient.claimVoteReward}. */
@@ -92,12 +93,30 @@ export function toVoteReward(row: Wire<VoteRewardSchemas['voteReward']>): VoteRe
 /** Reads a vote reward answer (a v3 answer: reward rows and message-only rows). @internal */
 export function readVoteReward(body: unknown): VoteRewardResult {
   const { items: rewards, messages } = splitRows(body, { answer: 'vote', row: 'vote', item: 'reward' }, VOTE_REWARD_KEYS, (row, index) =>
-    toVoteReward(parse(voteRewardSchemas().voteReward, row, 'a vote reward row does not match the schema', [index])),
+    bounded(toVoteReward(parse(voteRewardSchemas().voteReward, row, 'a vote reward row does not match the schema', [index])), index),
   );
   if (rewards.length === 0 && messages.some((m) => startsWithText(m, SERVER_NOT_FOUND_PREFIX))) {
     throw new WireProblem('auth', 'the game server could not be found');
   }
   return { rewards, messages, insufficientPoints: messages.some((m) => /^\s*insufficient points/i.test(m)) };
+}
+
+// Units to give and the reward id at least 1; points and votes at least 0; none past the bound.
+const VOTE_COUNTS = [
+  ['give_amount', 1],
+  ['reward_id', 1],
+  ['vote_points', 0],
+  ['votes_month', 0],
+] as const;
+
+/** The row, once its numbers are within the SDK's bounds (`bounds.ts`); a {@link WireProblem} naming them otherwise. */
+function bounded(reward: VoteReward, index: number): VoteReward {
+  const issues = VOTE_COUNTS.flatMap(([field, min]) => {
+    const problem = countProblem(reward[field], min);
+    return problem === undefined ? [] : [{ path: [index, field], message: problem }];
+  });
+  if (issues.length > 0) throw new WireProblem('invalid', 'a vote reward row has a number out of bounds', issues);
+  return reward;
 }
 
 /** What a message-only vote row says, matched on its leading words (the texts are the service's, or the mock's). */

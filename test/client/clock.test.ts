@@ -38,7 +38,7 @@ describe('the wall clock steps back an hour (default clocks, no `now` option)', 
     vi.setSystemTime(Date.now() - HOUR); // the wall clock only; monotonic time does not move
     vi.advanceTimersByTime(20);
     const refused = await client.claim('Player123');
-    expect(refused).toMatchObject({ code: 'RATE_LIMIT', source: 'local', retryAfterMs: 9_981 });
+    expect(refused).toMatchObject({ code: 'RATE_LIMIT', source: 'local', retryAfterMs: 9_980 });
 
     vi.advanceTimersByTime(9_980);
     mock.clock.advance(CLAIM_WINDOW_MS);

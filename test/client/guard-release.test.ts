@@ -89,7 +89,7 @@ describe('every other answer keeps the window', () => {
     const { clock, client } = setup();
     await call(client);
     clock.advance(1_000);
-    expect(await call(client)).toMatchObject({ code: 'RATE_LIMIT', source: 'local', retryAfterMs: 9_001 });
+    expect(await call(client)).toMatchObject({ code: 'RATE_LIMIT', source: 'local', retryAfterMs: 9_000 });
     expect(calls).toHaveLength(1);
   });
 

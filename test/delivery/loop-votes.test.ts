@@ -136,7 +136,8 @@ describe('loop.claimVote', () => {
     const lost = loop.claimVote('Eve', { reward: 1, amount: 1 });
     await vi.advanceTimersByTimeAsync(1_000);
     expect((await lost).code).toBe('OUTCOME_UNKNOWN');
-    const next = loop.claimVote('Eve', { reward: 1, amount: 1 });
+    // Two units this time: 3 points spent since cannot all be theirs (the same price each), so the lost call was carried out.
+    const next = loop.claimVote('Eve', { reward: 1, amount: 2 });
     await vi.advanceTimersByTimeAsync(1_000);
     expect((await next).code).toBe('SUCCESS');
     // The lost call's row recovered from the counters, given once, and this call's row.

@@ -5,7 +5,7 @@
  * failures noted on a row across attempts. Also what a give's failure leaves on its row.
  */
 import { describe, expect, it } from 'vitest';
-import { GrantTimeoutError, JournalError, MemoryJournal, StorefrontClient, inspectJournal, type DeliveryJournal, type GivenVoteReward, type JournalEntry } from '../../src/index.js';
+import { GrantTimeoutError, InvalidInputError, JournalError, MemoryJournal, StorefrontClient, inspectJournal, type DeliveryJournal, type GivenVoteReward, type JournalEntry } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { states } from '../support/votes.js';
@@ -156,5 +156,62 @@ describe('what a give\'s failure leaves on its row', () => {
     const next = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined);
     expect(next.granted.map((r) => r.deliveryId)).toEqual([row?.deliveryId, expect.stringMatching(/^vote:/)]);
     expect(next.pending).toBe(0);
+  });
+});
+
+describe('a record the journal refuses itself (its checks, not a failing disk)', () => {
+  /** A journal whose checks refuse, as invalid, every append holding a row named "Cursed" (a custom journal's stricter rule). */
+  function refusingCursed() {
+    const inner = new MemoryJournal();
+    const journal: DeliveryJournal = {
+      append: async (entries) => {
+        if (entries.some((e) => e.state === 'voteClaimed' && e.reward.reward_name === 'Cursed')) throw new InvalidInputError('entries', 'must be a journal entry: reward.reward_name is refused');
+        return inner.append(entries);
+      },
+      pending: (player) => inner.pending(player),
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    return { inner, journal };
+  }
+  const row = (fields: Record<string, unknown>) => ({ total_points: '20', votes_month: 1, give_amount: 2, reward_id: 2, reward_name: 'Scroll', ...fields });
+  const scripted = (...bodies: unknown[]): typeof globalThis.fetch => {
+    let i = 0;
+    return async () => new Response(JSON.stringify(bodies[Math.min(i++, bodies.length - 1)]));
+  };
+
+  it('never blocks the player\'s later claims: the others are written, the refused row is named in a window for staff, and the player is told', async () => {
+    const { inner, journal } = refusingCursed();
+    const sdk = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: scripted([row({ reward_name: 'Cursed', vote_points: 15 })], [row({ vote_points: 10 })], [row({ vote_points: 5 })]), now: () => T0, journal, retry: 0 });
+    const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
+    const full = recordingGive();
+    full.control.error = new Error('inventory full');
+    const first = await sdk.deliverVoteReward(ask, full.give);
+    expect(first).toMatchObject({ code: 'PARTIAL', journalError: expect.objectContaining({ code: 'JOURNAL_FAILED' }) });
+    const ok = recordingGive();
+    const second = await sdk.deliverVoteReward(ask, ok.give);
+    expect(second).toMatchObject({ code: 'SUCCESS', unverified: { playerName: 'Ann', reward: '2' } });
+    expect(second.message).toMatch(/staff can check it/);
+    expect(ok.handed.map((r) => r.reward_name)).toEqual(['Scroll']);
+    expect((await inspectJournal(inner)).openWindows).toEqual([expect.objectContaining({ playerName: 'Ann', cause: 'lostVote', reward: '2' })]);
+    const third = await sdk.deliverVoteReward(ask, ok.give);
+    expect(third).toMatchObject({ code: 'SUCCESS', pending: 0 });
+    expect(third).not.toHaveProperty('unverified');
+    expect(states(await inner.pending('Ann')).sort()).toEqual(['unverified', 'voteCounters']);
+  });
+
+  it('a failing disk is not a refusal: the records stay in memory and the player\'s calls claim nothing until it takes them', async () => {
+    mock.reset();
+    mock.recordVote(KEY, 'Ann', 10);
+    const { journal, state } = refusingRows();
+    const sdk = client(journal);
+    const full = recordingGive();
+    full.control.error = new Error('inventory full');
+    await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, full.give);
+    const blocked = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, full.give);
+    expect(blocked).toMatchObject({ code: 'PARTIAL', journalError: expect.objectContaining({ message: expect.stringMatching(/disk full/) }) });
+    expect(blocked).not.toHaveProperty('unverified');
+    state.failing = false;
+    const later = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, recordingGive().give);
+    expect(later).toMatchObject({ code: 'SUCCESS', pending: 0 });
   });
 });

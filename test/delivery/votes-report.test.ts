@@ -157,7 +157,7 @@ describe('two lost answers in a row', () => {
     mock.clock.advance(60_000);
     const next = await sdk.deliverVoteReward(ask, give);
     expect(next.granted.filter((r) => r.recovered)).toEqual([]);
-    expect(next.unverified).toEqual({ playerName: 'Ann', reward: '2', points: 10, from: firstLost, to: firstLost + 120_000 });
+    expect(next.unverified).toEqual({ playerName: 'Ann', reward: '2', points: 14, from: firstLost, to: firstLost + 120_000 });
   });
 });
 
@@ -174,7 +174,7 @@ describe('the counters among other records', () => {
 
   it('rows whose give keeps failing sit ahead of the counters in the journal: a lost answer is still recovered from the counters', async () => {
     const journal = fresh();
-    mock.recordVote(KEY, 'Ann', 20);
+    mock.recordVote(KEY, 'Ann', 30);
     const sdk = client(journal);
     const { give, units, repeats } = game();
     const busy = () => {
@@ -187,10 +187,10 @@ describe('the counters among other records', () => {
     mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', times: 1 });
     // The rows' gives fail again (PARTIAL); the call's answer is lost.
     expect(await sdk.deliverVoteReward(ask, busy)).toMatchObject({ code: 'PARTIAL', error: { code: 'CLAIM_OUTCOME_UNKNOWN' } });
-    const next = await sdk.deliverVoteReward(ask, give);
+    const next = await sdk.deliverVoteReward({ ...ask, amount: 2 }, give);
     expect(next.unverified).toBeUndefined();
     expect(next.granted.map((r) => r.recovered === true)).toEqual([false, false, true, false]);
-    expect(units.get(2)).toBe(8);
+    expect(units.get(2)).toBe(10);
     expect(repeats()).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileJournal, InvalidInputError, MemoryJournal, StorefrontClient, inspectJournal, resolveWindow, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
+import { VOTE_LANDING_MS } from '../../src/delivery/vote-recovery.js';
 import { KEY, T0, TEXT, storeSeed } from '../support/fixtures.js';
 import { transports, useMockSession } from '../support/mock-session.js';
 import { Crash, CrashingJournal, processView } from '../support/reliability.js';
@@ -49,29 +50,46 @@ describe.each(transports)('deliverVoteReward over $name', (transport) => {
     expect(states(await journal.pending('Ann'))).toEqual(['voteCounters']);
   });
 
-  it('a lost answer is recovered from the next answer\'s counters when a number of units of a known price was asked: given once', async () => {
-    mock.recordVote(KEY, 'Ann', 20);
+  it('a lost answer is recovered from the next answer\'s counters when they prove it was carried out: given once', async () => {
+    mock.recordVote(KEY, 'Ann', 40);
     const journal = new MemoryJournal();
     const sdk = client({ journal });
     const { give, units, repeats } = game();
     const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
     await sdk.deliverVoteReward(ask, give); // the first counters
-    await sdk.deliverVoteReward(ask, give); // the price: 5 points per unit, 2 given per unit
+    await sdk.deliverVoteReward(ask, give); // 2 units given per unit asked
     mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', times: 1 });
     const lost = await sdk.deliverVoteReward(ask, give);
     expect(lost).toMatchObject({ code: 'OUTCOME_UNKNOWN', granted: [], pending: 1 });
-    expect(pointsLeft('Ann')).toBe(5);
+    expect(pointsLeft('Ann')).toBe(25);
 
-    const next = await sdk.deliverVoteReward(ask, give);
+    // 15 points spent since: two units cannot have cost an odd number of points, so the lost call was carried out.
+    const next = await sdk.deliverVoteReward({ ...ask, amount: 2 }, give);
     expect(next.code).toBe('SUCCESS');
     expect(next.unverified).toBeUndefined();
-    expect(next.granted).toEqual([expect.objectContaining({ recovered: true, reward_id: 2, give_amount: 2, total_points: '20', vote_points: 0 }), expect.objectContaining({ reward_id: 2, give_amount: 2 })]);
+    expect(next.granted).toEqual([expect.objectContaining({ recovered: true, reward_id: 2, give_amount: 2, total_points: '40', vote_points: 15 }), expect.objectContaining({ reward_id: 2, give_amount: 4 })]);
     expect(next.granted.map((r) => r.deliveryId)[0]).toMatch(/^vote:[0-9a-f-]{36}:0$/);
-    // 20 points spent, 4 units of 2 given: nothing lost, nothing twice.
-    expect(units.get(2)).toBe(8);
+    // 25 points spent, 5 units of 2 given: nothing lost, nothing twice.
+    expect(units.get(2)).toBe(10);
     expect(repeats()).toBe(0);
     expect(next.pending).toBe(0);
     expect((await inspectJournal(journal)).openWindows).toEqual([]);
+  });
+
+  it('a lost answer followed by a call of one unit is a window with the points at stake: one unit can cost anything the dashboard says', async () => {
+    mock.recordVote(KEY, 'Ann', 40);
+    const journal = new MemoryJournal();
+    const sdk = client({ journal });
+    const { give, units } = game();
+    const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
+    await sdk.deliverVoteReward(ask, give);
+    await sdk.deliverVoteReward(ask, give);
+    mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', times: 1 });
+    await sdk.deliverVoteReward(ask, give);
+    const next = await sdk.deliverVoteReward(ask, give);
+    expect(next.granted.filter((r) => r.recovered)).toEqual([]);
+    expect(next.unverified).toMatchObject({ playerName: 'Ann', reward: '2', points: 9 });
+    expect(units.get(2)).toBe(6);
   });
 
   it('a lost answer the counters cannot identify (amount "all") is reported as a window naming the player, the reward, the points and the span; staff resolve it', async () => {
@@ -94,7 +112,13 @@ describe.each(transports)('deliverVoteReward over $name', (transport) => {
     expect(openWindows).toEqual([expect.objectContaining({ playerName: 'Ann', cause: 'lostVote', reward: '2', points: 5, from: sentAt })]);
     const resolved = await resolveWindow(journal, { playerName: 'Ann', by: 'mod:alice', note: 'gave 1 scroll by hand' });
     expect(resolved.state).toBe('resolved');
-    expect(next.pending).toBe(0);
+    // The lost call stays open (named by the window) until the service can no longer carry it out.
+    expect(next.pending).toBe(1);
+    mock.clock.advance(VOTE_LANDING_MS);
+    const later = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, give);
+    expect(later).toMatchObject({ code: 'SUCCESS', pending: 0 });
+    expect(later.unverified).toBeUndefined();
+    expect((await inspectJournal(journal)).openWindows).toEqual([]);
   });
 });
 
@@ -120,20 +144,25 @@ describe('deliverVoteReward, in process', () => {
     expect(counters).not.toHaveProperty('totalPoints');
   });
 
-  it('a lost answer that spent nothing (it met "Insufficient Points") leaves no window once the next counters show it', async () => {
+  it('a lost answer that spent nothing (it met "Insufficient Points") stays open while it could still land, and is settled without a window after', async () => {
     const journal = fresh();
     mock.recordVote(KEY, 'Ann', 11);
     const sdk = client(journal);
     const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
     await sdk.deliverVoteReward(ask, () => undefined);
-    await sdk.deliverVoteReward(ask, () => undefined); // 1 point left, price known
+    await sdk.deliverVoteReward(ask, () => undefined); // 1 point left
     mock.faults.add({ operation: 'claimVoteReward', kind: 'dropAfter', times: 1 });
     expect((await sdk.deliverVoteReward({ player: 'Ann', reward: 2, amount: 3 }, () => undefined)).code).toBe('OUTCOME_UNKNOWN');
     mock.recordVote(KEY, 'Ann', 4);
-    const next = await sdk.deliverVoteReward(ask, () => undefined);
-    expect(next).toMatchObject({ code: 'SUCCESS', pending: 0 });
+    // One point spent: this call's unit; the lost call's 3 units would have cost 3 more.
+    const next = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined);
+    expect(next).toMatchObject({ code: 'SUCCESS', pending: 1 });
     expect(next.granted).toHaveLength(1);
     expect(next.unverified).toBeUndefined();
+    mock.clock.advance(VOTE_LANDING_MS);
+    const after = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined);
+    expect(after).toMatchObject({ code: 'SUCCESS', pending: 0 });
+    expect(after.unverified).toBeUndefined();
   });
 
   it('a give that throws keeps its row pending (noted for staff); resumeVoteRewards gives it, never twice', async () => {
@@ -184,7 +213,7 @@ describe('deliverVoteReward, in process', () => {
 
   it('a crash between the answer and its rows reaching the journal: the next process recovers the row from the counters', async () => {
     const storage = fresh();
-    mock.recordVote(KEY, 'Ann', 20);
+    mock.recordVote(KEY, 'Ann', 30);
     const { give, units, repeats } = game();
     const ask = { player: 'Ann', reward: 2, amount: 1 } as const;
     const first = client(storage);
@@ -195,9 +224,9 @@ describe('deliverVoteReward, in process', () => {
     await expect(dying.run(client(dying).deliverVoteReward(ask, give))).rejects.toBeInstanceOf(Crash);
     expect(states(await storage.pending('Ann')).sort()).toEqual(['voteClaiming', 'voteCounters']);
 
-    const next = await client(processView(storage)).deliverVoteReward(ask, give);
+    const next = await client(processView(storage)).deliverVoteReward({ ...ask, amount: 2 }, give);
     expect(next.granted.map((r) => r.recovered === true)).toEqual([true, false]);
-    expect(units.get(2)).toBe(8);
+    expect(units.get(2)).toBe(10);
     expect(repeats()).toBe(0);
   });
 

@@ -6,13 +6,15 @@
  * acknowledgement repeats it, and the log's dedupe skips it).
  *
  * Environment: VOTES_BASE_URL, VOTES_KEY, VOTES_JOURNAL, VOTES_GAME, VOTES_PLAYERS (count),
- * VOTES_SEED, VOTES_FINAL (`1`: resume, work out every lost answer, exit).
+ * VOTES_SEED, VOTES_FINAL (`1`: resume, work out every lost answer, exit; its clock runs
+ * `VOTE_LANDING_MS` ahead, past the time a lost request can still land).
  *
  * @module
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { FileJournal, StorefrontClient, type GivenVoteReward } from '../../../src/index.js';
 import { seededRandom } from '../../../src/mock/service/random.js';
+import { VOTE_LANDING_MS } from '../../../src/delivery/vote-recovery.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -36,12 +38,13 @@ const give = (reward: GivenVoteReward): void => {
     regives += 1;
     return;
   }
-  appendFileSync(GAME, `${JSON.stringify({ id: reward.deliveryId, player: reward.playerName, reward: reward.reward_id, units: reward.give_amount, recovered: reward.recovered === true })}\n`);
+  appendFileSync(GAME, `${JSON.stringify({ id: reward.deliveryId, player: reward.playerName, reward: reward.reward_id, units: reward.give_amount, recovered: reward.recovered === true, total_points: reward.total_points, vote_points: reward.vote_points })}\n`);
   seen.add(reward.deliveryId);
 };
 
 const journal = new FileJournal(env('VOTES_JOURNAL'));
-const client = new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, journal, retry: 0, timeoutMs: 5_000 });
+// The last worker runs as if every lost request had had the time to land (the campaign landed them).
+const client = new StorefrontClient({ apiKey: KEY, baseUrl: BASE_URL, journal, retry: 0, timeoutMs: 5_000, ...(FINAL ? { now: () => Date.now() + VOTE_LANDING_MS } : {}) });
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
 
 await client.resumeVoteRewards(give);

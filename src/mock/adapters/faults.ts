@@ -1,7 +1,8 @@
 /**
  * Fault injection for the mock: per operation, for the next N calls or with a probability
  * drawn from a seeded generator, answer with a delay, a 5xx HTML page, a dropped
- * connection (before or after the state change) or a malformed body.
+ * connection (before or after the state change, or with the request carried out later) or
+ * a malformed body.
  */
 import { z } from 'zod';
 import { describeIssues } from '../service/issues.js';
@@ -44,12 +45,17 @@ const DEPRECATED_NAMES: Readonly<Record<DeprecatedMockOperationName, MockOperati
  * - `dropBefore`: the connection drops before the operation runs (nothing changed);
  * - `dropAfter`: the operation runs, then the connection drops (the lost answer);
  * - `malformed`: the body is cut in the middle of its JSON; by default after the
- *   operation ran (`phase: 'before'` to skip it).
+ *   operation ran (`phase: 'before'` to skip it);
+ * - `landLate`: the connection drops before the operation runs, and the request is
+ *   carried out **later**: after the next `landAfter` requests of the same operation were
+ *   answered (default 1), or at {@link MockFaults.land}. The real service can do this
+ *   **[interpretation]**: a request that sat in a proxy or a queue past the client's
+ *   timeout is still carried out once it reaches the service.
  *
  * In process (`mock.fetch`, msw) a dropped connection is a network error; over HTTP
  * (`mock.listen`) the socket is destroyed.
  */
-export type MockFaultKind = 'delay' | 'status' | 'dropBefore' | 'dropAfter' | 'malformed';
+export type MockFaultKind = 'delay' | 'status' | 'dropBefore' | 'dropAfter' | 'malformed' | 'landLate';
 
 /**
  * A fault rule, as given to {@link MockFaults.add} or `POST /__mock/faults`.
@@ -73,6 +79,8 @@ export interface MockFaultRule {
   delayMs?: number;
   /** For `status` and `malformed`: whether the operation runs first (`after`) or not (`before`). */
   phase?: 'before' | 'after';
+  /** For `landLate`: how many later requests of the same operation are answered before it is carried out (1…1000). Default 1. */
+  landAfter?: number;
 }
 
 /**
@@ -109,6 +117,8 @@ export interface FiredFault {
   status: number;
   /** Delay of a `delay` fault. */
   delayMs: number;
+  /** Requests of the operation answered before a `landLate` request is carried out. */
+  landAfter: number;
 }
 
 /**
@@ -146,6 +156,11 @@ export interface MockFaults {
   clear(): void;
   /** Re-seeds the generator that decides probability rules. The default seed is 1. */
   seed(seed: number): void;
+  /**
+   * Carries out now every request a `landLate` fault still holds (their answers were lost
+   * long ago); returns how many. `reset()` of the mock drops them instead.
+   */
+  land(): number;
   /** The rules with their counters. */
   list(): MockFaultState[];
 }
@@ -157,7 +172,7 @@ const operationName = z.preprocess(
 );
 
 const ruleSchema = z.strictObject({
-  kind: z.enum(['delay', 'status', 'dropBefore', 'dropAfter', 'malformed']),
+  kind: z.enum(['delay', 'status', 'dropBefore', 'dropAfter', 'malformed', 'landLate']),
   operation: z.union([operationName, z.array(operationName).min(1)]).optional(),
   times: z.number().int().min(1).optional(),
   skip: z.number().int().min(0).optional(),
@@ -165,6 +180,7 @@ const ruleSchema = z.strictObject({
   status: z.number().int().min(400).max(599).optional(),
   delayMs: z.number().int().min(0).max(600_000).optional(),
   phase: z.enum(['before', 'after']).optional(),
+  landAfter: z.number().int().min(1).max(1000).optional(),
 });
 
 /**
@@ -190,6 +206,8 @@ export class FaultInjector implements MockFaults {
   #nextId = 1;
   #seed = 1;
   #random = seededRandom(1);
+  // Requests a `landLate` fault holds: carried out once `left` more requests of their operation were answered.
+  #held: Array<{ operation: MockOperationName; left: number; run: () => void }> = [];
 
   add(rule: MockFaultRule | MockFaultRuleWithDeprecatedNames): MockFaultState {
     const parsed = parseFaultRule(rule);
@@ -219,10 +237,31 @@ export class FaultInjector implements MockFaults {
     return this.#rules.map((s) => ({ ...s, rule: { ...s.rule } }));
   }
 
-  /** Clears the rules and restarts the generator from its seed. */
+  /** Clears the rules and the held requests, and restarts the generator from its seed. */
   reset(): void {
     this.clear();
+    this.#held = [];
     this.#random = seededRandom(this.#seed);
+  }
+
+  land(): number {
+    const held = this.#held;
+    this.#held = [];
+    for (const request of held) request.run();
+    return held.length;
+  }
+
+  /** Holds a request a `landLate` fault dropped: `run` carries it out later. */
+  hold(operation: MockOperationName, landAfter: number, run: () => void): void {
+    this.#held.push({ operation, left: landAfter, run });
+  }
+
+  /** One request of `operation` was answered: carries out the held requests whose turn came, oldest first. */
+  answered(operation: MockOperationName): void {
+    const due = this.#held.filter((h) => h.operation === operation && --h.left <= 0);
+    if (due.length === 0) return;
+    this.#held = this.#held.filter((h) => !due.includes(h));
+    for (const request of due) request.run();
   }
 
   /** The fault for one request of `operation`, or undefined. */
@@ -242,7 +281,7 @@ export class FaultInjector implements MockFaults {
         continue;
       }
       state.fired += 1;
-      return { kind: rule.kind, phase: rule.phase, status: rule.status ?? 503, delayMs: rule.delayMs ?? 100 };
+      return { kind: rule.kind, phase: rule.phase, status: rule.status ?? 503, delayMs: rule.delayMs ?? 100, landAfter: rule.landAfter ?? 1 };
     }
     return undefined;
   }

@@ -5,7 +5,7 @@ import { checkout } from '../operations/checkout.js';
 import { claim, claimLegacy, claimStoreTransactions } from '../operations/claims.js';
 import type { MockClock } from '../service/clock.js';
 import { MockAdminError } from '../service/errors.js';
-import { FaultInjector, faultPage, parseFaultRule, type MockOperationName } from './faults.js';
+import { FaultInjector, faultPage, parseFaultRule, type FiredFault, type MockOperationName } from './faults.js';
 import { cancelPayment, completePayment, payPage } from '../operations/payment.js';
 import { describeIssues } from '../service/issues.js';
 import { resetState, type MockState } from '../service/state.js';
@@ -112,8 +112,25 @@ export function createRoutes(state: MockState, faults?: FaultInjector): MockRout
  * in-process transports turn it into a network error.
  */
 export function operationResolver(operation: WireOperation, state: MockState, faults?: FaultInjector): OperationResolver {
+  const answer = answerWithFault(operation, state);
   return async (request) => {
-    const fault = faults?.pick(operation.name);
+    const late = faults?.pick(operation.name);
+    if (late?.kind !== 'landLate') {
+      const response = await answer(request, late);
+      faults?.answered(operation.name);
+      return response;
+    }
+    // Read now (the request is gone once the connection drops), carried out later.
+    const wire = await toWireRequest(request);
+    faults?.answered(operation.name);
+    faults?.hold(operation.name, late.landAfter, () => operation.respond(state, wire));
+    return DROPPED;
+  };
+}
+
+/** One request answered under the fault picked for it (none, or any kind but `landLate`). */
+function answerWithFault(operation: WireOperation, state: MockState): (request: Request, fault: FiredFault | undefined) => Promise<MockAnswer> {
+  return async (request, fault) => {
     if (fault === undefined) return toResponse(operation.respond(state, await toWireRequest(request)));
     if (fault.kind === 'delay') {
       await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
@@ -313,6 +330,10 @@ function adminRoutes(state: MockState, faults: FaultInjector | undefined): MockR
     adminRoute('POST', '/__mock/products/update', async ({ request }) => {
       const { apiKey: key, id, patch } = await adminBody(request, adminBodies.update);
       return admin.updateProduct(state, key, id, patch);
+    }),
+    adminRoute('POST', '/__mock/rewards/update', async ({ request }) => {
+      const { apiKey: key, id, patch } = await adminBody(request, adminBodies.update);
+      return admin.updateReward(state, key, id, patch);
     }),
     adminRoute('POST', '/__mock/products/remove', async ({ request }) => {
       const { apiKey: key, id } = await adminBody(request, adminBodies.remove);

@@ -5,8 +5,8 @@
 import { MockAdminError } from '../service/errors.js';
 import { JAVA_INT_MAX, MAX_CART_QUANTITY, isValidPlayerName, priceWithSale, unitsToGrant } from '../service/rules.js';
 import { describeIssues } from '../service/issues.js';
-import type { MockProductPatch, MockSeedProduct } from '../service/seed.js';
-import { productPatchSchema, productSchema } from '../service/seed-schema.js';
+import type { MockProductPatch, MockRewardPatch, MockSeedProduct, MockSeedReward } from '../service/seed.js';
+import { productPatchSchema, productSchema, rewardPatchSchema } from '../service/seed-schema.js';
 import { checkoutRecord, newPurchaseRow, serverFor, type MockState } from '../service/state.js';
 import type { AddPurchaseInput, MockStateSnapshot, PurchaseRow, VoteRecord } from '../service/types.js';
 
@@ -75,6 +75,28 @@ export function updateProduct(state: MockState, apiKey: string, id: number, patc
 }
 
 /**
+ * Changes fields of a vote reward (its price `cost`, `giveAmount`, `name`), as the owner
+ * does on the dashboard: claims from then on pay and give the new figures. Returns the
+ * reward as it is now.
+ *
+ * @throws MockAdminError 404 for an unknown key or reward, 400 for an invalid patch.
+ */
+export function updateReward(state: MockState, apiKey: string, id: number, patch: MockRewardPatch): MockSeedReward {
+  const server = serverFor(state, apiKey);
+  const reward = server.rewards.get(id);
+  if (reward === undefined) {
+    throw new MockAdminError(404, `updateReward: no reward has the id ${id}.`);
+  }
+  const checked = rewardPatchSchema.safeParse(patch);
+  if (!checked.success) {
+    throw new MockAdminError(400, `updateReward: ${describeIssues('patch', checked.error.issues).join('; ')}`);
+  }
+  const updated: MockSeedReward = { ...reward, ...(checked.data as MockRewardPatch) };
+  server.rewards.set(id, updated);
+  return structuredClone(updated);
+}
+
+/**
  * Removes a product: it leaves the catalog, and claims of rows that reference it answer
  * `PRODUCT_NOT_FOUND`.
  *
@@ -139,6 +161,7 @@ export function snapshot(state: MockState): MockStateSnapshot {
         products: [...s.products.values()],
         rewards: [...s.rewards.values()],
         votes: [...s.votes.values()],
+        voteClaims: s.voteClaims,
         purchases: s.purchases,
         lastAcceptedClaims: s.rateWindows.open(now).map(([playerName, at]) => ({
           playerName,

@@ -55,6 +55,7 @@ export function claimVoteReward(state: MockState, request: WireRequest): WireRes
     return messageRow(TEXT.invalidAmount);
   }
   votes.vote_points -= units * reward.cost;
+  server.voteClaims.push({ playerName: player, rewardId: reward.id, units, cost: reward.cost, giveAmount: units * giveAmount, total_points: votes.total_points, vote_points: votes.vote_points, at: new Date(state.clock.now()).toISOString() });
   return {
     status: 200,
     body: [

@@ -101,6 +101,12 @@ export const productPatchSchema = z
   .partial();
 
 
+/** A vote reward of the seed. */
+export const rewardSchema = z.strictObject({ id: positiveInt, name: nonBlank, cost: positiveInt, giveAmount: positiveInt.optional() });
+
+/** A change to a vote reward (`updateReward`): any reward field but `id`. */
+export const rewardPatchSchema = rewardSchema.omit({ id: true }).partial();
+
 const serverSchema = z
   .strictObject({
     apiKey,
@@ -134,10 +140,7 @@ const serverSchema = z
       .optional(),
     products: z.array(productSchema, { error: expecting('an array of products') }).optional(),
     rewards: z
-      .array(
-        z.strictObject({ id: positiveInt, name: nonBlank, cost: positiveInt, giveAmount: positiveInt.optional() }),
-        { error: expecting('an array of rewards') },
-      )
+      .array(rewardSchema, { error: expecting('an array of rewards') })
       .optional(),
   }, { error: expecting('an object') })
   .superRefine((server, ctx) => {

@@ -142,5 +142,8 @@ export interface MockSeedReward {
   giveAmount?: number;
 }
 
+/** A change to a vote reward for `updateReward`, as the owner makes on the dashboard: any reward field but `id`. */
+export type MockRewardPatch = Partial<Omit<MockSeedReward, 'id'>>;
+
 /** A change to a catalog product for `updateProduct`: any seed product field but `id`. */
 export type MockProductPatch = Partial<Omit<MockSeedProduct, 'id'>>;

@@ -2,7 +2,7 @@ import { describeIssues } from './issues.js';
 import { mockSeedSchema } from './seed-schema.js';
 import type { MockSeed } from './seed-types.js';
 
-export type { MockSeed, MockSeedServer, MockSeedGateway, MockSeedCoupon, MockSeedCategory, MockSeedProduct, MockSeedSale, MockSeedReward, MockProductPatch } from './seed-types.js';
+export type { MockSeed, MockSeedServer, MockSeedGateway, MockSeedCoupon, MockSeedCategory, MockSeedProduct, MockSeedSale, MockSeedReward, MockProductPatch, MockRewardPatch } from './seed-types.js';
 
 /**
  * Validates a seed and returns it typed; the error message names every bad field.

@@ -13,7 +13,7 @@ import { MockAdminError } from './errors.js';
 import { RateWindows } from './rate-windows.js';
 import type { MockSeed, MockSeedCategory, MockSeedCoupon, MockSeedProduct, MockSeedReward } from './seed.js';
 import { unitsToGrant } from './rules.js';
-import type { CheckoutRecord, MockServerState, PurchaseRow, VoteRecord } from './types.js';
+import type { CheckoutRecord, MockServerState, PurchaseRow, VoteClaimRecord, VoteRecord } from './types.js';
 import type { WireRequest } from './wire.js';
 
 /** One game server (one store) as the mock holds it. */
@@ -31,6 +31,7 @@ export interface ServerState {
   rewards: Map<number, MockSeedReward>;
   purchases: PurchaseRow[];
   votes: Map<string, VoteRecord>;
+  voteClaims: VoteClaimRecord[];
   rateWindows: RateWindows;
 }
 
@@ -90,6 +91,7 @@ function load(state: MockState): void {
     rewards: new Map((s.rewards ?? []).map((r) => [r.id, structuredClone(r)])),
     purchases: [],
     votes: new Map(),
+    voteClaims: [],
     rateWindows: new RateWindows(),
   }));
   state.byKey = new Map(state.servers.map((s) => [s.apiKey, s]));

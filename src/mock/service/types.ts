@@ -95,6 +95,26 @@ export interface VoteRecord {
   total_points: number;
 }
 
+/** A vote reward claim the mock carried out (its answer may have been lost): what it cost and gave. */
+export interface VoteClaimRecord {
+  /** The player name, exact. */
+  playerName: string;
+  /** The reward claimed. */
+  rewardId: number;
+  /** Units claimed. */
+  units: number;
+  /** Points spent per unit (the reward's price when the claim was carried out). */
+  cost: number;
+  /** Units given in all (`units × giveAmount`). */
+  giveAmount: number;
+  /** The player's `total_points` after it (the counters its answer carried). */
+  total_points: number;
+  /** The player's `vote_points` after it. */
+  vote_points: number;
+  /** ISO 8601 time it was carried out (mock clock). */
+  at: string;
+}
+
 /** A product as the mock holds it now (seed format, with the current stock). */
 export type MockProductState = MockSeedProduct;
 
@@ -119,6 +139,8 @@ export interface MockServerState {
   rewards: MockSeedReward[];
   /** Vote records, one per player who voted. */
   votes: VoteRecord[];
+  /** Every vote reward claim carried out, in order, lost answers and late landings included. */
+  voteClaims: VoteClaimRecord[];
   /** Purchase rows in creation order. */
   purchases: PurchaseRow[];
   /**
