@@ -3,6 +3,7 @@
  * by playwright-core), the way a user first sees it: the menu lists the guides in reading
  * order and then the four entry points; the page shows the title once and opens with what
  * a user needs (what the SDK is, install, quick start), never the contributor commands.
+ * Every guide page: no diagram (a block drawn with box-drawing characters) wraps.
  * Then, over every page: none sends a reader to the repository for a guide the site has
  * (the TSDoc `@see` links are absolute URLs, rewritten by scripts/typedoc-site.mjs), and
  * every link to a section of a guide finds its heading.
@@ -101,6 +102,27 @@ try {
   mkdirSync(join(root, '.tmp'), { recursive: true });
   await page.screenshot({ path: screenshot });
   step(`first screen saved to ${screenshot}`);
+
+  // typedoc's theme wraps code blocks (white-space: pre-wrap): a wrapped line of a diagram
+  // breaks the drawing, so a diagram must fit the page as it is.
+  step('no diagram (a block drawn with box-drawing characters) wraps on a guide page, 1280 px wide');
+  for (const file of readdirSync(join(site, 'documents')).filter((f) => f.endsWith('.html'))) {
+    await page.goto(pathToFileURL(join(site, 'documents', file)).href);
+    const wrapped = await page.locator('.col-content pre').evaluateAll((blocks) =>
+      blocks
+        .filter((pre) => /[─│►◄▲▼┌┐└┘]/.test(pre.textContent ?? ''))
+        .filter((pre) => {
+          const block = pre as HTMLElement;
+          const height = block.getBoundingClientRect().height;
+          block.style.whiteSpace = 'pre';
+          const unwrapped = block.getBoundingClientRect().height;
+          block.style.whiteSpace = '';
+          return height > unwrapped + 1;
+        })
+        .map((pre) => (pre.textContent ?? '').trim().split('\n')[0]),
+    );
+    assert.deepEqual(wrapped, [], `docs-html/documents/${file}: a diagram wraps (its first line is given)`);
+  }
 } catch (error) {
   fail(error);
 } finally {

@@ -16,7 +16,7 @@ import { openBridgeJournal, type BridgeJournal } from './journal.js';
 import { createLogger, secretRedactor, type BridgeLogger } from './log.js';
 import { createMetrics, type BridgeMetrics } from './metrics.js';
 import { Roster } from './roster.js';
-import { readSecrets, type BridgeSecrets } from './secrets.js';
+import { readSecrets, withSecretProblems, type BridgeSecrets } from './secrets.js';
 import { startBridgeServer } from './server.js';
 import { createStaffDesk, openStaffPage, recorded } from './staff-page/index.js';
 import type { ItemSink } from './sink.js';
@@ -152,7 +152,10 @@ function windowCounter(journal: DeliveryJournal): () => Promise<number> {
  *   the listener's error when one cannot start (everything started before is closed).
  */
 export async function startBridge(configPath: string, deps: BridgeDeps): Promise<RunningBridge> {
-  const config = await readBridgeConfig(configPath);
+  // A config with mistakes is named with the missing secrets too: one run, every problem.
+  const config = await readBridgeConfig(configPath).catch(async (error: unknown) => {
+    throw await withSecretProblems(error, deps.env);
+  });
   const secrets = await readSecrets(config, deps.env);
   const redact = secretRedactor(secrets);
   const log = createLogger(config.log.level, redact, deps.logDestination);
@@ -231,6 +234,10 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
       stop: () =>
         (stopped ??= (async () => {
           server.stopAccepting();
+          // The loop first: a /claim waiting in it gets its STOPPED answer while the
+          // listener still has its connection (closed first, it was reset). Its cleanup
+          // below awaits the same stop, and logs it if it failed.
+          await loop.stop().catch(() => undefined);
           await cleanup();
           log.info('stopped');
           log.flush();

@@ -6,12 +6,15 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
 import { checkLoopOptions } from '../delivery/loop-types.js';
 import { InvalidInputError } from '../errors.js';
+import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
+import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
 import { GAMES, patternProblem, type Game, type ReplyPatterns } from './rcon-replies.js';
 import { staffConfigOf, staffSection } from './staff-page/config.js';
 import type { StaffPageConfig } from './staff-page/config.js';
@@ -22,6 +25,8 @@ export interface WebhookGiveConfig {
   url: string;
   /** How long the game may take to answer, in ms. Default `10000`. */
   timeoutMs: number;
+  /** `true` lets `url` be plain http on another host than loopback (the token then crosses the network in clear). */
+  allowPlainHttp?: boolean;
 }
 
 /** How items reach a game over Source RCON (the sink is `src/bridge/rcon.ts`). */
@@ -79,6 +84,13 @@ export interface BridgeConfig {
 /** The log levels (pino's). */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/**
+ * A rule across an object's fields, checked even when one of its fields has the wrong type
+ * (zod skips a refinement after such an issue by default: its mistake surfaced only on the
+ * next run), as long as the value is an object at all.
+ */
+const acrossFields = { when: (payload: z.core.ParsePayload) => payload.value !== null && typeof payload.value === 'object' && !Array.isArray(payload.value) };
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const envName = z.string({ error: 'must be the name of an environment variable' }).regex(ENV_NAME, 'must be the name of an environment variable (letters, digits, _)');
 const path = z.string({ error: 'must be a file path (a string)' }).trim().min(1, 'must not be blank').max(4096, 'must be at most 4096 characters');
@@ -94,11 +106,11 @@ const httpUrl = z.string({ error: 'must be an http or https URL' }).refine((text
 
 const urlSource = z
   .strictObject({ urlEnv: envName.optional(), urlFile: path.optional(), table: z.string({ error: 'must be a table name' }).optional() })
-  .refine((o) => (o.urlEnv === undefined) !== (o.urlFile === undefined), 'needs exactly one of "urlEnv" (an environment variable holding the URL) or "urlFile" (a file holding it)');
+  .refine((o) => (o.urlEnv === undefined) !== (o.urlFile === undefined), { message: 'needs exactly one of "urlEnv" (an environment variable holding the URL) or "urlFile" (a file holding it)', ...acrossFields });
 
 const journal = z
   .strictObject({ file: path.optional(), postgres: urlSource.optional(), mysql: urlSource.optional() })
-  .refine((o) => [o.file, o.postgres, o.mysql].filter((v) => v !== undefined).length === 1, 'needs exactly one of "file", "postgres" or "mysql"');
+  .refine((o) => [o.file, o.postgres, o.mysql].filter((v) => v !== undefined).length === 1, { message: 'needs exactly one of "file", "postgres" or "mysql"', ...acrossFields });
 
 const LOOP_KEYS = ['pollIntervalMs', 'maxCallsPerSecond', 'claimMode', 'staffAfterAttempts', 'grantTimeoutMs'] as const;
 const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknown().optional()])) as Record<(typeof LOOP_KEYS)[number], z.ZodOptional<z.ZodUnknown>>).superRefine((values, ctx) => {
@@ -114,15 +126,17 @@ const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknow
   }
 });
 
-const PURCHASE_FIELDS = ['player', 'quantity', 'productId', 'productName', 'deliveryId'];
-const VOTE_FIELDS = ['player', 'amount', 'rewardId', 'rewardName', 'deliveryId'];
+// The sink's own rule (rcon-template.ts), so a template the config accepts is one the sink
+// accepts: `{{` and `}}` are literal braces (a tellraw's JSON text).
 const template = (fields: readonly string[]) =>
   z
     .string({ error: 'must be a command (a string)' })
     .min(1, 'must not be empty')
     .max(1000, 'must be at most 1000 characters')
-    .refine((t) => !/[\u0000-\u001f\u007f]/.test(t), 'must hold no control characters (newlines included)')
-    .refine((t) => [...t.matchAll(/\{([^}]*)\}/g)].every((m) => fields.includes(m[1] as string)), `may only use the placeholders ${fields.map((f) => `{${f}}`).join(', ')}`);
+    .superRefine((t, ctx) => {
+      const problem = templateProblem(t, fields);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    });
 const commands = (fields: readonly string[]) =>
   z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product or reward id (1 to 64 characters, no spaces) or "*"'), z.array(template(fields), { error: 'must be a list of commands' }).min(1, 'must list at least one command').max(20, 'must list at most 20 commands'), { error: 'must be an object: id → list of commands' });
 
@@ -143,8 +157,8 @@ const rcon = z
     passwordEnv: envName.optional(),
     passwordFile: path.optional(),
     timeoutMs: int(1, 600_000).default(5000),
-    commands: commands(PURCHASE_FIELDS),
-    voteCommands: commands(VOTE_FIELDS).default({}),
+    commands: commands(PURCHASE_PLACEHOLDERS),
+    voteCommands: commands(VOTE_PLACEHOLDERS).default({}),
     players: z
       .strictObject({
         source: z.enum(['game', 'list'], { error: 'must be "game" (the game calls the HTTP API) or "list" (the bridge polls the RCON list command)' }).default('game'),
@@ -157,18 +171,41 @@ const rcon = z
     productReplies: z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product id (1 to 64 characters, no spaces) or "*"'), replies, { error: 'must be an object: product id → reply patterns' }).optional(),
     checkOnline: z.boolean({ error: 'must be true or false' }).optional(),
   })
-  .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)' });
+  .refine((o) => (o.passwordEnv === undefined) !== (o.passwordFile === undefined), { message: 'needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)', ...acrossFields });
 
-const webhook = z.strictObject({ url: httpUrl, timeoutMs: int(1, 600_000).default(10_000) });
+const webhook = z
+  .strictObject({
+    url: httpUrl,
+    timeoutMs: int(1, 600_000).default(10_000),
+    allowPlainHttp: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .superRefine((o, ctx) => {
+    // The bridge's token goes with every item: in clear, anyone on the path could take it.
+    const url = URL.parse(o.url);
+    if (url?.protocol === 'http:' && !isLoopbackHost(url.hostname) && o.allowPlainHttp !== true) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `is plain http to another host (${url.hostname}): the bridge's token would cross the network in clear; use https, or set "allowPlainHttp": true when that network is yours alone` });
+    }
+  });
 
 const schema = z.strictObject({
   listen: z.strictObject({ host: z.string({ error: 'must be a host name or address' }).min(1, 'must not be blank').default('127.0.0.1'), port: int(0, 65535).default(8787) }).default({ host: '127.0.0.1', port: 8787 }),
-  baseUrl: httpUrl.optional(),
+  // The client's own rule (plain http only on loopback, no query), named with the rest.
+  baseUrl: z
+    .string({ error: 'must be an http or https URL' })
+    .superRefine((text, ctx) => {
+      try {
+        checkBaseUrl(text, 'baseUrl');
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.rule });
+      }
+    })
+    .optional(),
   journal: journal.optional(),
   loop: loop.default({}),
   give: z
     .strictObject({ webhook: webhook.optional(), rcon: rcon.optional() }, { error: 'must be an object with "webhook" or "rcon"' })
-    .refine((o) => (o.webhook === undefined) !== (o.rcon === undefined), 'needs exactly one of "webhook" or "rcon"'),
+    .refine((o) => (o.webhook === undefined) !== (o.rcon === undefined), { message: 'needs exactly one of "webhook" or "rcon"', ...acrossFields }),
   log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info') }).default({ level: 'info' }),
   staff: staffSection.optional(),
 });
@@ -227,7 +264,7 @@ export function checkBridgeConfig(raw: unknown, dir: string): BridgeConfig {
   if (problems.length > 0 || !parsed.success) throw new UsageError(`the config has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`);
   const c = parsed.data;
   const journalConfig = journalOf(c.journal ?? { file: '.teamgames-journal.jsonl' }, dir);
-  const give = c.give.webhook !== undefined ? { webhook: c.give.webhook } : { rcon: withFile(c.give.rcon as z.infer<typeof rcon>, 'passwordFile', dir) as RconGiveConfig };
+  const give = c.give.webhook !== undefined ? { webhook: c.give.webhook as WebhookGiveConfig } : { rcon: withFile(c.give.rcon as z.infer<typeof rcon>, 'passwordFile', dir) as RconGiveConfig };
   return {
     listen: c.listen,
     ...(c.baseUrl === undefined ? {} : { baseUrl: c.baseUrl }),
@@ -255,23 +292,89 @@ function withFile<T extends object>(value: T, field: string, dir: string): T {
   return typeof file === 'string' ? { ...value, [field]: resolve(dir, file) } : value;
 }
 
+const END_OF_INPUT = 'Unexpected end of JSON input';
+const AT_POSITION = / in JSON at position (\d+)/;
+
+/** Where JSON.parse failed on `text`: the fault's offset, and V8's words for it when they quote nothing of the text. */
+function faultOf(text: string, error: unknown): { at: number; why: string } {
+  const message = error instanceof Error ? error.message : '';
+  if (message === END_OF_INPUT) return { at: text.length, why: 'the text ends too early' };
+  const positioned = AT_POSITION.exec(message);
+  // V8's words before the position quote JSON's own punctuation only, never the text.
+  if (positioned !== null) return { at: Number(positioned[1]), why: message.slice(0, positioned.index).replace(/^\w/, (c) => c.toLowerCase()) };
+  // "Unexpected token 'x', "…" is not valid JSON" says no position: the fault is where the
+  // shortest prefix of the text stops failing only for ending early.
+  const failsBefore = (end: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, end));
+      return false;
+    } catch (inner) {
+      const words = inner instanceof Error ? inner.message : '';
+      const at = AT_POSITION.exec(words);
+      return words !== END_OF_INPUT && (at === null || Number(at[1]) < end);
+    }
+  };
+  let [low, high] = [0, text.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (failsBefore(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return { at: Math.max(0, low - 1), why: 'unexpected character' };
+}
+
+/** A JSON syntax error said by line and column (1-based), never quoting the text: a secret could be there. */
+function jsonFault(text: string, error: unknown): string {
+  const { at, why } = faultOf(text, error);
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - (before.lastIndexOf('\n') + 1) + 1;
+  return `line ${line}, column ${column}: ${why}`;
+}
+
+/** The largest config file read: a config is a few kilobytes. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * The config file's text: a regular file only (a FIFO would hang the start, a device never
+ * end), opened without blocking, of at most {@link MAX_CONFIG_BYTES}.
+ */
+async function configText(file: string): Promise<string> {
+  const refuse = (why: string) => new UsageError(`--config: cannot read ${file} (${why})`);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw refuse(String((error as { code?: unknown }).code ?? 'unreadable'));
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw refuse('not a regular file');
+    if (stats.size > MAX_CONFIG_BYTES) throw refuse(`${stats.size} bytes; a config is at most ${MAX_CONFIG_BYTES}`);
+    const buffer = Buffer.alloc(stats.size);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw refuse(String((error as { code?: unknown }).code ?? 'unreadable'));
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
 /**
  * Reads and checks the config file.
  * @throws UsageError when it cannot be read, is not JSON, or breaks a rule.
  */
 export async function readBridgeConfig(file: string): Promise<BridgeConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--config: cannot read ${file} (${String((error as { code?: unknown }).code ?? 'unreadable')})`);
-  }
+  let text = await configText(file);
+  // A byte order mark, as some Windows editors write: not part of the JSON.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch {
-    // JSON.parse's message quotes the text around the fault: a secret could be there.
-    throw new UsageError(`--config: ${file} is not valid JSON`);
+  } catch (error) {
+    throw new UsageError(`--config: ${file} is not valid JSON: ${jsonFault(text, error)}`);
   }
   return checkBridgeConfig(raw, dirname(resolve(file)));
 }

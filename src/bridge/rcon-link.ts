@@ -8,6 +8,8 @@
  * @module
  * @internal
  */
+import type { Socket } from 'node:net';
+import { Transform, type TransformCallback } from 'node:stream';
 import { Rcon } from 'rcon-client';
 import type { Logger } from './rcon-types.js';
 
@@ -24,6 +26,13 @@ export interface LinkOptions {
 }
 
 const AUTH_RESPONSE = 2;
+/** The smallest packet's size field: id, type and two nulls. */
+const MIN_SIZE = 10;
+/**
+ * The largest size field accepted: games send at most 4,096 bytes of body per packet
+ * (Minecraft, Source); anything far above is garbage, never buffered.
+ */
+export const MAX_PACKET_SIZE = 1024 * 1024;
 
 /** One RCON connection, its exchanges serialized. @internal */
 export class RconLink {
@@ -120,6 +129,7 @@ export class RconLink {
 async function loggedIn(rcon: Rcon): Promise<void> {
   const connecting = rcon.connect();
   const socket = rcon.socket;
+  if (socket !== null) guardFrames(socket);
   let confirmed!: (ok: boolean) => void;
   const authAnswer = new Promise<boolean>((resolve) => (confirmed = resolve));
   let buffer = Buffer.alloc(0);
@@ -141,6 +151,45 @@ async function loggedIn(rcon: Rcon): Promise<void> {
     socket?.off('data', sniff);
     socket?.off('close', closed);
   }
+}
+
+/**
+ * Puts a check of every packet's size between the socket and rcon-client's own frame
+ * splitter: rcon-client trusts the size field, so a negative one loops forever (the whole
+ * process frozen) and one under the header's length throws a RangeError from a stream
+ * listener (the process dies). A packet whose size is out of bounds ends the connection
+ * instead: a command waiting for its reply then has an unknown outcome, and the next
+ * exchange connects afresh. rcon-client pipes the socket into its splitter once connected:
+ * that pipe goes through the check.
+ */
+function guardFrames(socket: Socket): void {
+  const pipe = socket.pipe.bind(socket);
+  socket.pipe = (<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T => {
+    socket.pipe = pipe;
+    return pipe(frameCheck(socket)).pipe(destination, options);
+  }) as typeof socket.pipe;
+}
+
+/** Passes whole packets only, each with a size from {@link MIN_SIZE} to {@link MAX_PACKET_SIZE}; destroys `socket` on any other. */
+function frameCheck(socket: Socket): Transform {
+  let buffer: Buffer = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+      while (buffer.length >= 4) {
+        const size = buffer.readInt32LE(0);
+        if (size < MIN_SIZE || size > MAX_PACKET_SIZE) {
+          buffer = Buffer.alloc(0);
+          socket.destroy(new Error(`RCON: a malformed packet (size ${size}, outside ${MIN_SIZE} to ${MAX_PACKET_SIZE}); the connection is closed`));
+          return done();
+        }
+        if (buffer.length < 4 + size) break;
+        this.push(buffer.subarray(0, 4 + size));
+        buffer = buffer.subarray(4 + size);
+      }
+      done();
+    },
+  });
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {

@@ -167,7 +167,7 @@ class RconSink {
       player: item.player_name,
       what: `product ${item.product_id}`,
       templates: templatesFor(this.#config.commands, [String(item.product_id), item.product_id_string]),
-      values: { player: item.player_name, quantity: String(item.quantity_to_grant), productId: String(item.product_id), productName: item.product_name, deliveryId },
+      values: { player: item.player_name, quantity: String(item.quantity_to_grant), productId: item.product_id_string, productName: item.product_name, deliveryId },
       rules: this.#rulesOf([String(item.product_id), item.product_id_string]),
       // One entry per deliveryId in a journal: the one with the item's id is its line.
       record: (entries) => (entries.find((e) => e.deliveryId === deliveryId) as JournalLine | undefined) ?? { deliveryId, playerName: item.player_name, state: 'claimed', item: transaction, recordedAt: this.#deps.now() },

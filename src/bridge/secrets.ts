@@ -29,7 +29,7 @@ async function fromEnvOrFile(env: TeamgamesEnv, name: string | undefined, file: 
     if (value === '') throw new UsageError(`${what}: the environment variable ${name} is not set`);
     return value;
   }
-  const value = await firstLineOf(file as string, what, true);
+  const value = await firstLineOf(file as string, what, true, true);
   if (value === '') throw new UsageError(`${what}: ${file} holds nothing on its first line`);
   return value;
 }
@@ -37,13 +37,14 @@ async function fromEnvOrFile(env: TeamgamesEnv, name: string | undefined, file: 
 /**
  * The bridge's token: `TEAMGAMES_BRIDGE_TOKEN`, else the first line of the file
  * `TEAMGAMES_BRIDGE_TOKEN_FILE` names (one other users may not read). Also what
- * `teamgames journal resolve --bridge` sends, read the same way.
+ * `teamgames journal resolve --bridge` sends, read the same way; `ownerMustBeMe` (the
+ * bridge's own read) also refuses a file another user than this process's or root owns.
  * @throws UsageError when neither is set, the file is refused, or the token is too short (never its value).
  */
-export async function tokenOf(env: TeamgamesEnv): Promise<string> {
+export async function tokenOf(env: TeamgamesEnv, ownerMustBeMe = false): Promise<string> {
   const direct = env.TEAMGAMES_BRIDGE_TOKEN?.trim() ?? '';
   const file = env.TEAMGAMES_BRIDGE_TOKEN_FILE?.trim() ?? '';
-  const token = direct !== '' ? direct : file !== '' ? await firstLineOf(file, 'TEAMGAMES_BRIDGE_TOKEN_FILE', true) : '';
+  const token = direct !== '' ? direct : file !== '' ? await firstLineOf(file, 'TEAMGAMES_BRIDGE_TOKEN_FILE', true, ownerMustBeMe) : '';
   if (token === '') throw new UsageError('TEAMGAMES_BRIDGE_TOKEN is not set (the token the game sends on every request, at least 32 characters: openssl rand -hex 32; or TEAMGAMES_BRIDGE_TOKEN_FILE, a file holding it)');
   // The length, never the value.
   if (token.length < MIN_TOKEN_LENGTH) throw new UsageError(`TEAMGAMES_BRIDGE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${token.length} (openssl rand -hex 32 makes one)`);
@@ -51,9 +52,22 @@ export async function tokenOf(env: TeamgamesEnv): Promise<string> {
 }
 
 async function apiKey(env: TeamgamesEnv): Promise<string> {
-  const key = (await apiKeyOf(env)) ?? '';
+  // The bridge's own secret: a file another user owns could hold their key.
+  const key = (await apiKeyOf(env, true)) ?? '';
   if (key === '') throw new UsageError('TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard; or TEAMGAMES_API_KEY_FILE, a file holding it)');
   return key;
+}
+
+/**
+ * `error` (the config's problems) with the problems of the secrets every bridge needs (the
+ * API key, the token) added, so one run names them all; any other error as it is.
+ */
+export async function withSecretProblems(error: unknown, env: TeamgamesEnv): Promise<unknown> {
+  if (!(error instanceof UsageError)) return error;
+  const settled = await Promise.allSettled([apiKey(env), tokenOf(env, true)]);
+  const problems = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason instanceof Error ? s.reason.message : String(s.reason)] : []));
+  if (problems.length === 0) return error;
+  return new UsageError(`${error.message}\nand ${problems.length === 1 ? '1 secret is' : `${problems.length} secrets are`} missing or bad:\n  ${problems.join('\n  ')}`);
 }
 
 /**
@@ -65,7 +79,7 @@ export async function readSecrets(config: BridgeConfig, env: TeamgamesEnv): Prom
   const rcon = config.give.rcon;
   const reads = [
     apiKey(env),
-    tokenOf(env),
+    tokenOf(env, true),
     j.kind === 'file' ? Promise.resolve(undefined) : fromEnvOrFile(env, j.urlEnv, j.urlFile, `journal.${j.kind}.${j.urlEnv === undefined ? 'urlFile' : 'urlEnv'}`),
     rcon === undefined ? Promise.resolve(undefined) : fromEnvOrFile(env, rcon.passwordEnv, rcon.passwordFile, `give.rcon.${rcon.passwordEnv === undefined ? 'passwordFile' : 'passwordEnv'}`),
   ] as const;

@@ -118,6 +118,22 @@ function plainErrors(value: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** The fields of a status that are times (epoch ms in the SDK). */
+const TIME_FIELDS = new Set(['nextCheckAt', 'since', 'recordedAt', 'retryAt', 'sending', 'at', 'from', 'to']);
+/** Objects of the store's own wire format, kept as the store wrote them. */
+const WIRE_FIELDS = new Set(['item', 'reward']);
+
+/** A status with its times as ISO 8601 strings (UTC), as every other time in the API is written; the store's wire objects as they are. */
+function isoTimes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(isoTimes);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = WIRE_FIELDS.has(k) ? v : TIME_FIELDS.has(k) && typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15 ? new Date(v).toISOString() : isoTimes(v);
+  }
+  return out;
+}
+
 const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/join', name: 'join', bodyLimit: SMALL, handle: (c, b) => (c.roster.join(player(b.player)), ok()) },
   { method: 'POST', path: '/v1/leave', name: 'leave', bodyLimit: SMALL, handle: (c, b) => (c.roster.leave(player(b.player)), ok()) },
@@ -162,7 +178,7 @@ const ROUTES: Route[] = [
       } catch {
         throw new ApiError(400, 'INVALID_FIELD', 'the player in the path must be URL-encoded UTF-8', 'player');
       }
-      return ok(plainErrors((await c.loop.status(player(name))) as unknown as Record<string, unknown>));
+      return ok(isoTimes(plainErrors((await c.loop.status(player(name))) as unknown as Record<string, unknown>)));
     },
   },
   {

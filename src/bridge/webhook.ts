@@ -48,6 +48,35 @@ class WebhookError extends Error {
   override name = 'WebhookError';
 }
 
+/** The most of an answer's body read away (so its connection is reused); a longer body is cancelled, its connection closed. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Reads the answer's body away, at most {@link WEBHOOK_BODY_LIMIT} bytes (the sink never
+ * needs it; unread, it would hold its connection): a game answering 256 MB must not take
+ * the bridge's memory with it. Bounded in time by the call's signal too.
+ */
+async function readAway(response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return;
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+      if (size > WEBHOOK_BODY_LIMIT) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // A body cut or aborted: the status already said what happened.
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 /** The webhook sink. */
 export function createWebhookSink(config: WebhookGiveConfig, deps: WebhookDeps): ItemSink {
   const fetcher = deps.fetch ?? globalThis.fetch;
@@ -86,9 +115,8 @@ export function createWebhookSink(config: WebhookGiveConfig, deps: WebhookDeps):
       const cause = (error as { cause?: { code?: unknown } }).cause?.code;
       throw new WebhookError(`the game's webhook could not be reached (${typeof cause === 'string' ? cause : name === 'AbortError' ? 'the bridge is stopping' : 'network error'})`);
     }
-    // The body is not needed: read it away (bounded by the same signal) so the connection is reused.
     try {
-      await response.arrayBuffer().catch(() => undefined);
+      await readAway(response);
     } finally {
       clearTimeout(timer);
       closing.signal.removeEventListener('abort', onClose);

@@ -105,12 +105,12 @@ export type Redact = (text: string) => string;
  * @throws UsageError when the file cannot be read or holds no key.
  * @internal
  */
-export async function apiKeyOf(env: TeamgamesEnv): Promise<string | undefined> {
+export async function apiKeyOf(env: TeamgamesEnv, ownerMustBeMe = false): Promise<string | undefined> {
   const key = env.TEAMGAMES_API_KEY?.trim() ?? '';
   if (key !== '') return key;
   const path = env.TEAMGAMES_API_KEY_FILE ?? '';
   if (path.trim() === '') return undefined;
-  const first = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE', true);
+  const first = await firstLineOf(path, 'TEAMGAMES_API_KEY_FILE', true, ownerMustBeMe);
   if (first === '') throw new UsageError(`TEAMGAMES_API_KEY_FILE: ${path} holds no key on its first line`);
   return first;
 }
@@ -122,12 +122,14 @@ const MAX_SECRET_FILE_BYTES = 64 * 1024;
  * The first non-blank line of a small regular file, trimmed (`''` when there is none),
  * for a secret kept out of the command line. A FIFO, a device (`/dev/zero`) or a
  * directory is refused without blocking, and with `ownOnly` so is a file other users may
- * read or change (its owner and group may: a game server in the bridge's group reads the
- * same token); only the first 64 KiB are read.
+ * read or change, or its group may change (its group may read it: a game server in the
+ * bridge's group reads the same token); with `ownerMustBeMe` also one another user than
+ * this process's or root owns (the bridge's own secrets: that user could plant a token);
+ * only the first 64 KiB are read.
  * @throws UsageError naming `what` and why the file cannot be read.
  * @internal
  */
-export async function firstLineOf(path: string, what: string, ownOnly = false): Promise<string> {
+export async function firstLineOf(path: string, what: string, ownOnly = false, ownerMustBeMe = false): Promise<string> {
   const refuse = (why: string) => new UsageError(`${what}: cannot read ${path} (${why})`);
   let file: FileHandle;
   try {
@@ -139,8 +141,15 @@ export async function firstLineOf(path: string, what: string, ownOnly = false): 
   try {
     const stat = await file.stat();
     if (!stat.isFile()) throw refuse('not a regular file');
-    // Like ssh with a private key: a secret every local user may read (or replace) is not one.
-    if (ownOnly && process.platform !== 'win32' && (stat.mode & 0o007) !== 0) throw refuse(`other users may read or change it, mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}: chmod o-rwx ${path}`);
+    if (ownOnly && process.platform !== 'win32') {
+      // Like ssh with a private key: a secret every local user may read (or replace) is not
+      // one, nor one another user or the group may change (a token planted by them).
+      const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+      const me = process.geteuid?.();
+      if (ownerMustBeMe && me !== undefined && stat.uid !== me && stat.uid !== 0) throw refuse(`owned by user ${stat.uid}, who may change it, not by this process's user (${me}) or root: chown ${me} ${path}`);
+      if ((stat.mode & 0o007) !== 0) throw refuse(`other users may read or change it, mode ${mode}: chmod o-rwx ${path}`);
+      if ((stat.mode & 0o020) !== 0) throw refuse(`its group may change it, mode ${mode}: chmod g-w ${path}`);
+    }
     const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES);
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
     const text = buffer.subarray(0, bytesRead).toString('utf8');

@@ -326,7 +326,7 @@ class Loop implements DeliveryLoop {
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
     const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || backingOff(player, line.deliveryId, this.#timers.now());
-    const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts };
+    const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts, retriedByLoop: true };
     let report: DeliveryReport;
     try {
       report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);

@@ -12,6 +12,8 @@ import type { JournalLine } from '../journals/contract.js';
 import type { DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryReport, UnverifiedWindow } from './types.js';
 
 const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
+/** The delivery loop gives what is left again on its own: the player need not claim. */
+const PARTIAL_LOOP_MESSAGE = 'Some items could not be delivered yet; they will be delivered automatically, while you are online or when you next join.';
 const UNKNOWN_OUTCOME_MESSAGE = 'The store did not answer in time. Your purchase is safe; try again in a few seconds.';
 export const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe; try again later.';
 const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.';
@@ -34,6 +36,8 @@ export interface RunExtras {
   defer?: (line: JournalLine) => boolean;
   /** Failed grants after which a line is marked for staff (`lastError.stuck`) and a `stuck` event is emitted. */
   staffAfterAttempts?: number;
+  /** Set by the delivery loop, which gives what is left again on its own: a `PARTIAL` text says so. */
+  retriedByLoop?: boolean;
 }
 
 
@@ -66,10 +70,11 @@ export interface StepOutcome {
 export function deliveryReport(run: Run, outcome: StepOutcome, pending: number, windowKnown = false): DeliveryReport {
   // An item whose grant ended in a window is not given: never SUCCESS for it.
   const code: DeliveryCode = run.failed.length > 0 || (run.windowed ?? 0) > 0 ? 'PARTIAL' : run.granted.length > 0 ? 'SUCCESS' : outcome.code;
-  let message = code === 'PARTIAL' ? PARTIAL_MESSAGE : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
+  const partial = run.extras.retriedByLoop === true ? PARTIAL_LOOP_MESSAGE : PARTIAL_MESSAGE;
+  let message = code === 'PARTIAL' ? partial : code === 'SUCCESS' && outcome.code !== 'SUCCESS' ? SUCCESS_MESSAGE : outcome.message;
   // Never "already claimed" (or "safe, try again") when a lost claim may have taken something unseen.
   if (run.unverified.length > 0 || windowKnown) {
-    message = run.failed.length > 0 ? `${PARTIAL_MESSAGE} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
+    message = run.failed.length > 0 ? `${partial} ${UNVERIFIED_MESSAGE}` : UNVERIFIED_MESSAGE;
   }
   const error = outcome.error ?? run.error;
   const unverified = mergedWindows(run.unverified)[0];

@@ -19,7 +19,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  * `.localhost` is not: the system resolver looks it up like any other name (DNS, or
  * whatever `/etc/hosts` says), so it may not be this machine.
  */
-function isLoopbackHost(hostname: string): boolean {
+export function isLoopbackHost(hostname: string): boolean {
   // The URL parser has already turned `127.1`, `0x7f.0.0.1` and `[0:0:0:0:0:0:0:1]` into these forms.
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }

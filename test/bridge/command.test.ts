@@ -49,9 +49,27 @@ describe('teamgames bridge, in process', () => {
   });
 
   it("the client's own rules are usage errors too, in the config's words (exit 2)", async () => {
-    const path = await configFile({ baseUrl: 'http://store.example', give: { webhook: { url: 'http://127.0.0.1:9/x' } }, journal: { file: join(await mkdtemp(join(tmpdir(), 'bridge-command-')), 'j.jsonl') } });
-    const r = await run(['bridge', '--config', path], { TEAMGAMES_API_KEY: 'command-test-key-5f2a9c', TEAMGAMES_BRIDGE_TOKEN: TOKEN });
+    const path = await configFile({ give: { webhook: { url: 'http://127.0.0.1:9/x' } }, journal: { file: join(await mkdtemp(join(tmpdir(), 'bridge-command-')), 'j.jsonl') } });
+    const r = await run(['bridge', '--config', path], { TEAMGAMES_API_KEY: 'command-test-key-5f2a9c', TEAMGAMES_BRIDGE_TOKEN: TOKEN, TEAMGAMES_BASE_URL: 'http://store.example' });
     expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/^teamgames bridge: baseUrl \(or TEAMGAMES_BASE_URL\): plain http: is only allowed for loopback hosts/) });
+  });
+
+  it('a config with mistakes and missing secrets: all named in one run, the client\'s baseUrl rule among them', async () => {
+    const path = await configFile({ baseUrl: 'http://store.example', listen: { port: -1 }, give: { webhook: { url: 'http://127.0.0.1:9/x' } } });
+    const r = await run(['bridge', '--config', path], { TEAMGAMES_BRIDGE_TOKEN: 'SECRET-short' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      [
+        'teamgames bridge: the config has 2 problems:',
+        '  listen.port: must be an integer from 0 to 65535',
+        '  baseUrl: plain http: is only allowed for loopback hosts (localhost, 127.0.0.1, [::1]); use https: for store.example',
+        'and 2 secrets are missing or bad:',
+        '  TEAMGAMES_API_KEY is not set (the raw key of the game server, from the TeamGames dashboard; or TEAMGAMES_API_KEY_FILE, a file holding it)',
+        '  TEAMGAMES_BRIDGE_TOKEN must be at least 32 characters, got 12 (openssl rand -hex 32 makes one)',
+        '(see teamgames bridge --help)',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('a journal that cannot be opened fails the start (exit 1), saying why', async () => {

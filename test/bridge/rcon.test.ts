@@ -361,3 +361,16 @@ describe('vote rewards', () => {
     expect(server.logins.ok).toBe(0);
   });
 });
+
+describe('{productId}', () => {
+  it("is the product's id as the merchant wrote it (product_id_string), never the store's numeric product_id", async () => {
+    const server = await rcon.server();
+    const journal = new MemoryJournal();
+    // The demo Survival store's "64 Diamonds": merchant id "minecraft:diamond", so product_id 0.
+    const base = whip('invoice:diamond');
+    const line: JournalLine = { ...base, item: { ...base.item, product_id: 0, product_id_string: 'minecraft:diamond', product_name: '64 Diamonds', quantity_to_grant: 64 } };
+    await journal.append([line]);
+    await rcon.sink(server, journal, { commands: { 'minecraft:diamond': ['give {player} {productId} {quantity}'] } }).give(itemOf(line));
+    expect(server.commands).toEqual(['give Steve minecraft:diamond 64']);
+  });
+});

@@ -11,6 +11,7 @@ import { Roster } from '../../src/bridge/roster.js';
 import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
+import { journalLine, journalWindow } from '../support/journal.js';
 
 const TOKEN = 'bridge-token-0123456789abcdef0123456789';
 const silent: BridgeLogger = { debug() {}, info() {}, warn() {}, error() {}, flush() {} };
@@ -31,9 +32,8 @@ afterEach(async () => {
   }
 });
 
-async function startApi(apiKey = KEY): Promise<Api> {
+async function startApi(apiKey = KEY, journal = new MemoryJournal()): Promise<Api> {
   const mock = createMockService({ seed: storeSeed, now: T0 });
-  const journal = new MemoryJournal();
   const client = new StorefrontClient({ apiKey, fetch: mock.fetch, now: mock.clock.now, journal });
   const given: DeliveredItem[] = [];
   const loop = client.startDeliveryLoop({ give: (item) => void given.push(item), giveVoteReward: () => undefined, claimMode: 'fast' });
@@ -122,6 +122,19 @@ describe('the HTTP API: each route', () => {
     const status = await api.call('GET', '/v1/players/Big%20Steve/status');
     expect(status.status).toBe(200);
     expect(status.json).toMatchObject({ playerName: 'Big Steve', online: true, pending: [], openWindows: [] });
+  });
+
+  it('status writes its times as ISO 8601 strings (nextCheckAt, a line\'s recordedAt and last failure, a window\'s from and to); the store\'s item as it is', async () => {
+    const journal = new MemoryJournal();
+    const line = { ...journalLine('invoice:1', 'Steve'), recordedAt: T0, lastError: { message: 'the game refused', at: T0 + 1_000, attempts: 2 } };
+    await journal.append([line, journalWindow('claim:w', 'Steve', { from: T0, to: T0 + 10_000 })]);
+    const api = await startApi(KEY, journal);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const steve = (await api.call('GET', '/v1/players/Steve/status')).json;
+    expect(steve.pending).toEqual([expect.objectContaining({ deliveryId: 'invoice:1', recordedAt: iso(T0), lastError: { message: 'the game refused', at: iso(T0 + 1_000), attempts: 2 }, item: line.item })]);
+    expect(steve.openWindows).toEqual([expect.objectContaining({ from: iso(T0), to: iso(T0 + 10_000), recordedAt: iso(1_767_225_611_000) })]);
+    await api.call('POST', '/v1/join', { player: 'Alex' });
+    await expect.poll(async () => (await api.call('GET', '/v1/players/Alex/status')).json.nextCheckAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it('health says ok with the counts; metrics are Prometheus text with the names', async () => {

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveredItem, GivenVoteReward } from 'teamgames-sdk';
 import { createLogger, secretRedactor, type BridgeLogger } from '../../src/bridge/log.js';
-import { createWebhookSink } from '../../src/bridge/webhook.js';
+import { WEBHOOK_BODY_LIMIT, createWebhookSink } from '../../src/bridge/webhook.js';
 import { answerJson, hang, useLoopbackServers, type Behaviour } from '../support/http-server.js';
 import { recordingLog } from '../support/rcon-sink.js';
 
@@ -131,6 +131,31 @@ describe('the webhook sink', () => {
       expect(sockets.size).toBeLessThanOrEqual(2);
       process.off('warning', onWarning);
     });
+  });
+
+  it('a 2xx with a huge body: given, and the body is not read whole (at most WEBHOOK_BODY_LIMIT, then the connection is closed)', async () => {
+    const total = 64 * 1024 * 1024;
+    let written = 0;
+    let closed!: () => void;
+    const gone = new Promise<void>((resolve) => (closed = resolve));
+    const game = await servers.start((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(total) });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      res.on('close', closed);
+      const more = (): void => {
+        while (written < total && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    await createWebhookSink({ url: game.url, timeoutMs: 10_000 }, { token: TOKEN, log: silent }).give(ITEM);
+    await gone;
+    // What the sockets' buffers took besides the limit: far from the whole body.
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+    expect(WEBHOOK_BODY_LIMIT).toBe(1024 * 1024);
   });
 
   it('close() aborts a give in flight', async () => {
