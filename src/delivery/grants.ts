@@ -15,7 +15,7 @@ import type { JournalLine } from '../journals/contract.js';
 import type { Control } from './options.js';
 import type { EngineRecords } from './records.js';
 import type { Run } from './report.js';
-import { GrantTimeoutError, type DeliveredItem, type GrantFunction } from './types.js';
+import { GrantTimeoutError, windowOfGive, type DeliveredItem, type GrantFunction } from './types.js';
 
 /** The grants of one engine, over its journal side. @internal */
 export class GrantBounds {
@@ -41,7 +41,7 @@ export class GrantBounds {
       }
       const item: DeliveredItem = { ...line.item, deliveryId: line.deliveryId };
       const error = await this.#grantWithin(run, item, grant, control.grantTimeoutMs);
-      const window = error === undefined ? undefined : windowOf(error.thrown);
+      const window = error === undefined ? undefined : windowOfGive(error.thrown);
       if (window !== undefined) {
         await this.#settleInWindow(run, line, window);
         continue;
@@ -149,8 +149,3 @@ export class GrantBounds {
   }
 }
 
-/** The window a grant says it wrote (`unverified: { from, to }` on what it threw), or `undefined`. */
-function windowOf(thrown: unknown): { from: number; to: number } | undefined {
-  const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
-  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
-}

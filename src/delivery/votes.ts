@@ -23,7 +23,7 @@ import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '.
 import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../wire/vote-reward.js';
 import { acrossNodes, type PlayerLocks } from './player-locks.js';
 import { account } from './vote-recovery.js';
-import { GrantTimeoutError } from './types.js';
+import { GrantTimeoutError, windowOfGive } from './types.js';
 import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './vote-types.js';
 import { givenOf, givingOf, memoryOf } from './vote-memory.js';
 
@@ -443,12 +443,6 @@ function checked(entries: JournalEntry[]): JournalEntry[] {
     if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
   }
   return entries;
-}
-
-/** The window a give says it wrote (`unverified: { from, to }` on what it threw, as for purchases), or `undefined`. */
-function windowOfGive(thrown: unknown): { from: number; to: number } | undefined {
-  const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
-  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
 }
 
 function emit(run: VoteRun, event: StorefrontEvent): void {
