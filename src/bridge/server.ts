@@ -7,7 +7,7 @@
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redact } from '../cli/shared.js';
 import { redactValue } from '../cli/shared.js';
@@ -319,30 +319,44 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
       },
     );
   });
+  const url = await listenOn(server, options.host, options.port);
+  return {
+    url,
+    stopAccepting: () => {
+      stopping = true;
+    },
+    close: (graceMs = 2_000) => {
+      stopping = true;
+      return closeGracefully(server, graceMs);
+    },
+  };
+}
+
+/**
+ * Listens on `host:port` (idle connections kept 5 s) and resolves to `http://host:port`, the
+ * port as bound. Shared by the API and the staff page. @throws the listen error. @internal
+ */
+export async function listenOn(server: Server, host: string, port: number): Promise<string> {
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    stopAccepting: () => {
-      stopping = true;
-    },
-    close: (graceMs = 2_000) =>
-      new Promise<void>((resolve) => {
-        stopping = true;
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
-  };
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+/** Closes `server`: idle connections at once, busy ones within `graceMs`. @internal */
+export function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -8,8 +8,8 @@
  * @internal
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PageError, StaffRoutes, type Answer, type StaffPageOptions } from './routes.js';
+import { closeGracefully, listenOn } from '../server.js';
 import { html } from './html.js';
 import { messagePage } from './views.js';
 
@@ -60,26 +60,5 @@ export async function startStaffPage(options: StaffPageOptions): Promise<StaffPa
       },
     );
   });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    close: (graceMs = 2_000) =>
-      new Promise<void>((done) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(timer);
-          done();
-        });
-        server.closeIdleConnections();
-      }),
-  };
+  return { url: await listenOn(server, options.host, options.port), close: (graceMs = 2_000) => closeGracefully(server, graceMs) };
 }
