@@ -41,6 +41,8 @@ describe('password hashes at their bounds', () => {
     const hash = await hashPassword(longest);
     expect(await verifyPassword(longest, hash)).toBe(true);
     expect(await messageOf(() => hashPassword(`${longest}p`))).toBe('the password must be at most 1024 characters');
+    // A line made elsewhere from a longer password is refused without hashing it.
+    expect(await verifyPassword(`${longest}p`, await lineHash(`${longest}p`, 1024, 1, 1))).toBe(false);
     expect(await messageOf(() => hashPassword(''))).toBe('the password is empty');
   });
 
