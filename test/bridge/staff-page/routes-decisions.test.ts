@@ -127,6 +127,8 @@ describe('forms from another site, methods and paths', () => {
       expect(got.status).toBe(404);
       expect(got.text).toContain(refusal('Not found', `<p>No page ${path}.</p>`));
     }
+    const anonymous = await raw(page, '/');
+    expect([anonymous.status, anonymous.headers.get('location'), anonymous.text]).toEqual([303, '/login', '']);
     const head = await raw(page, '/login', { method: 'HEAD' });
     expect(head.status).toBe(303);
     expect(head.headers.get('location')).toBe('/login');
