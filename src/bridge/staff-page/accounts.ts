@@ -42,7 +42,10 @@ const MAX_FILE_BYTES = 64 * 1024;
 const MAX_PASSWORD_LENGTH = 1024;
 
 function scrypt(password: string, salt: Buffer, length: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scryptCallback(password, salt, length, { ...options, maxmem: 256 * options.N! * options.r! }, (error, key) => (error === null ? resolve(key) : reject(error))));
+  // OpenSSL needs 128·r·(N + 2) bytes for V and 128·r·p for B (twice that allowed): with a
+  // small N and a large p, B is not negligible.
+  const { N = 0, r = 0, p = 0 } = options;
+  return new Promise((resolve, reject) => scryptCallback(password, salt, length, { ...options, maxmem: 256 * r * (N + 2 + p) }, (error, key) => (error === null ? resolve(key) : reject(error))));
 }
 
 /** Checks a staff name; returns the rule it breaks, if any. */
@@ -70,7 +73,14 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
   // A hash the file holds with absurd parameters would cost minutes or gigabytes: refused.
   if (N > 2 ** 20 || r > 32 || p > 16) return false;
   const expected = Buffer.from(m[5] as string, 'base64url');
-  const key = await scrypt(password, Buffer.from(m[4] as string, 'base64url'), expected.length, { N, r, p });
+  let key: Buffer;
+  try {
+    key = await scrypt(password, Buffer.from(m[4] as string, 'base64url'), expected.length, { N, r, p });
+  } catch (error) {
+    // Parameters scrypt refuses (N not a power of 2, N too large for r, r or p of 0): no password matches.
+    if ((error as { code?: unknown }).code === 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS') return false;
+    throw error;
+  }
   return timingSafeEqual(key, expected);
 }
 
