@@ -81,6 +81,7 @@ export type {
   UnverifiedWindow,
 } from './delivery/types.js';
 export { GrantTimeoutError } from './delivery/types.js';
+export type { CheckoutHint, CheckoutHintOutcome } from './delivery/loop-hints.js';
 export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './delivery/loop-types.js';
 export type {
   GivenVoteReward,
