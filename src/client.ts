@@ -4,9 +4,9 @@
  * @module
  */
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
-import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardGiveFunction } from './delivery/vote-types.js';
-import { startLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop-start.js';
-import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
+import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardGiveFunction } from './delivery/votes/index.js';
+import { startLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop/index.js';
+import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/core/index.js';
 import { guardedClaim } from './internal/claim-guard.js';
 import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, callOf, checkCatalog, checkClaim, checkVoteReward, transportOf, type DerivedClientOptions, type Settings } from './internal/client-options.js';
 import { DERIVED, derivedSettings, partsOf, viaOf, type Derived, type Shared } from './internal/client-parts.js';

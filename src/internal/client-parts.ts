@@ -7,10 +7,10 @@
  * @internal
  */
 import { Credentials } from '../auth.js';
-import { DeliveryEngine } from '../delivery/engine.js';
-import { playerLocksOf } from '../delivery/shared.js';
-import type { RunVia } from '../delivery/report.js';
-import type { VoteDeliveries, VoteVia } from '../delivery/votes.js';
+import { DeliveryEngine } from '../delivery/engine/index.js';
+import { playerLocksOf } from '../delivery/core/index.js';
+import type { RunVia } from '../delivery/engine/index.js';
+import type { VoteDeliveries, VoteVia } from '../delivery/votes/index.js';
 import { checkJournal } from '../journals/contract.js';
 import type { StorefrontClientOptions } from '../types.js';
 import type { Catalog } from '../wire/catalog.js';
@@ -100,7 +100,7 @@ export function viaOf(client: Pick<RunVia, 'claim'> & Pick<VoteVia, 'claimVoteRe
 function lazyVotes(deliveries: DeliveryEngine, now: () => number): () => Promise<VoteDeliveries> {
   let loaded: Promise<VoteDeliveries> | undefined;
   return () =>
-    (loaded ??= import('../delivery/votes.js').then(
+    (loaded ??= import('../delivery/votes/index.js').then(
       ({ VoteDeliveries }) =>
         new VoteDeliveries({
           get journal() {
