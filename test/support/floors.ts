@@ -23,7 +23,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/delivery', 'src/delivery/core', 'src/delivery/inspect'],
   ['src/delivery/engine', 'src/delivery/votes', 'src/delivery/staff'],
   ['src/delivery/loop'],
-  ['src/client.ts', 'src/index.ts'],
+  ['src/client.ts', 'src/client-parts.ts', 'src/index.ts'],
   ['src/cli', 'src/bridge', 'src/mock'],
 ];
 
