@@ -48,3 +48,27 @@ export function floorOf(unit: string): number | undefined {
   const row = FLOORS.findIndex((units) => units.includes(unit));
   return row === -1 ? undefined : row;
 }
+
+/** An import between two repository-relative source files. */
+export interface Arrow {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** The arrows whose importer stands on a lower floor than what it imports (or on no floor: unplaced). */
+export function upArrows(arrows: readonly Arrow[]): string[] {
+  return arrows.flatMap(({ from, to }) => {
+    const [a, b] = [floorOf(unitOf(from)), floorOf(unitOf(to))];
+    if (a === undefined || b === undefined) return [`${from} -> ${to} (unplaced: ${a === undefined ? unitOf(from) : unitOf(to)})`];
+    return a < b ? [`${from} (${a}) -> ${to} (${b})`] : [];
+  });
+}
+
+/** The arrows that enter a room of a {@link ROOMED} folder from outside it other than through its `index.ts`. */
+export function roomBreaches(arrows: readonly Arrow[]): string[] {
+  return arrows.flatMap(({ from, to }) => {
+    const room = unitOf(to);
+    const roomed = ROOMED.some((folder) => room.startsWith(`${folder}/`) && !room.endsWith('.ts'));
+    return roomed && unitOf(from) !== room && to !== `${room}/index.ts` ? [`${from} -> ${to}`] : [];
+  });
+}
