@@ -2,9 +2,9 @@
  * `npm run graph`: the import graph of `src/`, as figures for a reader (issue #45). Prints
  * each folder (to the room level: `src/delivery/loop`) with its files and lines, the
  * folder-to-folder import edges with their counts (value and type-only apart, `import()`
- * marked), the units whose imports run back up the floors (the one table of floors,
+ * marked), the imports that run back up the floors (the one table of floors,
  * `test/support/floors.ts`, which test/architecture/ holds the sources to), and the
- * cycles, file by file and folder by folder. A figure, not a test: it exits 0.
+ * cycles, file by file and unit by unit (folders, rooms, the files at the top of `src/`). A figure, not a test: it exits 0.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -72,13 +72,13 @@ console.log(`up=${up}`);
 console.log('\n# cycles, file level (type-only imports included)');
 const fileCycles = cycles(graph);
 for (const c of fileCycles) console.log(c.join(' <-> '));
-console.log('\n# cycles, folder level (type-only imports included)');
-const folderGraph = new Map<string, string[]>();
+console.log('\n# cycles, unit level (a folder, a room of src/delivery, a file at the top of src/; type-only imports included)');
+const unitGraph = new Map<string, string[]>();
 for (const [file, targets] of graph) {
-  const list = folderGraph.get(dirname(file)) ?? [];
-  for (const t of targets) if (dirname(t) !== dirname(file)) list.push(dirname(t));
-  folderGraph.set(dirname(file), list);
+  const list = unitGraph.get(unitOf(file)) ?? [];
+  for (const t of targets) if (unitOf(t) !== unitOf(file)) list.push(unitOf(t));
+  unitGraph.set(unitOf(file), list);
 }
-const folderCycles = cycles(folderGraph);
-for (const c of folderCycles) console.log(c.join(' <-> '));
-console.log(`\ngraph folders=${folders.length} files=${files.length} up=${up} file_cycles=${fileCycles.length} folder_cycles=${folderCycles.length} lazy_imports=${[...edges.values()].flat().filter((e) => e.lazy).length}`);
+const unitCycles = cycles(unitGraph);
+for (const c of unitCycles) console.log(c.join(' <-> '));
+console.log(`\ngraph folders=${folders.length} files=${files.length} up=${up} file_cycles=${fileCycles.length} unit_cycles=${unitCycles.length} lazy_imports=${[...edges.values()].flat().filter((e) => e.lazy).length}`);
