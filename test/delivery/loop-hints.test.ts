@@ -1,5 +1,5 @@
 /**
- * The checkout hint (`loop.expect`, src/delivery/loop-hints.ts, #47): a hinted player is
+ * The checkout hint (`loop.expect`, src/delivery/loop/hints.ts, #47): a hinted player is
  * claimed once per window until the hinted purchase arrives or the hint expires, within
  * its bounds (time, number, the share of the budget), only while the loop holds the player
  * online; a lost answer is a window for staff, never a second grant.

@@ -8,8 +8,8 @@
  * @module
  * @internal
  */
-import { checkIntegerInRange, checkOptionsObject, describe, fail } from '../internal/validate.js';
-import { CLAIM_WINDOW_MS, type ClaimResult } from '../wire/claim.js';
+import { checkIntegerInRange, checkOptionsObject, describe, fail } from '../../internal/validate.js';
+import { CLAIM_WINDOW_MS, type ClaimResult } from '../../wire/claim.js';
 
 /**
  * What {@link DeliveryLoop.expect} is told of a checkout.
