@@ -110,6 +110,64 @@ describe('a hinted player', () => {
   });
 });
 
+describe('a hint that never ends', () => {
+  it('sent again and again for the same transaction is not extended: the player is claimed for at most an hour', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Kit');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    const outcomes: string[] = [];
+    for (let minute = 0; minute < 120; minute++) {
+      outcomes.push(loop.expect('Kit', { transactionId: 'tx-never-paid', expiresInMs: 3_600_000 }));
+      await vi.advanceTimersByTimeAsync(60_000);
+    }
+    // Held while the first hint lives (re-sent, it extends nothing), then refused as expired.
+    expect(outcomes.slice(0, 60)).toEqual(new Array(60).fill('held'));
+    expect(outcomes.slice(60)).toEqual(new Array(60).fill('expired'));
+    const claims = between(calls, 'Kit', hintedAt, Date.now()).filter((c) => !c.preview);
+    expect(claims.length).toBeGreaterThan(100);
+    expect(Math.max(...claims.map((c) => c.at)) - hintedAt).toBeLessThan(3_600_000);
+    await loop.stop();
+  });
+
+  it('naming no transaction, sent again and again: the same, per player', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Max');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    const outcomes = new Set<string>();
+    for (let minute = 0; minute < 90; minute++) {
+      if (minute < 60) expect(loop.expect('Max', { expiresInMs: 3_600_000 })).toBe('held');
+      else outcomes.add(loop.expect('Max', { expiresInMs: 3_600_000 }));
+      await vi.advanceTimersByTimeAsync(60_000);
+    }
+    expect([...outcomes]).toEqual(['expired']);
+    // Another player's hint is not refused for it.
+    expect(loop.expect('Ned')).toBe('held');
+    const claims = between(calls, 'Max', hintedAt, Date.now()).filter((c) => !c.preview);
+    expect(Math.max(...claims.map((c) => c.at)) - hintedAt).toBeLessThan(3_600_000);
+    await loop.stop();
+  });
+
+  it('a new transaction for the player extends it, to the later expiry', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Lou');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    loop.expect('Lou', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(50_000);
+    loop.expect('Lou', { transactionId: 'tx-2', expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(120_000);
+    const last = Math.max(...between(calls, 'Lou', hintedAt, Date.now()).map((c) => c.at));
+    expect(last - hintedAt).toBeGreaterThan(100_000);
+    expect(last - hintedAt).toBeLessThan(110_000);
+    await loop.stop();
+  });
+});
+
 describe('a hint for a player the loop does not hold online', () => {
   it('calls nothing and gives nothing for them; once they join, their first run is one claim call', async () => {
     const { mock, client, calls, given, give } = setup();

@@ -39,6 +39,8 @@ export interface CheckoutHint {
  *   later of the two); acted on while the loop holds the player online, until it is
  *   satisfied or expires;
  * - `full`: refused, the loop already holds as many hints as it keeps (10,000);
+ * - `expired`: refused, what it names already had its hint in the last hour (delivered, or
+ *   its hint expired): a hint sent again and again never keeps a player claimed for ever;
  * - `stopped`: refused, the loop stopped.
  *
  * @example
@@ -47,7 +49,7 @@ export interface CheckoutHint {
  * if (outcome !== 'held') log.warn(`checkout hint not held (${outcome}): the purchase comes with the routine polls`);
  * ```
  */
-export type CheckoutHintOutcome = 'held' | 'full' | 'stopped';
+export type CheckoutHintOutcome = 'held' | 'full' | 'expired' | 'stopped';
 
 /** A hint once checked: when it expires on the loop's monotonic clock. */
 export interface HeldHint {
@@ -103,6 +105,12 @@ export function checkHint(hint: unknown, now: number): HeldHint {
 /** The hints a loop holds, one per player, and the pace of hinted claims. */
 export class HintBook {
   readonly #held = new Map<string, HeldHint>();
+  /**
+   * What hints ended (a transaction, or a player's hint naming none), and when (monotonic):
+   * a hint for them is refused for an hour after, so that the same hint sent again and
+   * again never keeps a player claimed past a hint's life. At most `HINT_LIMIT`, oldest first.
+   */
+  readonly #spent = new Map<string, number>();
   /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
   readonly #planned = new Map<number, number>();
   readonly #perSecond: number;
@@ -116,16 +124,23 @@ export class HintBook {
     return this.#held.size;
   }
 
-  /** Holds the hint (joined to the player's live one); refused when the book is full of live hints. */
-  add(name: string, hint: HeldHint): CheckoutHintOutcome {
-    const older = this.active(name, hint.since);
+  /** Holds the hint (joined to the player's live one); refused when the book is full of live hints, or when all it names has had its hint. */
+  add(name: string, given: HeldHint): CheckoutHintOutcome {
+    const now = given.since;
+    const ids = given.transactionIds.filter((id) => !this.#wasSpent(id, now));
+    if (ids.length === 0 && (!given.any || this.#wasSpent(anyKey(name), now))) return 'expired';
+    const older = this.active(name, now);
     if (older === undefined && this.#held.size >= HINT_LIMIT) {
-      this.#sweep(hint.since);
+      this.#sweep(now);
       if (this.#held.size >= HINT_LIMIT) return 'full';
     }
+    let hint: HeldHint = { ...given, transactionIds: ids };
     if (older !== undefined) {
-      const ids = [...older.transactionIds.filter((id) => !hint.transactionIds.includes(id)), ...hint.transactionIds];
-      hint = { transactionIds: ids.slice(-TRANSACTIONS_PER_PLAYER), any: older.any || hint.any, since: hint.since, until: Math.max(older.until, hint.until) };
+      // Only what the hint does not hold yet extends it: the same hint sent again and again
+      // (a retrying shop, a loop in its code) never keeps a player claimed past its life.
+      const fresh = ids.filter((id) => !older.transactionIds.includes(id));
+      if (fresh.length === 0 && (older.any || !given.any)) return 'held';
+      hint = { transactionIds: [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER), any: older.any || given.any, since: now, until: Math.max(older.until, given.until) };
     }
     // Deleted first: the map's order stays the order hints were given in.
     this.#held.delete(name);
@@ -136,8 +151,8 @@ export class HintBook {
   /** The player's live hint at `now`; an expired one is dropped. */
   active(name: string, now: number): HeldHint | undefined {
     const hint = this.#held.get(name);
-    if (hint !== undefined && hint.until <= now) this.#held.delete(name);
-    else return hint;
+    if (hint === undefined || hint.until > now) return hint;
+    this.#end(name, hint, now);
     return undefined;
   }
 
@@ -156,7 +171,7 @@ export class HintBook {
     while ((this.#planned.get(Math.floor(at / 1_000)) ?? 0) >= this.#perSecond) at = (Math.floor(at / 1_000) + 1) * 1_000;
     // Past its expiry: no more claims for it.
     if (at >= hint.until) {
-      this.#held.delete(name);
+      this.#end(name, hint, now);
       return undefined;
     }
     const second = Math.floor(at / 1_000);
@@ -164,14 +179,15 @@ export class HintBook {
     return at;
   }
 
-  /** A claim for the player was answered: the hint is satisfied once every purchase it names (or, naming none, any) is delivered. */
-  answered(name: string, result: ClaimResult): void {
+  /** A claim for the player was answered (`now` monotonic): the hint is satisfied once every purchase it names (or, naming none, any) is delivered. */
+  answered(name: string, result: ClaimResult, now: number): void {
     const hint = this.#held.get(name);
     if (hint === undefined || result.code !== 'SUCCESS' || result.claims.length === 0) return;
     const rows = result.rawTransactions;
     // Without the raw rows (an answer that left them out) the transactions cannot be told apart: the delivery ends the hint.
-    if (hint.any || rows === undefined) return void this.#held.delete(name);
+    if (hint.any || rows === undefined) return this.#end(name, hint, now);
     const delivered = new Set(rows.map((row) => String(row.transactionid)));
+    for (const id of hint.transactionIds) if (delivered.has(id)) this.#spend(id, now);
     hint.transactionIds = hint.transactionIds.filter((id) => !delivered.has(id));
     if (hint.transactionIds.length === 0) this.#held.delete(name);
   }
@@ -179,11 +195,33 @@ export class HintBook {
   /** Drops every hint (the loop stops). */
   clear(): void {
     this.#held.clear();
+    this.#spent.clear();
     this.#planned.clear();
   }
 
   /** Drops the expired hints (when the book is full). */
   #sweep(now: number): void {
-    for (const [name, hint] of this.#held) if (hint.until <= now) this.#held.delete(name);
+    for (const [name, hint] of this.#held) if (hint.until <= now) this.#end(name, hint, now);
+  }
+
+  /** A hint ends (expired or satisfied): what it named is spent. */
+  #end(name: string, hint: HeldHint, now: number): void {
+    this.#held.delete(name);
+    for (const id of hint.transactionIds) this.#spend(id, now);
+    if (hint.any) this.#spend(anyKey(name), now);
+  }
+
+  #spend(key: string, now: number): void {
+    this.#spent.delete(key);
+    this.#spent.set(key, now);
+    if (this.#spent.size > HINT_LIMIT) this.#spent.delete(this.#spent.keys().next().value as string);
+  }
+
+  #wasSpent(key: string, now: number): boolean {
+    const at = this.#spent.get(key);
+    return at !== undefined && now - at < HINT_MAX_MS;
   }
 }
+
+/** The key of a player's hint that named no transaction ('\u0000' is in no transaction id nor player name). */
+const anyKey = (name: string): string => `\u0000${name}`;

@@ -326,7 +326,7 @@ class Loop implements DeliveryLoop {
         player.claimAhead = false;
         // Timed from the answer (or failure), as the client's guard does: the service's window opened before, so a call at its edge is never early.
         const result = await base.claim(name, options).finally(() => (player.lastCallAt = this.#timers.now()));
-        this.#hints.answered(name, result);
+        this.#hints.answered(name, result, this.#timers.now());
         // A preview that lists items: this run's claim follows one window later, and the
         // /claim typed meanwhile is answered by it rather than by a second run.
         if (preview && result.code === 'PREVIEW' && result.claims.length > 0) {

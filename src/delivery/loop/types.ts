@@ -198,7 +198,9 @@ export interface DeliveryLoop {
    * player not online here is held until they join or it expires: nothing is called or given
    * for them. One hint per player (a newer one joins it: up to 8 transactions, the later expiry), at most 10,000 held, and hinted
    * claims spend at most 30 % of `maxCallsPerSecond`: a flood of hints waits its turn and
-   * never starves the routine polls. A claim whose answer is lost is reported as an
+   * never starves the routine polls; the same hint sent again extends nothing, and once a
+   * hint has ended, one for what it named answers `expired` for an hour (a shop that sends
+   * hints in a loop never keeps a player claimed for ever). A claim whose answer is lost is reported as an
    * unverified window, as in `fast` mode (see the guide's "Checkout hints"). Returns at
    * once; throws only an {@link InvalidInputError} (a bad name or hint).
    *
