@@ -93,6 +93,12 @@ export class World {
   readonly idsByInvoice = new Map<number, Set<string>>();
   /** Grants whose deliveryId names no invoice: units by player and product. */
   readonly unmapped = new Map<string, number>();
+  /**
+   * The invoices of the rows each claim answer that reached the client delivered, by player,
+   * product and units, in order: a one-call claim's grants name no invoice (`claim:<uuid>:<i>`),
+   * and this tells which row each gave (its raw rows name the invoices).
+   */
+  readonly #claimedRows = new Map<string, number[]>();
   readonly windows: UnverifiedWindow[] = [];
   readonly events = { loopError: 0, delivery: 0, unverified: 0 };
   readonly client: StorefrontClient;
@@ -188,7 +194,10 @@ export class World {
         time.activity += 1;
         signal.removeEventListener('abort', onAbort);
         if (answer === undefined || 'error' in answer) reject(answer?.error ?? new TypeError('fetch failed'));
-        else resolve(new Response(answer.text, { status: answer.status, headers: answer.headers }));
+        else {
+          this.#noteClaimed(answer.text);
+          resolve(new Response(answer.text, { status: answer.status, headers: answer.headers }));
+        }
       });
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
@@ -233,8 +242,23 @@ export class World {
     else this.loop?.leave(player.name);
   }
 
+  /** A claim answer that reached the client: the rows it delivered, for #record. */
+  #noteClaimed(text: string): void {
+    if (!text.includes('"code":"SUCCESS"')) return;
+    const body = JSON.parse(text) as { data?: { rawTransactions?: Array<{ invoice: number; username: string; productid: string; givequantity: number }> } };
+    for (const row of body.data?.rawTransactions ?? []) {
+      const key = `${row.username}\u0000${row.productid}\u0000${row.givequantity}`;
+      this.#claimedRows.set(key, [...(this.#claimedRows.get(key) ?? []), row.invoice]);
+    }
+  }
+
   #record(item: DeliveredItem, player: PlayerState | undefined): void {
-    const invoice = /^invoice:(\d+)$/.exec(item.deliveryId)?.[1];
+    let invoice = /^invoice:(\d+)$/.exec(item.deliveryId)?.[1];
+    const rows = this.#claimedRows.get(`${item.player_name}\u0000${item.product_id_string}\u0000${item.quantity_to_grant}`);
+    // A one-call claim's line: the row its answer delivered (the oldest of that player, product
+    // and units not granted under its invoice).
+    if (invoice === undefined) invoice = rows?.shift()?.toString();
+    else if (rows !== undefined && rows.includes(Number(invoice))) rows.splice(rows.indexOf(Number(invoice)), 1);
     let purchase: Purchase | undefined;
     if (invoice === undefined) {
       const key = `${item.player_name}\u0000${item.product_id_string}`;

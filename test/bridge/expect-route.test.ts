@@ -13,6 +13,7 @@ import { Roster } from '../../src/bridge/roster.js';
 import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
+import { bridgeHint } from '../../examples/web-shop/server.js';
 
 const TOKEN = 'bridge-token-0123456789abcdef0123456789';
 const silent: BridgeLogger = { debug() {}, info() {}, warn() {}, error() {}, flush() {} };
@@ -25,7 +26,7 @@ afterEach(async () => {
   }
 });
 
-async function startApi(): Promise<{ loop: DeliveryLoop; mock: MockService; calls: () => number; post(body: unknown, authorization?: string): Promise<{ status: number; json: any }> }> {
+async function startApi(): Promise<{ url: string; loop: DeliveryLoop; mock: MockService; calls: () => number; post(body: unknown, authorization?: string): Promise<{ status: number; json: any }> }> {
   const mock = createMockService({ seed: storeSeed, now: T0 });
   let calls = 0;
   const fetch: typeof globalThis.fetch = (input, init) => {
@@ -38,6 +39,7 @@ async function startApi(): Promise<{ loop: DeliveryLoop; mock: MockService; call
   const server = await startBridgeServer({ loop, roster: new Roster(loop), metrics: createMetrics(() => loop.stats()), log: silent, journal, token: TOKEN, redact: (t) => t, host: '127.0.0.1', port: 0 });
   open.push({ server, loop });
   return {
+    url: server.url,
     loop,
     mock,
     calls: () => calls,
@@ -78,6 +80,14 @@ describe('POST /v1/expect', () => {
       expect(answer.json.error).toMatchObject({ code: 'INVALID_FIELD', field });
     }
     expect(api.loop.stats().hints).toBe(0);
+  });
+});
+
+describe("the web shop example's bridgeHint", () => {
+  it('posts the hint with the token, and the loop holds it', async () => {
+    const api = await startApi();
+    await bridgeHint(api.url, TOKEN)('Steve', { transactionId: 'tx-web-1' });
+    expect(api.loop.stats().hints).toBe(1);
   });
 });
 

@@ -24,10 +24,53 @@ afterEach(() => {
 const between = (calls: LoopCall[], player: string, from: number, to: number) => calls.filter((c) => c.player === player && c.at >= from && c.at < to);
 const windows = (events: StorefrontEvent[]) => events.flatMap((e) => (e.type === 'unverified' ? [e.window] : []));
 
-describe('a hinted player', () => {
+describe('a hinted player, exactly once (the default claimMode)', () => {
+  it('is previewed once per window; the preview that lists the purchase is followed by its claim a window later, and the hint ends', async () => {
+    const { mock, client, calls, given, give, events } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Abe');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    expect(loop.expect('Abe')).toBe('held');
+    await vi.advanceTimersByTimeAsync(33_000);
+    const paidAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Abe', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(given).toHaveLength(1);
+    expect(given[0]!.item.deliveryId).toMatch(/^invoice:/);
+    expect(given[0]!.at - paidAt).toBeLessThanOrEqual(20_200);
+    // A preview each window from the hint (the join's window had passed), then the claim.
+    expect(between(calls, 'Abe', hintedAt, Date.now()).map((c) => [c.at - hintedAt, c.preview])).toEqual([
+      [9_000, true],
+      [19_000, true],
+      [29_000, true],
+      [39_000, true],
+      [49_000, false],
+    ]);
+    expect(loop.stats().hints).toBe(0);
+    expect(events.filter((e) => e.type === 'unverified')).toEqual([]);
+    await loop.stop();
+  });
+
+  it('a lost answer to the claim: the purchase the preview listed is given once, from the journal', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Bob');
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.expect('Bob');
+    mock.addPurchase(KEY, { playerName: 'Bob', id: 1, quantity: 1 });
+    // The hinted run's preview lists it (the first call), its claim's answer is lost (the second).
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(given.map((g) => g.item.deliveryId)).toEqual([expect.stringMatching(/^invoice:/)]);
+    await loop.stop();
+  });
+});
+
+describe('a hinted player, fast claim mode', () => {
   it('is claimed once per window (no preview first), so a purchase is given within about one window of its payment, and the hint ends with it', async () => {
     const { mock, client, calls, given, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Ann');
     await vi.advanceTimersByTimeAsync(1_000); // the join's preview
     const hintedAt = Date.now();
@@ -53,7 +96,7 @@ describe('a hinted player', () => {
 
   it('naming a transaction, waits for that transaction: another purchase delivered meanwhile does not end it', async () => {
     const { mock, client, given, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Bea');
     await vi.advanceTimersByTimeAsync(1_000);
     const checkout = await client.checkout({ username: 'Bea', items: [{ id: 3, quantity: 1 }] });
@@ -74,7 +117,7 @@ describe('a hinted player', () => {
 
   it('whose purchase never completes is claimed at most 30 + 15 times, then the hint expires and the routine polls take over', async () => {
     const { client, calls, given, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 120_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 120_000, claimMode: 'fast' });
     loop.join('Cy');
     await vi.advanceTimersByTimeAsync(1_000);
     const hintedAt = Date.now();
@@ -99,7 +142,7 @@ describe('a hinted player', () => {
 
   it('lives expiresInMs: a short hint stops after it', async () => {
     const { client, calls, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Dan');
     await vi.advanceTimersByTimeAsync(1_000);
     const hintedAt = Date.now();
@@ -113,7 +156,7 @@ describe('a hinted player', () => {
 describe('a hint that never ends', () => {
   it('sent again and again for the same transaction is not extended: the player is claimed for at most an hour', async () => {
     const { client, calls, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Kit');
     await vi.advanceTimersByTimeAsync(1_000);
     const hintedAt = Date.now();
@@ -133,7 +176,7 @@ describe('a hint that never ends', () => {
 
   it('naming no transaction, sent again and again: the same, per player', async () => {
     const { client, calls, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Max');
     await vi.advanceTimersByTimeAsync(1_000);
     const hintedAt = Date.now();
@@ -153,7 +196,7 @@ describe('a hint that never ends', () => {
 
   it('a new transaction for the player extends it, to the later expiry', async () => {
     const { client, calls, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Lou');
     await vi.advanceTimersByTimeAsync(1_000);
     const hintedAt = Date.now();
@@ -171,7 +214,7 @@ describe('a hint that never ends', () => {
 describe('a hint for a player the loop does not hold online', () => {
   it('calls nothing and gives nothing for them; once they join, their first run is one claim call', async () => {
     const { mock, client, calls, given, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     expect(loop.expect('Eve')).toBe('held');
     mock.addPurchase(KEY, { playerName: 'Eve', id: 1, quantity: 1 });
     await vi.advanceTimersByTimeAsync(120_000);
@@ -204,7 +247,7 @@ describe('a hint for a player the loop does not hold online', () => {
 
   it('who left: no more claims for them while they are away; the hint is acted on again when they come back', async () => {
     const { mock, client, calls, given, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Gus');
     await vi.advanceTimersByTimeAsync(1_000);
     loop.expect('Gus');
@@ -225,7 +268,7 @@ describe('a hint for a player the loop does not hold online', () => {
 describe('a flood of hints', () => {
   it('holds at most 10,000 (one per player); more are refused as full, and the book frees as hints expire', async () => {
     const { client, give, calls } = setup();
-    const loop = client.startDeliveryLoop({ give });
+    const loop = client.startDeliveryLoop({ give, claimMode: 'fast' });
     const outcomes = new Map<string, number>();
     for (let i = 0; i < 12_000; i++) {
       const outcome = loop.expect(`Flood${i}`, { expiresInMs: 60_000 });
@@ -243,7 +286,7 @@ describe('a flood of hints', () => {
 
   it('for online players spends at most 30 % of maxCallsPerSecond on hinted claims: routine polls go on, the budget is never exceeded', async () => {
     const { client, give, calls } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 30_000, maxCallsPerSecond: 10 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 30_000, maxCallsPerSecond: 10, claimMode: 'fast' });
     for (let i = 0; i < 100; i++) loop.join(`On${i}`);
     await vi.advanceTimersByTimeAsync(60_000);
     for (let i = 0; i < 50; i++) loop.expect(`On${i}`);
@@ -267,7 +310,7 @@ describe('a flood of hints', () => {
 describe('a lost answer during a hinted claim', () => {
   it('that took the purchase is a window for staff covering it, and the purchase is never given twice', async () => {
     const { mock, client, events, given, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Hal');
     await vi.advanceTimersByTimeAsync(1_000);
     loop.expect('Hal');
@@ -291,7 +334,7 @@ describe('a lost answer during a hinted claim', () => {
 
   it('before the payment: the hint goes on, and the purchase paid after it is given once', async () => {
     const { mock, client, events, given, give } = setup();
-    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Ida');
     await vi.advanceTimersByTimeAsync(1_000);
     mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });

@@ -89,8 +89,8 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined || this.#players.has(name)) return;
     const player = newPlayer(name);
     this.#players.set(name, player);
-    // A hinted player's first run is one claim call: their purchase may be paid already.
-    player.fast = this.#hints.active(name, this.#timers.now()) !== undefined;
+    // A hinted player's first run, in the fast claim mode, is one claim call: their purchase may be paid already.
+    player.fast = this.#options.claimMode === 'fast' && this.#hints.active(name, this.#timers.now()) !== undefined;
     this.#schedule(player, this.#timers.now(), true);
   }
 
@@ -427,11 +427,15 @@ class Loop implements DeliveryLoop {
     this.#schedule(player, Math.min(soon, next, Math.max(retry, player.lastCallAt + CLAIM_WINDOW_MS)), false);
   }
 
-  /** A hinted player: one claim call per window (the fast mode) until the purchase arrives or the hint expires. */
+  /**
+   * A hinted player: a run each window, in the loop's claim mode (exactly once: a preview, and
+   * the claim a window later once it lists items; fast: one claim call), until the purchase
+   * arrives or the hint expires.
+   */
   #hinted(player: Player, now: number): boolean {
     const at = this.#hints.planAt(player.name, player.lastCallAt, now);
     if (at === undefined) return false;
-    player.fast = true;
+    player.fast = this.#options.claimMode === 'fast';
     this.#schedule(player, at, true);
     return true;
   }

@@ -192,17 +192,20 @@ export interface DeliveryLoop {
   /**
    * A checkout hint: the player just checked out (`transactionId` from
    * {@link StorefrontClient.checkout}), so their purchase may be paid any moment. While the
-   * loop holds the player online, it spends their 10 s window on one claim call each time
-   * (the `fast` form: a mark in the journal first) until a claim delivers the transaction or
-   * the hint expires (default 10 minutes; every 20 s once it is 5 minutes old). A hint for a
-   * player not online here is held until they join or it expires: nothing is called or given
-   * for them. One hint per player (a newer one joins it: up to 8 transactions, the later expiry), at most 10,000 held, and hinted
-   * claims spend at most 30 % of `maxCallsPerSecond`: a flood of hints waits its turn and
-   * never starves the routine polls; the same hint sent again extends nothing, and once a
-   * hint has ended, one for what it named answers `expired` for an hour (a shop that sends
-   * hints in a loop never keeps a player claimed for ever). A claim whose answer is lost is reported as an
-   * unverified window, as in `fast` mode (see the guide's "Checkout hints"). Returns at
-   * once; throws only an {@link InvalidInputError} (a bad name or hint).
+   * loop holds the player online, it spends their 10 s window on them each time, in the
+   * loop's {@link DeliveryLoopOptions.claimMode}: exactly once (the default), a preview each
+   * window and the claim one window after the preview that lists the purchase (given 10 to
+   * 20 s after payment, a lost answer loses nothing); `fast`, one claim call each window
+   * (given within about 10 s; a claim whose answer is lost is a window for staff). Until a
+   * claim delivers the transaction or the hint expires (default 10 minutes; every 20 s once
+   * it is 5 minutes old). A hint for a player not online here is held until they join or it
+   * expires: nothing is called or given for them. One hint per player (a newer one joins it:
+   * up to 8 transactions, the later expiry), at most 10,000 held, and hinted runs spend at
+   * most 30 % of `maxCallsPerSecond`: a flood of hints waits its turn and never starves the
+   * routine polls; the same hint sent again extends nothing, and once a hint has ended, one
+   * for what it named answers `expired` for an hour (a shop that sends hints in a loop never
+   * keeps a player claimed for ever). See the guide's "Checkout hints". Returns at once;
+   * throws only an {@link InvalidInputError} (a bad name or hint).
    *
    * @example
    * ```ts
