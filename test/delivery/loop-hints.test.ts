@@ -115,6 +115,26 @@ describe('a hinted player, fast claim mode', () => {
     await loop.stop();
   });
 
+  it('checking out again and again: the hint waits for the latest 8 transactions at most', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Cat');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const checkout = await client.checkout({ username: 'Cat', items: [{ id: 1, quantity: 1 }] });
+      if (checkout.outcome !== 'PAYMENT_REQUIRED') throw new Error(`checkout: ${checkout.outcome}`);
+      expect(loop.expect('Cat', { transactionId: checkout.transactionId })).toBe('held');
+      ids.push(checkout.transactionId);
+    }
+    // The two oldest are never paid; the latest 8 are, and one claim delivers them: the hint ends.
+    for (const id of ids.slice(2)) mock.completePayment(id);
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(given).toHaveLength(8);
+    expect(loop.stats().hints).toBe(0);
+    await loop.stop();
+  });
+
   it('whose purchase never completes is claimed at most 30 + 15 times, then the hint expires and the routine polls take over', async () => {
     const { client, calls, given, give } = setup();
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 120_000, claimMode: 'fast' });
