@@ -160,6 +160,30 @@ describe('a hinted player, fast claim mode', () => {
     await loop.stop();
   });
 
+  it('lives on the monotonic clock: the wall clock stepping a day forward, then an hour back, does not end it early nor keep it late', async () => {
+    // When each claim was sent, on the monotonic clock.
+    const sent: number[] = [];
+    const { client, give } = setup({ fetch: (next) => (input, init) => (String(init?.body).includes('"preview":false') && sent.push(performance.now()), next(input, init)) });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Dot');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = performance.now();
+    loop.expect('Dot', { expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    vi.setSystemTime(Date.now() + 86_400_000);
+    await vi.advanceTimersByTimeAsync(15_000);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    expect(loop.stats().hints).toBe(1);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(loop.stats().hints).toBe(0);
+    // Claims all through the hint's 60 s, none planned after it (a claim the client's guard
+    // held back by the wall clock's step may go out up to one window later).
+    expect(sent.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...sent) - hintedAt).toBeGreaterThanOrEqual(50_000);
+    expect(Math.max(...sent) - hintedAt).toBeLessThanOrEqual(60_000 + 10_000);
+    await loop.stop();
+  });
+
   it('lives expiresInMs: a short hint stops after it', async () => {
     const { client, calls, give } = setup();
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
