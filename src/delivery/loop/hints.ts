@@ -113,6 +113,10 @@ export class HintBook {
   readonly #spent = new Map<string, number>();
   /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
   readonly #planned = new Map<number, number>();
+  /** Every second from the current one up to this one (excluded) is full: plans start here at the earliest. */
+  #cursor = Number.NEGATIVE_INFINITY;
+  /** The seconds before this one are dropped from `#planned`. */
+  #swept = Number.NEGATIVE_INFINITY;
   readonly #perSecond: number;
 
   constructor(maxCallsPerSecond: number) {
@@ -166,17 +170,34 @@ export class HintBook {
     if (hint === undefined) return undefined;
     const cadence = now - hint.since < HOT_MS ? CLAIM_WINDOW_MS : COOL_CADENCE_MS;
     let at = Math.max(now, lastCallAt + cadence);
-    const past = Math.floor(now / 1_000);
-    for (const second of this.#planned.keys()) if (second < past) this.#planned.delete(second);
-    while ((this.#planned.get(Math.floor(at / 1_000)) ?? 0) >= this.#perSecond) at = (Math.floor(at / 1_000) + 1) * 1_000;
+    this.#sweepPlanned(Math.floor(now / 1_000));
+    // The first second from `at` with room; the full ones before the cursor are skipped at once.
+    let second = Math.max(Math.floor(at / 1_000), this.#cursor);
+    while (this.#full(second)) second += 1;
+    if (second > Math.floor(at / 1_000)) at = second * 1_000;
     // Past its expiry: no more claims for it.
     if (at >= hint.until) {
       this.#end(name, hint, now);
       return undefined;
     }
-    const second = Math.floor(at / 1_000);
     this.#planned.set(second, (this.#planned.get(second) ?? 0) + 1);
+    if (second === this.#cursor) while (this.#full(this.#cursor)) this.#cursor += 1;
     return at;
+  }
+
+  #full(second: number): boolean {
+    return (this.#planned.get(second) ?? 0) >= this.#perSecond;
+  }
+
+  /** Forgets the seconds gone by (one by one, or the whole map after a long idle time). */
+  #sweepPlanned(current: number): void {
+    if (current - this.#swept > this.#planned.size) {
+      for (const second of this.#planned.keys()) if (second < current) this.#planned.delete(second);
+    } else {
+      for (let second = this.#swept; second < current; second++) this.#planned.delete(second);
+    }
+    this.#swept = Math.max(this.#swept, current);
+    this.#cursor = Math.max(this.#cursor, current);
   }
 
   /** A claim for the player was answered (`now` monotonic): the hint is satisfied once every purchase it names (or, naming none, any) is delivered. */
