@@ -9,6 +9,7 @@ import type { JournalError } from '../errors.js';
 import { checkIntegerInRange, checkOptionsObject, checkSignal, describe, fail } from '../internal/validate.js';
 import type { JournalWindow } from '../journals/contract.js';
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
+import { checkGrantTimeout } from './options.js';
 import type { PendingDelivery } from './inspect.js';
 import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from './types.js';
 import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from './vote-types.js';
@@ -226,7 +227,7 @@ export interface CheckedLoopOptions {
   pollIntervalMs: number;
   maxCallsPerSecond: number;
   signal: AbortSignal | undefined;
-  grantTimeoutMs: number | undefined;
+  grantTimeoutMs: number;
   claimMode: DeliveryMode;
   staffAfterAttempts: number;
   giveVoteReward: VoteRewardGiveFunction | undefined;
@@ -252,7 +253,7 @@ export function checkLoopOptions(options: unknown): CheckedLoopOptions {
     pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
     maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
     signal: checkSignal(opts.signal, op),
-    grantTimeoutMs: opts.grantTimeoutMs === undefined ? undefined : checkIntegerInRange(opts.grantTimeoutMs, 1, 24 * 3_600_000, 'options.grantTimeoutMs', op),
+    grantTimeoutMs: checkGrantTimeout(opts.grantTimeoutMs, 'options.grantTimeoutMs', op),
     claimMode,
     staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
     giveVoteReward: opts.giveVoteReward as VoteRewardGiveFunction | undefined,

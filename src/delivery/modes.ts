@@ -63,9 +63,13 @@ type Reconciled =
 export class DeliveryModes extends EngineRecords {
   readonly #grants = new GrantBounds(this);
 
-  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown, extras: RunExtras = {}): Promise<DeliveryReport> {
+  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
-    const grantFn = checkGrant(grant, 'deliver');
+    return this.deliverChecked(via, player, checkGrant(grant, 'deliver'), mode, control);
+  }
+
+  /** {@link deliver} with its arguments checked already (the delivery loop's, checked where they entered). */
+  async deliverChecked(via: RunVia, player: string, grantFn: GrantFunction, mode: DeliveryMode, control: Control, extras: RunExtras = {}): Promise<DeliveryReport> {
     const { locks } = this.shared;
     refuseReentry(locks, player, 'deliver');
     return locks.run(player, control.signal, async () => {

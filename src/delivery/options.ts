@@ -8,10 +8,18 @@ import type { Operation } from '../errors.js';
 import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../internal/validate.js';
 import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepFunction } from './types.js';
 
+/** How long one give may run by default, in ms: purchases, vote rewards and the loop alike. */
+export const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
+/** The longest `grantTimeoutMs` accepted: 24 h. */
+export const MAX_GRANT_TIMEOUT_MS = 24 * 3_600_000;
+
+/** Checks a `grantTimeoutMs` (the default when undefined): the one check of that option, wherever it enters. */
+export function checkGrantTimeout(value: unknown, argument: string, operation: Operation): number {
+  return value === undefined ? DEFAULT_GRANT_TIMEOUT_MS : checkIntegerInRange(value, 1, MAX_GRANT_TIMEOUT_MS, argument, operation);
+}
+
 const DEFAULT_RATE_LIMIT_WAITS = 3;
 const MAX_RATE_LIMIT_WAITS = 100;
-const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
-const MAX_GRANT_TIMEOUT_MS = 86_400_000; // 24 h
 
 // The option names, derived from the interfaces: a new option cannot be left out of the
 // allow-lists. Built per call (a few names), so each mutant of them is seen by the tests.
@@ -66,7 +74,7 @@ function controlOf(opts: RawOptions, op: Operation): Control {
   const signal = checkSignal(opts.signal, op);
   if (opts.sleep !== undefined && typeof opts.sleep !== 'function') fail('options.sleep', `must be a function (ms) => Promise<void>, got ${describe(opts.sleep)}`, op);
   const maxWaits = opts.maxRateLimitWaits === undefined ? DEFAULT_RATE_LIMIT_WAITS : checkIntegerInRange(opts.maxRateLimitWaits, 0, MAX_RATE_LIMIT_WAITS, 'options.maxRateLimitWaits', op);
-  const grantTimeoutMs = opts.grantTimeoutMs === undefined ? DEFAULT_GRANT_TIMEOUT_MS : checkIntegerInRange(opts.grantTimeoutMs, 1, MAX_GRANT_TIMEOUT_MS, 'options.grantTimeoutMs', op);
+  const grantTimeoutMs = checkGrantTimeout(opts.grantTimeoutMs, 'options.grantTimeoutMs', op);
   return { signal, sleep: (opts.sleep as SleepFunction | undefined) ?? ((ms) => realSleep(ms, signal)), maxWaits, grantTimeoutMs };
 }
 

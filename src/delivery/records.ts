@@ -14,7 +14,7 @@ import { entryProblem } from '../journals/entry-checks.js';
 import type { StorefrontEvent } from '../types.js';
 import type { ClaimResult, Transaction } from '../wire/claim.js';
 import { linesOf, type Run } from './report.js';
-import { SEEN_LIMIT, defaultJournal, journalErrorOf, sharedOf, type SeenAt, type Shared } from './shared.js';
+import { SEEN_LIMIT, defaultJournal, journalErrorOf, rememberedOf, sharedOf, type SeenAt, type Shared } from './shared.js';
 import type { UnverifiedWindow } from './types.js';
 
 
@@ -49,13 +49,16 @@ export class EngineRecords {
   }
 
   /**
-   * What is still to do for `player`: the journal's entries and the claimed lines only memory
-   * holds (the journal refused them). Rejects with the journal's failure, checked entries only.
+   * What is still to do for `player`, every kind of item: the journal's entries, and what
+   * only memory holds (records of purchases and of vote rewards the journal refused), memory's
+   * copy first (it is the newer: the journal has yet to take it). Rejects with the journal's
+   * failure, checked entries only.
    */
   async entriesOf(player: string): Promise<JournalEntry[]> {
     const entries = checked(await this.journal.pending(player));
-    const inMemory = [...this.shared.unjournaled.values()].filter((e) => e.playerName === player && !entries.some((j) => j.deliveryId === e.deliveryId));
-    return [...entries, ...inMemory];
+    const inMemory = rememberedOf(this.shared, player);
+    const held = new Set(inMemory.map((e) => e.deliveryId));
+    return [...entries.filter((e) => !held.has(e.deliveryId)), ...inMemory];
   }
 
   /** The journal; the default file journal is opened on first use, never at construction. */

@@ -233,14 +233,3 @@ export interface ResumeReport {
   /** Set when the journal failed during the run (the entries stay for the next run). */
   journalError?: JournalError;
 }
-
-/**
- * The window a give says it wrote (`unverified: { from, to }`, both finite, on what it
- * threw: its outcome unknown, e.g. an RCON command lost mid-way), or `undefined`. One rule
- * for purchases (grants.ts) and vote rewards (votes.ts).
- * @internal
- */
-export function windowOfGive(thrown: unknown): { from: number; to: number } | undefined {
-  const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
-  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
-}

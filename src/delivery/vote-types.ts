@@ -6,7 +6,7 @@
  */
 import type { JournalError, StorefrontError } from '../errors.js';
 import type { VoteReward } from '../wire/vote-reward.js';
-import type { ResumeError, UnverifiedWindow } from './types.js';
+import type { ResumeError, ResumeOptions, UnverifiedWindow } from './types.js';
 
 /**
  * A reward row handed to your give function: the {@link VoteReward} (wire names:
@@ -49,7 +49,13 @@ export interface VoteRewardDeliveryOptions {
    * the row is reported in `failed` with a {@link GrantTimeoutError} and stays pending, and
    * the player's other calls (purchases included: they share the player's turn) are no
    * longer blocked by it. The give is not cancelled: if it later returns, the row is
-   * acknowledged then; while it runs, no call gives that row again. Default `60000`.
+   * acknowledged then; while it runs, no call gives that row again. Default `60000`, at
+   * most 24 h: the same option, default and bound as {@link ResumeOptions.grantTimeoutMs}.
+   */
+  grantTimeoutMs?: number;
+  /**
+   * The former name of {@link VoteRewardDeliveryOptions.grantTimeoutMs}, still accepted (not together with it).
+   * @deprecated Use `grantTimeoutMs`, the name purchases and the delivery loop use.
    */
   giveTimeoutMs?: number;
 }

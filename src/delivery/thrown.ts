@@ -1,0 +1,29 @@
+/**
+ * Reading a thrown value, whatever it is: the one place the delivery code looks into what a
+ * give, a grant or a journal threw (a null-prototype object, a throwing getter, a Proxy
+ * that throws on every trap, `undefined`, a string). Never throws.
+ *
+ * @module
+ * @internal
+ */
+
+/** One property of a thrown value, or `undefined` when it has none or reading it throws (a getter, a Proxy's trap). */
+export function readThrown(value: unknown, key: string): unknown {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of a thrown value: its `message` when that is a string, else what `String()` makes of it, else its type. */
+export function thrownText(value: unknown): string {
+  const message = readThrown(value, 'message');
+  if (typeof message === 'string') return message;
+  try {
+    return String(value);
+  } catch {
+    return `a thrown ${value === null ? 'null' : typeof value} that cannot be shown as text`;
+  }
+}
