@@ -81,7 +81,8 @@ export type {
   UnverifiedWindow,
 } from './delivery/types.js';
 export { GrantTimeoutError } from './delivery/types.js';
-export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './delivery/loop-types.js';
+export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopSettings, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './delivery/loop-types.js';
+export { checkDeliveryLoopSettings } from './delivery/loop-types.js';
 export type {
   GivenVoteReward,
   VoteDeliveryCode,

@@ -5,7 +5,7 @@
  * failed on the code before the core (the copies disagreed).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { GrantTimeoutError, MemoryJournal, StorefrontClient, type DeliveryJournal, type StorefrontEvent } from '../../src/index.js';
+import { GrantTimeoutError, InvalidInputError, MemoryJournal, StorefrontClient, checkDeliveryLoopSettings, type DeliveryJournal, type StorefrontEvent } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { KEY as VOTE_KEY, T0, storeSeed } from '../support/fixtures.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
@@ -111,5 +111,37 @@ describe('one conversion of whatever a give throws', () => {
     const report = await client(journal).deliver('Ann', () => new Promise(() => {}), { sleep, grantTimeoutMs: 5 });
     expect(report.code).toBe('PARTIAL');
     expect(report.failed[0]?.error).toBeInstanceOf(GrantTimeoutError);
+  });
+});
+
+describe('grantTimeoutMs: one name, one default, one check', () => {
+  it('checkDeliveryLoopSettings is the rule of startDeliveryLoop: the same defaults and the same refusal', () => {
+    expect(checkDeliveryLoopSettings({})).toEqual({ pollIntervalMs: 30_000, maxCallsPerSecond: 10, grantTimeoutMs: 60_000, claimMode: 'exactlyOnce', staffAfterAttempts: 5 });
+    expect(checkDeliveryLoopSettings({ grantTimeoutMs: 86_400_000 }).grantTimeoutMs).toBe(86_400_000);
+    const refused = (f: () => unknown) => {
+      try {
+        f();
+      } catch (error) {
+        return error as InvalidInputError;
+      }
+      throw new Error('not refused');
+    };
+    const fromSettings = refused(() => checkDeliveryLoopSettings({ grantTimeoutMs: 86_400_001 }));
+    const fromLoop = refused(() => new StorefrontClient({ apiKey: KEY, fetch: mock.fetch, journal: new MemoryJournal() }).startDeliveryLoop({ give: () => {}, grantTimeoutMs: 86_400_001 }));
+    expect(fromSettings).toBeInstanceOf(InvalidInputError);
+    expect(fromSettings.message).toBe(fromLoop.message);
+    expect(refused(() => checkDeliveryLoopSettings({ give: () => {} })).argument).toBe('options.give');
+  });
+
+  it('deliverVoteReward takes grantTimeoutMs, as deliver does; giveTimeoutMs is its deprecated name, refused together with it', async () => {
+    votes.recordVote(VOTE_KEY, 'Ann', 3);
+    const sdk = voteClient(new MemoryJournal());
+    const hang = () => new Promise(() => {});
+    const report = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, hang, { grantTimeoutMs: 5 });
+    expect(report.failed[0]?.error).toMatchObject({ name: 'GrantTimeoutError', timeoutMs: 5 });
+    const old = await sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, hang, { giveTimeoutMs: 6 });
+    expect(old.failed.map((f) => (f.error as GrantTimeoutError).timeoutMs)).toContain(6);
+    await expect(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, hang, { grantTimeoutMs: 5, giveTimeoutMs: 5 })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, hang, { grantTimeoutMs: 86_400_001 })).rejects.toThrow(/options.grantTimeoutMs: must be an integer from 1 to 86,400,000/);
   });
 });
