@@ -19,7 +19,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../index.js';
-import { itemRecordsOf, type ItemRecords } from '../delivery/item-records.js';
+import { itemRecordsOf, type ItemRecords } from '../delivery/records/index.js';
 import { RconLink, messageOf, type Sent } from './rcon-link.js';
 import { listPlayers, parseOnline } from './rcon-players.js';
 import { listCommandOf, meaningOf, replyRules, type Game, type ReplyRules } from './rcon-replies.js';

@@ -12,10 +12,10 @@
  * @module
  * @internal
  */
-import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow } from '../journals/contract.js';
-import type { JournalVoteReward } from '../journals/vote-entries.js';
-import { checked } from './records.js';
-import { rememberedOf, sharedOf } from './shared.js';
+import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow } from '../../journals/contract.js';
+import type { JournalVoteReward } from '../../journals/vote-entries.js';
+import { checked } from './checked.js';
+import { rememberedOf, sharedOf } from '../core/index.js';
 
 /** A record a give writes: a purchase line or a vote reward row. */
 export type ItemRecord = JournalLine | JournalVoteReward;

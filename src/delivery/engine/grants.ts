@@ -11,12 +11,11 @@
  * @module
  * @internal
  */
-import type { JournalLine } from '../journals/contract.js';
-import { giveWithin, notedFailure, settleGiven, type GiveFailure } from './give.js';
+import type { JournalLine } from '../../journals/contract.js';
 import type { Control } from './options.js';
 import type { EngineRecords } from './records.js';
 import type { Run } from './report.js';
-import type { DeliveredItem, GrantFunction } from './types.js';
+import { giveWithin, notedFailure, settleGiven, type DeliveredItem, type GiveFailure, type GrantFunction } from '../core/index.js';
 
 /** The grants of one engine, over its journal side and the delivery core (give.ts). @internal */
 export class GrantBounds {

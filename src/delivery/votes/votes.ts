@@ -9,24 +9,22 @@
  * acknowledged after its give returned. A give that throws leaves its row, given again by
  * the player's next call or by `resumeVoteRewards`. A mark left open (the answer was lost,
  * or the process died before its rows were journaled) is worked out by the player's next
- * answer: its counters tell what the lost call spent (`vote-recovery.ts`).
+ * answer: its counters tell what the lost call spent (`recovery.ts`).
  *
  * @module
  * @internal
  */
-import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../errors.js';
-import { checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../internal/validate.js';
-import type { StorefrontEvent } from '../types.js';
-import type { DeliveryJournal, JournalEntry, JournalWindow } from '../journals/contract.js';
-import { entryProblem } from '../journals/entry-checks.js';
-import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../journals/vote-entries.js';
-import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../wire/vote-reward.js';
-import { acrossNodes, type PlayerLocks } from './player-locks.js';
-import { account } from './vote-recovery.js';
-import { giveWithin, notedFailure, settleGiven, type GiveFailure } from './give.js';
-import { checkGrantTimeout } from './options.js';
-import { journalErrorOf, sharedOf } from './shared.js';
-import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './vote-types.js';
+import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../../errors.js';
+import { checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../../internal/validate.js';
+import type { StorefrontEvent } from '../../types.js';
+import type { DeliveryJournal, JournalEntry, JournalWindow } from '../../journals/contract.js';
+import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../../journals/vote-entries.js';
+import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../../wire/vote-reward.js';
+import { acrossNodes, type PlayerLocks } from '../core/index.js';
+import { account } from './recovery.js';
+import { checked } from '../records/index.js';
+import { checkGrantTimeout, giveWithin, journalErrorOf, notedFailure, settleGiven, sharedOf, type GiveFailure } from '../core/index.js';
+import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './types.js';
 
 const TEXT = {
   given: 'Your vote reward has been given.',
@@ -438,16 +436,6 @@ function refuseReentry(locks: PlayerLocks, player: string, op: Operation): void 
 /** A row still to give, or a lost answer still to work out. */
 function isVoteWork(e: JournalEntry): boolean {
   return e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true);
-}
-
-/** Every record a journal returns is validated like an answer from the network. */
-function checked(entries: JournalEntry[]): JournalEntry[] {
-  if (!Array.isArray(entries)) throw new Error(`pending() did not return an array (${typeof entries})`);
-  for (const entry of entries) {
-    const problem = entryProblem(entry);
-    if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
-  }
-  return entries;
 }
 
 function emit(run: VoteRun, event: StorefrontEvent): void {

@@ -4,19 +4,9 @@
  * @module
  * @internal
  */
-import type { Operation } from '../errors.js';
-import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../internal/validate.js';
-import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepFunction } from './types.js';
-
-/** How long one give may run by default, in ms: purchases, vote rewards and the loop alike. */
-export const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
-/** The longest `grantTimeoutMs` accepted: 24 h. */
-export const MAX_GRANT_TIMEOUT_MS = 24 * 3_600_000;
-
-/** Checks a `grantTimeoutMs` (the default when undefined): the one check of that option, wherever it enters. */
-export function checkGrantTimeout(value: unknown, argument: string, operation: Operation): number {
-  return value === undefined ? DEFAULT_GRANT_TIMEOUT_MS : checkIntegerInRange(value, 1, MAX_GRANT_TIMEOUT_MS, argument, operation);
-}
+import type { Operation } from '../../errors.js';
+import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../../internal/validate.js';
+import { checkGrantTimeout, type DeliverOptions, type DeliveryMode, type GrantFunction, type ResumeOptions, type SleepFunction } from '../core/index.js';
 
 const DEFAULT_RATE_LIMIT_WAITS = 3;
 const MAX_RATE_LIMIT_WAITS = 100;

@@ -8,14 +8,14 @@
  * @module
  * @internal
  */
-import type { JournalError } from '../errors.js';
-import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow, WindowCause } from '../journals/contract.js';
-import { entryProblem } from '../journals/entry-checks.js';
-import type { StorefrontEvent } from '../types.js';
-import type { ClaimResult, Transaction } from '../wire/claim.js';
+import type { JournalError } from '../../errors.js';
+import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow, WindowCause } from '../../journals/contract.js';
+import type { StorefrontEvent } from '../../types.js';
+import type { ClaimResult, Transaction } from '../../wire/claim.js';
 import { linesOf, type Run } from './report.js';
-import { SEEN_LIMIT, defaultJournal, journalErrorOf, rememberedOf, sharedOf, type SeenAt, type Shared } from './shared.js';
-import type { UnverifiedWindow } from './types.js';
+import { checked } from '../records/index.js';
+import { SEEN_LIMIT, defaultJournal, journalErrorOf, rememberedOf, sharedOf, type SeenAt, type Shared } from '../core/index.js';
+import type { UnverifiedWindow } from '../core/index.js';
 
 
 /** What the engine needs from the clients that share it. @internal */
@@ -162,17 +162,6 @@ export class EngineRecords {
     return { deliveryId, playerName, state, item, ...(invoice === undefined ? {} : { invoice }), recordedAt: this.config.now() };
   }
 }
-
-/** Every record a journal returns is validated like an answer from the network. */
-export function checked(entries: JournalEntry[]): JournalEntry[] {
-  if (!Array.isArray(entries)) throw new Error(`pending() did not return an array (${typeof entries})`);
-  for (const entry of entries) {
-    const problem = entryProblem(entry);
-    if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
-  }
-  return entries;
-}
-
 
 /** An entry that is work still to do (not a window kept for staff, not a settled intent). */
 export function isWork(entry: JournalEntry): boolean {

@@ -1,12 +1,14 @@
 /**
  * The public types of {@link StorefrontClient.deliver} and
  * {@link StorefrontClient.resumeDeliveries}: the grant callback, the options and the
- * reports.
+ * reports; and the vote reward row a give is handed ({@link GivenVoteReward}), the other
+ * kind of item the delivery core gives.
  *
  * @module
  */
-import type { JournalError, StorefrontError } from '../errors.js';
-import type { ClaimCode, Transaction } from '../wire/claim.js';
+import type { JournalError, StorefrontError } from '../../errors.js';
+import type { ClaimCode, Transaction } from '../../wire/claim.js';
+import type { VoteReward } from '../../wire/vote-reward.js';
 
 /**
  * A purchase line handed to your grant function: the {@link Transaction} plus its
@@ -148,6 +150,9 @@ export interface DeliveryFailure {
  */
 export type DeliveryCode = 'SUCCESS' | 'PARTIAL' | Exclude<ClaimCode, 'SUCCESS' | 'PREVIEW'> | 'OUTCOME_UNKNOWN' | 'ERROR';
 
+/** The player's text of an `ERROR` report, the engine's and the loop's. @internal */
+export const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe; try again later.';
+
 /**
  * What {@link StorefrontClient.deliver} resolves to.
  *
@@ -232,4 +237,26 @@ export interface ResumeReport {
   unverified: UnverifiedWindow[];
   /** Set when the journal failed during the run (the entries stay for the next run). */
   journalError?: JournalError;
+}
+
+/**
+ * A reward row handed to your give function: the {@link VoteReward} (wire names:
+ * `reward_id`, `reward_name`, `give_amount` …) plus the player and a `deliveryId`.
+ */
+export interface GivenVoteReward extends VoteReward {
+  /** The player, exact name (the service's reward rows do not carry it). */
+  playerName: string;
+  /**
+   * Stable id of this reward row, `vote:<uuid>:<index>`: a random id for the claim call plus
+   * the row's index in its answer, journaled with the row before your give function runs.
+   * Use it as the dedupe key in the game, as {@link DeliveredItem.deliveryId}: a crash
+   * after the give but before its acknowledgement repeats that one call with the same id.
+   */
+  deliveryId: string;
+  /**
+   * Set when the row was not in an answer (the answer was lost) but the next answer's
+   * counters proved the call was carried out (see the delivery guide, "Vote rewards"). Its
+   * `message` is absent and its counters are those of the answer that revealed it.
+   */
+  recovered?: boolean;
 }

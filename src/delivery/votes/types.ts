@@ -4,31 +4,10 @@
  *
  * @module
  */
-import type { JournalError, StorefrontError } from '../errors.js';
-import type { VoteReward } from '../wire/vote-reward.js';
-import type { ResumeError, ResumeOptions, UnverifiedWindow } from './types.js';
+import type { JournalError, StorefrontError } from '../../errors.js';
+import type { GivenVoteReward, ResumeError, ResumeOptions, UnverifiedWindow } from '../core/index.js';
 
-/**
- * A reward row handed to your give function: the {@link VoteReward} (wire names:
- * `reward_id`, `reward_name`, `give_amount` …) plus the player and a `deliveryId`.
- */
-export interface GivenVoteReward extends VoteReward {
-  /** The player, exact name (the service's reward rows do not carry it). */
-  playerName: string;
-  /**
-   * Stable id of this reward row, `vote:<uuid>:<index>`: a random id for the claim call plus
-   * the row's index in its answer, journaled with the row before your give function runs.
-   * Use it as the dedupe key in the game, as {@link DeliveredItem.deliveryId}: a crash
-   * after the give but before its acknowledgement repeats that one call with the same id.
-   */
-  deliveryId: string;
-  /**
-   * Set when the row was not in an answer (the answer was lost) but the next answer's
-   * counters proved the call was carried out (see the delivery guide, "Vote rewards"). Its
-   * `message` is absent and its counters are those of the answer that revealed it.
-   */
-  recovered?: boolean;
-}
+export type { GivenVoteReward } from '../core/index.js';
 
 /**
  * Your code that gives one vote reward row in game. Throw (or reject) when it could not:

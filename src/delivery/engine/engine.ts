@@ -9,17 +9,16 @@
  * @module
  * @internal
  */
-import type { JournalError } from '../errors.js';
-import type { DeliveryJournal, JournalEntry } from '../journals/contract.js';
+import type { JournalError } from '../../errors.js';
+import type { DeliveryJournal, JournalEntry } from '../../journals/contract.js';
 import type { DeliveryModes } from './modes.js';
 import type { DeliveryEngineConfig } from './records.js';
 import type { RunExtras, RunVia } from './report.js';
-import { claimLoop, defaultJournal, journalErrorOf, loadedModes, releaseLoop, rememberedOf, sharedOf } from './shared.js';
+import { claimLoop, defaultJournal, journalErrorOf, loadedModes, releaseLoop, rememberedOf, sharedOf } from '../core/index.js';
 import type { Control } from './options.js';
-import type { DeliveryMode, DeliveryReport, GrantFunction, ResumeReport } from './types.js';
+import type { DeliveryMode, DeliveryReport, GrantFunction, ResumeReport } from '../core/index.js';
 
 export type { DeliveryEngineConfig } from './records.js';
-export { playerLocksOf } from './shared.js';
 
 /**
  * The engine behind `deliver`, `resumeDeliveries` and the delivery loop: one per client

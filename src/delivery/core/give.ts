@@ -3,7 +3,7 @@
  * every sink of the bridge) goes through when it is handed to the game, written once.
  *
  * - One bounded give ({@link giveWithin}): `grantTimeoutMs` bounds it (one name, one
- *   default, one check: `checkGrantTimeout` in options.ts); its timeout is marked by a value private to this
+ *   default, one check: {@link checkGrantTimeout}); its timeout is marked by a value private to this
  *   module, so nothing a give returns can pass for it. A give still running past its bound
  *   is never given again meanwhile, and is acknowledged if it still returns.
  * - One conversion of whatever a give throws ({@link failureOf}): never throws itself, on
@@ -18,11 +18,22 @@
  * @module
  * @internal
  */
-import type { Operation } from '../errors.js';
-import type { DeliveryJournal, GrantFailureNote } from '../journals/contract.js';
+import type { Operation } from '../../errors.js';
+import { checkIntegerInRange } from '../../internal/validate.js';
+import type { DeliveryJournal, GrantFailureNote } from '../../journals/contract.js';
 import { sharedOf } from './shared.js';
 import { readThrown as read, thrownText as textOf } from './thrown.js';
 import { GrantTimeoutError } from './types.js';
+
+/** How long one give may run by default, in ms: purchases, vote rewards and the loop alike. */
+export const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
+/** The longest `grantTimeoutMs` accepted: 24 h. */
+export const MAX_GRANT_TIMEOUT_MS = 24 * 3_600_000;
+
+/** Checks a `grantTimeoutMs` (the default when undefined): the one check of that option, wherever it enters. */
+export function checkGrantTimeout(value: unknown, argument: string, operation: Operation): number {
+  return value === undefined ? DEFAULT_GRANT_TIMEOUT_MS : checkIntegerInRange(value, 1, MAX_GRANT_TIMEOUT_MS, argument, operation);
+}
 
 /** The most characters of a give's failure kept on its record. */
 const NOTE_LENGTH = 300;
