@@ -189,3 +189,17 @@ describe('one memory and one status', () => {
     await loop.stop();
   });
 });
+
+describe("the loop's per-item backoff", () => {
+  it('forgets an item once its give succeeds (the map holds only items still failing), whatever the give returns', async () => {
+    const { giveBackingOff, newPlayer } = await import('../../src/delivery/loop/player.js');
+    const player = newPlayer('Ann');
+    const item = { deliveryId: 'invoice:1' } as DeliveredItem;
+    let now = 0;
+    await expect(giveBackingOff(player, () => Promise.reject(new Error('busy')), item, () => now)).rejects.toThrow('busy');
+    expect(player.backoff?.get('invoice:1')).toEqual({ failures: 1, at: 10_000 });
+    now = 10_000;
+    await expect(giveBackingOff(player, () => 'late', item, () => now)).resolves.toBeUndefined();
+    expect(player.backoff?.has('invoice:1')).toBe(false);
+  });
+});

@@ -148,10 +148,10 @@ export function giveBackingOff(player: Player, give: GrantFunction, item: Delive
     player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)) });
     throw error;
   };
-  // Stryker disable next-line BlockStatement: only memory: a give succeeds only once its backoff has passed (deferred until then), so the entry it drops counts nowhere; the engine ignores the value
-  const given = (value: unknown) => {
+  // What a give returns is ignored (the core marks its own timeout with a value no give can
+  // return); a success drops the item's entry, so the map holds only items still failing.
+  const given = () => {
     player.backoff?.delete(id);
-    return value;
   };
   let result: unknown;
   try {
