@@ -40,7 +40,7 @@ export interface DeliveryLoopOptions {
    */
   claimMode?: DeliveryMode;
   /**
-   * After this many failed `give` calls for one item, the item is marked for staff
+   * After this many failed `give` (or `giveVoteReward`) calls for one item, the item is marked for staff
    * (`lastError.stuck` in the journal, shown by `teamgames journal pending`) and a `stuck`
    * event is emitted. It is never dropped: the loop keeps giving it, backing off per item
    * (10 s, doubling, at most 1 h), and at once on the player's next join. Default `5`.
@@ -52,7 +52,8 @@ export interface DeliveryLoopOptions {
    * the loop's first run after a player joins also gives the vote reward rows the journal holds
    * for them (claimed, not given: a crash, a give that threw), without a call to the store.
    * A row whose give fails while the player is online waits for their next `claimVote` or
-   * their next join (the polls do not retry it), its attempts and last error in the journal.
+   * their next join (the polls do not retry it), its attempts and last error in the journal,
+   * marked for staff after `staffAfterAttempts` failures as a purchase is.
    */
   giveVoteReward?: VoteRewardGiveFunction;
 }

@@ -13,6 +13,8 @@ export type { GivenVoteReward } from '../core/index.js';
  * Your code that gives one vote reward row in game. Throw (or reject) when it could not:
  * the row stays in the journal and is given again by the player's next
  * `deliverVoteReward` or by {@link StorefrontClient.resumeVoteRewards}. An error with
+ * `staff: true` marks the row for staff at once (`lastError.stuck`, a `stuck` event), as for
+ * purchases; an error with
  * `unverified: { from, to }` says it may or may not have given the row and wrote a window
  * for staff itself, as for purchases (`GrantFunction`). A returned promise is
  * awaited; anything it returns is ignored.
