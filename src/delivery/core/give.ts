@@ -61,7 +61,7 @@ export function failureOf(thrown: unknown, redact: ((text: string) => string) | 
   const span = read(thrown, 'unverified');
   const from = read(span, 'from');
   const to = read(span, 'to');
-  const window = typeof from === 'number' && typeof to === 'number' && Number.isFinite(from) && Number.isFinite(to) ? { from, to } : undefined;
+  const window = Number.isFinite(from) && Number.isFinite(to) ? { from: from as number, to: to as number } : undefined;
   // Redacted before it is cut: a key cut in two would not be found.
   return { thrown, message: (redact === undefined ? text : redact(text)).slice(0, NOTE_LENGTH), staff: read(thrown, 'staff') === true, window, late };
 }
@@ -144,6 +144,6 @@ export interface Noted<R> {
 export function notedFailure<R extends { lastError?: GrantFailureNote }>(record: R, failure: GiveFailure, at: number, staffAfterAttempts: number | undefined): Noted<R> {
   const attempts = (record.lastError?.attempts ?? 0) + 1;
   const was = record.lastError?.stuck === true;
-  const stuck = was || failure.staff || (staffAfterAttempts !== undefined && attempts >= staffAfterAttempts);
+  const stuck = was || failure.staff || attempts >= (staffAfterAttempts ?? Number.POSITIVE_INFINITY);
   return { record: { ...record, lastError: { message: failure.message, at, attempts, ...(stuck ? { stuck } : {}) } }, stuckNow: stuck && !was, attempts };
 }

@@ -7,14 +7,14 @@
  * @internal
  */
 
-/** One property of a thrown value, or `undefined` when it has none or reading it throws (a getter, a Proxy's trap). */
+/** One property of a thrown value, or `undefined` when it has none or reading it throws (`undefined`, `null`, a getter, a Proxy's trap). */
 export function readThrown(value: unknown, key: string): unknown {
-  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
   try {
     return (value as Record<string, unknown>)[key];
   } catch {
-    return undefined;
+    // Nothing to read: no object at all, or a getter or a trap that throws.
   }
+  return undefined;
 }
 
 /** The text of a thrown value: its `message` when that is a string, else what `String()` makes of it, else its type. */
@@ -24,6 +24,7 @@ export function thrownText(value: unknown): string {
   try {
     return String(value);
   } catch {
-    return `a thrown ${value === null ? 'null' : typeof value} that cannot be shown as text`;
+    // Only an object can refuse String(): one without a prototype, or a Proxy.
+    return `a thrown ${typeof value} that cannot be shown as text`;
   }
 }

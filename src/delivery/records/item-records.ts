@@ -65,10 +65,9 @@ export class ItemRecords {
     return undefined;
   }
 
-  /** A window this process holds in memory, not written yet (the journal refused it). */
+  /** A window this process holds in memory, not written yet (the journal refused it): what memory holds under a window's id is one. */
   unwritten(windowId: string): JournalWindow | undefined {
-    const held = sharedOf(this.#journal).unjournaled.get(windowId);
-    return held?.state === 'unverified' ? held : undefined;
+    return sharedOf(this.#journal).unjournaled.get(windowId) as JournalWindow | undefined;
   }
 
   /**
