@@ -54,11 +54,11 @@ class LoopHandle implements DeliveryLoop {
 
   begin(): void {
     if (loaded !== undefined) {
-      this.#loop = loaded.startDeliveryLoop(this.#host, this.#options, undefined, this);
+      this.#loop = loaded.startCheckedLoop(this.#host, this.#options, this);
       return;
     }
     this.#ready = loadLoop().then((module) => {
-      const loop = module.startDeliveryLoop(this.#host, this.#options, undefined, this);
+      const loop = module.startCheckedLoop(this.#host, this.#options, this);
       for (const { join, name, hint } of this.#queued.splice(0)) {
         if (hint !== undefined) loop.expect(name, hint);
         else if (join) loop.join(name);
