@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { RequestOptions } from './options.js';
-import { WireProblem, compiled, optional, parse, schemasOnFirstUse, type Wire } from './parse.js';
+import { WireProblem, compiled, optional, schemasOnFirstUse, validated, type Wire } from './parse.js';
 
 /** A sale active now on a product. */
 export interface Sale {
@@ -66,19 +66,21 @@ export interface CatalogOptions extends RequestOptions {
 }
 
 // ---------------------------------------------------------------------------
-// The wire: tolerant schemas (unknown fields kept, optional fields absent or null).
+// The wire: tolerant schemas (unknown fields accepted, optional fields absent or null).
+// They only check: a valid answer is read in place (`validated`), so the fields beyond
+// these are kept as the service sent them without zod copying each product to keep them.
 
 /** The catalog's schemas, built on the first catalog answer. @internal */
 export const catalogSchemas = schemasOnFirstUse(() => {
   /** A wire sale; {@link toSale} drops its `null`s. */
-  const sale = z.looseObject({
+  const sale = z.object({
     saleType: z.string(),
     discountPercentage: z.nullish(z.number()),
     discountAmount: z.nullish(z.number()),
   });
 
   /** A wire product; {@link toProduct} fills the defaults. */
-  const product = z.looseObject({
+  const product = z.object({
     id: z.number().check(z.int()),
     productId: z.union([z.string(), z.number()]),
     name: z.string(),
@@ -93,7 +95,7 @@ export const catalogSchemas = schemasOnFirstUse(() => {
   });
 
   const catalogResponse = compiled(
-    z.looseObject({
+    z.object({
       message: z.string(),
       extendedMessage: optional(z.string()),
       products: z.nullish(z.array(product)),
@@ -107,16 +109,28 @@ export const catalogSchemas = schemasOnFirstUse(() => {
 export type CatalogSchemas = ReturnType<typeof catalogSchemas>;
 
 // From wire rows to the SDK's types. Plain functions, not zod transforms: a transform per
-// row doubled the cost of validating a 500-product catalog. The objects zod returns are
-// its own fresh copies, so they are completed in place rather than copied once more.
+// row doubled the cost of validating a 500-product catalog. The objects are the ones
+// JSON.parse made for this answer alone (checked by zod, not copied: a copy of each
+// product, unknown fields and all, cost more than checking every field), so they are
+// completed in place rather than copied.
 
-/** A validated wire sale as a {@link Sale} (completed in place). */
-/** A type's properties without `readonly`: for completing the fresh objects zod returns. */
+/** A type's properties without `readonly`: for completing the fresh objects of an answer. */
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
+/**
+ * A `"__proto__"` key of the answer goes: JSON.parse makes it an own field, which
+ * `Object.assign` or a `for…in` copy by the user would turn into an object's prototype
+ * (zod's copies, read before, left it out the same way).
+ */
+function dropProtoKey(row: object): void {
+  if (Object.hasOwn(row, '__proto__')) delete (row as Record<string, unknown>)['__proto__'];
+}
+
+/** A validated wire sale as a {@link Sale} (completed in place). */
 export function toSale(sale: Wire<CatalogSchemas['sale']>): Sale {
   if (sale.discountPercentage === null) delete sale.discountPercentage;
   if (sale.discountAmount === null) delete sale.discountAmount;
+  dropProtoKey(sale);
   return sale as Sale;
 }
 
@@ -125,6 +139,7 @@ export function toProduct(p: Wire<CatalogSchemas['product']>): Product {
   // Field by field, each assignment checked against Product's type: a temporary object
   // per product (Object.assign) cost several times more than this.
   const product = p as Wire<CatalogSchemas['product']> & Writable<Product>;
+  dropProtoKey(product);
   product.productId = String(p.productId);
   product.priceOriginal = p.priceOriginal ?? p.price;
   product.priceWithSale = p.priceWithSale ?? p.price;
@@ -137,9 +152,9 @@ export function toProduct(p: Wire<CatalogSchemas['product']>): Product {
   return product;
 }
 
-/** Reads a catalog answer. @internal */
+/** Reads a catalog answer: `body` (a fresh JSON.parse result) is completed in place. @internal */
 export function readCatalog(body: unknown): Catalog {
-  const wire = parse(catalogSchemas().catalogResponse, body, 'the catalog does not match the schema');
+  const wire = validated(catalogSchemas().catalogResponse, body, 'the catalog does not match the schema');
   if (wire.message === 'GAME_SERVER_NOT_FOUND') throw new WireProblem('auth', 'GAME_SERVER_NOT_FOUND');
   return { message: wire.message, products: wire.products ? wire.products.map(toProduct) : [] };
 }
