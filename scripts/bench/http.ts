@@ -10,14 +10,14 @@
 import ky from 'ky';
 import { StorefrontClient } from 'teamgames-sdk';
 import { median, percentile } from '../common/figures.js';
-import { CONCURRENCY, CONCURRENT_CALLS, ITERATIONS, ROUNDS, WARMUP } from './settings.js';
+import { CONCURRENCY, CONCURRENT_CALLS, ITERATIONS, ROUNDS, WARMUP, type Operation } from './settings.js';
 import { LARGE_KEY, SMALL_KEY, b64, player } from './service.js';
 
 export type Way = 'raw' | 'ky' | 'sdk';
 type Call = (i: number) => Promise<unknown>;
 const WAYS = ['raw', 'ky', 'sdk'] as const;
 
-function operations(url: string): Record<string, Record<Way, Call>> {
+function operations(url: string): Record<Operation, Record<Way, Call>> {
   const sdk = (apiKey: string) => new StorefrontClient({ apiKey, baseUrl: url, catalogCacheTtlMs: 0, rateLimit: false, retry: 0 });
   const small = sdk(SMALL_KEY);
   const large = sdk(LARGE_KEY);
@@ -128,9 +128,10 @@ async function rounds(ways: Record<Way, Call>): Promise<{ latencies: Record<Way,
  * within a round compares calls made under the same machine conditions; the reported
  * ratio is the median over rounds. Absolute figures (the table) pool every round.
  */
-export async function benchHttp(url: string): Promise<HttpResults> {
+export async function benchHttp(url: string, only?: Operation): Promise<HttpResults> {
   const results: HttpResults = {};
   for (const [name, ways] of Object.entries(operations(url))) {
+    if (only !== undefined && name !== only) continue;
     const { latencies, rates } = await rounds(ways);
     const figures = Object.fromEntries(
       WAYS.map((way) => {
