@@ -106,15 +106,3 @@ export function parse<T extends z.ZodMiniType>(schema: T, body: unknown, what: s
   return result.data;
 }
 
-/**
- * `body` itself once `schema` accepts it (`z.validate`), or a {@link WireProblem} with the
- * issues {@link parse} reports. For a large answer read once: zod builds no copy of each
- * row, so the reader gets the objects `JSON.parse` made (the transport's own, unknown
- * fields included) and completes them in place. Only for a schema whose output is its
- * input wherever the reader looks (no transform there).
- */
-export function validated<T extends z.ZodMiniType>(schema: T, body: unknown, what: string): z.input<T> {
-  if (!z.validate(schema, body)) parse(schema, body, what);
-  return body as z.input<T>;
-}
-

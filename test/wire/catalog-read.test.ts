@@ -28,6 +28,15 @@ describe('reading a catalog answer', () => {
     expect(first).toMatchObject({ id: product.id, sales: [{ saleType: 'amount', discountAmount: 2 }] });
   });
 
+  it.each([
+    [{ products: [product] }, { path: ['message'], message: 'Invalid input: expected string, received undefined' }],
+    [{ message: 'SUCCESS', products: { 0: product } }, { path: ['products'], message: 'Invalid input: expected array, received object' }],
+  ])('refuses an answer whose envelope is wrong: %j', async (body, issue) => {
+    text(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+    const error = expectInstance(await failureOf(client().getCatalog()), ResponseValidationError);
+    expect(error.issues).toEqual([issue]);
+  });
+
   it('reports every faulty field of an invalid answer, by path, as zod words it', async () => {
     const body = {
       message: 'SUCCESS',
