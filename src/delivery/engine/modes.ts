@@ -191,12 +191,15 @@ export class DeliveryModes extends EngineRecords {
     if (!(await this.write(run, player, (journal) => journal.append([mark])))) return journalOutcome(run);
     let result: ClaimResult;
     try {
-      result = await this.#claim(run, player, {}, control);
+      // The raw rows name each line's transaction: a delivery loop's checkout hint (#47) reads them.
+      result = await this.#claim(run, player, { includeRawTransactions: true }, control);
     } catch (error) {
       if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await this.reportUnverified(run, player, seen ?? 0, 'claimMark');
       await this.write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return failed(error);
     }
+    // Nothing was pending when the claim was sent: a later lost claim can only take what came after.
+    if (result.code === 'NO_ITEMS' || result.code === 'ALREADY_CLAIMED') this.seen(player, sentAt);
     if (result.code !== 'SUCCESS') {
       await this.write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return outcomeOf(result);

@@ -8,6 +8,7 @@
  * @internal
  */
 export { startLoop } from './start.js';
+export type { CheckoutHint, CheckoutHintOutcome } from './hints.js';
 export {
   checkDeliveryLoopSettings,
   type CheckedLoopOptions,

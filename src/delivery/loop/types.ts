@@ -15,6 +15,7 @@ import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } fro
 import type { DeliveryEngine } from '../engine/index.js';
 import type { RunVia } from '../engine/index.js';
 import type { VoteDeliveries, VoteVia } from '../votes/index.js';
+import type { CheckoutHint, CheckoutHintOutcome } from './hints.js';
 
 /** Options of {@link StorefrontClient.startDeliveryLoop}. */
 export interface DeliveryLoopOptions {
@@ -76,6 +77,8 @@ export interface LoopVoteInput {
 export interface DeliveryLoopStats {
   /** Players online on this node (joined, not left). */
   online: number;
+  /** Checkout hints held (see {@link DeliveryLoop.expect}), for players online or not. */
+  hints: number;
   /** Calls sent to the service. */
   calls: number;
   /** Of which previews. */
@@ -187,6 +190,34 @@ export interface DeliveryLoop {
    * - the loop stopped first: `code: 'STOPPED'`.
    */
   claim(playerName: string): Promise<LoopClaimReport>;
+  /**
+   * A checkout hint: the player just checked out (`transactionId` from
+   * {@link StorefrontClient.checkout}), so their purchase may be paid any moment. While the
+   * loop holds the player online, it spends their 10 s window on them each time, in the
+   * loop's {@link DeliveryLoopOptions.claimMode}: exactly once (the default), a preview each
+   * window and the claim one window after the preview that lists the purchase (given 10 to
+   * 20 s after payment, a lost answer loses nothing); `fast`, one claim call each window
+   * (given within about 10 s; a claim whose answer is lost is a window for staff). Until a
+   * claim delivers the transaction or the hint expires (default 10 minutes; every 20 s once
+   * it is 5 minutes old). A hint for a player not online here is held until they join or it
+   * expires: nothing is called or given for them. One hint per player (a newer one joins it:
+   * up to 8 transactions, the later expiry), at most 10,000 held, and hinted runs spend at
+   * most 30 % of `maxCallsPerSecond`: a flood of hints waits its turn and never starves the
+   * routine polls; the same hint sent again extends nothing, and once a hint has ended, one
+   * for what it named answers `expired` for an hour (a shop that sends hints in a loop never
+   * keeps a player claimed for ever). See the guide's "Checkout hints". Returns at once;
+   * throws only an {@link InvalidInputError} (a bad name or hint).
+   *
+   * @example
+   * ```ts
+   * const result = await client.checkout({ username: 'Player123', items: [{ id: 42, quantity: 1 }] });
+   * if (result.outcome === 'PAYMENT_REQUIRED') {
+   *   loop.expect('Player123', { transactionId: result.transactionId });
+   *   redirectTo(result.redirect);
+   * }
+   * ```
+   */
+  expect(playerName: string, hint?: CheckoutHint): CheckoutHintOutcome;
   /**
    * A `::vote` / `::reward` command typed by the player: {@link StorefrontClient.deliverVoteReward}
    * through the loop's budget of calls and the player's turn (after the purchase delivery
