@@ -197,7 +197,7 @@ describe("the loop's per-item backoff", () => {
     const item = { deliveryId: 'invoice:1' } as DeliveredItem;
     let now = 0;
     await expect(giveBackingOff(player, () => Promise.reject(new Error('busy')), item, () => now)).rejects.toThrow('busy');
-    expect(player.backoff?.get('invoice:1')).toEqual({ failures: 1, at: 10_000 });
+    expect(player.backoff?.get('invoice:1')).toEqual({ failures: 1, at: 10_000, vote: false });
     now = 10_000;
     await expect(giveBackingOff(player, () => 'late', item, () => now)).resolves.toBeUndefined();
     expect(player.backoff?.has('invoice:1')).toBe(false);
