@@ -11,7 +11,7 @@ import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
 import type { JournalEntry } from '../../journals/contract.js';
 import type { LoopClaimReport, LoopPendingItem, LoopVoteReport, PlayerDeliveryStatus } from './types.js';
 import { inspectEntries } from '../inspect/index.js';
-import type { DeliveredItem, DeliveryCode, GrantFunction } from '../core/index.js';
+import type { DeliveryCode } from '../core/index.js';
 
 /** A failed `give` waits this long before the item is given again, doubling per failure up to the cap. */
 const GIVE_BACKOFF_BASE_MS = CLAIM_WINDOW_MS;
@@ -66,8 +66,8 @@ export interface Player {
   pending: number;
   /** Vote records pending for the player (rows to give, lost answers to work out), as the last vote report said. */
   votePending: number;
-  /** Items whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
-  backoff: Map<string, { failures: number; at: number }> | undefined;
+  /** Items (and vote reward rows, `vote`) whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
+  backoff: Map<string, { failures: number; at: number; vote: boolean }> | undefined;
   /** Runs in a row that delivered nothing and ended with a blocking code; the code and since when (epoch ms) once blocked. */
   blockedRuns: number;
   blocked: { code: DeliveryCode; runs: number; since: number } | undefined;
@@ -127,25 +127,43 @@ export function backingOff(player: Player, deliveryId: string, now: number): boo
   return (player.backoff?.get(deliveryId)?.at ?? 0) > now;
 }
 
-/** How many of the player's items are held back at `now`, and when the first of them may be given again. */
+/**
+ * How many of the player's purchase items are held back at `now` (to weigh against their
+ * `pending`), and when the run that gives the first item or vote reward row held back again
+ * may come (its backoff over, a service window after the last call; infinite when none is).
+ */
 export function heldBack(player: Player, now: number): { held: number; retry: number } {
   let held = 0;
   let retry = Number.POSITIVE_INFINITY;
-  for (const { at } of player.backoff?.values() ?? []) {
+  for (const { at, vote } of player.backoff?.values() ?? []) {
     if (at <= now) continue;
-    held += 1;
+    if (!vote) held += 1;
     retry = Math.min(retry, at);
   }
-  return { held, retry };
+  return { held, retry: Math.max(retry, player.lastCallAt + CLAIM_WINDOW_MS) };
 }
 
-/** Calls the game's `give`; a failure backs the item off (10 s, doubling, at most 1 h), a success clears it. */
-export function giveBackingOff(player: Player, give: GrantFunction, item: DeliveredItem, now: () => number): unknown {
+/** Whether a vote reward row whose give failed may be given again at `now` (monotonic): the run gives the player's vote rows then. */
+export function votesDue(player: Player, now: number): boolean {
+  for (const { at, vote } of player.backoff?.values() ?? []) if (vote && at <= now) return true;
+  return false;
+}
+
+/** Forgets the vote rows due at `now` that a completed pass over the player's rows did not give again: gone from the journal (given elsewhere, settled by staff). */
+export function forgetDueVotes(player: Player, now: number): void {
+  for (const [id, { at, vote }] of player.backoff ?? []) if (vote && at <= now) player.backoff?.delete(id);
+}
+
+/**
+ * Calls the game's `give` (or `giveVoteReward`, `kind: 'vote'`); a failure backs the item
+ * off (10 s, doubling, at most 1 h), a success clears it: one backoff for both kinds.
+ */
+export function giveBackingOff<T extends { deliveryId: string }>(player: Player, give: (item: T) => unknown, item: T, now: () => number, kind: 'item' | 'vote' = 'item'): unknown {
   const id = item.deliveryId;
   const failed = (error: unknown) => {
     player.backoff ??= new Map();
     const failures = (player.backoff.get(id)?.failures ?? 0) + 1;
-    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)) });
+    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)), vote: kind === 'vote' });
     throw error;
   };
   // What a give returns is ignored (the core marks its own timeout with a value no give can

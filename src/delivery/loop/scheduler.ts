@@ -153,7 +153,7 @@ class Loop implements DeliveryLoop {
       await this.#budget.take(true, player.gone.signal);
       this.#stats.calls += 1;
     };
-    return claimVoteInLoop({ player, here, call, votes, give: giveVote, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts }, input);
+    return claimVoteInLoop({ player, here, call, plan: (at) => this.#schedule(player, at, false), votes, give: giveVote, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts, now: () => this.#timers.now() }, input);
   }
 
   stats(): DeliveryLoopStats {
@@ -347,8 +347,8 @@ class Loop implements DeliveryLoop {
     let report: DeliveryReport;
     try {
       report = await this.#host.engine.deliverChecked(via, player.name, (item: DeliveredItem) => this.#give(player, item), fast ? 'fast' : 'exactlyOnce', control, extras);
-      // After the join's purchases: the vote reward rows a crash (or a failed give) left for the player.
-      player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts });
+      // After the purchases: the vote reward rows a crash or a failed give left (at the join; then as their give backoff allows).
+      player.votesResumed = await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts, now: () => this.#timers.now() });
     } catch (error) {
       // Left or stopped: only stop()'s callers read this report (leave() answered a player's callers OFFLINE).
       if (error instanceof Interrupted) return undelivered('STOPPED', player);
@@ -424,7 +424,7 @@ class Loop implements DeliveryLoop {
     const again = player.pending > held || player.failed;
     player.failed = false;
     const soon = again ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
-    this.#schedule(player, Math.min(soon, next, Math.max(retry, player.lastCallAt + CLAIM_WINDOW_MS)), false);
+    this.#schedule(player, Math.min(soon, next, retry), false);
   }
 
   /**

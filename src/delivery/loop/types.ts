@@ -52,9 +52,10 @@ export interface DeliveryLoopOptions {
    * needed by {@link DeliveryLoop.claimVote}, never called for a player who is offline. With it,
    * the loop's first run after a player joins also gives the vote reward rows the journal holds
    * for them (claimed, not given: a crash, a give that threw), without a call to the store.
-   * A row whose give fails while the player is online waits for their next `claimVote` or
-   * their next join (the polls do not retry it), its attempts and last error in the journal,
-   * marked for staff after `staffAfterAttempts` failures as a purchase is.
+   * A row whose give fails while the player is online is given again by the loop on the
+   * purchases' give backoff (10 s, doubling, at most 1 h; no store call: it was paid), at
+   * their next `claimVote` and at their next join, its attempts and last error in the
+   * journal, marked for staff after `staffAfterAttempts` failures as a purchase is.
    */
   giveVoteReward?: VoteRewardGiveFunction;
 }

@@ -53,6 +53,8 @@ export interface VoteHost {
 export interface VoteExtras {
   /** Failed gives after which a row is marked for staff (`lastError.stuck`) and a `stuck` event is emitted. */
   staffAfterAttempts?: number;
+  /** A row is left for later, untouched (no give, no failure noted), while this says so: the loop's give backoff, as the engine's `defer` for purchases. */
+  defer?: (row: { deliveryId: string }) => boolean;
 }
 
 /** The options of a vote call once checked (where they entered: the client's method, or the loop's options). @internal */
@@ -68,6 +70,7 @@ interface VoteRun {
   /** How long one give may run before the call moves on (the row stays pending). */
   grantTimeoutMs: number;
   staffAfterAttempts: number | undefined;
+  defer?: VoteExtras['defer'];
   granted: GivenVoteReward[];
   failed: VoteRewardFailure[];
   window?: VoteUnverifiedWindow;
@@ -132,7 +135,7 @@ export class VoteDeliveries {
     const { signal } = control;
     const journal = this.#host.journal;
     const locks = this.#host.locks(journal);
-    const run: VoteRun = { operation: op, via, grantTimeoutMs: control.grantTimeoutMs, staffAfterAttempts: extras.staffAfterAttempts, granted: [], failed: [] };
+    const run: VoteRun = { operation: op, via, grantTimeoutMs: control.grantTimeoutMs, staffAfterAttempts: extras.staffAfterAttempts, defer: extras.defer, granted: [], failed: [] };
     let all: JournalEntry[];
     try {
       all = checked(await journal.pending(player));
@@ -311,7 +314,7 @@ export class VoteDeliveries {
   async #giveAll(run: VoteRun, journal: DeliveryJournal, rows: readonly Row[], give: VoteRewardGiveFunction): Promise<void> {
     const { granting, given } = sharedOf(journal);
     for (const row of rows) {
-      if (granting.has(row.deliveryId)) continue;
+      if (granting.has(row.deliveryId) || run.defer?.(row) === true) continue;
       // Given already by this process; only its acknowledgement is missing: never given twice.
       if (given.has(row.deliveryId)) {
         await this.#acknowledgeGiven(run, journal, row);
