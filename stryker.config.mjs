@@ -37,7 +37,7 @@ export default {
     'src/cli/journal-command.ts',
     'src/cli/journal-sources.ts',
     'src/cli/journal-print.ts',
-    'src/cli/databases.ts',
+    'src/host/databases.ts',
     'src/journals/**/*.ts',
     // The bridge's sinks (#37): what they send, when they stop sending; what counts as given.
     // (rcon-link.ts, the connection, is left out for now: its mutants mostly hang a socket

@@ -8,7 +8,8 @@
  * @module
  */
 import type { DestinationStream } from 'pino';
-import type { JournalDeps, TeamgamesEnv } from '../cli/shared.js';
+import type { JournalDeps } from '../host/databases.js';
+import type { TeamgamesEnv } from '../host/io.js';
 import { DEFAULT_BASE_URL, StorefrontClient, VERSION, inspectJournal, type DeliveredItem, type GivenVoteReward, type StorefrontEvent } from '../index.js';
 import { playerNameProblem } from '../common/player-name.js';
 import { readBridgeConfig, type BridgeConfig, type RconGiveConfig } from './config.js';

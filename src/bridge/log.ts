@@ -8,8 +8,8 @@
  * @module
  */
 import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
-import { keyRedactor, redactValue, type Redact } from '../cli/shared.js';
-import { URL_PASSWORD, urlSecrets } from '../cli/databases.js';
+import { URL_PASSWORD, urlSecrets } from '../host/databases.js';
+import { keyRedactor, redactValue, type Redact } from '../host/redact.js';
 import type { BridgeSecrets } from './secrets.js';
 import type { LogLevel } from './config.js';
 

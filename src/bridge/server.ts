@@ -9,8 +9,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redact } from '../cli/shared.js';
-import { redactValue } from '../cli/shared.js';
+import { redactValue, type Redact } from '../host/redact.js';
 import { playerNameProblem } from '../common/player-name.js';
 import type { DeliveryLoop } from '../index.js';
 import { InvalidInputError, isStorefrontError } from '../errors.js';

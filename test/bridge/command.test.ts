@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTeamgames } from '../../src/cli/program.js';
-import { runBridgeCommand } from '../../src/cli/bridge-command.js';
+import { runBridgeCommand } from '../../src/bridge/command.js';
 import type { RunningBridge } from '../../src/bridge/bridge.js';
 import { stream } from '../support/cli.js';
 
