@@ -18,10 +18,11 @@ import { createLogger, secretRedactor, type BridgeLogger } from './log.js';
 import { createMetrics, type BridgeMetrics } from './metrics.js';
 import { Roster } from './roster.js';
 import { readSecrets, withSecretProblems, type BridgeSecrets } from './secrets.js';
-import { startBridgeServer } from './server.js';
+import { startBridgeServer } from './http/index.js';
+import { openRconSink } from './rcon/index.js';
 import { createStaffDesk, openStaffPage, recorded } from './staff-page/index.js';
 import type { ItemSink } from './sink.js';
-import { createWebhookSink } from './webhook.js';
+import { createWebhookSink } from './webhook/index.js';
 import type { DeliveryJournal } from '../journals/contract.js';
 
 /** What the bridge takes from outside, injectable for tests. */
@@ -53,11 +54,10 @@ async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: D
     return { sink: createWebhookSink(webhook, { token: secrets.token, log, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) }), where: `webhook ${url.origin}${url.pathname}` };
   }
   const rconConfig = rcon as RconGiveConfig;
-  // Its own module, loaded only for an RCON bridge (rcon-client with it).
-  const module = await import('./rcon.js');
   // The password as secrets.ts read it at start (from its variable or file, checked there).
   const password = secrets.rconPassword === undefined ? {} : { password: secrets.rconPassword };
-  return { sink: await module.createRconSink({ ...rconConfig, ...password }, { journal, log, now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
+  // Its own module, loaded only for an RCON bridge (rcon-client with it).
+  return { sink: await openRconSink({ ...rconConfig, ...password }, { journal, log, now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
 function isLoopback(host: string): boolean {

@@ -115,7 +115,7 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
     io.stderr.write(`teamgames bridge: ${printable(message.replace(URL_PASSWORD, '$1***@'))}${code === COMMON_EXIT.USAGE ? ' (see teamgames bridge --help)' : ''}\n`);
     return code;
   };
-  if (argv[0] === 'staff-hash') return (await import('./staff-page/hash-command.js')).runStaffHash(argv.slice(1), io, deps.stdin ?? process.stdin);
+  if (argv[0] === 'staff-hash') return (await import('./staff-page/index.js')).runStaffHash(argv.slice(1), io, deps.stdin ?? process.stdin);
   let config: string;
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });

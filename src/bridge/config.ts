@@ -14,10 +14,9 @@ import { UsageError } from '../common/command-line.js';
 import { checkLoopOptions } from '../delivery/loop-types.js';
 import { InvalidInputError } from '../errors.js';
 import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
-import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
-import { GAMES, patternProblem, type Game, type ReplyPatterns } from './rcon-replies.js';
-import { staffConfigOf, staffSection } from './staff-page/config.js';
-import type { StaffPageConfig } from './staff-page/config.js';
+import type { LogLevel } from './log.js';
+import { GAMES, PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, patternProblem, templateProblem, type Game, type ReplyPatterns } from './rcon/index.js';
+import { staffConfigOf, staffSection, type StaffPageConfig } from './staff-page/index.js';
 
 /** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
 export interface WebhookGiveConfig {
@@ -80,9 +79,6 @@ export interface BridgeConfig {
   /** The staff page (issue #48), when the config has a `staff` section. */
   staff?: StaffPageConfig;
 }
-
-/** The log levels (pino's). */
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
  * A rule across an object's fields, checked even when one of its fields has the wrong type

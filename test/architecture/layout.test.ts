@@ -67,6 +67,15 @@ describe('who may import whom', () => {
     expect(files('src/cli').filter((file) => staticImport.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([]);
   });
 
+  it("the bridge's rooms (the HTTP API, each sink, the staff page) are entered by their index.ts only", () => {
+    const rooms = readdirSync(join(ROOT, 'src/bridge'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/bridge/${e.name}`);
+    expect(rooms).toEqual(expect.arrayContaining(['src/bridge/http', 'src/bridge/rcon', 'src/bridge/staff-page', 'src/bridge/webhook']));
+    const doorOnly = (from: string) => (t: string) => rooms.every((room) => inside(room)(from) || !inside(room)(t) || t === `${room}/index.ts`);
+    // The rule can fail: the assembly importing the RCON sink's link.
+    expect(doorOnly('src/bridge/bridge.ts')('src/bridge/rcon/link.ts')).toBe(false);
+    expect(files('src').flatMap((file) => importedBy(file).filter((t) => !doorOnly(file)(t)).map((t) => `${file} -> ${t}`))).toEqual([]);
+  });
+
   it('nothing in src/ imports tests or scripts, and no test imports scripts/', () => {
     expect(violations('src', inside('src'))).toEqual([]);
     expect(violations('test', (t) => !inside('scripts')(t))).toEqual([]);

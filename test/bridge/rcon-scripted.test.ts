@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
-import { RconWindowError, rconSinkOn, type SinkLink } from '../../src/bridge/rcon.js';
-import type { Sent } from '../../src/bridge/rcon-link.js';
-import type { RconGiveConfig } from '../../src/bridge/rcon-types.js';
+import { RconWindowError, rconSinkOn, type SinkLink } from '../../src/bridge/rcon/sink.js';
+import type { Sent } from '../../src/bridge/rcon/link.js';
+import type { RconGiveConfig } from '../../src/bridge/rcon/types.js';
 import { NOW, itemOf, recordingLog, scrolls, whip } from '../support/rcon-sink.js';
 
 /** A connection whose commands meet the fates given, in order (then replies). */

@@ -1,12 +1,12 @@
 /**
- * The RCON command templates (src/bridge/rcon-template.ts): placeholders filled, a value
+ * The RCON command templates (src/bridge/rcon/template.ts): placeholders filled, a value
  * that could break out of the command refused (never escaped), templates checked when the
  * sink is made, the product's own templates before `"*"`.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/index.js';
-import { createRconSink } from '../../src/bridge/rcon.js';
-import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor, valueProblem } from '../../src/bridge/rcon-template.js';
+import { createRconSink } from '../../src/bridge/rcon/sink.js';
+import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor, valueProblem } from '../../src/bridge/rcon/template.js';
 import { recordingLog } from '../support/rcon-sink.js';
 
 describe('render', () => {

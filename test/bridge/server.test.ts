@@ -8,7 +8,7 @@ import { MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryLoop 
 import { createMockService, type MockService } from 'teamgames-sdk/mock';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
+import { startBridgeServer, type BridgeServer } from '../../src/bridge/http/index.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { journalLine, journalWindow } from '../support/journal.js';

@@ -16,7 +16,7 @@ import { FileJournal, StorefrontClient, inspectJournal, type DeliveredItem, type
 import { createMockService } from 'teamgames-sdk/mock';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
+import { startBridgeServer, type BridgeServer } from '../../src/bridge/http/index.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { EXIT } from '../../src/cli/program.js';
 import { runCli } from '../support/cli.js';

@@ -4,8 +4,8 @@
  */
 import { afterEach } from 'vitest';
 import type { DeliveredItem, DeliveryJournal, GivenVoteReward, JournalLine, JournalVoteReward } from '../../src/index.js';
-import { createRconSink } from '../../src/bridge/rcon.js';
-import type { ItemSink, Logger, RconGiveConfig } from '../../src/bridge/rcon-types.js';
+import { createRconSink } from '../../src/bridge/rcon/sink.js';
+import type { ItemSink, Logger, RconGiveConfig } from '../../src/bridge/rcon/types.js';
 import { TestRconServer, type TestRconServerOptions } from './rcon-server.js';
 import { journalLine } from './journal.js';
 import { TWO_SCROLLS } from './fixtures.js';

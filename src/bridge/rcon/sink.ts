@@ -15,12 +15,12 @@
  * @internal
  */
 import { readFile } from 'node:fs/promises';
-import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../index.js';
-import { RconLink, messageOf, type Sent } from './rcon-link.js';
-import { listPlayers, parseOnline } from './rcon-players.js';
-import { listCommandOf, meaningOf, replyRules, type Game, type ReplyRules } from './rcon-replies.js';
-import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor } from './rcon-template.js';
-import type { ItemSink, RconGiveConfig, RconSinkDeps } from './rcon-types.js';
+import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../../index.js';
+import { RconLink, messageOf, type Sent } from './link.js';
+import { listPlayers, parseOnline } from './players.js';
+import { listCommandOf, meaningOf, replyRules, type Game, type ReplyRules } from './replies.js';
+import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor } from './template.js';
+import type { ItemSink, RconGiveConfig, RconSinkDeps } from './types.js';
 
 /**
  * A give the sink refuses for good (no template, a value that could break out of the

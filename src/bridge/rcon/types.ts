@@ -5,11 +5,11 @@
  * @module
  * @internal
  */
-import type { DeliveryJournal } from '../index.js';
-import type { BridgeLogger } from './log.js';
-import type { Game, ReplyPatterns } from './rcon-replies.js';
+import type { DeliveryJournal } from '../../index.js';
+import type { BridgeLogger } from '../log.js';
+import type { Game, ReplyPatterns } from './replies.js';
 
-export type { ItemSink } from './sink.js';
+export type { ItemSink } from '../sink.js';
 
 /** The `give.rcon` section of bridge.json, validated (the bridge's `config.ts`). @internal */
 export interface RconGiveConfig {
