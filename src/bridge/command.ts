@@ -12,8 +12,9 @@ import { InvalidInputError } from '../errors.js';
 import { URL_PASSWORD } from '../host/databases.js';
 import type { TeamgamesEnv, TeamgamesIo } from '../host/io.js';
 import type { BridgeDeps, RunningBridge } from './bridge.js';
+import { routeList } from './http/index.js';
 
-/** The text of `teamgames bridge --help`. */
+/** The text of `teamgames bridge --help`; its HTTP API is the route table's (http/routes.ts). */
 export const BRIDGE_USAGE = `Usage: teamgames bridge --config <bridge.json>
        teamgames bridge staff-hash <name> <read|resolve>   (password on stdin: a line
                       of the staff page's accounts file; see staff-hash --help)
@@ -40,9 +41,7 @@ Environment (secrets never go in the config or on the command line):
                       (the database URL), give.rcon.passwordEnv (the RCON password)
 
 HTTP API (loopback by default; JSON; errors {"error":{"code","message","field"}}):
-  POST /v1/join {"player"}   POST /v1/leave {"player"}   PUT /v1/online {"players":[…]}
-  POST /v1/claim {"player"}  POST /v1/vote {"player","reward","amount"}
-  GET /v1/players/<name>/status   GET /v1/health   GET /metrics (Prometheus)
+${routeList().replace(/^/gm, '  ')}
 
 Needs the optional packages: npm install pino prom-client rcon-client
 

@@ -5,5 +5,5 @@
  * @module
  * @internal
  */
-export { ApiError, ROUTES } from './routes.js';
+export { ApiError, ROUTES, routeList, type Route } from './routes.js';
 export { closeGracefully, listenOn, startBridgeServer, type BridgeServer, type BridgeServerOptions } from './server.js';

@@ -1,11 +1,12 @@
 /**
  * The bridge's HTTP API as data: one row per route (method, path, the metrics' name, the
- * body's limit, what it does), the table `teamgames bridge --help` lists and the server
- * (server.ts) runs.
+ * body's limit and zod schema, what it does), the table `teamgames bridge --help` lists
+ * and the server (server.ts) runs. A body that fails its schema is a 400 naming the field.
  *
  * @module
  * @internal
  */
+import { z } from 'zod';
 import { playerNameProblem } from '../../common/player-name.js';
 import { resolveWindow } from '../../delivery/staff.js';
 import { InvalidInputError, isStorefrontError } from '../../errors.js';
@@ -41,15 +42,19 @@ export interface Context {
   openWindows: (() => Promise<number>) | undefined;
 }
 
-export interface Route {
+/** A route of the API: its method, its path, the metrics' label, its body's schema, what it does. */
+export interface Route<Body = unknown> {
   method: 'GET' | 'POST' | 'PUT';
-  /** The path, or a pattern whose first group is the player's name. */
-  path: string | RegExp;
+  /** The path as `--help` shows it; `<name>` stands for a player's URL-encoded name. */
+  path: string;
   /** The metrics' label. */
   name: string;
-  /** The body's limit in bytes, when the route takes a body. */
-  bodyLimit?: number;
-  handle(ctx: Context, body: Record<string, unknown>, param: string | undefined): Promise<Answer> | Answer;
+  /** What `--help` says after the path, when the body does not say it all. */
+  note?: string;
+  /** The body, when the route takes one: its limit in bytes and the schema it must pass. */
+  body?: { limit: number; schema: z.ZodType<Body> };
+  /** `param`: the player's name from the path (URL-decoded), for a path with `<name>`. */
+  handle(ctx: Context, body: Body, param: string | undefined): Promise<Answer> | Answer;
 }
 
 const SMALL = 16 * 1024;
@@ -57,24 +62,66 @@ const SMALL = 16 * 1024;
 const LIST = 1024 * 1024;
 const MAX_PLAYERS = 100_000;
 
-function player(value: unknown, field = 'player'): string {
-  if (typeof value !== 'string') throw new ApiError(400, 'INVALID_FIELD', `${field} must be a string (the player's exact name)`, field);
-  const problem = playerNameProblem(value);
-  if (problem !== undefined) throw new ApiError(400, 'INVALID_FIELD', `${field} ${problem}`, field);
-  return value;
-}
+/** A player's exact name, held to the SDK's rule. */
+const playerName = z.string({ error: "must be a string (the player's exact name)" }).superRefine((name, ctx) => {
+  const problem = playerNameProblem(name);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
 
-function playerList(value: unknown): string[] {
-  if (!Array.isArray(value)) throw new ApiError(400, 'INVALID_FIELD', 'players must be an array of names (every player online now)', 'players');
-  if (value.length > MAX_PLAYERS) throw new ApiError(400, 'INVALID_FIELD', `players must hold at most ${MAX_PLAYERS} names`, 'players');
-  const names: string[] = [];
-  for (let i = 0; i < value.length; i++) names.push(player(value[i], `players[${i}]`));
-  return names;
-}
+const playerBody = z.object({ player: playerName });
 
 const ok = (json: unknown = { ok: true }): Answer => ({ status: 200, json });
 
-const RESOLVE_FIELDS = ['player', 'windowId', 'by', 'note'];
+/** The body's field an issue is about, as the API names it (`players[3]`). */
+function fieldOf(path: readonly PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
+}
+
+/**
+ * `raw` as `schema` reads it.
+ * @throws ApiError 400 `INVALID_FIELD` naming the field (an unknown field first, where the schema is strict).
+ */
+function parsed<T>(schema: z.ZodType<T>, raw: unknown): T {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const { issues } = result.error;
+  const unknown = issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (unknown !== undefined) {
+    const key = unknown.keys[0] as string;
+    const known = schema instanceof z.ZodObject ? Object.keys(schema.shape).join(', ') : '';
+    throw new ApiError(400, 'INVALID_FIELD', `unknown field ${JSON.stringify(key)} (${known})`, key);
+  }
+  const issue = issues[0] as z.core.$ZodIssue;
+  const field = fieldOf(issue.path);
+  throw new ApiError(400, 'INVALID_FIELD', `${field} ${issue.message}`, field);
+}
+
+/**
+ * The body (a JSON object) as its route's schema reads it; `undefined` for a route without one.
+ * @throws ApiError 400 `INVALID_FIELD` naming the field.
+ */
+export function checkedBody(route: Route, raw: unknown): unknown {
+  return route.body === undefined ? undefined : parsed(route.body.schema, raw);
+}
+
+/** What `--help` shows of a body: its fields, an array's as `[…]`, an optional one with `?`. */
+function shownBody(schema: z.ZodType): string {
+  if (!(schema instanceof z.ZodObject)) return '{…}';
+  const fields = Object.entries(schema.shape as Record<string, z.ZodType>).map(([key, field]) => `${JSON.stringify(key)}${field instanceof z.ZodArray ? ':[…]' : ''}${field instanceof z.ZodOptional ? '?' : ''}`);
+  return `{${fields.join(',')}}`;
+}
+
+/** The routes as `teamgames bridge --help` lists them: one line each, `METHOD path {"field",…} note`. */
+export function routeList(routes: readonly Route[] = ROUTES): string {
+  return routes.map((r) => [r.method, r.path, ...(r.body === undefined ? [] : [shownBody(r.body.schema)]), ...(r.note === undefined ? [] : [r.note])].join(' ')).join('\n');
+}
+
+/** A row of the table, its body typed by its schema. */
+function route<Body>(row: Route<Body>): Route {
+  return row as unknown as Route;
+}
+
+const resolveBody = z.strictObject({ player: playerName.optional(), windowId: z.unknown().optional(), by: z.unknown(), note: z.unknown() });
 
 /**
  * Staff close a window while the bridge runs (`teamgames journal resolve --bridge`):
@@ -82,11 +129,9 @@ const RESOLVE_FIELDS = ['player', 'windowId', 'by', 'note'];
  * are the journal's, as from the CLI. A window resolved first answers 409 with the first
  * resolution (who, when, the note).
  */
-async function resolveRoute(c: Context, b: Record<string, unknown>): Promise<Answer> {
-  const unknown = Object.keys(b).find((k) => !RESOLVE_FIELDS.includes(k));
-  if (unknown !== undefined) throw new ApiError(400, 'INVALID_FIELD', `unknown field ${JSON.stringify(unknown)} (player, windowId, by, note)`, unknown);
+async function resolveRoute(c: Context, b: z.output<typeof resolveBody>): Promise<Answer> {
   const input = {
-    ...(b.player === undefined ? {} : { playerName: player(b.player) }),
+    ...(b.player === undefined ? {} : { playerName: b.player }),
     ...(b.windowId === undefined ? {} : { windowId: b.windowId }),
     by: b.by,
     note: b.note,
@@ -130,42 +175,46 @@ function isoTimes(value: unknown): unknown {
   return out;
 }
 
+const REWARD = 'must be the reward id (a string or a positive integer)';
+const AMOUNT = 'must be a positive integer or "all"';
+const voteBody = z.object({
+  player: playerName,
+  reward: z.union([z.string({ error: REWARD }).regex(/\S/, { error: REWARD }), z.int({ error: REWARD }).min(1, { error: REWARD })], { error: REWARD }),
+  amount: z.union([z.literal('all', { error: AMOUNT }), z.int({ error: AMOUNT }).min(1, { error: AMOUNT })], { error: AMOUNT }),
+});
+
+const onlineBody = z.object({
+  players: z.array(playerName, { error: 'must be an array of names (every player online now)' }).max(MAX_PLAYERS, { error: `must hold at most ${MAX_PLAYERS} names` }),
+});
+
+/** The API, one row per route, in the order `--help` lists them. */
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/join', name: 'join', bodyLimit: SMALL, handle: (c, b) => (c.roster.join(player(b.player)), ok()) },
-  { method: 'POST', path: '/v1/leave', name: 'leave', bodyLimit: SMALL, handle: (c, b) => (c.roster.leave(player(b.player)), ok()) },
-  { method: 'PUT', path: '/v1/online', name: 'online', bodyLimit: LIST, handle: (c, b) => ok({ ok: true, ...c.roster.replace(playerList(b.players)) }) },
-  {
+  route({ method: 'POST', path: '/v1/join', name: 'join', body: { limit: SMALL, schema: playerBody }, handle: (c, b) => (c.roster.join(b.player), ok()) }),
+  route({ method: 'POST', path: '/v1/leave', name: 'leave', body: { limit: SMALL, schema: playerBody }, handle: (c, b) => (c.roster.leave(b.player), ok()) }),
+  route({ method: 'PUT', path: '/v1/online', name: 'online', body: { limit: LIST, schema: onlineBody }, handle: (c, b) => ok({ ok: true, ...c.roster.replace(b.players) }) }),
+  route({
     method: 'POST',
     path: '/v1/claim',
     name: 'claim',
-    bodyLimit: SMALL,
+    body: { limit: SMALL, schema: playerBody },
     handle: async (c, b) => {
-      const report = await c.loop.claim(player(b.player));
+      const report = await c.loop.claim(b.player);
       return ok({ code: report.code, message: report.message, granted: report.granted.length, pending: report.pending });
     },
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: '/v1/vote',
     name: 'vote',
-    bodyLimit: SMALL,
+    body: { limit: SMALL, schema: voteBody },
     handle: async (c, b) => {
-      const name = player(b.player);
-      const reward = b.reward;
-      if ((typeof reward !== 'string' || reward.trim() === '') && (typeof reward !== 'number' || !Number.isSafeInteger(reward) || reward < 1)) {
-        throw new ApiError(400, 'INVALID_FIELD', 'reward must be the reward id (a string or a positive integer)', 'reward');
-      }
-      const amount = b.amount;
-      if (amount !== 'all' && (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1)) {
-        throw new ApiError(400, 'INVALID_FIELD', 'amount must be a positive integer or "all"', 'amount');
-      }
-      const report = await c.loop.claimVote(name, { reward, amount });
+      const report = await c.loop.claimVote(b.player, { reward: b.reward, amount: b.amount });
       return ok({ code: report.code, message: report.message, granted: report.granted.length, pending: report.pending });
     },
-  },
-  {
+  }),
+  route({
     method: 'GET',
-    path: /^\/v1\/players\/([^/]+)\/status$/,
+    path: '/v1/players/<name>/status',
     name: 'status',
     handle: async (c, _, param) => {
       let name: string;
@@ -174,10 +223,11 @@ export const ROUTES: readonly Route[] = [
       } catch {
         throw new ApiError(400, 'INVALID_FIELD', 'the player in the path must be URL-encoded UTF-8', 'player');
       }
-      return ok(isoTimes(plainErrors((await c.loop.status(player(name))) as unknown as Record<string, unknown>)));
+      const { player } = parsed(playerBody, { player: name });
+      return ok(isoTimes(plainErrors((await c.loop.status(player)) as unknown as Record<string, unknown>)));
     },
-  },
-  {
+  }),
+  route({
     method: 'GET',
     path: '/v1/health',
     name: 'health',
@@ -188,8 +238,7 @@ export const ROUTES: readonly Route[] = [
       const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, ...(openWindows === undefined ? {} : { openWindows }), errors: s.errors, intervalMs: s.intervalMs };
       return { status: s.paused ? 503 : 200, json };
     },
-  },
-  { method: 'POST', path: '/v1/windows/resolve', name: 'resolve', bodyLimit: SMALL, handle: resolveRoute },
-  { method: 'GET', path: '/metrics', name: 'metrics', handle: async (c) => ({ status: 200, text: await c.metrics.text(), contentType: c.metrics.contentType }) },
+  }),
+  route({ method: 'POST', path: '/v1/windows/resolve', name: 'resolve', body: { limit: SMALL, schema: resolveBody }, handle: resolveRoute }),
+  route({ method: 'GET', path: '/metrics', name: 'metrics', note: '(Prometheus text)', handle: async (c) => ({ status: 200, text: await c.metrics.text(), contentType: c.metrics.contentType }) }),
 ];
-

@@ -16,12 +16,15 @@ import type { DeliveryJournal } from '../../journals/contract.js';
 import type { BridgeLogger } from '../log.js';
 import type { BridgeMetrics } from '../metrics.js';
 import type { Roster } from '../roster.js';
-import { ApiError, ROUTES, type Answer, type Context, type Route } from './routes.js';
+import { ApiError, ROUTES, checkedBody, type Answer, type Context, type Route } from './routes.js';
+
+/** A route's path as a pattern: `<name>` is the player's name, its first group. */
+const PATTERNS = new Map(ROUTES.map((route) => [route, new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('<name>', '([^/]+)')}$`)]));
 
 function match(method: string, pathname: string): { route: Route; param: string | undefined } | ApiError {
   let allowed: string[] = [];
   for (const route of ROUTES) {
-    const found = typeof route.path === 'string' ? (route.path === pathname ? [pathname] : null) : route.path.exec(pathname);
+    const found = (PATTERNS.get(route) as RegExp).exec(pathname);
     if (found === null) continue;
     if (route.method === method) return { route, param: found[1] };
     allowed = [...allowed, route.method];
@@ -97,7 +100,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     const { route, param } = found;
     if (stopping) throw Object.assign(new ApiError(503, 'STOPPING', 'the bridge is stopping; try again once it is back'), { route: route.name });
     try {
-      const body = route.bodyLimit === undefined ? {} : await readBody(req, route.bodyLimit);
+      const body = route.body === undefined ? undefined : checkedBody(route, await readBody(req, route.body.limit));
       return { ...(await route.handle(ctx, body, param)), route: route.name };
     } catch (error) {
       throw Object.assign(error instanceof Error ? error : new Error(String(error)), { route: route.name });
