@@ -9,7 +9,7 @@
 import { UsageError } from '../common/command-line.js';
 import type { TeamgamesEnv } from '../host/io.js';
 import { apiKeyOf, secretOf, tokenOf } from '../host/secrets.js';
-import type { BridgeConfig } from './config.js';
+import type { BridgeConfig, RconGiveConfig } from './config.js';
 
 /** What the bridge holds secret. */
 export interface BridgeSecrets {
@@ -18,8 +18,18 @@ export interface BridgeSecrets {
   token: string;
   /** The journal's database URL, for a PostgreSQL or MySQL journal. */
   databaseUrl?: string;
-  /** The RCON password, read here only so that no log line can hold it (the RCON sink reads its own). */
+  /** The RCON password as read at start (the RCON sink reads it again by {@link rconPasswordOf} at each connection). */
   rconPassword?: string;
+}
+
+/**
+ * The RCON password's reader: `give.rcon.passwordEnv`'s variable or `give.rcon.passwordFile`'s
+ * first line, by the rules of every secret (host/secrets.ts), read again at each call so a
+ * rotated file is picked up and still checked.
+ * @throws UsageError (rejected) naming the variable or the file and why (never the value).
+ */
+export function rconPasswordOf(rcon: Pick<RconGiveConfig, 'passwordEnv' | 'passwordFile'>, env: TeamgamesEnv): () => Promise<string> {
+  return () => secretOf(env, rcon.passwordEnv, rcon.passwordFile, `give.rcon.${rcon.passwordEnv === undefined ? 'passwordFile' : 'passwordEnv'}`);
 }
 
 async function apiKey(env: TeamgamesEnv): Promise<string> {
@@ -52,7 +62,7 @@ export async function readSecrets(config: BridgeConfig, env: TeamgamesEnv): Prom
     apiKey(env),
     tokenOf(env, true),
     j.kind === 'file' ? Promise.resolve(undefined) : secretOf(env, j.urlEnv, j.urlFile, `journal.${j.kind}.${j.urlEnv === undefined ? 'urlFile' : 'urlEnv'}`),
-    rcon === undefined ? Promise.resolve(undefined) : secretOf(env, rcon.passwordEnv, rcon.passwordFile, `give.rcon.${rcon.passwordEnv === undefined ? 'passwordFile' : 'passwordEnv'}`),
+    rcon === undefined ? Promise.resolve(undefined) : rconPasswordOf(rcon, env)(),
   ] as const;
   const settled = await Promise.allSettled(reads);
   const problems = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason instanceof Error ? s.reason.message : String(s.reason)] : []));

@@ -27,7 +27,7 @@ function scripted(fates: Sent[]): SinkLink & { sent: string[] } {
 }
 
 // The scripted replies (`ok`, `done`, `fine`, `x…`) are this game's "done"; no online check (its own suite covers it).
-const config: RconGiveConfig = { host: 'h', port: 1, password: 'p', timeoutMs: 100, commands: { '42': ['give {player} whip {quantity}', 'say thanks {player}'] }, voteCommands: { '2': ['give {player} scroll {amount}'] }, game: 'custom', replies: { done: ['^(ok|done|fine|x+)$'] }, checkOnline: false };
+const config: RconGiveConfig = { host: 'h', port: 1, timeoutMs: 100, commands: { '42': ['give {player} whip {quantity}', 'say thanks {player}'] }, voteCommands: { '2': ['give {player} scroll {amount}'] }, game: 'custom', replies: { done: ['^(ok|done|fine|x+)$'] }, checkOnline: false };
 
 describe('over a scripted connection', () => {
   it('the second command of an item certainly not sent, after the first ran: a window for the item, not a retry', async () => {
