@@ -187,31 +187,18 @@ const onlineBody = z.object({
   players: z.array(playerName, { error: 'must be an array of names (every player online now)' }).max(MAX_PLAYERS, { error: `must hold at most ${MAX_PLAYERS} names` }),
 });
 
+/** What `/v1/claim` and `/v1/vote` answer of a run's report: its code, the player's text, the counts. */
+function reported(report: { code: string; message: string; granted: readonly unknown[]; pending: number }): Answer {
+  return ok({ code: report.code, message: report.message, granted: report.granted.length, pending: report.pending });
+}
+
 /** The API, one row per route, in the order `--help` lists them. */
 export const ROUTES: readonly Route[] = [
   route({ method: 'POST', path: '/v1/join', name: 'join', body: { limit: SMALL, schema: playerBody }, handle: (c, b) => (c.roster.join(b.player), ok()) }),
   route({ method: 'POST', path: '/v1/leave', name: 'leave', body: { limit: SMALL, schema: playerBody }, handle: (c, b) => (c.roster.leave(b.player), ok()) }),
   route({ method: 'PUT', path: '/v1/online', name: 'online', body: { limit: LIST, schema: onlineBody }, handle: (c, b) => ok({ ok: true, ...c.roster.replace(b.players) }) }),
-  route({
-    method: 'POST',
-    path: '/v1/claim',
-    name: 'claim',
-    body: { limit: SMALL, schema: playerBody },
-    handle: async (c, b) => {
-      const report = await c.loop.claim(b.player);
-      return ok({ code: report.code, message: report.message, granted: report.granted.length, pending: report.pending });
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/v1/vote',
-    name: 'vote',
-    body: { limit: SMALL, schema: voteBody },
-    handle: async (c, b) => {
-      const report = await c.loop.claimVote(b.player, { reward: b.reward, amount: b.amount });
-      return ok({ code: report.code, message: report.message, granted: report.granted.length, pending: report.pending });
-    },
-  }),
+  route({ method: 'POST', path: '/v1/claim', name: 'claim', body: { limit: SMALL, schema: playerBody }, handle: async (c, b) => reported(await c.loop.claim(b.player)) }),
+  route({ method: 'POST', path: '/v1/vote', name: 'vote', body: { limit: SMALL, schema: voteBody }, handle: async (c, b) => reported(await c.loop.claimVote(b.player, { reward: b.reward, amount: b.amount })) }),
   route({
     method: 'GET',
     path: '/v1/players/<name>/status',
