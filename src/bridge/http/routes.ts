@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { playerNameProblem } from '../../common/player-name.js';
-import { resolveWindow } from '../../delivery/staff.js';
+import { resolveWindow } from '../../delivery/staff/index.js';
 import { InvalidInputError, isStorefrontError } from '../../errors.js';
 import type { DeliveryLoop } from '../../index.js';
 import type { DeliveryJournal } from '../../journals/contract.js';
