@@ -91,6 +91,8 @@ describe('the bridge HTTP API: POST /v1/windows/resolve', () => {
 
     for (const [body, field] of [
       [{ player: 'Bea', by: 'mod', note: 'x', extra: 1 }, 'extra'],
+      // An unknown field is named first, even beside a bad known one (a typo is the likelier mistake).
+      [{ player: 42, by: 'mod', note: 'x', colour: 'red' }, 'colour'],
       [{ player: 'Bea', by: '', note: 'x' }, 'by'],
       [{ player: 'Bea', by: 'mod', note: 'x\u001b[2J' }, 'note'],
       [{ by: 'mod', note: 'x' }, 'player'],
