@@ -42,7 +42,8 @@ import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction 
 import { GrantBounds } from './grants.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
 import { acrossNodes, type PlayerLocks } from '../core/index.js';
-import { EngineRecords, checked, isClaimed, isOpenIntent, isWork } from './records.js';
+import { checked } from '../records/index.js';
+import { EngineRecords, isClaimed, isOpenIntent, isWork } from './records.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, type Run, type RunExtras, type RunVia, type StepOutcome } from './report.js';
 import { ERROR_MESSAGE, loadedModes, type DeliveryMode, type DeliveryReport, type GrantFunction, type ResumeReport, type SeenAt } from '../core/index.js';
 
@@ -62,9 +63,13 @@ type Reconciled =
 export class DeliveryModes extends EngineRecords {
   readonly #grants = new GrantBounds(this);
 
-  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown, extras: RunExtras = {}): Promise<DeliveryReport> {
+  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
-    const grantFn = checkGrant(grant, 'deliver');
+    return this.deliverChecked(via, player, checkGrant(grant, 'deliver'), mode, control);
+  }
+
+  /** {@link deliver} with its arguments checked already (the delivery loop's, checked where they entered). */
+  async deliverChecked(via: RunVia, player: string, grantFn: GrantFunction, mode: DeliveryMode, control: Control, extras: RunExtras = {}): Promise<DeliveryReport> {
     const { locks } = this.shared;
     refuseReentry(locks, player, 'deliver');
     return locks.run(player, control.signal, async () => {

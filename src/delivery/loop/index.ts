@@ -9,10 +9,11 @@
  */
 export { startLoop } from './start.js';
 export {
-  checkLoopOptions,
+  checkDeliveryLoopSettings,
   type CheckedLoopOptions,
   type DeliveryLoop,
   type DeliveryLoopOptions,
+  type DeliveryLoopSettings,
   type DeliveryLoopStats,
   type LoopClaimCode,
   type LoopClaimReport,

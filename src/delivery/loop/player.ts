@@ -41,6 +41,8 @@ export interface Player {
   readonly gone: AbortController;
   /** The delivery running now, if any. */
   running: Promise<LoopClaimReport> | undefined;
+  /** `claimVote` calls running now (their gives included). */
+  voting: number;
   /** When the answer to our last call for the player came back (or the call failed), monotonic: the service's window for them opened before. */
   lastCallAt: number;
   /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
@@ -62,6 +64,8 @@ export interface Player {
   failed: boolean;
   /** Items pending for the player, as the last report said. */
   pending: number;
+  /** Vote records pending for the player (rows to give, lost answers to work out), as the last vote report said. */
+  votePending: number;
   /** Items whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
   backoff: Map<string, { failures: number; at: number }> | undefined;
   /** Runs in a row that delivered nothing and ended with a blocking code; the code and since when (epoch ms) once blocked. */
@@ -78,6 +82,7 @@ export function newPlayer(name: string): Player {
     name,
     gone: new AbortController(),
     running: undefined,
+    voting: 0,
     lastCallAt: Number.NEGATIVE_INFINITY,
     due: 0,
     // Stryker disable next-line BooleanLiteral: never read before the join's first schedule sets it
@@ -91,6 +96,7 @@ export function newPlayer(name: string): Player {
     claimAhead: false,
     failed: false,
     pending: 0,
+    votePending: 0,
     backoff: undefined,
     blockedRuns: 0,
     blocked: undefined,
@@ -103,7 +109,7 @@ export function newPlayer(name: string): Player {
 export function totalsOf(players: Iterable<Player>, now: number): { pending: number; blocked: number; backingOff: number } {
   const totals = { pending: 0, blocked: 0, backingOff: 0 };
   for (const player of players) {
-    totals.pending += player.pending;
+    totals.pending += player.pending + player.votePending;
     if (player.blocked !== undefined) totals.blocked += 1;
     if (player.backoff !== undefined) for (const { at } of player.backoff.values()) if (at > now) totals.backingOff += 1;
   }
@@ -142,10 +148,10 @@ export function giveBackingOff(player: Player, give: GrantFunction, item: Delive
     player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)) });
     throw error;
   };
-  // Stryker disable next-line BlockStatement: only memory: a give succeeds only once its backoff has passed (deferred until then), so the entry it drops counts nowhere; the engine ignores the value
-  const given = (value: unknown) => {
+  // What a give returns is ignored (the core marks its own timeout with a value no give can
+  // return); a success drops the item's entry, so the map holds only items still failing.
+  const given = () => {
     player.backoff?.delete(id);
-    return value;
   };
   let result: unknown;
   try {
@@ -200,7 +206,7 @@ export function statusOf(
   return {
     playerName: name,
     online: player !== undefined,
-    running: player?.running !== undefined,
+    running: player?.running !== undefined || (player?.voting ?? 0) > 0,
     ...(startAt === undefined ? {} : { nextCheckAt: wall + Math.max(0, startAt - mono) }),
     ...(player?.blocked === undefined ? {} : { blocked: { ...player.blocked } }),
     ...(player?.lastError === undefined ? {} : { lastError: player.lastError }),

@@ -33,13 +33,13 @@ const STOP_BOUND_MS = 30_000;
 /** The run the current async context belongs to: `stop()` from inside a `give` does not wait for it. */
 const insideRun = new AsyncLocalStorage<object>();
 
-/**
- * Starts a loop: on given timers (the simulation's virtual time), or for `owner`, the
- * client's handle already registered as the journal's one loop (start.ts).
- * @internal
- */
-export function startDeliveryLoop(host: LoopHost, options: unknown, timers: LoopTimers = platformTimers, owner?: object): DeliveryLoop {
-  return new Loop(host, checkLoopOptions(options), timers, owner);
+/** Starts a loop on given timers (the simulation's virtual time), its options checked here. @internal */
+export function startDeliveryLoop(host: LoopHost, options: unknown, timers: LoopTimers = platformTimers): DeliveryLoop {
+  return new Loop(host, checkLoopOptions(options), timers);
+}
+/** Starts a loop on options checked already (start.ts checked them where they entered), for `owner`, the client's handle. @internal */
+export function startCheckedLoop(host: LoopHost, options: CheckedLoopOptions, owner: object): DeliveryLoop {
+  return new Loop(host, options, platformTimers, owner);
 }
 
 class Loop implements DeliveryLoop {
@@ -138,7 +138,7 @@ class Loop implements DeliveryLoop {
       await this.#budget.take(true, player.gone.signal);
       this.#stats.calls += 1;
     };
-    return claimVoteInLoop({ player, here, call, votes, give: giveVote, giveTimeoutMs: this.#options.grantTimeoutMs }, input);
+    return claimVoteInLoop({ player, here, call, votes, give: giveVote, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts }, input);
   }
 
   stats(): DeliveryLoopStats {
@@ -321,17 +321,17 @@ class Loop implements DeliveryLoop {
       },
     };
     const sleep = (ms: number) => sleepOn(this.#timers, ms, player.gone.signal);
-    // An undefined grantTimeoutMs is the engine's default, as when not given.
-    const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, grantTimeoutMs: this.#options.grantTimeoutMs };
+    // Checked when the loop started: carried to the engine as they are.
+    const control = { signal: undefined, sleep, maxWaits: 1, grantTimeoutMs: this.#options.grantTimeoutMs };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
     const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || backingOff(player, line.deliveryId, this.#timers.now());
     const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts, retriedByLoop: true };
     let report: DeliveryReport;
     try {
-      report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);
+      report = await this.#host.engine.deliverChecked(via, player.name, (item: DeliveredItem) => this.#give(player, item), fast ? 'fast' : 'exactlyOnce', control, extras);
       // After the join's purchases: the vote reward rows a crash (or a failed give) left for the player.
-      player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes, giveTimeoutMs: this.#options.grantTimeoutMs });
+      player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts });
     } catch (error) {
       // Left or stopped: only stop()'s callers read this report (leave() answered a player's callers OFFLINE).
       if (error instanceof Interrupted) return undelivered('STOPPED', player);

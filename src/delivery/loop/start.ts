@@ -53,11 +53,11 @@ class LoopHandle implements DeliveryLoop {
 
   begin(): void {
     if (loaded !== undefined) {
-      this.#loop = loaded.startDeliveryLoop(this.#host, this.#options, undefined, this);
+      this.#loop = loaded.startCheckedLoop(this.#host, this.#options, this);
       return;
     }
     this.#ready = loadLoop().then((module) => {
-      const loop = module.startDeliveryLoop(this.#host, this.#options, undefined, this);
+      const loop = module.startCheckedLoop(this.#host, this.#options, this);
       for (const { join, name } of this.#queued.splice(0)) {
         if (join) loop.join(name);
         else loop.leave(name);

@@ -10,7 +10,7 @@ import { checkIntegerInRange, checkOptionsObject, checkSignal, describe, fail } 
 import type { JournalWindow } from '../../journals/contract.js';
 import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
 import type { PendingDelivery } from '../inspect/index.js';
-import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from '../core/index.js';
+import { checkGrantTimeout, type DeliveryCode, type DeliveryMode, type DeliveryReport, type GrantFunction } from '../core/index.js';
 import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from '../votes/index.js';
 import type { DeliveryEngine } from '../engine/index.js';
 import type { RunVia } from '../engine/index.js';
@@ -40,7 +40,7 @@ export interface DeliveryLoopOptions {
    */
   claimMode?: DeliveryMode;
   /**
-   * After this many failed `give` calls for one item, the item is marked for staff
+   * After this many failed `give` (or `giveVoteReward`) calls for one item, the item is marked for staff
    * (`lastError.stuck` in the journal, shown by `teamgames journal pending`) and a `stuck`
    * event is emitted. It is never dropped: the loop keeps giving it, backing off per item
    * (10 s, doubling, at most 1 h), and at once on the player's next join. Default `5`.
@@ -52,7 +52,8 @@ export interface DeliveryLoopOptions {
    * the loop's first run after a player joins also gives the vote reward rows the journal holds
    * for them (claimed, not given: a crash, a give that threw), without a call to the store.
    * A row whose give fails while the player is online waits for their next `claimVote` or
-   * their next join (the polls do not retry it), its attempts and last error in the journal.
+   * their next join (the polls do not retry it), its attempts and last error in the journal,
+   * marked for staff after `staffAfterAttempts` failures as a purchase is.
    */
   giveVoteReward?: VoteRewardGiveFunction;
 }
@@ -220,13 +221,19 @@ export interface LoopHost {
   votes?: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
 }
 
+/**
+ * The settings of a delivery loop: its options but the callbacks and the signal, what a
+ * config file can hold (the bridge's `loop` section). {@link checkDeliveryLoopSettings} checks them.
+ */
+export type DeliveryLoopSettings = Pick<DeliveryLoopOptions, 'pollIntervalMs' | 'maxCallsPerSecond' | 'grantTimeoutMs' | 'claimMode' | 'staffAfterAttempts'>;
+
 /** The options once checked. @internal */
 export interface CheckedLoopOptions {
   give: GrantFunction;
   pollIntervalMs: number;
   maxCallsPerSecond: number;
   signal: AbortSignal | undefined;
-  grantTimeoutMs: number | undefined;
+  grantTimeoutMs: number;
   claimMode: DeliveryMode;
   staffAfterAttempts: number;
   giveVoteReward: VoteRewardGiveFunction | undefined;
@@ -237,24 +244,44 @@ const DEFAULT_CALLS_PER_SECOND = 10;
 const DEFAULT_STAFF_AFTER_ATTEMPTS = 5;
 const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true, giveVoteReward: true } satisfies Record<keyof DeliveryLoopOptions, true>;
 const OPTIONS = Object.keys(KEYS);
+const SETTINGS = Object.keys({ pollIntervalMs: true, maxCallsPerSecond: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true } satisfies Record<keyof DeliveryLoopSettings, true>);
 
-/** Checks the options of `startDeliveryLoop`. @internal */
+/**
+ * Checks the settings of a delivery loop by the rules {@link StorefrontClient.startDeliveryLoop}
+ * applies (the same function: a config file that passes is a loop that starts), and returns
+ * them with the defaults filled in. For a program that reads them from a file, as
+ * `teamgames bridge` does its `loop` section.
+ *
+ * @example
+ * ```ts
+ * const settings = checkDeliveryLoopSettings(JSON.parse(text).loop ?? {});
+ * const loop = client.startDeliveryLoop({ ...settings, give });
+ * ```
+ * @throws InvalidInputError naming the first setting that breaks its rule (`rule` says the rule), or a name that is not a setting.
+ */
+export function checkDeliveryLoopSettings(settings: unknown): Required<DeliveryLoopSettings> {
+  return settingsOf(checkOptionsObject(settings as { [K in keyof DeliveryLoopSettings]?: unknown } | undefined, SETTINGS, 'options', 'startDeliveryLoop'));
+}
+
+function settingsOf(opts: { [K in keyof DeliveryLoopSettings]?: unknown }): Required<DeliveryLoopSettings> {
+  const op = 'startDeliveryLoop';
+  const claimMode = opts.claimMode ?? 'exactlyOnce';
+  if (claimMode !== 'exactlyOnce' && claimMode !== 'fast') fail('options.claimMode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.claimMode)}`, op);
+  return {
+    pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
+    maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
+    grantTimeoutMs: checkGrantTimeout(opts.grantTimeoutMs, 'options.grantTimeoutMs', op),
+    claimMode,
+    staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
+  };
+}
+
+/** Checks the options of `startDeliveryLoop`: the callbacks and the signal here, the settings by {@link checkDeliveryLoopSettings}'s rules. @internal */
 export function checkLoopOptions(options: unknown): CheckedLoopOptions {
   const op = 'startDeliveryLoop';
   if (options === undefined || options === null) fail('options', 'must be an object with at least { give }', op);
   const opts = checkOptionsObject(options as { [K in keyof DeliveryLoopOptions]?: unknown }, OPTIONS, 'options', op);
   if (typeof opts.give !== 'function') fail('options.give', `must be a function (item) => void | Promise<void>, got ${describe(opts.give)}`, op);
-  const claimMode = opts.claimMode ?? 'exactlyOnce';
   if (opts.giveVoteReward !== undefined && typeof opts.giveVoteReward !== 'function') fail('options.giveVoteReward', `must be a function (reward) => void | Promise<void>, got ${describe(opts.giveVoteReward)}`, op);
-  if (claimMode !== 'exactlyOnce' && claimMode !== 'fast') fail('options.claimMode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.claimMode)}`, op);
-  return {
-    give: opts.give as GrantFunction,
-    pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
-    maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
-    signal: checkSignal(opts.signal, op),
-    grantTimeoutMs: opts.grantTimeoutMs === undefined ? undefined : checkIntegerInRange(opts.grantTimeoutMs, 1, 24 * 3_600_000, 'options.grantTimeoutMs', op),
-    claimMode,
-    staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
-    giveVoteReward: opts.giveVoteReward as VoteRewardGiveFunction | undefined,
-  };
+  return { ...settingsOf(opts), give: opts.give as GrantFunction, signal: checkSignal(opts.signal, op), giveVoteReward: opts.giveVoteReward as VoteRewardGiveFunction | undefined };
 }

@@ -21,8 +21,10 @@ export interface VoteInLoop {
   /** The client's vote rewards (loaded on first use) and its caller. */
   votes: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
   give: VoteRewardGiveFunction;
-  /** The loop's `grantTimeoutMs`, which bounds each give (the default when unset). */
-  giveTimeoutMs: number | undefined;
+  /** The loop's `grantTimeoutMs` (checked when it started), which bounds each give. */
+  grantTimeoutMs: number;
+  /** The loop's `staffAfterAttempts`: the failure policy of vote rows is the purchases'. */
+  staffAfterAttempts: number;
 }
 
 /** What the vote rows left for a joining player need of the loop (`give` and `votes` unset: no vote rewards). */
@@ -31,7 +33,8 @@ export interface VotesAtJoin {
   here: () => boolean;
   give: VoteRewardGiveFunction | undefined;
   votes: VoteInLoop['votes'] | undefined;
-  giveTimeoutMs: number | undefined;
+  grantTimeoutMs: number;
+  staffAfterAttempts: number;
 }
 
 /** The give of a vote reward row, refused once the player is no longer here. */
@@ -53,7 +56,8 @@ export async function resumeVotesInLoop(loop: VotesAtJoin): Promise<boolean> {
   if (give === undefined || votes === undefined) return true;
   const deliveries = await votes.deliveries();
   try {
-    const report = await deliveries.resume(votes.via(), giveHere({ here: loop.here, give }), { signal: loop.player.gone.signal, giveTimeoutMs: loop.giveTimeoutMs }, loop.player.name);
+    const report = await deliveries.resumeChecked(votes.via(), giveHere({ here: loop.here, give }), { signal: loop.player.gone.signal, grantTimeoutMs: loop.grantTimeoutMs }, { staffAfterAttempts: loop.staffAfterAttempts }, loop.player.name);
+    loop.player.votePending = report.pending;
     // A player the journal failed for (in `errors`) sets `journalError` too.
     return report.journalError === undefined;
   } catch (error) {
@@ -81,10 +85,17 @@ export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): P
   const give = giveHere(loop);
   const asked = input as Partial<LoopVoteInput> | undefined;
   const deliveries = await loop.votes.deliveries();
+  // `running` in status(player) while the vote call (its gives included) runs.
+  player.voting += 1;
   try {
-    return await deliveries.deliver(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal, giveTimeoutMs: loop.giveTimeoutMs });
+    const report = await deliveries.deliverChecked(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal, grantTimeoutMs: loop.grantTimeoutMs }, { staffAfterAttempts: loop.staffAfterAttempts });
+    // What is left counts in `stats().pending` while the player is here, as their purchases do.
+    player.votePending = report.pending;
+    return report;
   } catch (error) {
     if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
     throw error;
+  } finally {
+    player.voting -= 1;
   }
 }
