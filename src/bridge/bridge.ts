@@ -8,7 +8,9 @@
  * @module
  */
 import type { DestinationStream } from 'pino';
-import type { JournalDeps, TeamgamesEnv } from '../cli/shared.js';
+import type { JournalDeps } from '../host/databases.js';
+import type { TeamgamesEnv } from '../host/io.js';
+import type { Redact } from '../host/redact.js';
 import { DEFAULT_BASE_URL, StorefrontClient, VERSION, inspectJournal, type DeliveredItem, type GivenVoteReward, type StorefrontEvent } from '../index.js';
 import { playerNameProblem } from '../common/player-name.js';
 import { readBridgeConfig, type BridgeConfig, type RconGiveConfig } from './config.js';
@@ -16,11 +18,12 @@ import { openBridgeJournal, type BridgeJournal } from './journal.js';
 import { createLogger, secretRedactor, type BridgeLogger } from './log.js';
 import { createMetrics, type BridgeMetrics } from './metrics.js';
 import { Roster } from './roster.js';
-import { readSecrets, withSecretProblems, type BridgeSecrets } from './secrets.js';
-import { startBridgeServer } from './server.js';
+import { rconPasswordOf, readSecrets, withSecretProblems, type BridgeSecrets } from './secrets.js';
+import { startBridgeServer } from './http/index.js';
+import { openRconSink } from './rcon/index.js';
 import { createStaffDesk, openStaffPage, recorded } from './staff-page/index.js';
 import type { ItemSink } from './sink.js';
-import { createWebhookSink } from './webhook.js';
+import { createWebhookSink } from './webhook/index.js';
 import type { DeliveryJournal } from '../journals/contract.js';
 
 /** What the bridge takes from outside, injectable for tests. */
@@ -45,18 +48,41 @@ export interface RunningBridge {
   stop(): Promise<void>;
 }
 
-async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: DeliveryJournal, log: BridgeLogger, deps: BridgeDeps): Promise<{ sink: ItemSink; where: string }> {
+/**
+ * The bridge's redaction: the secrets read at start, and from the moment it is read an RCON
+ * password that differs from the one read at start (a rotated one; the latest only).
+ */
+function redaction(secrets: BridgeSecrets): { redact: Redact; hide: (rconPassword: string) => void } {
+  const atStart = secretRedactor(secrets);
+  let latest = secrets.rconPassword;
+  let rotated: Redact | undefined;
+  return {
+    redact: (text) => (rotated === undefined ? atStart(text) : rotated(atStart(text))),
+    hide: (rconPassword) => {
+      if (rconPassword === latest) return;
+      latest = rconPassword;
+      rotated = rconPassword === secrets.rconPassword ? undefined : secretRedactor({ rconPassword });
+    },
+  };
+}
+
+async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: DeliveryJournal, log: BridgeLogger, deps: BridgeDeps, hide: (rconPassword: string) => void): Promise<{ sink: ItemSink; where: string }> {
   const { webhook, rcon } = config.give;
   if (webhook !== undefined) {
     const url = new URL(webhook.url);
     return { sink: createWebhookSink(webhook, { token: secrets.token, log, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) }), where: `webhook ${url.origin}${url.pathname}` };
   }
   const rconConfig = rcon as RconGiveConfig;
+  // Read at each connection as secrets.ts read it at start (its variable or file, checked
+  // again: a rotated file is picked up), and redacted from then on.
+  const read = rconPasswordOf(rconConfig, deps.env);
+  const password = async () => {
+    const value = await read();
+    hide(value);
+    return value;
+  };
   // Its own module, loaded only for an RCON bridge (rcon-client with it).
-  const module = await import('./rcon.js');
-  // The password as secrets.ts read it at start (from its variable or file, checked there).
-  const password = secrets.rconPassword === undefined ? {} : { password: secrets.rconPassword };
-  return { sink: await module.createRconSink({ ...rconConfig, ...password }, { journal, log, now: Date.now }), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
+  return { sink: await openRconSink(rconConfig, { journal, log, now: Date.now }, password), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
 function isLoopback(host: string): boolean {
@@ -157,7 +183,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     throw await withSecretProblems(error, deps.env);
   });
   const secrets = await readSecrets(config, deps.env);
-  const redact = secretRedactor(secrets);
+  const { redact, hide } = redaction(secrets);
   const log = createLogger(config.log.level, redact, deps.logDestination);
   const cleanups: Array<() => Promise<void>> = [];
   const cleanup = async () => {
@@ -178,7 +204,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
       },
       ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
     });
-    const { sink, where: sinkWhere } = await openSink(config, secrets, journal.journal, log, deps);
+    const { sink, where: sinkWhere } = await openSink(config, secrets, journal.journal, log, deps, hide);
     cleanups.push(() => sink.close());
     const metricsRef: { current?: BridgeMetrics } = {};
     const gives = recorded(desk, counted(sink, metricsRef, log));

@@ -13,10 +13,9 @@ import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
 import { InvalidInputError, checkDeliveryLoopSettings, type DeliveryLoopSettings } from '../index.js';
 import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
-import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
-import { GAMES, patternProblem, type Game, type ReplyPatterns } from './rcon-replies.js';
-import { staffConfigOf, staffSection } from './staff-page/config.js';
-import type { StaffPageConfig } from './staff-page/config.js';
+import type { LogLevel } from './log.js';
+import { GAMES, PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, patternProblem, templateProblem, type Game, type ReplyPatterns } from './rcon/index.js';
+import { staffConfigOf, staffSection, type StaffPageConfig } from './staff-page/index.js';
 
 /** How items reach a game with an HTTP endpoint: one POST per item, a 2xx means given. */
 export interface WebhookGiveConfig {
@@ -28,7 +27,7 @@ export interface WebhookGiveConfig {
   allowPlainHttp?: boolean;
 }
 
-/** How items reach a game over Source RCON (the sink is `src/bridge/rcon.ts`). */
+/** How items reach a game over Source RCON (the sink is `src/bridge/rcon/`). */
 export interface RconGiveConfig {
   host: string;
   port: number;
@@ -74,9 +73,6 @@ export interface BridgeConfig {
   staff?: StaffPageConfig;
 }
 
-/** The log levels (pino's). */
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
 /**
  * A rule across an object's fields, checked even when one of its fields has the wrong type
  * (zod skips a refinement after such an issue by default: its mistake surfaced only on the
@@ -119,7 +115,7 @@ const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknow
   }
 });
 
-// The sink's own rule (rcon-template.ts), so a template the config accepts is one the sink
+// The sink's own rule (rcon/template.ts), so a template the config accepts is one the sink
 // accepts: `{{` and `}}` are literal braces (a tellraw's JSON text).
 const template = (fields: readonly string[]) =>
   z

@@ -1,13 +1,12 @@
 /**
  * The bridge's journal: a file by default (locked by this process, as any FileJournal), or
  * a PostgreSQL or MySQL/MariaDB table for several game servers on one key, opened by the
- * same code as `teamgames journal` (src/cli/databases.ts), with its tables created on
+ * same code as `teamgames journal` (src/host/databases.ts), with its tables created on
  * first use.
  *
  * @module
  */
-import { openDatabaseJournal, shownUrl } from '../cli/databases.js';
-import type { JournalDeps } from '../cli/shared.js';
+import { openDatabaseJournal, shownUrl, type JournalDeps } from '../host/databases.js';
 import type { DeliveryJournal } from '../journals/contract.js';
 import { FileJournal } from '../journals/file/journal.js';
 import type { BridgeJournalConfig } from './config.js';

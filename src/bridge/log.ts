@@ -3,15 +3,26 @@
  * and every string of every field goes through one redaction first: the API key in every
  * form the SDK's redaction knows (raw, Base64, base64url, URL-encoded), the bridge's token,
  * the database URL and its password, the RCON password. Errors are logged as their name,
- * code and message (never a stack holding a request's headers).
+ * code and message (plain-error.ts: never a stack holding a request's headers). It imports
+ * nothing else of the bridge, so every room may log through it.
  *
  * @module
  */
 import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
-import { keyRedactor, redactValue, type Redact } from '../cli/shared.js';
-import { URL_PASSWORD, urlSecrets } from '../cli/databases.js';
-import type { BridgeSecrets } from './secrets.js';
-import type { LogLevel } from './config.js';
+import { URL_PASSWORD, urlSecrets } from '../host/databases.js';
+import { keyRedactor, redactValue, type Redact } from '../host/redact.js';
+import { plainError } from './plain-error.js';
+
+/** The log levels (pino's): how much the log says, `log.level` in bridge.json. */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** The secrets {@link secretRedactor} removes: the bridge's (`BridgeSecrets`), any of them. */
+export interface SecretsToHide {
+  apiKey?: string;
+  token?: string;
+  databaseUrl?: string;
+  rconPassword?: string;
+}
 
 /** Extra fields of a log line. */
 export type LogFields = Record<string, unknown>;
@@ -29,7 +40,7 @@ export interface BridgeLogger {
 const REDACTED = '<redacted>';
 
 /** Every form of every secret the bridge holds, replaced by `<redacted>`. */
-export function secretRedactor(secrets: Partial<BridgeSecrets>): Redact {
+export function secretRedactor(secrets: SecretsToHide): Redact {
   const words: string[] = [];
   const add = (secret: string | undefined) => {
     if (secret === undefined || secret.length < 4) return;
@@ -56,25 +67,6 @@ export function secretRedactor(secrets: Partial<BridgeSecrets>): Redact {
     for (const w of words) out = out.split(w).join(REDACTED);
     return out.replace(URL_PASSWORD, '$1***@');
   };
-}
-
-/**
- * A value as a log field, at any depth: an error as its name, code and message (nothing
- * that could hold headers); a cycle or a depth past 8 as a mark.
- */
-export function plainError(value: unknown, depth = 0): unknown {
-  if (depth > 8) return '[too deep]';
-  if (value instanceof Error) {
-    const code = (value as { code?: unknown }).code;
-    return { name: value.name, message: value.message, ...(typeof code === 'string' ? { code } : {}) };
-  }
-  if (Array.isArray(value)) return value.map((v) => plainError(v, depth + 1));
-  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = plainError(v, depth + 1);
-    return out;
-  }
-  return value;
 }
 
 /**

@@ -1,16 +1,15 @@
 /**
  * The bridge's secrets, from the environment or files only (never the config, never the
  * command line, which `ps` shows): the API key, the bridge's own token, the database URL,
- * the RCON password. Every missing or bad one is named at once.
+ * the RCON password, each read by src/host/secrets.ts (the rules both programs share).
+ * Every missing or bad one is named at once.
  *
  * @module
  */
 import { UsageError } from '../common/command-line.js';
-import { apiKeyOf, firstLineOf, type TeamgamesEnv } from '../cli/shared.js';
-import type { BridgeConfig } from './config.js';
-
-/** The shortest bridge token accepted: long enough that guessing it is hopeless. */
-export const MIN_TOKEN_LENGTH = 32;
+import type { TeamgamesEnv } from '../host/io.js';
+import { apiKeyOf, secretOf, tokenOf } from '../host/secrets.js';
+import type { BridgeConfig, RconGiveConfig } from './config.js';
 
 /** What the bridge holds secret. */
 export interface BridgeSecrets {
@@ -19,36 +18,18 @@ export interface BridgeSecrets {
   token: string;
   /** The journal's database URL, for a PostgreSQL or MySQL journal. */
   databaseUrl?: string;
-  /** The RCON password, read here only so that no log line can hold it (the RCON sink reads its own). */
+  /** The RCON password as read at start (the RCON sink reads it again by {@link rconPasswordOf} at each connection). */
   rconPassword?: string;
 }
 
-async function fromEnvOrFile(env: TeamgamesEnv, name: string | undefined, file: string | undefined, what: string): Promise<string> {
-  if (name !== undefined) {
-    const value = env[name]?.trim() ?? '';
-    if (value === '') throw new UsageError(`${what}: the environment variable ${name} is not set`);
-    return value;
-  }
-  const value = await firstLineOf(file as string, what, true, true);
-  if (value === '') throw new UsageError(`${what}: ${file} holds nothing on its first line`);
-  return value;
-}
-
 /**
- * The bridge's token: `TEAMGAMES_BRIDGE_TOKEN`, else the first line of the file
- * `TEAMGAMES_BRIDGE_TOKEN_FILE` names (one other users may not read). Also what
- * `teamgames journal resolve --bridge` sends, read the same way; `ownerMustBeMe` (the
- * bridge's own read) also refuses a file another user than this process's or root owns.
- * @throws UsageError when neither is set, the file is refused, or the token is too short (never its value).
+ * The RCON password's reader: `give.rcon.passwordEnv`'s variable or `give.rcon.passwordFile`'s
+ * first line, by the rules of every secret (host/secrets.ts), read again at each call so a
+ * rotated file is picked up and still checked.
+ * @throws UsageError (rejected) naming the variable or the file and why (never the value).
  */
-export async function tokenOf(env: TeamgamesEnv, ownerMustBeMe = false): Promise<string> {
-  const direct = env.TEAMGAMES_BRIDGE_TOKEN?.trim() ?? '';
-  const file = env.TEAMGAMES_BRIDGE_TOKEN_FILE?.trim() ?? '';
-  const token = direct !== '' ? direct : file !== '' ? await firstLineOf(file, 'TEAMGAMES_BRIDGE_TOKEN_FILE', true, ownerMustBeMe) : '';
-  if (token === '') throw new UsageError('TEAMGAMES_BRIDGE_TOKEN is not set (the token the game sends on every request, at least 32 characters: openssl rand -hex 32; or TEAMGAMES_BRIDGE_TOKEN_FILE, a file holding it)');
-  // The length, never the value.
-  if (token.length < MIN_TOKEN_LENGTH) throw new UsageError(`TEAMGAMES_BRIDGE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${token.length} (openssl rand -hex 32 makes one)`);
-  return token;
+export function rconPasswordOf(rcon: Pick<RconGiveConfig, 'passwordEnv' | 'passwordFile'>, env: TeamgamesEnv): () => Promise<string> {
+  return () => secretOf(env, rcon.passwordEnv, rcon.passwordFile, `give.rcon.${rcon.passwordEnv === undefined ? 'passwordFile' : 'passwordEnv'}`);
 }
 
 async function apiKey(env: TeamgamesEnv): Promise<string> {
@@ -80,8 +61,8 @@ export async function readSecrets(config: BridgeConfig, env: TeamgamesEnv): Prom
   const reads = [
     apiKey(env),
     tokenOf(env, true),
-    j.kind === 'file' ? Promise.resolve(undefined) : fromEnvOrFile(env, j.urlEnv, j.urlFile, `journal.${j.kind}.${j.urlEnv === undefined ? 'urlFile' : 'urlEnv'}`),
-    rcon === undefined ? Promise.resolve(undefined) : fromEnvOrFile(env, rcon.passwordEnv, rcon.passwordFile, `give.rcon.${rcon.passwordEnv === undefined ? 'passwordFile' : 'passwordEnv'}`),
+    j.kind === 'file' ? Promise.resolve(undefined) : secretOf(env, j.urlEnv, j.urlFile, `journal.${j.kind}.${j.urlEnv === undefined ? 'urlFile' : 'urlEnv'}`),
+    rcon === undefined ? Promise.resolve(undefined) : rconPasswordOf(rcon, env)(),
   ] as const;
   const settled = await Promise.allSettled(reads);
   const problems = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason instanceof Error ? s.reason.message : String(s.reason)] : []));

@@ -10,12 +10,12 @@
  */
 import { isIP } from 'node:net';
 import { UsageError } from '../common/command-line.js';
-import { tokenOf } from '../bridge/secrets.js';
 import { WindowAlreadyResolvedError } from '../errors.js';
 import type { JournalWindow } from '../journals/contract.js';
 import { entryProblem } from '../journals/entry-checks.js';
-import { CommandFailure, oneLine } from './databases.js';
-import type { TeamgamesEnv } from './shared.js';
+import { CommandFailure, oneLine } from '../host/databases.js';
+import type { TeamgamesEnv } from '../host/io.js';
+import { tokenOf } from '../host/secrets.js';
 
 /** What `resolve` was asked: the player, the window's id, or both; who; the note. */
 export interface ResolveArgs {

@@ -12,14 +12,18 @@ import { checkResolveInput } from '../delivery/staff/index.js';
 import { isStorefrontError, type InvalidInputError } from '../errors.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';
-import { EXIT, NO_SECRET, answer, apiKeyOf, firstLineOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import type { JournalDeps } from '../host/databases.js';
+import type { TeamgamesEnv, TeamgamesIo } from '../host/io.js';
+import { NO_SECRET, keyRedactor, type Redact } from '../host/redact.js';
+import { apiKeyOf, firstLineOf } from '../host/secrets.js';
+import { EXIT, answer, jsonText, table } from './shared.js';
 import { printable } from '../common/printable.js';
 import { painter, type Paint } from './terminal.js';
 import { alreadyResolvedText, pendingText, statusText, time, windowsText } from './journal-print.js';
 import { DatabaseTimeout, oneLine, openSource, type Source } from './journal-sources.js';
 import { BridgeUnreachable } from './journal-bridge.js';
 
-export type { JournalDeps } from './shared.js';
+export type { JournalDeps } from '../host/databases.js';
 
 /** The text of `teamgames journal --help`. */
 export const JOURNAL_USAGE = `Usage: teamgames journal <command> <journal> [options]

@@ -21,11 +21,12 @@ import { FileStore } from '../journals/file/store.js';
 import { OWNER_ONLY, checkJournalPath, isRefusal, readerTrust } from '../journals/file/trust.js';
 import { MemoryJournal } from '../journals/memory.js';
 import { DEFAULT_TABLE, checkTableName, tableText } from '../journals/sql/common.js';
-import { CommandFailure, checkUrl, oneLine, openDatabaseJournal, shownUrl, urlHoldsPassword } from './databases.js';
-import { firstLineOf, type JournalDeps, type TeamgamesEnv } from './shared.js';
+import { CommandFailure, checkUrl, oneLine, openDatabaseJournal, shownUrl, urlHoldsPassword, type JournalDeps } from '../host/databases.js';
+import type { TeamgamesEnv } from '../host/io.js';
+import { firstLineOf } from '../host/secrets.js';
 import { BridgeUnreachable, bridgeTarget, type BridgeTarget, type ResolveArgs } from './journal-bridge.js';
 
-export { CommandFailure, oneLine } from './databases.js';
+export { CommandFailure, oneLine } from '../host/databases.js';
 
 /** The journal's health, as `status` reports it (`--json`: as is). */
 export type Health = FileHealth | { kind: 'postgres' | 'mysql'; url: string; table: string; readable: boolean; problem?: string };

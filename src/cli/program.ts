@@ -15,7 +15,11 @@ import {
 } from '../index.js';
 import { parseArgs } from 'node:util';
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../common/command-line.js';
-import { EXIT, NO_SECRET, answer, apiKeyOf, jsonText, keyRedactor, table, type JournalDeps, type Redact, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+import type { JournalDeps } from '../host/databases.js';
+import type { TeamgamesEnv, TeamgamesIo } from '../host/io.js';
+import { NO_SECRET, keyRedactor, type Redact } from '../host/redact.js';
+import { apiKeyOf } from '../host/secrets.js';
+import { EXIT, answer, jsonText, table } from './shared.js';
 import { writeFailure, writeText, type OutputStream } from '../common/output.js';
 import { printable } from '../common/printable.js';
 import { ProgressLine, painter, type Paint, type TerminalEnv, type Tone } from './terminal.js';
@@ -23,7 +27,9 @@ import { ProgressLine, painter, type Paint, type TerminalEnv, type Tone } from '
 /** Extra client options for tests (a short timeout, a custom fetch). */
 export type ClientOverrides = Omit<StorefrontClientOptions, 'apiKey' | 'baseUrl'>;
 
-export { EXIT, answer, table, type JournalDeps, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
+export { EXIT, answer, table } from './shared.js';
+export type { JournalDeps } from '../host/databases.js';
+export type { TeamgamesEnv, TeamgamesIo } from '../host/io.js';
 
 /** The text of `teamgames --help`. */
 export const USAGE = `Usage: teamgames <command> [options]
@@ -279,7 +285,7 @@ function commandIndex(argv: readonly string[]): { command: 'journal' | 'bridge';
 async function runSubcommand(found: { command: 'journal' | 'bridge'; index: number }, argv: readonly string[], io: TeamgamesIo, env: TeamgamesEnv, journalDeps: JournalDeps): Promise<number> {
   const rest = [...argv.slice(0, found.index), ...argv.slice(found.index + 1)];
   if (found.command === 'bridge') {
-    const { runBridgeCommand } = await import('./bridge-command.js');
+    const { runBridgeCommand } = await import('../bridge/command.js');
     return runBridgeCommand(rest, io, env);
   }
   const { runJournal } = await import('./journal-command.js');

@@ -7,14 +7,10 @@
  */
 import { styleText } from 'node:util';
 import type { OutputStream } from '../common/output.js';
+import type { TeamgamesEnv } from '../host/io.js';
 
 /** The environment variables that switch the terminal features off. */
-export interface TerminalEnv {
-  /** Set to anything but the empty string: no colour (https://no-color.org). */
-  NO_COLOR?: string | undefined;
-  /** `dumb`: a terminal that understands no escape sequence. */
-  TERM?: string | undefined;
-}
+export type TerminalEnv = Pick<TeamgamesEnv, 'NO_COLOR' | 'TERM'>;
 
 /** How an outcome reads: done, worth a look, failed. */
 export type Tone = 'good' | 'notice' | 'bad';

@@ -41,8 +41,39 @@ describe('who may import whom', () => {
   });
 
   it('the journals do not depend on the delivery engine, the client, the CLIs or the mock', () => {
-    const above = ['src/delivery', 'src/cli', 'src/mock'].map(inside);
+    const above = ['src/delivery', 'src/cli', 'src/bridge', 'src/host', 'src/mock'].map(inside);
     expect(violations('src/journals', (t) => !above.some((a) => a(t)) && t !== 'src/client.ts' && t !== 'src/index.ts')).toEqual([]);
+  });
+
+  it('the bridge imports nothing of src/cli/ (what both programs share is in src/host/)', () => {
+    const allowed = (t: string) => !inside('src/cli')(t);
+    // The rule can fail: what the bridge imported from the CLI before #45.
+    expect(allowed('src/cli/shared.ts')).toBe(false);
+    expect(violations('src/bridge', allowed)).toEqual([]);
+  });
+
+  it('src/host/ (below both programs) imports neither src/cli/ nor src/bridge/', () => {
+    const allowed = (t: string) => !inside('src/cli')(t) && !inside('src/bridge')(t);
+    expect(allowed('src/bridge/secrets.ts')).toBe(false);
+    expect(violations('src/host', allowed)).toEqual([]);
+  });
+
+  it('src/cli/ reaches the bridge only through its command, and only by import()', () => {
+    const allowed = (t: string) => !inside('src/bridge')(t) || t === 'src/bridge/command.ts';
+    expect(allowed('src/bridge/secrets.ts')).toBe(false);
+    expect(violations('src/cli', allowed)).toEqual([]);
+    const staticImport = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"][^'"]*\/bridge\//;
+    expect(staticImport.test("import { x } from '../bridge/command.js';")).toBe(true);
+    expect(files('src/cli').filter((file) => staticImport.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([]);
+  });
+
+  it("the bridge's rooms (the HTTP API, each sink, the staff page) are entered by their index.ts only", () => {
+    const rooms = readdirSync(join(ROOT, 'src/bridge'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/bridge/${e.name}`);
+    expect(rooms).toEqual(expect.arrayContaining(['src/bridge/http', 'src/bridge/rcon', 'src/bridge/staff-page', 'src/bridge/webhook']));
+    const doorOnly = (from: string) => (t: string) => rooms.every((room) => inside(room)(from) || !inside(room)(t) || t === `${room}/index.ts`);
+    // The rule can fail: the assembly importing the RCON sink's link.
+    expect(doorOnly('src/bridge/bridge.ts')('src/bridge/rcon/link.ts')).toBe(false);
+    expect(files('src').flatMap((file) => importedBy(file).filter((t) => !doorOnly(file)(t)).map((t) => `${file} -> ${t}`))).toEqual([]);
   });
 
   it('nothing in src/ imports tests or scripts, and no test imports scripts/', () => {

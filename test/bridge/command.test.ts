@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTeamgames } from '../../src/cli/program.js';
-import { runBridgeCommand } from '../../src/cli/bridge-command.js';
+import { runBridgeCommand } from '../../src/bridge/command.js';
 import type { RunningBridge } from '../../src/bridge/bridge.js';
+import { ROUTES } from '../../src/bridge/http/index.js';
 import { stream } from '../support/cli.js';
 
 const TOKEN = 'command-token-0123456789abcdef0123456789';
@@ -28,6 +29,19 @@ async function configFile(config: unknown): Promise<string> {
 }
 
 describe('teamgames bridge, in process', () => {
+  it("--help lists the HTTP API from the route table: every route, each on its line, and nothing else", async () => {
+    const r = await run(['bridge', '--help'], {});
+    expect(r.code).toBe(0);
+    const section = (r.stdout.split('HTTP API (')[1] ?? '').split('\n\n')[0] as string;
+    const lines = section.split('\n').slice(1);
+    expect(lines).toHaveLength(ROUTES.length);
+    ROUTES.forEach((route, i) => expect(lines[i]).toMatch(new RegExp(`^  ${route.method} ${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( |$)`)));
+    // The bodies as their schemas say: fields, an array, an optional field.
+    expect(lines).toContain('  PUT /v1/online {"players":[…]}');
+    expect(lines).toContain('  POST /v1/vote {"player","reward","amount"}');
+    expect(lines).toContain('  POST /v1/windows/resolve {"player"?,"windowId"?,"by","note"}');
+  });
+
   it('a config full of mistakes: exit 2, every problem on its own line, no secret echoed', async () => {
     const path = await configFile({ listen: { port: -1 }, key: 'SECRET-key', give: { webhook: { url: 'http://u:SECRET-pw@127.0.0.1/x' } }, log: { level: 'chatty' } });
     const r = await run(['bridge', '--config', path], { TEAMGAMES_API_KEY: 'k', TEAMGAMES_BRIDGE_TOKEN: TOKEN });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkBridgeConfig, readBridgeConfig } from '../../src/bridge/config.js';
-import { render } from '../../src/bridge/rcon-template.js';
+import { render } from '../../src/bridge/rcon/template.js';
 import { exampleSeed } from '../../src/mock/service/example-seed.js';
 import { readSecrets } from '../../src/bridge/secrets.js';
 import { UsageError } from '../../src/common/command-line.js';

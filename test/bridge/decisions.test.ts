@@ -11,8 +11,9 @@ import type { BridgeConfig } from '../../src/bridge/config.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { MIN_TOKEN_LENGTH, readSecrets } from '../../src/bridge/secrets.js';
-import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
+import { readSecrets } from '../../src/bridge/secrets.js';
+import { MIN_TOKEN_LENGTH } from '../../src/host/secrets.js';
+import { startBridgeServer, type BridgeServer } from '../../src/bridge/http/index.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 
 const TOKEN = 'decisions-token-0123456789abcdef0123456789';

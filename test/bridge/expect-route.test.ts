@@ -10,7 +10,7 @@ import { MemoryJournal, StorefrontClient, type DeliveryLoop } from 'teamgames-sd
 import { createMockService, type MockService } from 'teamgames-sdk/mock';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
+import { startBridgeServer, type BridgeServer } from '../../src/bridge/http/index.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { bridgeHint } from '../../examples/web-shop/server.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockService } from 'teamgames-sdk/mock';
 import type { RunningBridge } from '../../src/bridge/bridge.js';
-import { runBridgeCommand } from '../../src/cli/bridge-command.js';
+import { runBridgeCommand } from '../../src/bridge/command.js';
 import { stream } from '../support/cli.js';
 import { ADDED_PASSWORD, databaseUrl, uniqueName, urlWithPassword } from '../support/databases.js';
 import { KEY, storeSeed } from '../support/fixtures.js';

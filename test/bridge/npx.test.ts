@@ -1,6 +1,6 @@
 /**
  * `npx teamgames bridge` (or an npm script) stopped with SIGTERM stops the bridge too
- * (src/cli/bridge-command.ts). npm runs the command through `sh -c` and passes a SIGTERM on
+ * (src/bridge/command.ts). npm runs the command through `sh -c` and passes a SIGTERM on
  * to that shell, not to the bridge, which was left running, orphaned, holding its port and
  * the journal's lock, so the next start was refused. A bridge that npm started (npm sets
  * `npm_command`) now stops gracefully when the npm process that started it is gone.
@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockService } from 'teamgames-sdk/mock';
 import type { RunningBridge } from '../../src/bridge/bridge.js';
-import { runBridgeCommand } from '../../src/cli/bridge-command.js';
+import { runBridgeCommand } from '../../src/bridge/command.js';
 import { stream } from '../support/cli.js';
 import { KEY, storeSeed } from '../support/fixtures.js';
 

@@ -5,7 +5,7 @@
  * a command lost mid-way leaves a window for staff (the next bridge on the same journal
  * shows it in the player's status) and is never sent again.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -26,7 +26,7 @@ afterEach(async () => {
   mock.reset();
 });
 
-async function bridgeOn(server: TestRconServer, dir: string, logLines?: Array<Record<string, unknown>>): Promise<RunningBridge> {
+async function bridgeOn(server: TestRconServer, dir: string, logLines?: Array<Record<string, unknown>>, password: { passwordEnv: string } | { passwordFile: string } = { passwordEnv: 'RCON_PASSWORD' }): Promise<RunningBridge> {
   const config = join(dir, 'bridge.json');
   await writeFile(
     config,
@@ -34,7 +34,7 @@ async function bridgeOn(server: TestRconServer, dir: string, logLines?: Array<Re
       listen: { port: 0 },
       journal: { file: 'journal.jsonl' },
       loop: { claimMode: 'fast' },
-      give: { rcon: { host: '127.0.0.1', port: server.port, passwordEnv: 'RCON_PASSWORD', timeoutMs: 600_000, commands: { '42': ['give {player} whip {quantity}'] } } },
+      give: { rcon: { host: '127.0.0.1', port: server.port, ...password, timeoutMs: 600_000, commands: { '42': ['give {player} whip {quantity}'] } } },
       log: { level: logLines === undefined ? 'silent' : 'info' },
     }),
   );
@@ -153,5 +153,39 @@ describe('teamgames bridge over RCON', () => {
     const again = await (await fetch(`${second.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     expect(again).toMatch(/^teamgames_bridge_open_windows 1$/m);
     await second.stop();
+  });
+
+  it('the RCON password from its file is read again at each login by the secrets\' rules: a rotated file is used once the game restarts and redacted from the answers; a file its group may change is refused, saying why', async () => {
+    const server = await TestRconServer.start();
+    running.push(server);
+    server.online = ['Steve', 'Alex'];
+    const dir = await mkdtemp(join(tmpdir(), 'rcon-bridge-'));
+    const file = join(dir, 'rcon-password');
+    await writeFile(file, `${server.password}\n`, { mode: 0o600 });
+    const lines: Array<Record<string, unknown>> = [];
+    const bridge = await bridgeOn(server, dir, lines, { passwordFile: 'rcon-password' });
+    expect(await joinAndClaim(bridge, 'Steve', 1)).toMatchObject({ code: 'SUCCESS', granted: 1 });
+
+    // The game's password changes, its file with it, and the game restarts.
+    const rotated = 'Rotated-rcon-pass-42';
+    server.password = rotated;
+    await writeFile(file, `${rotated}\n`);
+    server.dropAll();
+    expect(await joinAndClaim(bridge, 'Alex', 1)).toMatchObject({ code: 'SUCCESS', granted: 1 });
+    expect(server.logins).toEqual({ ok: 2, failed: 0 });
+    expect(server.commands).toEqual(['list', 'give Steve whip 1', 'list', 'give Alex whip 1']);
+    // Known to the redaction from the login on: an answer that would quote it does not.
+    const status = await fetch(`${bridge.url}/v1/players/${rotated}/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const text = await status.text();
+    expect(text).not.toContain(rotated);
+    expect(JSON.parse(text)).toMatchObject({ playerName: '<redacted>' });
+
+    // A file its group may change could hold a password planted by them: refused at the next login.
+    await chmod(file, 0o620);
+    server.dropAll();
+    expect(await joinAndClaim(bridge, 'Steve', 1)).toMatchObject({ granted: 0, pending: 1 });
+    expect(server.logins).toEqual({ ok: 2, failed: 0 });
+    expect(JSON.stringify(lines)).toContain(`give.rcon.passwordFile: cannot read ${file} (its group may change it, mode 0620: chmod g-w ${file})`);
+    expect(JSON.stringify(lines)).not.toContain(rotated);
   });
 });

@@ -1,23 +1,16 @@
 /**
  * The RCON sink as the delivery engine calls it (`deliver` with the sink's give, as the
- * bridge's loop does), and the sink's life: the password's sources, a connection the game
+ * bridge's loop does), and the sink's life: the password asked at each login, a connection the game
  * closed while idle, close.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal, StorefrontClient, type JournalLine, type StorefrontEvent } from '../../src/index.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
 import { itemOf, rconSuite, whip } from '../support/rcon-sink.js';
 
 const { mock, sleep, client } = inProcessStore();
 const rcon = rconSuite();
-const dirs: string[] = [];
-afterEach(async () => {
-  mock.reset();
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
+afterEach(() => mock.reset());
 
 describe('through the delivery engine', () => {
   it('a purchase is given by its command once, then acknowledged: nothing left in the journal', async () => {
@@ -141,30 +134,26 @@ describe('the sink', () => {
     expect((await journal.pending()).filter((e) => e.state === 'unverified')).toEqual([]);
   });
 
-  it('the password from its environment variable, or from its file without the trailing newline; none: thrown, nothing sent', async () => {
+  it('the password is asked at each connection: a rotated one logs in after the game restarts; none to be had: thrown, nothing sent', async () => {
     const server = await rcon.server();
-    vi.stubEnv('RCON_TEST_PASSWORD', server.password);
-    await rcon.sink(server, new MemoryJournal(), { password: undefined, passwordEnv: 'RCON_TEST_PASSWORD' }).give(itemOf(whip('invoice:3')));
-    const dir = await mkdtemp(join(tmpdir(), 'tg-rcon-'));
-    dirs.push(dir);
-    await writeFile(join(dir, 'password'), `${server.password}\n`);
-    vi.stubEnv('RCON_TEST_PASSWORD', '');
-    await rcon.sink(server, new MemoryJournal(), { password: undefined, passwordEnv: 'RCON_TEST_PASSWORD', passwordFile: join(dir, 'password') }).give(itemOf(whip('invoice:4')));
+    let password: string | Error = server.password;
+    const asked = { port: server.port, get password(): string {
+      if (password instanceof Error) throw password;
+      return password;
+    } };
+    const sink = rcon.sink(asked, new MemoryJournal());
+    await sink.give(itemOf(whip('invoice:3')));
+    server.password = 'rotated-password';
+    password = 'rotated-password';
+    server.dropAll();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sink.give(itemOf(whip('invoice:4')));
     expect(server.logins).toEqual({ ok: 2, failed: 0 });
-    await expect(rcon.sink(server, new MemoryJournal(), { password: undefined, passwordEnv: 'RCON_TEST_PASSWORD' }).give(itemOf(whip('invoice:5')))).rejects.toThrow('RCON: no password (set RCON_TEST_PASSWORD or give.rcon.passwordFile)');
-    await expect(rcon.sink(server, new MemoryJournal(), { password: undefined }).give(itemOf(whip('invoice:5')))).rejects.toThrow('RCON: no password (set the variable named by give.rcon.passwordEnv or give.rcon.passwordFile)');
+    password = new Error('give.rcon.passwordFile: cannot read /run/rcon (ENOENT)');
+    server.dropAll();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(sink.give(itemOf(whip('invoice:5')))).rejects.toThrow('give.rcon.passwordFile: cannot read /run/rcon (ENOENT)');
     expect(server.commands).toHaveLength(2);
-  });
-
-  it('a password file: only its one trailing newline dropped (CRLF too); no passwordEnv reads no variable', async () => {
-    const server = await rcon.server({ password: 'pa\nss ' });
-    const dir = await mkdtemp(join(tmpdir(), 'tg-rcon-'));
-    dirs.push(dir);
-    await writeFile(join(dir, 'password'), 'pa\nss \r\n');
-    // A variable literally named "undefined" is never taken for the password.
-    vi.stubEnv('undefined', 'wrong');
-    await rcon.sink(server, new MemoryJournal(), { password: undefined, passwordFile: join(dir, 'password') }).give(itemOf(whip('invoice:8')));
-    expect(server.logins).toEqual({ ok: 1, failed: 0 });
   });
 
   it('close waits for the command in flight, then nothing more is sent', async () => {

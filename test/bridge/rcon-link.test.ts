@@ -1,5 +1,5 @@
 /**
- * The RCON connection (src/bridge/rcon-link.ts) against a game, or anything else on the
+ * The RCON connection (src/bridge/rcon/link.ts) against a game, or anything else on the
  * RCON port, that answers a command with a malformed packet: a size field that is
  * negative, shorter than the packet's header, or absurdly large. None may freeze or crash
  * the bridge: the connection is closed, the command's outcome is unknown (a window), and
@@ -8,7 +8,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal, type JournalWindow } from '../../src/index.js';
-import { RconWindowError, commandWindowId } from '../../src/bridge/rcon.js';
+import { RconWindowError, commandWindowId } from '../../src/bridge/rcon/sink.js';
 import { packet } from '../support/rcon-server.js';
 import { itemOf, rconSuite, recordingLog, whip } from '../support/rcon-sink.js';
 

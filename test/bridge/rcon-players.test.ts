@@ -1,12 +1,12 @@
 /**
- * The players online from the RCON `list` command (src/bridge/rcon-players.ts): both reply
+ * The players online from the RCON `list` command (src/bridge/rcon/players.ts): both reply
  * forms parsed, anything else ignored (never everyone leaving on a reply not understood),
  * and the poller against the test RCON server.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal } from '../../src/index.js';
-import type { Sent } from '../../src/bridge/rcon-link.js';
-import { listPlayers, parsePlayerList } from '../../src/bridge/rcon-players.js';
+import type { Sent } from '../../src/bridge/rcon/link.js';
+import { listPlayers, parsePlayerList } from '../../src/bridge/rcon/players.js';
 import { rconSuite, recordingLog } from '../support/rcon-sink.js';
 
 const rcon = rconSuite();

@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal, type DeliveryJournal, type JournalLine, type JournalWindow } from '../../src/index.js';
-import { RconStaffError, RconWindowError, commandWindowId } from '../../src/bridge/rcon.js';
-import { meaningOf, replyRules } from '../../src/bridge/rcon-replies.js';
-import { parseOnline } from '../../src/bridge/rcon-players.js';
+import { RconStaffError, RconWindowError, commandWindowId } from '../../src/bridge/rcon/sink.js';
+import { meaningOf, replyRules } from '../../src/bridge/rcon/replies.js';
+import { parseOnline } from '../../src/bridge/rcon/players.js';
 import { NOW, itemOf, rconSuite, recordingLog, whip } from '../support/rcon-sink.js';
 
 const rcon = rconSuite();

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
-import { RconWindowError, rconSinkOn, type SinkLink } from '../../src/bridge/rcon.js';
-import type { Sent } from '../../src/bridge/rcon-link.js';
-import type { RconGiveConfig } from '../../src/bridge/rcon-types.js';
+import { RconWindowError, rconSinkOn, type SinkLink } from '../../src/bridge/rcon/sink.js';
+import type { Sent } from '../../src/bridge/rcon/link.js';
+import type { RconGiveConfig } from '../../src/bridge/rcon/types.js';
 import { NOW, itemOf, recordingLog, scrolls, whip } from '../support/rcon-sink.js';
 
 /** A connection whose commands meet the fates given, in order (then replies). */
@@ -27,7 +27,7 @@ function scripted(fates: Sent[]): SinkLink & { sent: string[] } {
 }
 
 // The scripted replies (`ok`, `done`, `fine`, `x…`) are this game's "done"; no online check (its own suite covers it).
-const config: RconGiveConfig = { host: 'h', port: 1, password: 'p', timeoutMs: 100, commands: { '42': ['give {player} whip {quantity}', 'say thanks {player}'] }, voteCommands: { '2': ['give {player} scroll {amount}'] }, game: 'custom', replies: { done: ['^(ok|done|fine|x+)$'] }, checkOnline: false };
+const config: RconGiveConfig = { host: 'h', port: 1, timeoutMs: 100, commands: { '42': ['give {player} whip {quantity}', 'say thanks {player}'] }, voteCommands: { '2': ['give {player} scroll {amount}'] }, game: 'custom', replies: { done: ['^(ok|done|fine|x+)$'] }, checkOnline: false };
 
 describe('over a scripted connection', () => {
   it('the second command of an item certainly not sent, after the first ran: a window for the item, not a retry', async () => {

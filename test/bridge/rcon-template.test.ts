@@ -1,12 +1,12 @@
 /**
- * The RCON command templates (src/bridge/rcon-template.ts): placeholders filled, a value
+ * The RCON command templates (src/bridge/rcon/template.ts): placeholders filled, a value
  * that could break out of the command refused (never escaped), templates checked when the
  * sink is made, the product's own templates before `"*"`.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/index.js';
-import { createRconSink } from '../../src/bridge/rcon.js';
-import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor, valueProblem } from '../../src/bridge/rcon-template.js';
+import { createRconSink } from '../../src/bridge/rcon/sink.js';
+import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor, valueProblem } from '../../src/bridge/rcon/template.js';
 import { recordingLog } from '../support/rcon-sink.js';
 
 describe('render', () => {
@@ -141,7 +141,7 @@ describe('templatesFor', () => {
 
 describe('createRconSink checks the templates', () => {
   const make = (commands: Record<string, unknown>, voteCommands?: Record<string, unknown>) => () =>
-    createRconSink({ host: '127.0.0.1', port: 1, password: 'x', timeoutMs: 100, commands: commands as Record<string, string[]>, ...(voteCommands === undefined ? {} : { voteCommands: voteCommands as Record<string, string[]> }) }, { journal: new MemoryJournal(), log: recordingLog(), now: () => 0 });
+    createRconSink({ host: '127.0.0.1', port: 1, timeoutMs: 100, commands: commands as Record<string, string[]>, ...(voteCommands === undefined ? {} : { voteCommands: voteCommands as Record<string, string[]> }) }, { journal: new MemoryJournal(), log: recordingLog(), now: () => 0 }, async () => 'x');
 
   it.each<[Record<string, unknown>, Record<string, unknown> | undefined, string]>([
     [{ '12': ['give {player} {amount}'] }, undefined, 'give.rcon.commands["12"][0]: has an unknown placeholder {amount}'],

@@ -1,5 +1,5 @@
 /**
- * The bridge's RCON sink (src/bridge/rcon.ts) against a test RCON server on loopback: at
+ * The bridge's RCON sink (src/bridge/rcon/sink.ts) against a test RCON server on loopback: at
  * most once and never silent. A command is sent only after its `sending` mark is
  * journaled; a command whose outcome is unknown becomes an `unknownCommand` window and is
  * never sent again, by this process or the next; a command certainly not sent (no
@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FileJournal, MemoryJournal, type DeliveryJournal, type JournalEntry, type JournalLine, type JournalWindow } from '../../src/index.js';
-import { RconStaffError, RconWindowError, commandWindowId } from '../../src/bridge/rcon.js';
+import { RconStaffError, RconWindowError, commandWindowId } from '../../src/bridge/rcon/sink.js';
 import { NOW, itemOf, rconSuite, recordingLog, scrolls, whip } from '../support/rcon-sink.js';
 import { scratchJournals } from '../support/file-journals.js';
 

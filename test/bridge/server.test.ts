@@ -8,7 +8,7 @@ import { MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryLoop 
 import { createMockService, type MockService } from 'teamgames-sdk/mock';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
+import { startBridgeServer, type BridgeServer } from '../../src/bridge/http/index.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { journalLine, journalWindow } from '../support/journal.js';
@@ -173,7 +173,7 @@ describe('the HTTP API: bad requests', () => {
     expect(await api.call('POST', '/v1/join', { player: 42 })).toMatchObject({ status: 400, json: { error: { field: 'player' } } });
     expect(await api.call('POST', '/v1/claim', { player: 'Ste\u001bve' })).toMatchObject({ status: 400, json: { error: { field: 'player', message: 'player must not contain control or bidi-override characters' } } });
     expect(await api.call('POST', '/v1/join', { player: 'x'.repeat(100_000) })).toMatchObject({ status: 413 });
-    expect(await api.call('PUT', '/v1/online', { players: ['Alex', ''] })).toMatchObject({ status: 400, json: { error: { field: 'players[1]' } } });
+    expect(await api.call('PUT', '/v1/online', { players: ['Alex', ''] })).toMatchObject({ status: 400, json: { error: { field: 'players[1]', message: 'players[1] must not be blank' } } });
     expect(await api.call('PUT', '/v1/online', { players: 'Alex' })).toMatchObject({ status: 400, json: { error: { field: 'players' } } });
     expect(await api.call('POST', '/v1/join', '{"player":')).toMatchObject({ status: 400, json: { error: { code: 'INVALID_JSON' } } });
     expect(await api.call('POST', '/v1/join', '[]')).toMatchObject({ status: 400, json: { error: { code: 'INVALID_JSON' } } });

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveredItem, GivenVoteReward } from 'teamgames-sdk';
 import { createLogger, secretRedactor, type BridgeLogger } from '../../src/bridge/log.js';
-import { WEBHOOK_BODY_LIMIT, createWebhookSink } from '../../src/bridge/webhook.js';
+import { WEBHOOK_BODY_LIMIT, createWebhookSink } from '../../src/bridge/webhook/sink.js';
 import { answerJson, hang, useLoopbackServers, type Behaviour } from '../support/http-server.js';
 import { recordingLog } from '../support/rcon-sink.js';
 

@@ -13,7 +13,7 @@ import { MemoryJournal, StorefrontClient } from '../../src/index.js';
 import { startBridge, type RunningBridge } from '../../src/bridge/bridge.js';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { startBridgeServer } from '../../src/bridge/server.js';
+import { startBridgeServer } from '../../src/bridge/http/index.js';
 import { KEY, inProcessStore } from '../support/reliability.js';
 
 const TOKEN = 'windows-bridge-token-0123456789abcdef012345';

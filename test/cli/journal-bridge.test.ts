@@ -16,7 +16,7 @@ import { FileJournal, StorefrontClient, inspectJournal, type DeliveredItem, type
 import { createMockService } from 'teamgames-sdk/mock';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.js';
+import { startBridgeServer, type BridgeServer } from '../../src/bridge/http/index.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import { EXIT } from '../../src/cli/program.js';
 import { runCli } from '../support/cli.js';
@@ -91,6 +91,8 @@ describe('the bridge HTTP API: POST /v1/windows/resolve', () => {
 
     for (const [body, field] of [
       [{ player: 'Bea', by: 'mod', note: 'x', extra: 1 }, 'extra'],
+      // An unknown field is named first, even beside a bad known one (a typo is the likelier mistake).
+      [{ player: 42, by: 'mod', note: 'x', colour: 'red' }, 'colour'],
       [{ player: 'Bea', by: '', note: 'x' }, 'by'],
       [{ player: 'Bea', by: 'mod', note: 'x\u001b[2J' }, 'note'],
       [{ by: 'mod', note: 'x' }, 'player'],

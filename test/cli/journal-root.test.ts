@@ -18,7 +18,7 @@ import { MemoryJournal, StorefrontClient } from 'teamgames-sdk';
 import { createMockService } from 'teamgames-sdk/mock';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
-import { startBridgeServer } from '../../src/bridge/server.js';
+import { startBridgeServer } from '../../src/bridge/http/index.js';
 import { EXIT } from '../../src/cli/program.js';
 import { fsCalls } from '../../src/journals/file/files.js';
 import { runCli } from '../support/cli.js';

@@ -8,8 +8,11 @@
  * the private machinery and the client's option and event types build on the wire; the
  * journals store what the wire said; delivery runs over the journals (its core, then the
  * engine, the votes and staff's view, then the loop that drives them); the client and the
- * public entry wire all of it together; the two command-line programs and the mock (a
- * program of its own, which imports only `auth.ts` and `common/`) stand on top.
+ * public entry wire all of it together; what both command-line programs share (`host/`:
+ * secrets, redaction, the database journals) stands under them; the bridge under
+ * `teamgames` (the CLI loads the bridge's command, the bridge imports nothing of the CLI);
+ * the CLI and the mock (a program of its own, which imports only `auth.ts` and `common/`)
+ * stand on top.
  */
 import { sep } from 'node:path';
 
@@ -24,7 +27,9 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/delivery/engine', 'src/delivery/votes', 'src/delivery/staff'],
   ['src/delivery/loop'],
   ['src/client.ts', 'src/client-parts.ts', 'src/index.ts'],
-  ['src/cli', 'src/bridge', 'src/mock'],
+  ['src/host'],
+  ['src/bridge'],
+  ['src/cli', 'src/mock'],
 ];
 
 /** The rooms: folders whose sub-folders are each a unit of their own (a room, entered through its `index.ts`). */

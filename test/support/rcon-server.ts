@@ -106,6 +106,11 @@ export class TestRconServer {
     return this.#options.password;
   }
 
+  /** A new password, for the logins from now on (the game's password rotated). */
+  set password(password: string) {
+    this.#options.password = password;
+  }
+
   /** Connections open now. */
   get connections(): number {
     return this.#sockets.size;

@@ -4,8 +4,8 @@
  */
 import { afterEach } from 'vitest';
 import type { DeliveredItem, DeliveryJournal, GivenVoteReward, JournalLine, JournalVoteReward } from '../../src/index.js';
-import { createRconSink } from '../../src/bridge/rcon.js';
-import type { ItemSink, Logger, RconGiveConfig } from '../../src/bridge/rcon-types.js';
+import { createRconSink } from '../../src/bridge/rcon/sink.js';
+import type { ItemSink, Logger, RconGiveConfig } from '../../src/bridge/rcon/types.js';
 import { TestRconServer, type TestRconServerOptions } from './rcon-server.js';
 import { journalLine } from './journal.js';
 import { TWO_SCROLLS } from './fixtures.js';
@@ -38,7 +38,6 @@ export function rconSuite() {
       const defaults: RconGiveConfig = {
         host: '127.0.0.1',
         port: server.port,
-        password: server.password,
         timeoutMs: 300,
         commands: { '42': ['give {player} whip {quantity}'] },
         voteCommands: { '2': ['give {player} scroll {amount}'] },
@@ -46,7 +45,8 @@ export function rconSuite() {
         checkOnline: false,
       };
       for (const key of Object.keys(config)) if (config[key as keyof RconGiveConfig] === undefined) delete defaults[key as keyof RconGiveConfig];
-      const sink = createRconSink({ ...defaults, ...given }, { journal, log, now: () => NOW });
+      // The password as the bridge gives it: asked at each connection (the server's, as it is then).
+      const sink = createRconSink({ ...defaults, ...given }, { journal, log, now: () => NOW }, async () => server.password);
       opened.push(sink);
       return sink;
     },

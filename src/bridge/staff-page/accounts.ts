@@ -11,9 +11,9 @@
  * @internal
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { UsageError } from '../../common/command-line.js';
+import { readSmallFile } from '../../host/secrets.js';
 
 /** What a staff member may do: look (`read`), or look and resolve windows (`resolve`). */
 export type StaffRole = 'read' | 'resolve';
@@ -118,31 +118,14 @@ export function parseAccounts(text: string, where: string): Map<string, StaffAcc
  * @throws UsageError saying why (never the file's content).
  */
 export async function readAccounts(path: string): Promise<Map<string, StaffAccount>> {
-  const refuse = (why: string) => new UsageError(`staff.accountsFile: cannot use ${path} (${why})`);
-  let file: FileHandle;
-  try {
-    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw refuse(code === 'ELOOP' ? 'a symbolic link: name the file itself' : typeof code === 'string' ? code : 'unreadable');
-  }
-  try {
-    const stat = await file.stat();
-    if (!stat.isFile()) throw refuse('not a regular file');
+  const check = (stat: Stats): string | undefined => {
     const uid = process.geteuid?.();
     if (uid !== undefined) {
-      if (stat.uid !== uid && stat.uid !== 0) throw refuse(`owned by user ${stat.uid}, not by this process's user (${uid}) or root: chown ${uid} ${path}`);
-      if ((stat.mode & 0o077) !== 0) throw refuse(`its group or other users may read or change it, mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}: chmod 600 ${path}`);
+      if (stat.uid !== uid && stat.uid !== 0) return `owned by user ${stat.uid}, not by this process's user (${uid}) or root: chown ${uid} ${path}`;
+      if ((stat.mode & 0o077) !== 0) return `its group or other users may read or change it, mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}: chmod 600 ${path}`;
     }
-    if (stat.size > MAX_FILE_BYTES) throw refuse(`larger than ${MAX_FILE_BYTES} bytes`);
-    const buffer = Buffer.alloc(MAX_FILE_BYTES);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    return parseAccounts(buffer.subarray(0, bytesRead).toString('utf8'), path);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const code = (error as { code?: unknown }).code;
-    throw refuse(typeof code === 'string' ? code : 'unreadable');
-  } finally {
-    await file.close().catch(() => undefined);
-  }
+    return stat.size > MAX_FILE_BYTES ? `larger than ${MAX_FILE_BYTES} bytes` : undefined;
+  };
+  const text = await readSmallFile(path, { refuse: (why) => new UsageError(`staff.accountsFile: cannot use ${path} (${why})`), maxBytes: MAX_FILE_BYTES, noFollow: true, check });
+  return parseAccounts(text, path);
 }

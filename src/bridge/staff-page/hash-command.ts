@@ -6,9 +6,9 @@
  * @module
  * @internal
  */
-import { EXIT, type TeamgamesIo } from '../../cli/shared.js';
+import type { TeamgamesIo } from '../../host/io.js';
 import { printable } from '../../common/printable.js';
-import { UsageError } from '../../common/command-line.js';
+import { COMMON_EXIT, UsageError } from '../../common/command-line.js';
 import { hashPassword, staffNameProblem } from './accounts.js';
 
 /** The text of `teamgames bridge staff-hash --help`. */
@@ -37,7 +37,7 @@ async function firstLine(stdin: AsyncIterable<Buffer | string>): Promise<string>
 export async function runStaffHash(argv: readonly string[], io: TeamgamesIo, stdin: AsyncIterable<Buffer | string>): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout.write(STAFF_HASH_USAGE);
-    return EXIT.OK;
+    return COMMON_EXIT.OK;
   }
   try {
     const [name, role, ...rest] = argv;
@@ -48,10 +48,10 @@ export async function runStaffHash(argv: readonly string[], io: TeamgamesIo, std
     const password = await firstLine(stdin);
     if (password.length < 12) throw new UsageError('the password (first line of stdin) must be at least 12 characters');
     io.stdout.write(`${name} ${role} ${await hashPassword(password)}\n`);
-    return EXIT.OK;
+    return COMMON_EXIT.OK;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`teamgames bridge staff-hash: ${printable(error.message)} (see teamgames bridge staff-hash --help)\n`);
-    return EXIT.USAGE;
+    return COMMON_EXIT.USAGE;
   }
 }

@@ -9,6 +9,7 @@
  * @internal
  */
 import { inspectJournal, type DeliveryLoop } from '../../index.js';
+import type { TeamgamesIo } from '../../host/io.js';
 import type { DeliveryJournal } from '../../journals/contract.js';
 import type { BridgeLogger } from '../log.js';
 import { readAccounts } from './accounts.js';
@@ -16,7 +17,7 @@ import { StaffDesk, type Gives } from './desk.js';
 import { startStaffPage, type StaffPage } from './server.js';
 import type { StaffPageConfig } from './config.js';
 
-export type { StaffPageConfig } from './config.js';
+export { staffConfigOf, staffSection, type StaffPageConfig } from './config.js';
 
 /** A desk when the config has a staff page, else nothing. */
 export function createStaffDesk(config: StaffPageConfig | undefined): StaffDesk | undefined {
@@ -58,4 +59,12 @@ export async function openStaffPage(config: StaffPageConfig, parts: StaffPagePar
 /** The bridge's give functions, recorded by the desk when there is one. */
 export function recorded(desk: StaffDesk | undefined, gives: Gives): Gives {
   return desk === undefined ? gives : desk.recording(gives);
+}
+
+/**
+ * Runs `teamgames bridge staff-hash` (argv after the word `staff-hash`), its module loaded
+ * now; resolves the exit code.
+ */
+export async function runStaffHash(argv: readonly string[], io: TeamgamesIo, stdin: AsyncIterable<Buffer | string>): Promise<number> {
+  return (await import('./hash-command.js')).runStaffHash(argv, io, stdin);
 }

@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { PageError, StaffRoutes, type Answer, type StaffPageOptions } from './routes.js';
-import { closeGracefully, listenOn } from '../server.js';
+import { closeGracefully, listenOn } from '../http/index.js';
 import { html } from './html.js';
 import { messagePage } from './views.js';
 

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMockService } from 'teamgames-sdk/mock';
 import { startBridge, type RunningBridge } from '../../../src/bridge/bridge.js';
 import { parseAccounts, readAccounts, verifyPassword } from '../../../src/bridge/staff-page/accounts.js';
-import { BRIDGE_USAGE, runBridgeCommand } from '../../../src/cli/bridge-command.js';
+import { BRIDGE_USAGE, runBridgeCommand } from '../../../src/bridge/command.js';
 import { stream } from '../../support/cli.js';
 import { KEY, storeSeed } from '../../support/fixtures.js';
 

@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMockService } from 'teamgames-sdk/mock';
 import { startBridge, type RunningBridge } from '../../../src/bridge/bridge.js';
-import { runBridgeCommand } from '../../../src/cli/bridge-command.js';
+import { runBridgeCommand } from '../../../src/bridge/command.js';
 import { stream } from '../../support/cli.js';
 import { KEY, storeSeed } from '../../support/fixtures.js';
 

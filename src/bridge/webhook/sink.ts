@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { DeliveredItem, GivenVoteReward } from '../index.js';
-import type { WebhookGiveConfig } from './config.js';
-import type { BridgeLogger } from './log.js';
-import type { ItemSink } from './sink.js';
+import type { DeliveredItem, GivenVoteReward } from '../../index.js';
+import type { WebhookGiveConfig } from '../config.js';
+import type { BridgeLogger } from '../log.js';
+import type { ItemSink } from '../sink.js';
 
 /** What the game receives for a purchase item. */
 export interface WebhookPurchase {

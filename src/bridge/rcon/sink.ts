@@ -17,14 +17,13 @@
  * @module
  * @internal
  */
-import { readFile } from 'node:fs/promises';
-import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../index.js';
-import { itemRecordsOf, type ItemRecords } from '../delivery/records/index.js';
-import { RconLink, messageOf, type Sent } from './rcon-link.js';
-import { listPlayers, parseOnline } from './rcon-players.js';
-import { listCommandOf, meaningOf, replyRules, type Game, type ReplyRules } from './rcon-replies.js';
-import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor } from './rcon-template.js';
-import type { ItemSink, RconGiveConfig, RconSinkDeps } from './rcon-types.js';
+import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../../index.js';
+import { itemRecordsOf, type ItemRecords } from '../../delivery/records/index.js';
+import { RconLink, messageOf, type Sent } from './link.js';
+import { listPlayers, parseOnline } from './players.js';
+import { listCommandOf, meaningOf, replyRules, type Game, type ReplyRules } from './replies.js';
+import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, render, templateProblem, templatesFor } from './template.js';
+import type { ItemSink, RconGiveConfig, RconPassword, RconSinkDeps } from './types.js';
 
 /**
  * A give the sink refuses for good (no template, a value that could break out of the
@@ -81,10 +80,10 @@ interface Job {
  * @throws Error naming the template that is wrong (an unknown placeholder, a control character).
  * @internal
  */
-export function createRconSink(config: RconGiveConfig, deps: RconSinkDeps): ItemSink {
+export function createRconSink(config: RconGiveConfig, deps: RconSinkDeps, password: RconPassword): ItemSink {
   checkTemplates(config.commands, 'give.rcon.commands', PURCHASE_PLACEHOLDERS);
   if (config.voteCommands !== undefined) checkTemplates(config.voteCommands, 'give.rcon.voteCommands', VOTE_PLACEHOLDERS);
-  const link = new RconLink({ host: config.host, port: config.port, timeoutMs: config.timeoutMs, password: () => passwordOf(config) }, deps.log);
+  const link = new RconLink({ host: config.host, port: config.port, timeoutMs: config.timeoutMs, password }, deps.log);
   return rconSinkOn(link, config, deps);
 }
 
@@ -120,15 +119,6 @@ function checkTemplates(table: Readonly<Record<string, readonly string[]>>, fiel
       if (problem !== undefined) throw new Error(`${field}["${key}"][${i}]: ${problem}`);
     });
   }
-}
-
-/** The RCON password: given, else from its environment variable, else from its file (one trailing newline dropped). */
-async function passwordOf(config: RconGiveConfig): Promise<string> {
-  if (config.password !== undefined) return config.password;
-  const fromEnv = config.passwordEnv === undefined ? undefined : process.env[config.passwordEnv];
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  if (config.passwordFile !== undefined) return (await readFile(config.passwordFile, 'utf8')).replace(/\r?\n$/, '');
-  throw new Error(`RCON: no password (set ${config.passwordEnv ?? 'the variable named by give.rcon.passwordEnv'} or give.rcon.passwordFile)`);
 }
 
 class RconSink {

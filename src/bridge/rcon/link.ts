@@ -11,7 +11,7 @@
 import type { Socket } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import { Rcon } from 'rcon-client';
-import type { Logger } from './rcon-types.js';
+import type { Logger } from './types.js';
 
 /** What became of one command. @internal */
 export type Sent = { reply: string } | { notSent: Error } | { unknown: Error };

@@ -10,10 +10,10 @@
  * @module
  * @internal
  */
-import { messageOf, type Sent } from './rcon-link.js';
-import type { Game } from './rcon-replies.js';
-import { valueProblem } from './rcon-template.js';
-import type { Logger } from './rcon-types.js';
+import { messageOf, type Sent } from './link.js';
+import type { Game } from './replies.js';
+import { valueProblem } from './template.js';
+import type { Logger } from './types.js';
 
 /** What the poller needs of the connection (the sink's {@link RconLink}). @internal */
 export interface ListLink {

@@ -5,11 +5,11 @@
  * @module
  * @internal
  */
-import type { DeliveryJournal } from '../index.js';
-import type { BridgeLogger } from './log.js';
-import type { Game, ReplyPatterns } from './rcon-replies.js';
+import type { DeliveryJournal } from '../../index.js';
+import type { BridgeLogger } from '../log.js';
+import type { Game, ReplyPatterns } from './replies.js';
 
-export type { ItemSink } from './sink.js';
+export type { ItemSink } from '../sink.js';
 
 /** The `give.rcon` section of bridge.json, validated (the bridge's `config.ts`). @internal */
 export interface RconGiveConfig {
@@ -17,12 +17,6 @@ export interface RconGiveConfig {
   host: string;
   /** The game's RCON port. */
   port: number;
-  /** The RCON password, when the bridge already read it from its environment variable or file. */
-  password?: string;
-  /** The environment variable holding the RCON password. */
-  passwordEnv?: string;
-  /** The file holding the RCON password. */
-  passwordFile?: string;
   /** How long one command (or the connection and login) may take, in ms, before its outcome is unknown. */
   timeoutMs: number;
   /** Command templates per product id (`product_id`, or `product_id_string`), `"*"` for any other product. */
@@ -53,3 +47,11 @@ export interface RconSinkDeps {
   /** The wall clock, epoch ms (the journal's timestamps). */
   now: () => number;
 }
+
+/**
+ * The RCON password, asked at each connection (a rotated one is used at the next login):
+ * the bridge reads it as every secret (bridge/secrets.ts over host/secrets.ts: its
+ * variable or its file, the file's owner and mode checked) and redacts it. Rejects when it
+ * cannot be had. @internal
+ */
+export type RconPassword = () => Promise<string>;

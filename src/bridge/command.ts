@@ -1,18 +1,20 @@
 /**
  * `teamgames bridge --config bridge.json`: parses the command line, loads the bridge (and
  * with it pino and prom-client, optional peers) only now, runs it until SIGTERM or SIGINT,
- * and resolves the exit code.
+ * and resolves the exit code. The one module of the bridge `teamgames` (src/cli/) loads, by
+ * `import()`, for the word `bridge`.
  *
  * @module
  */
 import { COMMON_EXIT, UsageError, parseCommandLine } from '../common/command-line.js';
 import { printable } from '../common/printable.js';
 import { InvalidInputError } from '../errors.js';
-import { URL_PASSWORD } from './databases.js';
-import { EXIT, type TeamgamesEnv, type TeamgamesIo } from './shared.js';
-import type { BridgeDeps, RunningBridge } from '../bridge/bridge.js';
+import { URL_PASSWORD } from '../host/databases.js';
+import type { TeamgamesEnv, TeamgamesIo } from '../host/io.js';
+import type { BridgeDeps, RunningBridge } from './bridge.js';
+import { routeList } from './http/index.js';
 
-/** The text of `teamgames bridge --help`. */
+/** The text of `teamgames bridge --help`; its HTTP API is the route table's (http/routes.ts). */
 export const BRIDGE_USAGE = `Usage: teamgames bridge --config <bridge.json>
        teamgames bridge staff-hash <name> <read|resolve>   (password on stdin: a line
                       of the staff page's accounts file; see staff-hash --help)
@@ -39,10 +41,7 @@ Environment (secrets never go in the config or on the command line):
                       (the database URL), give.rcon.passwordEnv (the RCON password)
 
 HTTP API (loopback by default; JSON; errors {"error":{"code","message","field"}}):
-  POST /v1/join {"player"}   POST /v1/leave {"player"}   PUT /v1/online {"players":[…]}
-  POST /v1/claim {"player"}  POST /v1/vote {"player","reward","amount"}
-  POST /v1/expect {"player","transactionId","expiresInMs"} (a web shop's checkout hint)
-  GET /v1/players/<name>/status   GET /v1/health   GET /metrics (Prometheus)
+${routeList().replace(/^/gm, '  ')}
 
 Needs the optional packages: npm install pino prom-client rcon-client
 
@@ -112,30 +111,30 @@ function signalled(env: TeamgamesEnv, parentPid: () => number): { promise: Promi
 export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo, env: TeamgamesEnv, deps: BridgeCommandDeps = {}): Promise<number> {
   const fail = (code: number, message: string) => {
     // A driver's message may quote the database URL: its password masked.
-    io.stderr.write(`teamgames bridge: ${printable(message.replace(URL_PASSWORD, '$1***@'))}${code === EXIT.USAGE ? ' (see teamgames bridge --help)' : ''}\n`);
+    io.stderr.write(`teamgames bridge: ${printable(message.replace(URL_PASSWORD, '$1***@'))}${code === COMMON_EXIT.USAGE ? ' (see teamgames bridge --help)' : ''}\n`);
     return code;
   };
-  if (argv[0] === 'staff-hash') return (await import('../bridge/staff-page/hash-command.js')).runStaffHash(argv.slice(1), io, deps.stdin ?? process.stdin);
+  if (argv[0] === 'staff-hash') return (await import('./staff-page/index.js')).runStaffHash(argv.slice(1), io, deps.stdin ?? process.stdin);
   let config: string;
   try {
     const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
     if (values.help) {
       io.stdout.write(BRIDGE_USAGE);
-      return EXIT.OK;
+      return COMMON_EXIT.OK;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if (values.config === undefined || values.config.trim() === '') throw new UsageError('--config <bridge.json> is required');
     config = values.config;
   } catch (error) {
-    return fail(error instanceof UsageError ? EXIT.USAGE : EXIT.FAILURE, error instanceof Error ? error.message : String(error));
+    return fail(error instanceof UsageError ? COMMON_EXIT.USAGE : COMMON_EXIT.FAILURE, error instanceof Error ? error.message : String(error));
   }
-  let startBridge: typeof import('../bridge/bridge.js').startBridge;
+  let startBridge: typeof import('./bridge.js').startBridge;
   try {
     // Loaded only for this command: pino, prom-client and the bridge's code.
-    ({ startBridge } = await import('../bridge/bridge.js'));
+    ({ startBridge } = await import('./bridge.js'));
   } catch (error) {
     const peer = missingPeer(error);
-    if (peer !== undefined) return fail(EXIT.USAGE, `the bridge needs the optional package ${peer}: npm install pino prom-client rcon-client`);
+    if (peer !== undefined) return fail(COMMON_EXIT.USAGE, `the bridge needs the optional package ${peer}: npm install pino prom-client rcon-client`);
     throw error;
   }
   // Listening before the start: a signal during it stops the bridge as soon as it runs.
@@ -147,17 +146,17 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
   } catch (error) {
     signals?.dispose();
     const peer = missingPeer(error);
-    if (peer !== undefined) return fail(EXIT.USAGE, `the bridge needs the optional package ${peer}: npm install pino prom-client rcon-client`);
+    if (peer !== undefined) return fail(COMMON_EXIT.USAGE, `the bridge needs the optional package ${peer}: npm install pino prom-client rcon-client`);
     // Multi-line usage errors (every mistake of the config) keep their lines.
     const message = error instanceof Error ? error.message : String(error);
     // The client's own checks (a plain-http base URL off loopback, a malformed key): usage too, in the config's words.
     if (error instanceof InvalidInputError) {
       const field = error.argument === 'options.baseUrl' ? 'baseUrl (or TEAMGAMES_BASE_URL)' : error.argument === 'options.apiKey' ? 'TEAMGAMES_API_KEY' : error.argument;
-      return fail(EXIT.USAGE, `${field}: ${error.rule}`);
+      return fail(COMMON_EXIT.USAGE, `${field}: ${error.rule}`);
     }
     if (error instanceof UsageError) {
       io.stderr.write(`teamgames bridge: ${message.split('\n').map(printable).join('\n')}\n(see teamgames bridge --help)\n`);
-      return EXIT.USAGE;
+      return COMMON_EXIT.USAGE;
     }
     return fail(COMMON_EXIT.FAILURE, message.replace(/\s+/g, ' '));
   }
@@ -165,5 +164,5 @@ export async function runBridgeCommand(argv: readonly string[], io: TeamgamesIo,
   const why = await stop;
   bridge.log.info(`stopping (${typeof why === 'string' ? why : 'asked'})`);
   await bridge.stop();
-  return EXIT.OK;
+  return COMMON_EXIT.OK;
 }

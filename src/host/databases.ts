@@ -11,7 +11,16 @@ import { UsageError } from '../common/command-line.js';
 import type { DeliveryJournal } from '../journals/contract.js';
 import { MySqlJournal, type MySqlPool } from '../journals/mysql/index.js';
 import { PostgresJournal, type PgPool } from '../journals/postgres/index.js';
-import type { JournalDeps } from './shared.js';
+
+/** What a command's journals take from outside, injectable for tests. */
+export interface JournalDeps {
+  /** Loads an optional database driver (`pg`, `mysql2/promise`). Default: `import()`. */
+  importDriver?: (name: string) => Promise<unknown>;
+  /** The clock for ages and a resolution's time, epoch ms (`teamgames journal`). Default: `Date.now`. */
+  now?: () => number;
+  /** Who resolves when `--by` is not given (`teamgames journal`). Default: the OS user name. */
+  userName?: () => string;
+}
 
 /** A failure of the command (exit 1), said in one line. */
 export class CommandFailure extends Error {
