@@ -65,6 +65,7 @@ export default {
     // - src/version.ts: one constant, written by the build.
     // - src/internal/clock.ts: `performance.now()` behind a name, nothing to decide.
     'src/client.ts',
+    'src/client-parts.ts',
     'src/endpoints.ts',
     'src/auth.ts',
     'src/errors.ts',
