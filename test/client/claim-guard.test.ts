@@ -79,4 +79,19 @@ describe('many players', () => {
     for (const player of players.slice(0, 50)) expect((await client.claim(player)).code).toBe('NO_ITEMS');
     expect(sent()).toBe(1_080);
   });
+
+  it('past 1,024 slots given back (a refused key), the next claims are sent as usual', async () => {
+    const clock = { t: 1_000 };
+    let sent = 0;
+    const fetch = async () => {
+      sent += 1;
+      return sent <= 1_030 ? new Response('Unauthorized', { status: 401 }) : Response.json(v4('NO_ITEMS'));
+    };
+    const client = new StorefrontClient({ apiKey: KEY, retry: 0, now: () => clock.t, fetch });
+    for (let i = 0; i < 1_030; i += 1) await client.claim(`P${i}`).catch(() => undefined);
+    expect((await client.claim('Ann')).code).toBe('NO_ITEMS');
+    expect((await client.claim('P0')).code).toBe('NO_ITEMS');
+    expect(sent).toBe(1_032);
+  });
 });
+

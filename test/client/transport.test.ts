@@ -174,4 +174,56 @@ describe('the size bound', () => {
     expect(await recording(padded(1_024), { retry: 0, maxResponseBytes: 1_024 }).client.getCatalog()).toEqual(catalogBody);
     expectInstance(await failureOf(recording(padded(1_025), { retry: 0, maxResponseBytes: 1_024 }).client.getCatalog()), ResponseTooLargeError);
   });
+
+  it('a declared length of exactly the bound is read', async () => {
+    const text = JSON.stringify(catalogBody);
+    const declaredExactly = () => new Response(text + ' '.repeat(1_024 - Buffer.byteLength(text)), { headers: { 'content-length': '1024' } });
+    expect(await recording(declaredExactly, { retry: 0, maxResponseBytes: 1_024 }).client.getCatalog()).toEqual(catalogBody);
+  });
+
+  it('a bodiless answer declaring too much is refused too', async () => {
+    const bodiless = () => new Response(null, { headers: { 'content-length': '99999999' } });
+    expectInstance(await failureOf(recording(bodiless, { retry: 0, maxResponseBytes: 1_024 }).client.getCatalog()), ResponseTooLargeError);
+  });
+});
+
+describe('reading the body', () => {
+  it('a bodiless error answer has an empty excerpt', async () => {
+    const error = expectInstance(await failureOf(recording(() => new Response(null, { status: 500 }), { retry: 0 }).client.getCatalog()), HttpError);
+    expect(error.bodyExcerpt).toBe('');
+  });
+
+  it('a character split across two chunks arrives whole', async () => {
+    const name = new TextEncoder().encode(JSON.stringify({ message: 'café' }));
+    const cut = name.indexOf(0xc3) + 1;
+    const split = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(name.slice(0, cut));
+            controller.enqueue(name.slice(cut));
+            controller.close();
+          },
+        }),
+        { status: 502 },
+      );
+    const error = expectInstance(await failureOf(recording(split, { retry: 0 }).client.getCatalog()), HttpError);
+    expect(error.bodyExcerpt).toBe('{"message":"café"}');
+  });
+});
+
+describe('an abort before the request goes out', () => {
+  it.each<[string, (client: StorefrontClient, signal: AbortSignal) => Promise<unknown>]>([
+    ['getCatalog', (c, signal) => c.getCatalog({ signal })],
+    ['checkout', (c, signal) => c.checkout({ username: 'Ann', items: [{ id: 1, quantity: 1 }] }, { signal })],
+    ['claimVoteReward', (c, signal) => c.claimVoteReward({ player: 'Ann', reward: 1, amount: 1 }, { signal })],
+  ])('%s rejects with the reason, nothing sent', async (_, call) => {
+    const { client, sent } = recording(() => Response.json(catalogBody));
+    const controller = new AbortController();
+    const pending = call(client, controller.signal);
+    const reason = new Error('stop');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(sent).toHaveLength(0);
+  });
 });

@@ -74,6 +74,10 @@ describe('the pairs a purchase row must have', () => {
     ]);
   });
 
+  it('a row missing its id is not bound-checked: only the id is named', async () => {
+    expect(await issuesOf(rowWith({ quantity_to_grant: 0, product_amount: 0 }, 'product_id', 'product_id_string'))).toEqual([['data.claims.0.product_id', 'product_id or product_id_string is required']]);
+  });
+
   it('a row that fails the schema is named at its index under data.claims', async () => {
     expect((await issuesOf(row, rowWith({ player_name: 7 })))[0]?.[0]).toBe('data.claims.1.player_name');
   });
