@@ -6,7 +6,7 @@
  * a `fetch` of the test's own.
  */
 import { describe, expect, it } from 'vitest';
-import { ClaimOutcomeUnknownError, HttpError, StorefrontClient, type StorefrontClientOptions } from '../../src/index.js';
+import { ClaimOutcomeUnknownError, HttpError, MemoryJournal, StorefrontClient, type StorefrontClientOptions } from '../../src/index.js';
 import { expectInstance, failureOf } from '../support/errors.js';
 import { KEY } from '../support/fixtures.js';
 import { catalogBody, v4 } from '../support/msw.js';
@@ -124,3 +124,21 @@ describe('the catalog cache', () => {
     expect(bodies).toHaveLength(2);
   });
 });
+
+describe('the delivery methods hand over to their engines', () => {
+  it('resumeDeliveries, resumeVoteRewards and startDeliveryLoop answer with their reports and loop', async () => {
+    const { client } = recording(() => Response.json(v4('NO_ITEMS')), { journal: new MemoryJournal() });
+    expect(await client.resumeDeliveries(() => undefined)).toMatchObject({ granted: [], failed: [] });
+    expect(await client.resumeVoteRewards(() => undefined)).toBeTypeOf('object');
+    const loop = client.startDeliveryLoop({ give: () => undefined });
+    expect(loop.stop).toBeTypeOf('function');
+    await loop.stop();
+  });
+
+  it("an unknown checkout option names the checkout", async () => {
+    const { client } = recording(() => Response.json({}));
+    const error = await failureOf(client.checkout({ username: 'Ann', items: [{ id: 1, quantity: 1 }] }, { bogus: 1 } as never));
+    expect((error as Error).message.startsWith('checkout: invalid options.bogus')).toBe(true);
+  });
+});
+

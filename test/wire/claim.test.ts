@@ -121,6 +121,11 @@ describe('the fields kept', () => {
 describe('the answer', () => {
   const answer = async (body: unknown): Promise<ClaimResult> => client(body).previewClaim('Ann');
 
+  it('data whose claims are not a list: a schema issue at data.claims', async () => {
+    const error = expectInstance(await failureOf(client({ status: 'PREVIEW', code: 'PREVIEW', message: 'm', data: { claims: 'x' } }).previewClaim('Ann')), ResponseValidationError);
+    expect(error.issues.map((issue) => issue.path.join('.'))).toEqual(['data.claims']);
+  });
+
   it("without a message: ''", async () => {
     expect((await answer({ status: 'ERROR', code: 'NO_ITEMS' })).message).toBe('');
   });
