@@ -72,7 +72,7 @@ let delivered: (player: string, granted: number) => void = () => {};
 const onEvent = (event: StorefrontEvent): void => {
   if (event.type === 'delivery') delivered(event.playerName, event.report.granted.length);
   else if (event.type === 'unverified') console.log(`[staff] check ${event.window.playerName}'s purchases between ${new Date(event.window.from).toISOString()} and ${new Date(event.window.to).toISOString()}`);
-  else if (event.type === 'stuck') console.log(`[staff] ${event.item.deliveryId} for ${event.playerName} failed ${event.attempts} times: ${String(event.error)}`);
+  else if (event.type === 'stuck') console.log(`[staff] ${event.deliveryId} for ${event.playerName} failed ${event.attempts} times: ${String(event.error)}`);
   else if (event.type === 'playerBlocked') console.log(`[staff] deliveries to ${event.playerName} are blocked: ${event.code}`);
   else if (event.type === 'loopError') console.log(`[log] delivery loop: ${String(event.error)}`);
 };

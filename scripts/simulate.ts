@@ -4,7 +4,7 @@
  *
  *   npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>]
  *                       [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast]
- *                       [--faults on|off] [--verbose]
+ *                       [--faults on|off] [--hints <0..1>] [--payment-median <s>] [--abandoned <0..1>] [--verbose]
  *
  * Prints what an online player costs the loop, then the run's line:
  *   simulate loop_heap_bytes_per_online_player: <b> at 1000 players, <b> at 10000 (heap
@@ -39,6 +39,15 @@
  * default (a purchase no preview listed waits one window), or `fast` (one claim call; a lost
  * answer is a window for staff). One form per run: CI and the guide's figures run both.
  *
+ * Checkout hints (#47). With `--hints <share>`, that share of the purchases is made through
+ * the web shop's path instead: a checkout (the mock's, outside the loop's budget), then
+ * `loop.expect(player, { transactionId })`, then the payment after a delay drawn from a
+ * log-normal distribution, median `--payment-median` (default 60 s: a card form or a PayPal
+ * login), spread 0.8 (10 % over 2.8 minutes, 1 % over 6.4: a 3-D Secure check, a second
+ * card). `--abandoned <share>` of those checkouts are never paid (cancelled after 15
+ * minutes): what hints for carts nobody pays cost. Off by default (0), when the random
+ * draws are those of a run without hints.
+ *
  * Purchases. Poisson, `--purchases-per-hour` per player (default 2), to online and offline
  * players alike (`mock.addPurchase`). Faults on the claim operation (mock.faults), previews
  * and claims alike: lost answers (`dropAfter`, 2 %), 503 before the operation (2 %), `delay`
@@ -62,6 +71,11 @@
  *   dedupes on deliveryId; a grant naming no invoice, `claim:<uuid>:<i>` from a fast claim,
  *   first covers what is missing of its player and product, the rest counts as duplicated);
  *   granted_offline: calls of give for a player offline at that moment.
+ * - hinted_grant_p50/p99 (with --hints): the same from the payment, over the hinted purchases
+ *   granted by the loop that was given the hints (before the final phase: hints live in the
+ *   loop's memory, and the final phase is a restart); hinted_after_restart: those granted in
+ *   the final phase (their player came back only then), in --verbose's `hintedAllP50P99`.
+ *   grant_p50/p99 then count the routine purchases only.
  * - grant_p50/p99: virtual seconds from purchase to first grant, counting only the time the
  *   player was online (bought offline: from the join; a player who leaves and comes back:
  *   the stretches online added up), over every purchase granted.
@@ -93,7 +107,7 @@ import type { DeliveryLoop } from '../src/delivery/loop/scheduler.js';
 if (process.argv.includes('--votes')) await import('./simulate/votes.js').then(({ run }) => run()).then((code) => process.exit(code));
 
 const USAGE =
-  'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast] [--faults on|off] [--verbose]\n' +
+  'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast] [--faults on|off] [--hints <0..1>] [--payment-median <s>] [--abandoned <0..1>] [--verbose]\n' +
   '       npm run simulate -- --votes …   (vote rewards, price changes and late landings: scripts/simulate/votes.ts; --votes --help for its flags)';
 const cli = commandLine('simulate', USAGE, {
   players: { type: 'string', default: '50' },
@@ -104,6 +118,9 @@ const cli = commandLine('simulate', USAGE, {
   'purchases-per-hour': { type: 'string', default: '2' },
   'typed-claims': { type: 'string', default: '0.15' },
   'claim-mode': { type: 'string', default: 'exactlyOnce' },
+  hints: { type: 'string', default: '0' },
+  'payment-median': { type: 'string', default: '60' },
+  abandoned: { type: 'string', default: '0' },
   faults: { type: 'string', default: 'on' },
   verbose: { type: 'boolean', default: false },
 });
@@ -119,6 +136,9 @@ if (PURCHASES_PER_HOUR === 0) cli.fail('--purchases-per-hour must be above 0');
 const TYPED_CLAIMS = cli.number('typed-claims', 0, 1);
 const FAULTS = cli.oneOf('faults', ['on', 'off']) === 'on';
 const CLAIM_MODE = cli.oneOf('claim-mode', ['exactlyOnce', 'fast']);
+const HINTS = cli.number('hints', 0, 1);
+const PAYMENT_MEDIAN_MS = cli.number('payment-median', 0, 3_600) * 1_000;
+const ABANDONED = cli.number('abandoned', 0, 1);
 /** The loop's defaults, for the printed line. */
 const EFFECTIVE_INTERVAL = INTERVAL ?? 30_000;
 const EFFECTIVE_BUDGET = BUDGET ?? 10;
@@ -128,7 +148,7 @@ const random = seededRandom(SEED ^ 0x51e1a7e);
 Math.random = seededRandom(SEED ^ 0x7a11e4);
 const gc = exposeGc();
 
-const config = (players: number): SimConfig => ({ players, pollIntervalMs: INTERVAL, maxCallsPerSecond: BUDGET, purchasesPerHour: PURCHASES_PER_HOUR, typedClaims: TYPED_CLAIMS, seed: SEED, random, claimMode: CLAIM_MODE });
+const config = (players: number): SimConfig => ({ players, pollIntervalMs: INTERVAL, maxCallsPerSecond: BUDGET, purchasesPerHour: PURCHASES_PER_HOUR, typedClaims: TYPED_CLAIMS, seed: SEED, random, claimMode: CLAIM_MODE, hints: HINTS, paymentMedianMs: PAYMENT_MEDIAN_MS, abandoned: ABANDONED });
 
 /** Purchases granted more than 1.5 intervals + one window after they could be, and what happened to each before its grant. */
 function slowGrants(world: World, intervalMs: number) {
@@ -265,9 +285,9 @@ async function main(): Promise<number> {
   const maxCalls = Math.max(world.maxCallsIn1s, mainStats.maxCallsInOneSecond, final.stats.maxCallsInOneSecond);
   const playerMinutes = PLAYERS * MINUTES;
   console.log(
-    `simulate players=${PLAYERS} minutes=${MINUTES} interval=${EFFECTIVE_INTERVAL} claim_mode=${CLAIM_MODE}: purchases=${world.purchases.size} paid_units=${figures.paid} granted_units=${figures.granted} ` +
+    `simulate players=${PLAYERS} minutes=${MINUTES} interval=${EFFECTIVE_INTERVAL} claim_mode=${CLAIM_MODE}${HINTS > 0 ? ` hints=${HINTS} payment_median=${PAYMENT_MEDIAN_MS / 1_000}${ABANDONED > 0 ? ` abandoned=${ABANDONED}` : ''}` : ''}: purchases=${world.purchases.size} paid_units=${figures.paid} granted_units=${figures.granted} ` +
       `lost=${figures.lost} duplicated=${figures.duplicated} silent=${figures.silent} granted_offline=${world.grantsOffline} windows_per_1000_purchases=${figures.windowsPer1000.toFixed(2)} ` +
-      `grant_p50=${figures.p50.toFixed(1)} grant_p99=${figures.p99.toFixed(1)} calls_per_player_minute=${(mainCalls / playerMinutes).toFixed(2)} ` +
+      `grant_p50=${figures.p50.toFixed(1)} grant_p99=${figures.p99.toFixed(1)} ${HINTS > 0 ? `hinted=${figures.hinted} hinted_grant_p50=${figures.hintedP50.toFixed(1)} hinted_grant_p99=${figures.hintedP99.toFixed(1)} hinted_after_restart=${figures.hintedAfterRestart} ` : ''}calls_per_player_minute=${(mainCalls / playerMinutes).toFixed(2)} ` +
       `max_calls_in_1s=${maxCalls} loop_cpu_ms_per_player_minute=${(loopCpuMs / playerMinutes).toFixed(4)} rss_mb=${rssMb.toFixed(1)}`,
   );
   if (values.verbose) {
@@ -282,6 +302,9 @@ async function main(): Promise<number> {
       events: world.events,
       claimsTyped: world.claimsTyped,
       claimOutcomes: Object.fromEntries(world.claimOutcomes),
+      hintOutcomes: Object.fromEntries(world.hintOutcomes),
+      abandonedCheckouts: world.abandonedCheckouts,
+      hintedAllP50P99: [figures.hintedAllP50, figures.hintedAllP99].map((s) => Number(s.toFixed(1))),
       claimRejected: world.claimRejected,
       windows: world.windows.length,
       giveThrew: world.giveThrew,

@@ -81,7 +81,8 @@ export type {
   UnverifiedWindow,
 } from './delivery/core/index.js';
 export { GrantTimeoutError } from './delivery/core/index.js';
-export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './delivery/loop/index.js';
+export type { CheckoutHint, CheckoutHintOutcome, DeliveryLoop, DeliveryLoopOptions, DeliveryLoopSettings, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './delivery/loop/index.js';
+export { checkDeliveryLoopSettings } from './delivery/loop/index.js';
 export type {
   GivenVoteReward,
   VoteDeliveryCode,

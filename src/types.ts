@@ -6,7 +6,7 @@
  */
 import type { JournalError, Operation } from './errors.js';
 import type { DeliveryJournal } from './journals/contract.js';
-import type { DeliveredItem, DeliveryCode, DeliveryReport, UnverifiedWindow } from './delivery/core/index.js';
+import type { DeliveredItem, DeliveryCode, DeliveryReport, GivenVoteReward, UnverifiedWindow } from './delivery/core/index.js';
 
 // ---------------------------------------------------------------------------
 // Client options
@@ -149,20 +149,25 @@ export type StorefrontEvent =
     }
   | {
       /**
-       * A grant kept failing for one item: it reached the delivery loop's
-       * `staffAfterAttempts` and is marked for staff (`teamgames journal pending` shows it
+       * A give kept failing for one item, a purchase line or a vote reward row: it reached
+       * the delivery loop's `staffAfterAttempts` (or the give refused it for good, `staff:
+       * true` on what it threw) and is marked for staff (`teamgames journal pending` shows it
        * as stuck). It stays pending and is still given, less often, and on the player's next join.
        */
       type: 'stuck';
-      /** `deliver` (the loop's runs) or `resumeDeliveries`. */
+      /** `deliver` (the loop's runs), `resumeDeliveries`, `deliverVoteReward` (the loop's `claimVote`) or `resumeVoteRewards`. */
       operation: Operation;
       /** The player. */
       playerName: string;
-      /** The item. */
-      item: DeliveredItem;
-      /** Failed grants so far. */
+      /** The item's `deliveryId` (a purchase line's or a vote reward row's). */
+      deliveryId: string;
+      /** The purchase, when the item is a purchase line. */
+      item?: DeliveredItem;
+      /** The vote reward row, when the item is one. */
+      reward?: GivenVoteReward;
+      /** Failed gives so far. */
       attempts: number;
-      /** What the last grant threw. */
+      /** What the last give threw. */
       error: unknown;
     }
   | {

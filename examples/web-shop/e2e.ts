@@ -1,7 +1,8 @@
 /**
  * End-to-end test of the web shop in a real headless browser (Debian's `chromium`,
  * driven by playwright-core): browse, fill a cart, hit a rejected coupon and an
- * out-of-stock line, pay on the mock's pay page, come back and see what waits in game.
+ * out-of-stock line, pay on the mock's pay page (the shop having sent the checkout hint),
+ * come back and see what waits in game.
  * Saves a screenshot to docs/images/web-shop.png.
  *
  * Not a vitest file (`npm test` never needs a browser). Run it:
@@ -15,7 +16,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
-import { StorefrontClient } from 'teamgames-sdk';
+import { StorefrontClient, type CheckoutHint } from 'teamgames-sdk';
 import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
 import { createShop } from './server.js';
 
@@ -25,8 +26,11 @@ const SCREENSHOT = fileURLToPath(new URL('../../docs/images/web-shop.png', impor
 
 const mock = createMockService({ seed: exampleSeed });
 const sandbox = await mock.listen({ port: 0 });
+/** The checkout hints the shop sent (a game's loop would get them: `loop.expect`). */
+const hints: Array<{ player: string; hint: CheckoutHint }> = [];
 const shop = createShop({
   client: new StorefrontClient({ apiKey: KEY, baseUrl: sandbox.url }),
+  hint: (player, hint) => void hints.push({ player, hint }),
   shopName: 'Demo RSPS Store',
   categories: [
     { id: 1, name: 'Weapons' },
@@ -100,6 +104,8 @@ try {
     'Shark pack:Paid/Undelivered',
     'Starter pack:Paid/Undelivered',
   ]);
+  step('the shop told the delivery side about the checkout before the payment');
+  assert.deepEqual(hints, [{ player: PLAYER, hint: { transactionId: rows[0]!.transactionid } }]);
 
   await page.goto(`${SHOP}/return`);
   assert.equal(await page.locator('.box h2').textContent(), `Thank you, ${PLAYER}!`);
@@ -125,6 +131,7 @@ try {
   await page.click('aside button:has-text("Checkout")');
   assert.equal(await page.locator('.box h2').textContent(), 'It is free!');
   assert.match((await page.locator('.box p').first().textContent()) ?? '', /Log in as NewPlayer and type ::claim/);
+  assert.deepEqual(hints.map((h) => h.player), [PLAYER, 'NewPlayer']);
   await checkNoSecret(page);
 
   step('passed');

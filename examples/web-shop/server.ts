@@ -6,6 +6,10 @@
  * - The catalog is shown by category, with sale prices and a "free" badge.
  * - The cart lives in a cookie (product id and quantity per line).
  * - Checkout shows every outcome in plain words and sends the player to the payment page.
+ * - After a checkout it sends the delivery side a checkout hint (#47): the game's loop then
+ *   claims for the player once per window while they pay, so the purchase is in their hands
+ *   about 10 s after payment. Through a running `teamgames bridge` (`TEAMGAMES_BRIDGE_URL`,
+ *   `TEAMGAMES_BRIDGE_TOKEN`), or `loop.expect` when the loop runs in this process.
  * - `/return` (where the player lands back) previews the claim: what waits in game.
  * - Page renders get a short timeout (`client.withOptions`): a page never hangs for the
  *   client's default 15 s per attempt.
@@ -18,13 +22,14 @@
  *
  * Settings (environment): TEAMGAMES_API_KEY (raw key), TEAMGAMES_BASE_URL, PORT (3000),
  * SHOP_NAME, SHOP_CATEGORIES ("1:Weapons,2:Ranks,3:Supplies": the API lists products by
- * category id but has no names for categories, so the shop names them).
+ * category id but has no names for categories, so the shop names them), TEAMGAMES_BRIDGE_URL
+ * and TEAMGAMES_BRIDGE_TOKEN (the checkout hint to a bridge; without them, none is sent).
  *
  * `examples/web-shop/e2e.ts` buys through it in a headless browser.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { InvalidInputError, StorefrontClient, isStorefrontError, type CartItem, type ClaimResult, type Product } from 'teamgames-sdk';
+import { InvalidInputError, StorefrontClient, isStorefrontError, type CartItem, type CheckoutHint, type ClaimResult, type Product } from 'teamgames-sdk';
 
 /** A category the shop shows, by the id products are filed under on the dashboard. */
 export interface ShopCategory {
@@ -36,7 +41,32 @@ export interface ShopOptions {
   client: StorefrontClient;
   shopName?: string;
   categories?: ShopCategory[];
+  /**
+   * Tells the delivery side that a player just checked out: `loop.expect` when the delivery
+   * loop runs in this process, {@link bridgeHint} for a bridge. Best effort: a hint that
+   * fails only leaves the purchase to the routine polls, so it never fails the checkout.
+   */
+  hint?: (player: string, hint: CheckoutHint) => unknown;
 }
+
+/**
+ * The checkout hint through a running `teamgames bridge`: `POST /v1/expect` with its token,
+ * at most 2 s; a refusal (429 `HINTS_FULL`, 409 `HINT_EXPIRED`) or a bridge that is down is
+ * logged, and the purchase comes with the routine polls.
+ */
+// #region bridge-hint
+export function bridgeHint(url: string, token: string): (player: string, hint: CheckoutHint) => Promise<void> {
+  return async (player, hint) => {
+    const response = await fetch(new URL('/v1/expect', url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ player, ...hint }),
+      signal: AbortSignal.timeout(2_000),
+    });
+    if (!response.ok) console.error(`web-shop: the bridge did not take the checkout hint (${response.status} ${await response.text()})`);
+  };
+}
+// #endregion bridge-hint
 
 // ------------------------------------------------------------------ cart and cookies
 
@@ -128,7 +158,7 @@ function productCard(p: Product): string {
 
 /** Creates the shop's HTTP server (not listening yet). */
 export function createShop(options: ShopOptions): Server {
-  const { client } = options;
+  const { client, hint } = options;
   // #region pages
   // What a page shows is read through a derived client: 3 s per attempt and one retry,
   // so a slow service costs a page at most about 6 s instead of 46 s. It shares the
@@ -176,6 +206,14 @@ export function createShop(options: ShopOptions): Server {
     return layout(shopName, `<main><div>${main}</div><aside><h2>Your cart</h2>${cartHtml}</aside></main>`);
   }
 
+  /** Sends the checkout hint without waiting for it: the player is redirected to pay at once. */
+  function sendHint(player: string, transactionId: string): void {
+    if (hint === undefined) return;
+    void Promise.resolve()
+      .then(() => hint(player, { transactionId }))
+      .catch((error: unknown) => console.error(`web-shop: checkout hint not sent: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
   async function checkout(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fields = await form(req);
     const jar = cookies(req);
@@ -189,6 +227,10 @@ export function createShop(options: ShopOptions): Server {
 
     try {
       const result = await client.checkout({ username, items: cart, ...(coupon === '' ? {} : { coupon }) });
+      // #region hint
+      // The player is about to pay (or, free, has nothing to pay): the game's loop claims for them meanwhile.
+      if (result.outcome === 'PAYMENT_REQUIRED' || result.outcome === 'FREE') sendHint(username, result.transactionId);
+      // #endregion hint
       switch (result.outcome) {
         case 'PAYMENT_REQUIRED':
           // Remember the order for /return, empty the cart, and send the player to pay.
@@ -302,6 +344,7 @@ export function parseCategories(text: string): ShopCategory[] {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const shop = createShop({
     client: new StorefrontClient(), // TEAMGAMES_API_KEY (required) and TEAMGAMES_BASE_URL
+    ...(process.env['TEAMGAMES_BRIDGE_URL'] && process.env['TEAMGAMES_BRIDGE_TOKEN'] ? { hint: bridgeHint(process.env['TEAMGAMES_BRIDGE_URL'], process.env['TEAMGAMES_BRIDGE_TOKEN']) } : {}),
     shopName: process.env['SHOP_NAME'] ?? 'Demo RSPS Store',
     categories: parseCategories(process.env['SHOP_CATEGORIES'] ?? '1:Weapons,2:Ranks,3:Supplies'),
   });

@@ -2,22 +2,25 @@
  * Each operation timed three ways on the same server, interleaved in rounds: (a) raw
  * fetch with hand-built headers and bodies, (b) a bare ky call with the same request and
  * no validation, (c) the SDK (cache off, local guard off, a distinct player per call).
- * Sequential latency (p50/p99) and throughput at concurrency 32; the ratios are medians
- * of ratios taken within each round, where the three ways ran back to back.
+ * Sequential latency (p50/p99), this process's CPU time per sequential call, and
+ * throughput at concurrency 32; the ratios are medians of ratios taken within each round,
+ * where the three ways ran back to back. The CPU ratio (`cpuVsKy`) is what the client side
+ * costs, which a busy machine (a neighbour's load, the mock's own turns) blurs far less
+ * than the latencies.
  *
  * @module
  */
 import ky from 'ky';
 import { StorefrontClient } from 'teamgames-sdk';
 import { median, percentile } from '../common/figures.js';
-import { CONCURRENCY, CONCURRENT_CALLS, ITERATIONS, ROUNDS, WARMUP } from './settings.js';
+import { CONCURRENCY, CONCURRENT_CALLS, ITERATIONS, ROUNDS, WARMUP, type Operation } from './settings.js';
 import { LARGE_KEY, SMALL_KEY, b64, player } from './service.js';
 
 export type Way = 'raw' | 'ky' | 'sdk';
 type Call = (i: number) => Promise<unknown>;
 const WAYS = ['raw', 'ky', 'sdk'] as const;
 
-function operations(url: string): Record<string, Record<Way, Call>> {
+function operations(url: string): Record<Operation, Record<Way, Call>> {
   const sdk = (apiKey: string) => new StorefrontClient({ apiKey, baseUrl: url, catalogCacheTtlMs: 0, rateLimit: false, retry: 0 });
   const small = sdk(SMALL_KEY);
   const large = sdk(LARGE_KEY);
@@ -60,12 +63,16 @@ function operations(url: string): Record<string, Record<Way, Call>> {
   };
 }
 
-async function sequential(call: Call, n: number, into: number[]): Promise<void> {
+/** `n` calls one after the other, their latencies into `into`; resolves to this process's CPU µs per call. */
+async function sequential(call: Call, n: number, into: number[]): Promise<number> {
+  const cpu = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const start = performance.now();
     await call(i);
     into.push(performance.now() - start);
   }
+  const { user, system } = process.cpuUsage(cpu);
+  return (user + system) / n;
 }
 
 /** Calls per second with `CONCURRENCY` calls in flight. */
@@ -94,6 +101,8 @@ function shuffle<T>(items: T[]): T[] {
 export interface Figures {
   p50: number;
   p99: number;
+  /** This process's CPU time per sequential call, µs (median over rounds). */
+  cpuUs: number;
   rps: number;
 }
 
@@ -103,24 +112,27 @@ export interface Ratios {
   p99: number;
   throughput: number;
   vsKy: number;
+  /** The SDK's CPU time per call over bare ky's. */
+  cpuVsKy: number;
 }
 
 export type HttpResults = Record<string, { figures: Record<Way, Figures>; ratios: Ratios }>;
 
 /** One operation's rounds: latencies per way and round, calls per second per way and round. */
-async function rounds(ways: Record<Way, Call>): Promise<{ latencies: Record<Way, number[][]>; rates: Record<Way, number[]> }> {
+async function rounds(ways: Record<Way, Call>): Promise<{ latencies: Record<Way, number[][]>; cpu: Record<Way, number[]>; rates: Record<Way, number[]> }> {
   const latencies: Record<Way, number[][]> = { raw: [], ky: [], sdk: [] };
+  const cpu: Record<Way, number[]> = { raw: [], ky: [], sdk: [] };
   const rates: Record<Way, number[]> = { raw: [], ky: [], sdk: [] };
   for (const way of WAYS) await sequential(ways[way], WARMUP, []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const way of shuffle([...WAYS])) {
       const samples: number[] = [];
-      await sequential(ways[way], ITERATIONS, samples);
+      cpu[way].push(await sequential(ways[way], ITERATIONS, samples));
       latencies[way].push(samples);
     }
     for (const way of shuffle([...WAYS])) rates[way].push(await throughput(ways[way], CONCURRENT_CALLS));
   }
-  return { latencies, rates };
+  return { latencies, cpu, rates };
 }
 
 /**
@@ -128,14 +140,15 @@ async function rounds(ways: Record<Way, Call>): Promise<{ latencies: Record<Way,
  * within a round compares calls made under the same machine conditions; the reported
  * ratio is the median over rounds. Absolute figures (the table) pool every round.
  */
-export async function benchHttp(url: string): Promise<HttpResults> {
+export async function benchHttp(url: string, only?: Operation): Promise<HttpResults> {
   const results: HttpResults = {};
   for (const [name, ways] of Object.entries(operations(url))) {
-    const { latencies, rates } = await rounds(ways);
+    if (only !== undefined && name !== only) continue;
+    const { latencies, cpu, rates } = await rounds(ways);
     const figures = Object.fromEntries(
       WAYS.map((way) => {
         const all = latencies[way].flat();
-        return [way, { p50: percentile(all, 0.5), p99: percentile(all, 0.99), rps: median(rates[way]) }];
+        return [way, { p50: percentile(all, 0.5), p99: percentile(all, 0.99), cpuUs: median(cpu[way]), rps: median(rates[way]) }];
       }),
     ) as Record<Way, Figures>;
     const perRound = (ratio: (round: number) => number) => median(Array.from({ length: ROUNDS }, (_, round) => ratio(round)));
@@ -148,6 +161,7 @@ export async function benchHttp(url: string): Promise<HttpResults> {
         p99: figures.sdk.p99 / figures.raw.p99,
         throughput: perRound((r) => rates.sdk[r]! / rates.raw[r]!),
         vsKy: perRound((r) => p50('sdk', r) / p50('ky', r)),
+        cpuVsKy: perRound((r) => cpu.sdk[r]! / cpu.ky[r]!),
       },
     };
   }
@@ -157,15 +171,15 @@ export async function benchHttp(url: string): Promise<HttpResults> {
 /** The table of absolute figures, one line per operation and way. */
 export function printHttp(http: HttpResults): void {
   const fmt = (n: number, digits = 2) => n.toFixed(digits).padStart(9);
-  console.log(`\n${'operation'.padEnd(12)} ${'way'.padEnd(4)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'req/s@32'.padStart(9)}`);
+  console.log(`\n${'operation'.padEnd(12)} ${'way'.padEnd(4)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'cpu µs'.padStart(9)} ${'req/s@32'.padStart(9)}`);
   for (const [name, { figures }] of Object.entries(http)) {
     for (const way of WAYS) {
       const f = figures[way];
-      console.log(`${name.padEnd(12)} ${way.padEnd(4)} ${fmt(f.p50, 3)} ${fmt(f.p99, 3)} ${fmt(f.rps, 0)}`);
+      console.log(`${name.padEnd(12)} ${way.padEnd(4)} ${fmt(f.p50, 3)} ${fmt(f.p99, 3)} ${fmt(f.cpuUs, 0)} ${fmt(f.rps, 0)}`);
     }
   }
 }
 
 /** The summary lines: the SDK's ratios per operation. */
 export const httpLines = (http: HttpResults): string[] =>
-  Object.entries(http).map(([name, { ratios: r }]) => `bench ${name}: p50=${r.p50.toFixed(2)} p99=${r.p99.toFixed(2)} throughput=${r.throughput.toFixed(2)} vsKy=${r.vsKy.toFixed(2)}`);
+  Object.entries(http).map(([name, { ratios: r }]) => `bench ${name}: p50=${r.p50.toFixed(2)} p99=${r.p99.toFixed(2)} throughput=${r.throughput.toFixed(2)} vsKy=${r.vsKy.toFixed(2)} cpuVsKy=${r.cpuVsKy.toFixed(2)}`);

@@ -11,7 +11,8 @@
  * (git-ignored); the summary lines come last.
  *
  * Flags (settings.ts): --rounds N (default 7), --iterations N per round and way (default
- * 45), --concurrent N calls per concurrency batch (default 256), --quick (CI: small numbers).
+ * 45), --concurrent N calls per concurrency batch (default 256), --quick (CI: small numbers),
+ * --only <operation> (that operation's HTTP rounds alone: its table rows and its line).
  *
  * @module
  */
@@ -21,13 +22,26 @@ import { deliverWait } from './deliver.js';
 import { benchHttp, httpLines, printHttp } from './http.js';
 import { journalBench, journalLines, printJournals } from './journals.js';
 import { startMock } from './service.js';
-import { CONCURRENCY, CONCURRENT_CALLS, ITERATIONS, ROUNDS } from './settings.js';
+import { CONCURRENCY, CONCURRENT_CALLS, ITERATIONS, ONLY, ROUNDS } from './settings.js';
 import { sizeLines, sizes } from './size.js';
 import { printValidation, validationBodies, validationCost } from './validation.js';
 
 const { url, child, dir } = await startMock();
 try {
   console.log(`bench: mock at ${url}; ${ROUNDS} rounds × ${ITERATIONS} sequential calls per way, ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}`);
+  if (ONLY !== undefined) {
+    const http = await benchHttp(url, ONLY);
+    printHttp(http);
+    console.log('');
+    for (const line of httpLines(http)) console.log(line);
+  } else await everything(url, dir);
+} finally {
+  child.kill('SIGINT');
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The whole bench: every section, bench-results.json, the summary lines. */
+async function everything(url: string, dir: string): Promise<void> {
   const bodies = await validationBodies(url);
   const http = await benchHttp(url);
   printHttp(http);
@@ -50,7 +64,4 @@ try {
   );
   console.log('\nfigures written to bench-results.json\n');
   for (const line of lines) console.log(line);
-} finally {
-  child.kill('SIGINT');
-  rmSync(dir, { recursive: true, force: true });
 }

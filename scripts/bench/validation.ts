@@ -57,12 +57,15 @@ export type ValidationFigures = ReturnType<typeof validationCost>;
 
 export function validationCost({ catalogText, claimText }: ValidationBodies) {
   // Bodies arrive as text: JSON.parse is part of the cost, reported apart as well.
-  const catalogParsed = JSON.parse(catalogText) as unknown;
   const claimParsed = JSON.parse(claimText) as unknown;
+  // readCatalog completes the answer it is given in place (the transport's own JSON.parse
+  // result), so it never reads the same object twice: its share is the difference.
+  const catalog500Us = microsPerCall(() => readCatalog(JSON.parse(catalogText)));
+  const catalog500JsonParseUs = microsPerCall(() => JSON.parse(catalogText));
   return {
-    catalog500Us: microsPerCall(() => readCatalog(JSON.parse(catalogText))),
-    catalog500JsonParseUs: microsPerCall(() => JSON.parse(catalogText)),
-    catalog500ValidateUs: microsPerCall(() => readCatalog(catalogParsed)),
+    catalog500Us,
+    catalog500JsonParseUs,
+    catalog500ValidateUs: catalog500Us - catalog500JsonParseUs,
     claim200Us: microsPerCall(() => readClaim(JSON.parse(claimText))),
     claim200JsonParseUs: microsPerCall(() => JSON.parse(claimText)),
     claim200ValidateUs: microsPerCall(() => readClaim(claimParsed)),

@@ -4,7 +4,7 @@
  *
  *   npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed 1]
  *                    [--purchases-during-runs true|false] [--processes 2 --shared]
- *                    [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast]]
+ *                    [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast] [--hints]]
  *                    [--nodes 3 --journal postgres|mysql]
  *                    [--players 20] [--lanes 2] [--keep]
  *
@@ -124,6 +124,8 @@
  *   the drain; journal_refused counts the refusals (a campaign that met none fails). A window
  *   whose record the journal refused is reported all the same and written by the engine's
  *   next call; a kill before that leaves it out of the journal: a NOTE, not not_durable;
+ * - `--hints`: with each /claim typed, a checkout hint (`loop.expect`, 2 minutes) for an
+ *   online player of the node: hinted runs in the loop's claimMode meet the kills (#47);
  * - `--claim-mode exactlyOnce|fast`: the loop's claimMode for the players' /claim (absent:
  *   the loop's default, exactlyOnce). A lost unit must lie in a row bought and delivered
  *   inside one window of its player.
@@ -150,7 +152,7 @@ import { runLone } from './lone.js';
 import { runShared } from './shared.js';
 import { cleanup, root } from './children.js';
 import { mysqlAdmin, postgresAdmin, type AdminDb, type Tables } from './database.js';
-import { CLAIM_MODE, CLUSTER, DURING_RUNS, FLAKY_JOURNAL, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
+import { CLAIM_MODE, CLUSTER, DURING_RUNS, FLAKY_JOURNAL, HINTS, JOURNAL, KEEP, KILLS, LANES, LOOP, MODES, NODES, PLAYERS, PROCESSES, SCENARIO, SEED, SHARED } from './options.js';
 
 /** One mode's campaign, start to counting. */
 async function campaign(mode: DeliveryMode, bundles: Bundles, root: string, modeIndex: number, seed: number, db?: Db): Promise<Result> {
@@ -214,7 +216,7 @@ function printResults(results: readonly Result[]): boolean {
   let failed = false;
   for (const r of results) {
     const scenario = SCENARIO === 'mix' || CLUSTER || LOOP ? '' : ` scenario=${SCENARIO}`;
-    const flaky = `${CLAIM_MODE === undefined ? '' : ` claim_mode=${CLAIM_MODE}`}${FLAKY_JOURNAL ? ' flaky_journal' : ''}`;
+    const flaky = `${CLAIM_MODE === undefined ? '' : ` claim_mode=${CLAIM_MODE}`}${FLAKY_JOURNAL ? ' flaky_journal' : ''}${HINTS ? ' hints' : ''}`;
     const head = CLUSTER ? `crash ${r.name}${flaky} nodes=${NODES} journal=${JOURNAL}: ` : SHARED ? `crash ${r.name}${scenario} processes=2 shared: refused=${r.refused} ` : `crash ${r.name}${scenario}${flaky}: `;
     const g = r.gives;
     console.log(

@@ -9,7 +9,7 @@ import { commandLine } from '../common/command-line.js';
 import { SCENARIOS, type ScenarioChoice } from './scenario.js';
 
 export const USAGE =
-  'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false] [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast]]\n' +
+  'usage: npm run crash -- [--kills 300] [--mode exactlyOnce|fast|all] [--seed <n>] [--purchases-during-runs true|false] [--loop [--flaky-journal] [--claim-mode exactlyOnce|fast] [--hints]]\n' +
   '                        [--processes 1|2] [--shared] [--nodes 1..8] [--journal file|postgres|mysql]\n' +
   '                        [--scenario mix|plain|two-clients|torn-append|no-raw-rows] [--players 20] [--lanes 2] [--keep]\n' +
   '       npm run crash -- --power-loss …   (the power-loss campaign: scripts/crash/power-loss.ts)\n' +
@@ -20,6 +20,7 @@ const cli = commandLine('crash', USAGE, {
   mode: { type: 'string' },
   loop: { type: 'boolean', default: false },
   'flaky-journal': { type: 'boolean', default: false },
+  hints: { type: 'boolean', default: false },
   'claim-mode': { type: 'string' },
   seed: { type: 'string', default: '1' },
   'purchases-during-runs': { type: 'string', default: 'true' },
@@ -69,6 +70,9 @@ if (LOOP && options.scenario !== undefined && options.scenario !== 'plain') usag
  */
 export const FLAKY_JOURNAL = options['flaky-journal'];
 if (FLAKY_JOURNAL && !LOOP) usage('--flaky-journal is for --loop (the count of gives per deliveryId is the loop\'s)');
+/** `--hints` (--loop): the workers also send checkout hints (`loop.expect`) for online players now and then (#47). */
+export const HINTS = options.hints;
+if (HINTS && !LOOP) usage('--hints is for --loop (the checkout hints of the delivery loop)');
 options.mode ??= 'all';
 /** One campaign with --loop (its label is `loop`; the loop chooses the mode of each run). */
 export const MODES: DeliveryMode[] = LOOP

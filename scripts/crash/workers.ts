@@ -13,6 +13,7 @@ import {
   API_KEY,
   CLAIM_EVERY_MS,
   CLAIM_MODE,
+  HINTS,
   CLOCK_SPEED,
   CLOCK_STEP_MS,
   CLUSTER,
@@ -155,6 +156,7 @@ export class WorkerPool {
               marginMs: CLOCK_STEP_MS + 50,
               claimEveryMs: CLAIM_EVERY_MS,
               ...(CLAIM_MODE === undefined ? {} : { claimMode: CLAIM_MODE }),
+              ...(HINTS ? { hints: true } : {}),
             },
           }
         : {}),

@@ -5,7 +5,7 @@
  * a virtual latency).
  */
 import { MemoryJournal, StorefrontClient, type DeliveredItem, type StorefrontEvent, type UnverifiedWindow } from '../../src/index.js';
-import { createMockService, type MockService } from '../../src/mock/index.js';
+import { createMockService, type MockService, type PurchaseRow } from '../../src/mock/index.js';
 import { DeliveryEngine } from '../../src/delivery/engine/engine.js';
 // The engine loads its modes by import() on the first delivery; loaded up front so that
 // virtual time does not run on while that import reads files (a seed replays exactly).
@@ -27,7 +27,22 @@ export interface SimConfig {
   random: () => number;
   /** The loop's `claimMode` for `/claim` (`loop.claim`): the engine's default, or the one-call form. */
   claimMode: 'exactlyOnce' | 'fast';
+  /** Of the purchases, the share made through a checkout that sends the loop a hint (`loop.expect`), paid after a delay. */
+  hints: number;
+  /** The median of the payment delay (log-normal, see PAYMENT_SIGMA), ms. */
+  paymentMedianMs: number;
+  /** Of the hinted checkouts, the share never paid (cancelled once their hint has expired). */
+  abandoned: number;
 }
+
+/**
+ * The spread of the payment delay, log-normal around its median: with a median of 60 s,
+ * 10 % of payments take over 2.8 minutes and 1 % over 6.4 (a card's 3-D Secure check, a
+ * PayPal login, a second card).
+ */
+const PAYMENT_SIGMA = 0.8;
+/** An abandoned checkout is cancelled this long after it was made (after its hint's default life). */
+const ABANDONED_AFTER_MS = 15 * 60_000;
 
 export const SESSION_MEAN_MS = 45 * 60_000;
 export const OFFLINE_MEAN_MS = 5 * 60_000;
@@ -45,6 +60,8 @@ export interface PlayerState {
 export interface Purchase {
   invoice: number;
   player: string;
+  /** The row's `productid`, to tell which purchase a grant naming no invoice (a one-call claim's) gave. */
+  product: string;
   units: number;
   boughtAt: number;
   /** Start of the current online stretch of the player while it waits (undefined while offline). */
@@ -58,6 +75,8 @@ export interface Purchase {
   errorBefore: boolean;
   /** What else happened before the grant: a /claim typed, a grant of it that threw, the player leaving. */
   typedClaim: boolean;
+  /** Bought through a checkout that sent the loop a hint (`boughtAt` is then when it was paid). */
+  hinted: boolean;
   threw: boolean;
   leaves: number;
 }
@@ -74,6 +93,12 @@ export class World {
   readonly idsByInvoice = new Map<number, Set<string>>();
   /** Grants whose deliveryId names no invoice: units by player and product. */
   readonly unmapped = new Map<string, number>();
+  /**
+   * The invoices of the rows each claim answer that reached the client delivered, by player,
+   * product and units, in order: a one-call claim's grants name no invoice (`claim:<uuid>:<i>`),
+   * and this tells which row each gave (its raw rows name the invoices).
+   */
+  readonly #claimedRows = new Map<string, number[]>();
   readonly windows: UnverifiedWindow[] = [];
   readonly events = { loopError: 0, delivery: 0, unverified: 0 };
   readonly client: StorefrontClient;
@@ -88,6 +113,9 @@ export class World {
   /** What the typed claims resolved to, by code (`OFFLINE`, `STOPPED`, a delivery code). */
   readonly claimOutcomes = new Map<string, number>();
   claimRejected = 0;
+  /** Hinted checkouts made, and what `loop.expect` answered (held, full, stopped). */
+  readonly hintOutcomes = new Map<string, number>();
+  abandonedCheckouts = 0;
   calls = 0;
   maxCallsIn1s = 0;
   /** The last second's call times, for the sliding maximum. */
@@ -166,7 +194,10 @@ export class World {
         time.activity += 1;
         signal.removeEventListener('abort', onAbort);
         if (answer === undefined || 'error' in answer) reject(answer?.error ?? new TypeError('fetch failed'));
-        else resolve(new Response(answer.text, { status: answer.status, headers: answer.headers }));
+        else {
+          this.#noteClaimed(answer.text);
+          resolve(new Response(answer.text, { status: answer.status, headers: answer.headers }));
+        }
       });
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
@@ -211,23 +242,42 @@ export class World {
     else this.loop?.leave(player.name);
   }
 
+  /** A claim answer that reached the client: the rows it delivered, for #record. */
+  #noteClaimed(text: string): void {
+    if (!text.includes('"code":"SUCCESS"')) return;
+    const body = JSON.parse(text) as { data?: { rawTransactions?: Array<{ invoice: number; username: string; productid: string; givequantity: number }> } };
+    for (const row of body.data?.rawTransactions ?? []) {
+      const key = `${row.username}\u0000${row.productid}\u0000${row.givequantity}`;
+      this.#claimedRows.set(key, [...(this.#claimedRows.get(key) ?? []), row.invoice]);
+    }
+  }
+
   #record(item: DeliveredItem, player: PlayerState | undefined): void {
-    const invoice = /^invoice:(\d+)$/.exec(item.deliveryId)?.[1];
+    let invoice = /^invoice:(\d+)$/.exec(item.deliveryId)?.[1];
+    const rows = this.#claimedRows.get(`${item.player_name}\u0000${item.product_id_string}\u0000${item.quantity_to_grant}`);
+    // A one-call claim's line: the row its answer delivered (the oldest of that player, product
+    // and units not granted under its invoice).
+    if (invoice === undefined) invoice = rows?.shift()?.toString();
+    else if (rows !== undefined && rows.includes(Number(invoice))) rows.splice(rows.indexOf(Number(invoice)), 1);
+    let purchase: Purchase | undefined;
     if (invoice === undefined) {
       const key = `${item.player_name}\u0000${item.product_id_string}`;
       this.unmapped.set(key, (this.unmapped.get(key) ?? 0) + item.quantity_to_grant);
-      return;
+      // For the latency: the player's oldest open purchase of that product and units.
+      const open = [...(player?.open ?? [])].map((n) => this.purchases.get(n) as Purchase);
+      purchase = open.find((p) => p.product === item.product_id_string && p.units === item.quantity_to_grant);
+    } else {
+      const number = Number(invoice);
+      const ids = this.idsByInvoice.get(number) ?? new Set<string>();
+      ids.add(item.deliveryId);
+      this.idsByInvoice.set(number, ids);
+      purchase = this.purchases.get(number);
     }
-    const number = Number(invoice);
-    const ids = this.idsByInvoice.get(number) ?? new Set<string>();
-    ids.add(item.deliveryId);
-    this.idsByInvoice.set(number, ids);
-    const purchase = this.purchases.get(number);
     if (purchase === undefined || purchase.grantedAt !== undefined) return;
     const now = this.time.now;
     purchase.grantedAt = now;
     purchase.latency = purchase.waited + (purchase.since === undefined ? 0 : now - purchase.since);
-    player?.open.delete(number);
+    player?.open.delete(purchase.invoice);
   }
 
   #onEvent(event: StorefrontEvent): void {
@@ -258,18 +308,67 @@ export class World {
   }
 
   /** A purchase by a random player, online or not; the next one is drawn (Poisson over all players). */
-  #purchase(): void {
-    if (this.phase !== 'main') return;
+  #purchase(): Promise<void> | undefined {
+    if (this.phase !== 'main') return undefined;
     const player = this.players[Math.floor(this.#random() * this.players.length)] as PlayerState;
-    const row = this.mock.addPurchase(KEY, { playerName: player.name, id: 1 + Math.floor(this.#random() * 5), quantity: 1 + Math.floor(this.#random() * 3) });
+    const line = { id: 1 + Math.floor(this.#random() * 5), quantity: 1 + Math.floor(this.#random() * 3) };
+    // Drawn only with hints on, so that a run without them replays the same purchases.
+    if (this.#config.hints > 0 && this.#random() < this.#config.hints) {
+      this.time.schedule(this.time.now + this.#exponential(this.#purchaseGap()), 'sim', () => this.#purchase());
+      // Awaited by the event: virtual time does not move on before the hint is given.
+      return this.#checkout(player, line);
+    }
+    const row = this.mock.addPurchase(KEY, { playerName: player.name, ...line });
     const now = this.time.now;
-    this.purchases.set(row.invoice, { invoice: row.invoice, player: player.name, units: row.givequantity, boughtAt: now, since: player.online ? now : undefined, waited: 0, latency: undefined, grantedAt: undefined, errorBefore: false, typedClaim: false, threw: false, leaves: 0 });
+    this.#bought(row, player, false);
     player.open.add(row.invoice);
     if (player.online && this.#random() < this.#config.typedClaims) {
       (this.purchases.get(row.invoice) as Purchase).typedClaim = true;
       this.time.schedule(now + this.#uniform(5_000, 60_000), 'loop', () => this.#typeClaim(player));
     }
     this.time.schedule(now + this.#exponential(this.#purchaseGap()), 'sim', () => this.#purchase());
+    return undefined;
+  }
+
+  /**
+   * A checkout through the web shop: the checkout (the mock's own, not a call of the loop's
+   * budget), the hint (`loop.expect` with its transactionId), then the payment after a
+   * log-normal delay, or, for an abandoned one, its cancellation once the hint has expired.
+   */
+  #checkout(player: PlayerState, line: { id: number; quantity: number }): Promise<void> {
+    const body = JSON.stringify({ username: player.name, cartItems: JSON.stringify([line]) });
+    const request = new Request(`${BASE_URL}/api/v2/client/global/checkout/complete`, { method: 'POST', body, headers: { authorization: Buffer.from(KEY).toString('base64'), 'content-type': 'application/json' } });
+    return this.mock.fetch(request).then(async (response) => {
+      const { transactionId } = (await response.json()) as { transactionId: string };
+      const outcome = this.loop?.expect(player.name, { transactionId }) ?? 'no loop';
+      this.hintOutcomes.set(outcome, (this.hintOutcomes.get(outcome) ?? 0) + 1);
+      const now = this.time.now;
+      if (this.#random() < this.#config.abandoned) {
+        this.abandonedCheckouts += 1;
+        this.time.schedule(now + ABANDONED_AFTER_MS, 'sim', () => this.mock.cancelPayment(transactionId));
+        return;
+      }
+      const delay = this.#config.paymentMedianMs * Math.exp(PAYMENT_SIGMA * this.#normal());
+      this.time.schedule(now + delay, 'sim', () => {
+        this.mock.completePayment(transactionId);
+        for (const row of this.mock.purchases(KEY, player.name)) {
+          if (row.transactionid !== transactionId) continue;
+          this.#bought(row, player, true);
+          player.open.add(row.invoice);
+        }
+      });
+    });
+  }
+
+  /** Records a paid row (`boughtAt`: now, when it was paid). */
+  #bought(row: PurchaseRow, player: PlayerState, hinted: boolean): void {
+    const now = this.time.now;
+    this.purchases.set(row.invoice, { invoice: row.invoice, player: player.name, product: String(row.productid), units: row.givequantity, boughtAt: now, since: player.online ? now : undefined, waited: 0, latency: undefined, grantedAt: undefined, errorBefore: false, typedClaim: false, hinted, threw: false, leaves: 0 });
+  }
+
+  /** A standard normal draw (Box–Muller). */
+  #normal(): number {
+    return Math.sqrt(-2 * Math.log(1 - this.#random())) * Math.cos(2 * Math.PI * this.#random());
   }
 
   #typeClaim(player: PlayerState): void {

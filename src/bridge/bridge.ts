@@ -77,7 +77,7 @@ function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
       log.error(`${event.type === 'journalError' ? 'the journal failed' : 'a delivery run failed'}`, { player: event.playerName, error: event.error });
       return;
     case 'stuck':
-      log.error('an item keeps failing to be given; marked for staff (teamgames journal pending)', { player: event.playerName, deliveryId: event.item.deliveryId, attempts: event.attempts, error: event.error });
+      log.error(event.reward === undefined ? 'an item keeps failing to be given; marked for staff (teamgames journal pending)' : 'a vote reward keeps failing to be given; marked for staff (teamgames journal pending)', { player: event.playerName, deliveryId: event.deliveryId, attempts: event.attempts, error: event.error });
       return;
     case 'playerBlocked':
       log.warn('deliveries of a player are blocked', { player: event.playerName, code: event.code, runs: event.runs });

@@ -11,8 +11,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
-import { checkLoopOptions } from '../delivery/loop/index.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, checkDeliveryLoopSettings, type DeliveryLoopSettings } from '../index.js';
 import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
 import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';
 import { GAMES, patternProblem, type Game, type ReplyPatterns } from './rcon-replies.js';
@@ -60,14 +59,8 @@ export type BridgeJournalConfig =
   | { kind: 'file'; path: string }
   | { kind: 'postgres' | 'mysql'; urlEnv?: string; urlFile?: string; table?: string };
 
-/** The loop's options the config may set (the SDK checks them by its own rules). */
-export interface BridgeLoopConfig {
-  pollIntervalMs?: number;
-  maxCallsPerSecond?: number;
-  claimMode?: 'exactlyOnce' | 'fast';
-  staffAfterAttempts?: number;
-  grantTimeoutMs?: number;
-}
+/** The loop's settings the config may set, checked by the SDK's own validator ({@link checkDeliveryLoopSettings}). */
+export type BridgeLoopConfig = DeliveryLoopSettings;
 
 /** The bridge's settings, once checked; paths are absolute. */
 export interface BridgeConfig {
@@ -112,13 +105,13 @@ const journal = z
   .strictObject({ file: path.optional(), postgres: urlSource.optional(), mysql: urlSource.optional() })
   .refine((o) => [o.file, o.postgres, o.mysql].filter((v) => v !== undefined).length === 1, { message: 'needs exactly one of "file", "postgres" or "mysql"', ...acrossFields });
 
-const LOOP_KEYS = ['pollIntervalMs', 'maxCallsPerSecond', 'claimMode', 'staffAfterAttempts', 'grantTimeoutMs'] as const;
+const LOOP_KEYS = Object.keys({ pollIntervalMs: 0, maxCallsPerSecond: 0, claimMode: 0, staffAfterAttempts: 0, grantTimeoutMs: 0 } satisfies Record<keyof DeliveryLoopSettings, 0>) as Array<keyof DeliveryLoopSettings>;
 const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknown().optional()])) as Record<(typeof LOOP_KEYS)[number], z.ZodOptional<z.ZodUnknown>>).superRefine((values, ctx) => {
-  // The SDK's own rules, one option at a time so every wrong one is named.
+  // The SDK's own validator, one setting at a time so every wrong one is named.
   for (const key of LOOP_KEYS) {
     if (values[key] === undefined) continue;
     try {
-      checkLoopOptions({ give: () => undefined, [key]: values[key] });
+      checkDeliveryLoopSettings({ [key]: values[key] });
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       ctx.addIssue({ code: 'custom', path: [key], message: error.rule });

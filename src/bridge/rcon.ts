@@ -10,12 +10,16 @@
  * bytes were written, no reply in time, a mark found at the next give, or a later command
  * of the item that did not happen after earlier ones ran) becomes an `unknownCommand`
  * window for staff, is never sent again, and is reported as a window, never as given.
+ * Every journal write goes through the delivery core's records (`delivery/item-records.ts`):
+ * records read back checked, a window the journal refuses kept in the memory every client of
+ * the journal shares.
  *
  * @module
  * @internal
  */
 import { readFile } from 'node:fs/promises';
 import type { DeliveredItem, GivenVoteReward, JournalEntry, JournalLine, JournalVoteReward, JournalWindow } from '../index.js';
+import { itemRecordsOf, type ItemRecords } from '../delivery/records/index.js';
 import { RconLink, messageOf, type Sent } from './rcon-link.js';
 import { listPlayers, parseOnline } from './rcon-players.js';
 import { listCommandOf, meaningOf, replyRules, type Game, type ReplyRules } from './rcon-replies.js';
@@ -131,8 +135,8 @@ class RconSink {
   readonly #config: RconGiveConfig;
   readonly #deps: RconSinkDeps;
   readonly #link: SinkLink;
-  /** Windows this process must write and could not yet (the journal refused): their items are never sent again. */
-  readonly #unwritten = new Map<string, JournalWindow>();
+  /** The delivery core's records of the journal: every write of the sink goes through them. */
+  readonly #records: ItemRecords;
   readonly #game: Game;
   /** The game's list command for the online check, or `undefined` (no check). */
   readonly #listCommand: string | undefined;
@@ -144,6 +148,7 @@ class RconSink {
     this.#config = config;
     this.#deps = deps;
     this.#link = link;
+    this.#records = itemRecordsOf(deps.journal);
     this.#game = config.game ?? 'minecraft';
     const list = config.players?.source === 'list' ? (config.players.listCommand ?? listCommandOf(this.#game)) : listCommandOf(this.#game);
     this.#listCommand = config.checkOnline === false ? undefined : list;
@@ -197,11 +202,12 @@ class RconSink {
 
   /** The at-most-once protocol of one item (the bridge's plan, "RCON"). */
   async #give(job: Job): Promise<void> {
-    const { journal, log } = this.#deps;
+    const { log } = this.#deps;
     const windowId = commandWindowId(job.deliveryId);
-    const unwritten = this.#unwritten.get(windowId);
+    // A window this process could not write yet: its item is never sent again.
+    const unwritten = this.#records.unwritten(windowId);
     if (unwritten !== undefined) return this.#writeWindow(job, unwritten);
-    const entries = await journal.pending(job.player);
+    const entries = await this.#records.entriesOf(job.player);
     const record = job.record(entries);
     const known = entries.find((e): e is JournalWindow => e.deliveryId === windowId);
     if (known !== undefined) {
@@ -225,11 +231,12 @@ class RconSink {
 
   /** Connect, check the player is online, mark, send: holding the connection, so no `list` poll runs in between. */
   async #send(job: Job, record: JournalLine | JournalVoteReward, commands: readonly string[]): Promise<void> {
-    const { journal, log, now } = this.#deps;
+    const { log, now } = this.#deps;
     await this.#link.connect();
     if (this.#listCommand !== undefined) await this.#checkOnline(job, this.#listCommand);
     const sending = now();
-    await journal.append([{ ...record, sending }]);
+    // Durable before the command: a journal that refuses the mark stops it here.
+    await this.#records.mark({ ...record, sending });
     for (const [i, command] of commands.entries()) {
       const sent = await this.#link.send(command);
       if ('reply' in sent) {
@@ -267,7 +274,8 @@ class RconSink {
 
   /** The mark removed (nothing ran); a failure is logged: the next give then makes the item a window. */
   async #unmark(job: Job, record: JournalLine | JournalVoteReward): Promise<void> {
-    await this.#deps.journal.append([record]).catch((error: unknown) => this.#deps.log.warn('RCON mark not removed; the next give makes it a window', { deliveryId: job.deliveryId, error: messageOf(error) }));
+    const failed = await this.#records.rewrite(record);
+    if (failed !== undefined) this.#deps.log.warn('RCON mark not removed; the next give makes it a window', { deliveryId: job.deliveryId, error: messageOf(failed) });
   }
 
   /**
@@ -291,7 +299,7 @@ class RconSink {
 
   #window(job: Job, from: number, commands: readonly string[]): JournalWindow {
     const now = this.#deps.now();
-    const node = this.#deps.journal.nodeId;
+    const node = this.#records.nodeId;
     return {
       deliveryId: commandWindowId(job.deliveryId),
       playerName: job.player,
@@ -307,14 +315,11 @@ class RconSink {
 
   /** Writes the window, then throws {@link RconWindowError} (the engine acknowledges the item and reports the window); when it cannot, keeps it in memory and throws a plain error (the item stays pending). */
   async #writeWindow(job: Job, window: JournalWindow): Promise<never> {
-    try {
-      await this.#deps.journal.append([window]);
-    } catch (error) {
-      this.#unwritten.set(window.deliveryId, window);
+    const error = await this.#records.window(window);
+    if (error !== undefined) {
       this.#deps.log.error('RCON window not written; the item is never sent again by this process', { deliveryId: job.deliveryId, window: window.deliveryId, error: messageOf(error) });
       throw new Error(`RCON: the outcome of ${job.what} is unknown and its window could not be written (retried; never sent again): ${messageOf(error)}`);
     }
-    this.#unwritten.delete(window.deliveryId);
     this.#deps.log.info('RCON window written for staff', { deliveryId: job.deliveryId, player: job.player, window: window.deliveryId });
     throw new RconWindowError(`RCON: the outcome of ${job.what} is unknown: window ${window.deliveryId} for staff (never sent again)`, window);
   }

@@ -79,6 +79,31 @@ function playerList(value: unknown): string[] {
 const ok = (json: unknown = { ok: true }): Answer => ({ status: 200, json });
 
 const RESOLVE_FIELDS = ['player', 'windowId', 'by', 'note'];
+const EXPECT_FIELDS = ['player', 'transactionId', 'expiresInMs'];
+
+/**
+ * A checkout hint from the web shop (#47): `loop.expect` with the shop's transactionId,
+ * within the loop's bounds (one per player, 10,000 held, 30 % of the budget, at most an
+ * hour). 200 held; 429 when the loop holds as many hints as it keeps; 409 when what it
+ * names had its hint in the last hour; 503 once stopping.
+ */
+function expectRoute(c: Context, b: Record<string, unknown>): Answer {
+  const unknown = Object.keys(b).find((k) => !EXPECT_FIELDS.includes(k));
+  if (unknown !== undefined) throw new ApiError(400, 'INVALID_FIELD', `unknown field ${JSON.stringify(unknown)} (player, transactionId, expiresInMs)`, unknown);
+  const name = player(b.player);
+  let outcome;
+  try {
+    outcome = c.loop.expect(name, { ...(b.transactionId === undefined ? {} : { transactionId: b.transactionId as string }), ...(b.expiresInMs === undefined ? {} : { expiresInMs: b.expiresInMs as number }) });
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    const field = error.argument.replace(/^hint\./, '');
+    throw new ApiError(400, 'INVALID_FIELD', `${field} ${error.rule}`, field);
+  }
+  if (outcome === 'full') throw new ApiError(429, 'HINTS_FULL', 'the delivery loop holds as many checkout hints as it keeps (10,000); the purchase is delivered by the routine polls');
+  if (outcome === 'expired') throw new ApiError(409, 'HINT_EXPIRED', 'what this hint names had its hint in the last hour (delivered, or its hint expired): it is not claimed for again; the purchase is delivered by the routine polls');
+  if (outcome === 'stopped') throw new ApiError(503, 'STOPPING', 'the bridge is stopping; the purchase is delivered after its restart');
+  return ok({ ok: true, outcome });
+}
 
 /**
  * Staff close a window while the bridge runs (`teamgames journal resolve --bridge`):
@@ -193,6 +218,7 @@ const ROUTES: Route[] = [
       return { status: s.paused ? 503 : 200, json };
     },
   },
+  { method: 'POST', path: '/v1/expect', name: 'expect', bodyLimit: SMALL, handle: expectRoute },
   { method: 'POST', path: '/v1/windows/resolve', name: 'resolve', bodyLimit: SMALL, handle: resolveRoute },
   { method: 'GET', path: '/metrics', name: 'metrics', handle: async (c) => ({ status: 200, text: await c.metrics.text(), contentType: c.metrics.contentType }) },
 ];

@@ -41,6 +41,7 @@ Environment (secrets never go in the config or on the command line):
 HTTP API (loopback by default; JSON; errors {"error":{"code","message","field"}}):
   POST /v1/join {"player"}   POST /v1/leave {"player"}   PUT /v1/online {"players":[…]}
   POST /v1/claim {"player"}  POST /v1/vote {"player","reward","amount"}
+  POST /v1/expect {"player","transactionId","expiresInMs"} (a web shop's checkout hint)
   GET /v1/players/<name>/status   GET /v1/health   GET /metrics (Prometheus)
 
 Needs the optional packages: npm install pino prom-client rcon-client

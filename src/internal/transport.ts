@@ -238,7 +238,7 @@ class TooLarge extends Error {
 /**
  * The body as text, read as it arrives and stopped once it passes `limit` bytes. fetch
  * hands over the decoded bytes, so a small compressed body that inflates past the bound
- * is stopped there, and memory never holds more than the bound.
+ * is stopped there, and no more than the bound is ever read.
  */
 async function readBounded(response: Response, limit: number): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
@@ -248,17 +248,31 @@ async function readBounded(response: Response, limit: number): Promise<string> {
   }
   if (response.body === null) return '';
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
+  // The chunks are kept and decoded once at the end: a streaming TextDecoder (one call per
+  // chunk, the pieces joined) cost a 500-product catalog about 150 µs more CPU than one
+  // decode, and more again in JSON.parse, which reads one flat string faster (#47).
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  let text = '';
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
+    if (done) break;
     size += value.byteLength;
     if (size > limit) {
       void reader.cancel().catch(() => undefined);
       throw new TooLarge(limit);
     }
-    text += decoder.decode(value, { stream: true });
+    chunks.push(value);
   }
+  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : joined(chunks, size));
+}
+
+/** `chunks` as one array of `size` bytes. */
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }

@@ -30,7 +30,7 @@ describe('routine polls', () => {
     loop.join('Ann');
     await vi.advanceTimersByTimeAsync(60_000);
     expect(since(calls)).toEqual([0, 19_000, 38_000, 57_000]);
-    expect(loop.stats()).toEqual({ online: 1, calls: 4, previews: 4, claims: 0, granted: 0, pending: 0, unverified: 0, errors: 0, lastError: undefined, intervalMs: 20_000, maxCallsInOneSecond: 1, paused: false, blocked: 0, backingOff: 0 });
+    expect(loop.stats()).toEqual({ online: 1, hints: 0, calls: 4, previews: 4, claims: 0, granted: 0, pending: 0, unverified: 0, errors: 0, lastError: undefined, intervalMs: 20_000, maxCallsInOneSecond: 1, paused: false, blocked: 0, backingOff: 0 });
     await loop.stop();
   });
 

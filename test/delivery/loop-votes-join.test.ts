@@ -29,7 +29,7 @@ function busyGame() {
 const store = { seed: storeSeed, key: KEY };
 
 describe('the join\'s run and the vote rows', () => {
-  it('reads them once, at the join: a row a claimVote\'s give failed on later waits for the next claimVote, not for the polls', async () => {
+  it('a row a claimVote\'s give failed on is given again by the loop on the give backoff, without a claimVote or a join', async () => {
     const { mock, client } = setup({ store });
     mock.recordVote(KEY, 'Ann', 6);
     const game = busyGame();
@@ -42,14 +42,146 @@ describe('the join\'s run and the vote rows', () => {
     const report = await failed;
     expect(report.code).toBe('PARTIAL');
     game.busy = false;
-    await vi.advanceTimersByTimeAsync(120_000); // four polls
-    expect(loop.stats().previews).toBeGreaterThanOrEqual(4);
-    expect(rewards).toEqual([]);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(rewards.map((r) => r.deliveryId)).toEqual([report.failed[0]?.reward.deliveryId]);
     const next = loop.claimVote('Ann', { reward: 1, amount: 1 });
     await vi.advanceTimersByTimeAsync(1_000);
     expect((await next).code).toBe('SUCCESS');
-    expect(rewards.map((r) => r.deliveryId)[0]).toBe(report.failed[0]?.reward.deliveryId);
+    // Given once each: the row the loop gave is not given again by the next claim.
     expect(rewards).toHaveLength(2);
+    expect(new Set(rewards.map((r) => r.deliveryId)).size).toBe(2);
+    await loop.stop();
+  });
+
+  it('a row refused by the give twice is given again after the backoff (10 s, then 20 s) on the fake clock, without a join, and given once', async () => {
+    const { mock, client, journal } = setup({ store });
+    mock.recordVote(KEY, 'Ann', 6);
+    const tries: number[] = [];
+    const rewards: GivenVoteReward[] = [];
+    const loop = client.startDeliveryLoop({
+      give: () => {},
+      pollIntervalMs: 300_000,
+      giveVoteReward: (reward) => {
+        tries.push(Date.now());
+        if (tries.length <= 2) throw new Error('the game is busy');
+        rewards.push(reward);
+      },
+    });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await failed).code).toBe('PARTIAL');
+    expect(tries).toHaveLength(1);
+    // Held by its backoff meanwhile: not given at each run.
+    await vi.advanceTimersByTimeAsync(8_000);
+    expect(tries).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(tries).toHaveLength(3);
+    const gaps = tries.slice(1).map((at, i) => at - (tries[i] ?? 0));
+    expect(gaps[0]).toBeGreaterThanOrEqual(10_000);
+    expect(gaps[1]).toBeGreaterThanOrEqual(20_000);
+    expect(rewards).toHaveLength(1);
+    expect((await journal.pending('Ann')).filter((e) => e.state === 'voteClaimed')).toEqual([]);
+    expect(loop.stats()).toMatchObject({ backingOff: 0, pending: 0 });
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(rewards).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('a row the give keeps refusing is marked stuck after staffAfterAttempts (one event) and backs off as a stuck purchase does: a few gives an hour, not one per poll', async () => {
+    const { mock, client, journal, events } = setup({ store });
+    mock.recordVote(KEY, 'Ann', 6);
+    let tries = 0;
+    const loop = client.startDeliveryLoop({
+      give: () => {},
+      pollIntervalMs: 30_000,
+      staffAfterAttempts: 2,
+      giveVoteReward: () => {
+        tries += 1;
+        throw new Error('the game is busy');
+      },
+    });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await failed).code).toBe('PARTIAL');
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    // 120 polls in the hour; the give backoff (10 s doubling to 1 h) allows about ten.
+    expect(loop.stats().previews).toBeGreaterThanOrEqual(100);
+    expect(tries).toBeGreaterThanOrEqual(5);
+    expect(tries).toBeLessThanOrEqual(12);
+    const row = (await journal.pending('Ann')).find((e) => e.state === 'voteClaimed');
+    expect(row).toMatchObject({ lastError: { attempts: tries, stuck: true } });
+    expect(events.filter((e) => e.type === 'stuck')).toEqual([expect.objectContaining({ deliveryId: row?.deliveryId, attempts: 2 })]);
+    const status = await loop.status('Ann');
+    expect(status.pending).toEqual([expect.objectContaining({ state: 'voteClaimed', lastError: expect.objectContaining({ stuck: true }) })]);
+    expect(status.pending[0]?.retryAt).toBeGreaterThan(Date.now());
+    expect(loop.stats().backingOff).toBe(1);
+    await loop.stop();
+  });
+
+  it('a row whose backoff is over is given again alone: another row of the player still backing off is left untouched', async () => {
+    const { mock, client } = setup({ store });
+    mock.recordVote(KEY, 'Ann', 6);
+    const tries = new Map<string, number>();
+    const loop = client.startDeliveryLoop({
+      give: () => {},
+      pollIntervalMs: 300_000,
+      giveVoteReward: (reward) => {
+        tries.set(reward.deliveryId, (tries.get(reward.deliveryId) ?? 0) + 1);
+        throw new Error('the game is busy');
+      },
+    });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const first = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(4_000);
+    const a = (await first).failed[0]?.reward.deliveryId ?? '';
+    // The second claim gives row a again first (a claim does not wait for the backoff): a now waits 20 s, row b 10 s.
+    const second = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    const b = (await second).failed.find((f) => f.reward.deliveryId !== a)?.reward.deliveryId ?? '';
+    expect([tries.get(a), tries.get(b)]).toEqual([2, 1]);
+    // Row b's backoff ends first (15 s; its run comes a service window after the last poll, 21 s): b alone is given again.
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect([tries.get(a), tries.get(b)]).toEqual([2, 2]);
+    await loop.stop();
+  });
+
+  it('a row backing off that leaves the journal otherwise (settled by staff) is forgotten: the polls after it read no vote rows', async () => {
+    const inner = new MemoryJournal();
+    const reads: Array<string | undefined> = [];
+    const journal: DeliveryJournal = {
+      append: (entries) => inner.append(entries),
+      pending: (player) => {
+        reads.push(player);
+        return inner.pending(player);
+      },
+      acknowledge: (ids) => inner.acknowledge(ids),
+    };
+    const { mock, client, calls } = setup({ store, journal });
+    mock.recordVote(KEY, 'Ann', 6);
+    const loop = client.startDeliveryLoop({ give: () => {}, pollIntervalMs: 30_000, giveVoteReward: () => Promise.reject(new Error('the game is busy')) });
+    loop.join('Ann');
+    // Bo never voted: his polls read what a poll reads without vote rows.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    const row = (await failed).failed[0]?.reward.deliveryId ?? '';
+    await inner.acknowledge([row]);
+    await vi.advanceTimersByTimeAsync(30_000);
+    reads.length = 0;
+    calls.length = 0;
+    await vi.advanceTimersByTimeAsync(120_000);
+    const readsOf = (player: string) => reads.filter((r) => r === player).length;
+    const pollsOf = (player: string) => calls.filter((c) => c.player === player && c.preview).length;
+    expect(pollsOf('Ann')).toBeGreaterThanOrEqual(3);
+    expect(pollsOf('Bo')).toBeGreaterThanOrEqual(3);
+    // As many reads per poll for Ann as for Bo.
+    expect(readsOf('Ann') * pollsOf('Bo')).toBe(readsOf('Bo') * pollsOf('Ann'));
     await loop.stop();
   });
 

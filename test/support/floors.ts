@@ -20,7 +20,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/endpoints.ts', 'src/wire'],
   ['src/internal', 'src/types.ts'],
   ['src/journals'],
-  ['src/delivery', 'src/delivery/core', 'src/delivery/inspect'],
+  ['src/delivery', 'src/delivery/core', 'src/delivery/records', 'src/delivery/inspect'],
   ['src/delivery/engine', 'src/delivery/votes', 'src/delivery/staff'],
   ['src/delivery/loop'],
   ['src/client.ts', 'src/client-parts.ts', 'src/index.ts'],

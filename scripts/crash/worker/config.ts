@@ -62,6 +62,8 @@ export interface WorkerLoop {
   claimEveryMs: readonly [number, number];
   /** The loop's `claimMode` (`--claim-mode`); absent: the loop's default, exactlyOnce. */
   claimMode?: DeliveryMode;
+  /** `--hints`: with each /claim typed, a checkout hint (`loop.expect`) for another online player. */
+  hints?: true;
 }
 
 /** `--flaky-journal`: the stretches of trouble, drawn from `seed` along the campaign's clock from `from` (its start). */

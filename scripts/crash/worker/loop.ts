@@ -106,6 +106,12 @@ export async function runLoop(client: StorefrontClient, journal: DeliveryJournal
     if (here.length === 0) continue;
     const player = here[Math.floor(random() * here.length)] as string;
     log(`claim ${JSON.stringify(player)}`);
+    if (settings.hints === true) {
+      // A checkout hint for a player online here (naming no transaction: the orchestrator's
+      // purchases are the mock's own rows): the loop claims for them each window until a delivery.
+      const hinted = here[Math.floor(random() * here.length)] as string;
+      log(`hint ${JSON.stringify(hinted)} ${loop.expect(hinted, { expiresInMs: 120_000 })}`);
+    }
     loop.claim(player).then(
       (report) => log(`claim ${JSON.stringify(player)} ${report.code ?? ''} granted=${report.granted.length} failed=${report.failed.length} pending=${report.pending}`),
       (error: unknown) => log(`claim ${JSON.stringify(player)} ended: ${error instanceof Error ? error.message : String(error)}`),

@@ -7,17 +7,18 @@
  * @internal
  */
 export { PlayerLocks, acrossNodes } from './locks.js';
-export { SEEN_LIMIT, claimLoop, defaultJournal, journalErrorOf, loadedModes, playerLocksOf, releaseLoop, sharedOf, type SeenAt, type Shared } from './shared.js';
+export { SEEN_LIMIT, claimLoop, defaultJournal, journalErrorOf, loadedModes, playerLocksOf, releaseLoop, rememberedOf, sharedOf, type SeenAt, type Shared } from './shared.js';
+export { DEFAULT_GRANT_TIMEOUT_MS, MAX_GRANT_TIMEOUT_MS, checkGrantTimeout, failureOf, giveWithin, notedFailure, settleGiven, type BoundedGive, type GiveFailure, type Noted } from './give.js';
 export {
   ERROR_MESSAGE,
   GrantTimeoutError,
-  windowOfGive,
   type DeliveredItem,
   type DeliverOptions,
   type DeliveryCode,
   type DeliveryFailure,
   type DeliveryMode,
   type DeliveryReport,
+  type GivenVoteReward,
   type GrantFunction,
   type ResumeError,
   type ResumeOptions,

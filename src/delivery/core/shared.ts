@@ -1,8 +1,8 @@
 /**
  * What every client on one journal shares, whichever engine it came from, kept in a
  * registry keyed on the journal object (a WeakMap): the per-player order, the lines the
- * journal refused (granted from memory), the grants still running or given but not yet
- * acknowledged, when each player's list was last seen, and the journal's one delivery
+ * journal refused (granted from memory), the vote records it refused, the gives of every
+ * kind still running or given but not yet acknowledged, when each player's list was last seen, and the journal's one delivery
  * loop in this process. Small and loaded with the client: the loop's one-per-journal
  * check needs it before any delivery runs.
  *
@@ -14,6 +14,7 @@ import { JournalError, isStorefrontError, type Operation } from '../../errors.js
 import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from '../../journals/contract.js';
 import { FileJournal } from '../../journals/file/journal.js';
 import { PlayerLocks } from './locks.js';
+import { thrownText } from './thrown.js';
 
 // One FileJournal per path in the process: a file journal refuses a second owner.
 const defaultJournals = new Map<string, FileJournal>();
@@ -35,9 +36,11 @@ export interface Shared {
   locks: PlayerLocks;
   /** Claimed lines (and settled intents) the journal failed to record: granted from here, written again on the next call. */
   unjournaled: Map<string, JournalEntry>;
-  /** Lines whose grant outlived `grantTimeoutMs` and still runs: never granted a second time meanwhile. */
+  /** Items of every kind whose give outlived `grantTimeoutMs` and still runs: never given a second time meanwhile. */
   granting: Set<string>;
-  /** Lines the game was given whose acknowledgement the journal has not taken yet: never given again by this process. */
+  /** Vote records the journal failed to take (rows, marks, counters, windows): given from here, written again on the player's next vote call. */
+  unwrittenVotes: Map<string, JournalEntry>;
+  /** Items of every kind (purchase lines, vote reward rows) the game was given whose acknowledgement the journal has not taken yet: never given again by this process. */
   given: Set<string>;
   /** When each player's whole list of undelivered purchases was last seen (a preview's or a claim's answer). */
   seen: Map<string, SeenAt>;
@@ -58,8 +61,13 @@ const registry = new WeakMap<DeliveryJournal, Shared>();
 
 export function sharedOf(journal: DeliveryJournal): Shared {
   let state = registry.get(journal);
-  if (state === undefined) registry.set(journal, (state = { locks: new PlayerLocks(), unjournaled: new Map(), granting: new Set(), given: new Set(), seen: new Map(), loop: undefined }));
+  if (state === undefined) registry.set(journal, (state = { locks: new PlayerLocks(), unjournaled: new Map(), unwrittenVotes: new Map(), granting: new Set(), given: new Set(), seen: new Map(), loop: undefined }));
   return state;
+}
+
+/** What only memory holds for `player` (the journal refused it), every kind: purchase records, then vote records. */
+export function rememberedOf(shared: Shared, player: string): JournalEntry[] {
+  return [...shared.unjournaled.values(), ...shared.unwrittenVotes.values()].filter((e) => e.playerName === player);
 }
 
 /** The per-player order every client of `journal` shares; vote rewards queue in it too. */
@@ -88,8 +96,9 @@ export function releaseLoop(journal: DeliveryJournal, loop: object): void {
 /** A journal's failure as a {@link JournalError} (as it is when it is one already). */
 export function journalErrorOf(operation: Operation, error: unknown, redact: ((text: string) => string) | undefined): JournalError {
   if (isStorefrontError(error, 'JOURNAL_FAILED')) return error;
-  const text = String((error as Error | undefined)?.message ?? error).slice(0, 200);
-  return new JournalError(`${operation}: the delivery journal failed (${redact === undefined ? text : redact(text)})`, { operation, cause: error });
+  // Redacted before it is cut: a key cut in two would not be found.
+  const text = (redact === undefined ? thrownText(error) : redact(thrownText(error))).slice(0, 200);
+  return new JournalError(`${operation}: the delivery journal failed (${text})`, { operation, cause: error });
 }
 
 /**

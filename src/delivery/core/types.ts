@@ -1,12 +1,14 @@
 /**
  * The public types of {@link StorefrontClient.deliver} and
  * {@link StorefrontClient.resumeDeliveries}: the grant callback, the options and the
- * reports.
+ * reports; and the vote reward row a give is handed ({@link GivenVoteReward}), the other
+ * kind of item the delivery core gives.
  *
  * @module
  */
 import type { JournalError, StorefrontError } from '../../errors.js';
 import type { ClaimCode, Transaction } from '../../wire/claim.js';
+import type { VoteReward } from '../../wire/vote-reward.js';
 
 /**
  * A purchase line handed to your grant function: the {@link Transaction} plus its
@@ -238,12 +240,23 @@ export interface ResumeReport {
 }
 
 /**
- * The window a give says it wrote (`unverified: { from, to }`, both finite, on what it
- * threw: its outcome unknown, e.g. an RCON command lost mid-way), or `undefined`. One rule
- * for purchases (engine/grants.ts) and vote rewards (votes/votes.ts).
- * @internal
+ * A reward row handed to your give function: the {@link VoteReward} (wire names:
+ * `reward_id`, `reward_name`, `give_amount` …) plus the player and a `deliveryId`.
  */
-export function windowOfGive(thrown: unknown): { from: number; to: number } | undefined {
-  const span = (thrown as { unverified?: { from?: unknown; to?: unknown } } | null | undefined)?.unverified;
-  return Number.isFinite(span?.from) && Number.isFinite(span?.to) ? { from: span?.from as number, to: span?.to as number } : undefined;
+export interface GivenVoteReward extends VoteReward {
+  /** The player, exact name (the service's reward rows do not carry it). */
+  playerName: string;
+  /**
+   * Stable id of this reward row, `vote:<uuid>:<index>`: a random id for the claim call plus
+   * the row's index in its answer, journaled with the row before your give function runs.
+   * Use it as the dedupe key in the game, as {@link DeliveredItem.deliveryId}: a crash
+   * after the give but before its acknowledgement repeats that one call with the same id.
+   */
+  deliveryId: string;
+  /**
+   * Set when the row was not in an answer (the answer was lost) but the next answer's
+   * counters proved the call was carried out (see the delivery guide, "Vote rewards"). Its
+   * `message` is absent and its counters are those of the answer that revealed it.
+   */
+  recovered?: boolean;
 }

@@ -14,8 +14,9 @@ import type { DeliveryJournal, JournalEntry } from '../../journals/contract.js';
 import type { DeliveryModes } from './modes.js';
 import type { DeliveryEngineConfig } from './records.js';
 import type { RunExtras, RunVia } from './report.js';
-import { claimLoop, defaultJournal, journalErrorOf, loadedModes, releaseLoop, sharedOf } from '../core/index.js';
-import type { DeliveryReport, ResumeReport } from '../core/index.js';
+import { claimLoop, defaultJournal, journalErrorOf, loadedModes, releaseLoop, rememberedOf, sharedOf } from '../core/index.js';
+import type { Control } from './options.js';
+import type { DeliveryMode, DeliveryReport, GrantFunction, ResumeReport } from '../core/index.js';
 
 export type { DeliveryEngineConfig } from './records.js';
 
@@ -67,9 +68,9 @@ export class DeliveryEngine {
     return this.#config.now();
   }
 
-  /** The claimed lines of `player` only memory holds (the journal refused them). */
+  /** What only memory holds for `player` (the journal refused it), purchases and vote rewards alike. */
   remembered(player: string): JournalEntry[] {
-    return [...sharedOf(this.journal).unjournaled.values()].filter((e) => e.playerName === player);
+    return rememberedOf(sharedOf(this.journal), player);
   }
 
   /**
@@ -81,9 +82,15 @@ export class DeliveryEngine {
     return modes === undefined ? this.#loaded().then((m) => m.entriesOf(player)) : modes.entriesOf(player);
   }
 
-  deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown, extras: RunExtras = {}): Promise<DeliveryReport> {
+  deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const modes = this.#ready();
-    return modes === undefined ? this.#loaded().then((m) => m.deliver(via, playerName, grant, options, extras)) : modes.deliver(via, playerName, grant, options, extras);
+    return modes === undefined ? this.#loaded().then((m) => m.deliver(via, playerName, grant, options)) : modes.deliver(via, playerName, grant, options);
+  }
+
+  /** `deliver` for the delivery loop: its player, grant and control checked when they entered the loop, carried as they are. */
+  deliverChecked(via: RunVia, player: string, grant: GrantFunction, mode: DeliveryMode, control: Control, extras: RunExtras = {}): Promise<DeliveryReport> {
+    const modes = this.#ready();
+    return modes === undefined ? this.#loaded().then((m) => m.deliverChecked(via, player, grant, mode, control, extras)) : modes.deliverChecked(via, player, grant, mode, control, extras);
   }
 
   resume(via: RunVia, grant: unknown, options: unknown): Promise<ResumeReport> {

@@ -15,9 +15,9 @@ import type { JournalLine } from '../../journals/contract.js';
 import type { Control } from './options.js';
 import type { EngineRecords } from './records.js';
 import type { Run } from './report.js';
-import { GrantTimeoutError, windowOfGive, type DeliveredItem, type GrantFunction } from '../core/index.js';
+import { giveWithin, notedFailure, settleGiven, type DeliveredItem, type GiveFailure, type GrantFunction } from '../core/index.js';
 
-/** The grants of one engine, over its journal side. @internal */
+/** The grants of one engine, over its journal side and the delivery core (give.ts). @internal */
 export class GrantBounds {
   readonly #records: EngineRecords;
 
@@ -31,7 +31,8 @@ export class GrantBounds {
    * succeeds; never granted again while it runs).
    */
   async grantAll(run: Run, lines: readonly JournalLine[], grant: GrantFunction, control: Control): Promise<void> {
-    const { unjournaled, granting, given } = this.#records.shared;
+    const { granting, given } = this.#records.shared;
+    const journal = this.#records.journal;
     for (const line of lines) {
       if (granting.has(line.deliveryId) || run.extras.defer?.(line) === true) continue;
       // Given already by this process; only its acknowledgement is missing: never given twice.
@@ -40,20 +41,17 @@ export class GrantBounds {
         continue;
       }
       const item: DeliveredItem = { ...line.item, deliveryId: line.deliveryId };
-      const error = await this.#grantWithin(run, item, grant, control.grantTimeoutMs);
-      const window = error === undefined ? undefined : windowOfGive(error.thrown);
-      if (window !== undefined) {
-        await this.#settleInWindow(run, line, window);
+      const failure = await giveWithin({ journal, deliveryId: line.deliveryId, operation: run.operation, timeoutMs: control.grantTimeoutMs, redact: run.via.redact }, () => grant(item));
+      if (failure?.window !== undefined) {
+        await this.#settleInWindow(run, line, failure.window);
         continue;
       }
-      if (error !== undefined) {
-        run.failed.push({ item, error: error.thrown });
-        if (!(error.thrown instanceof GrantTimeoutError)) await this.#noteFailure(run, line, error.thrown);
+      if (failure !== undefined) {
+        run.failed.push({ item, error: failure.thrown });
+        if (!failure.late) await this.#noteFailure(run, line, failure);
         continue;
       }
       run.granted.push(item);
-      unjournaled.delete(line.deliveryId);
-      given.add(line.deliveryId);
       await this.#acknowledgeGiven(run, line.playerName, line.deliveryId);
     }
   }
@@ -64,9 +62,6 @@ export class GrantBounds {
    * that it is never given again.
    */
   async #settleInWindow(run: Run, line: JournalLine, span: { from: number; to: number }): Promise<void> {
-    const { unjournaled, given } = this.#records.shared;
-    unjournaled.delete(line.deliveryId);
-    given.add(line.deliveryId);
     await this.#acknowledgeGiven(run, line.playerName, line.deliveryId);
     const window = { playerName: line.playerName, from: span.from, to: span.to };
     run.unverified.push(window);
@@ -76,7 +71,7 @@ export class GrantBounds {
 
   /** Acknowledges a line the game was given; until the journal takes it, the line is remembered as given. */
   async #acknowledgeGiven(run: Run, player: string, deliveryId: string): Promise<void> {
-    if (await this.#records.write(run, player, (journal) => journal.acknowledge([deliveryId]))) this.#records.shared.given.delete(deliveryId);
+    await settleGiven(this.#records.journal, deliveryId, () => this.#records.write(run, player, (journal) => journal.acknowledge([deliveryId])));
   }
 
   /**
@@ -85,67 +80,26 @@ export class GrantBounds {
    * (the bridge's RCON sink marks it `sending` before a command, and a note written over
    * that mark from the engine's copy would let the next process send the command again).
    */
-  async #noteFailure(run: Run, line: JournalLine, thrown: unknown): Promise<void> {
+  async #noteFailure(run: Run, line: JournalLine, failure: GiveFailure): Promise<void> {
     const { unjournaled } = this.#records.shared;
     if (unjournaled.has(line.deliveryId)) {
-      unjournaled.set(line.deliveryId, this.#noted(run, line, thrown));
+      unjournaled.set(line.deliveryId, this.#noted(run, line, failure));
       return;
     }
     await this.#records.write(run, line.playerName, async (journal) => {
       const current = (await journal.pending(line.playerName)).find((entry) => entry.deliveryId === line.deliveryId);
       // Acknowledged meanwhile (a grant still running succeeded): nothing left to note.
-      if (current?.state === 'claimed') await journal.append([this.#noted(run, current, thrown)]);
+      if (current?.state === 'claimed') await journal.append([this.#noted(run, current, failure)]);
     });
   }
 
-  /** The line with the failure noted (and marked for staff once it must be). */
-  #noted(run: Run, line: JournalLine, thrown: unknown): JournalLine {
-    const message = String((thrown as Error | undefined)?.message ?? thrown).slice(0, 300);
-    const attempts = (line.lastError?.attempts ?? 0) + 1;
-    const limit = run.extras.staffAfterAttempts;
-    // A give that refuses for good (`staff: true` on what it threw, as the bridge's RCON
-    // sink does for an item it has no safe command for) marks the line for staff at once.
-    const forStaff = (thrown as { staff?: unknown } | null | undefined)?.staff === true;
-    const stuck = line.lastError?.stuck === true || forStaff || (limit !== undefined && attempts >= limit);
-    if (stuck && line.lastError?.stuck !== true) {
-      this.#records.emit(run, { type: 'stuck', operation: run.operation, playerName: line.playerName, item: { ...line.item, deliveryId: line.deliveryId }, attempts, error: thrown });
+  /** The line with the failure noted by the core's policy (and the `stuck` event once it is marked for staff). */
+  #noted(run: Run, line: JournalLine, failure: GiveFailure): JournalLine {
+    const noted = notedFailure(line, failure, this.#records.config.now(), run.extras.staffAfterAttempts);
+    if (noted.stuckNow) {
+      const item = { ...line.item, deliveryId: line.deliveryId };
+      this.#records.emit(run, { type: 'stuck', operation: run.operation, playerName: line.playerName, deliveryId: line.deliveryId, item, attempts: noted.attempts, error: failure.thrown });
     }
-    return { ...line, lastError: { message, at: this.#records.config.now(), attempts, ...(stuck ? { stuck } : {}) } };
-  }
-
-  /** One grant, bounded: what it threw, its timeout, or `undefined` once it returned. */
-  async #grantWithin(run: Run, item: DeliveredItem, grant: GrantFunction, ms: number): Promise<{ thrown: unknown } | undefined> {
-    let attempt: Promise<unknown>;
-    try {
-      attempt = Promise.resolve(grant(item));
-    } catch (thrown) {
-      return { thrown };
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
-    try {
-      if ((await Promise.race([attempt, late])) !== 'late') return undefined;
-    } catch (thrown) {
-      return { thrown };
-    } finally {
-      clearTimeout(timer);
-    }
-    // Still running: the player's other calls go on, and this line waits for it.
-    const { granting, unjournaled } = this.#records.shared;
-    const journal = this.#records.journal;
-    granting.add(item.deliveryId);
-    const { given } = this.#records.shared;
-    attempt.then(
-      async () => {
-        granting.delete(item.deliveryId);
-        unjournaled.delete(item.deliveryId);
-        given.add(item.deliveryId);
-        // Not acknowledged now: the next call for the player acknowledges it, never gives it again.
-        await journal.acknowledge([item.deliveryId]).then(() => given.delete(item.deliveryId), () => undefined);
-      },
-      () => granting.delete(item.deliveryId),
-    );
-    return { thrown: new GrantTimeoutError(run.operation, item.deliveryId, ms) };
+    return noted.record;
   }
 }
-

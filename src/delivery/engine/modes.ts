@@ -42,7 +42,8 @@ import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction 
 import { GrantBounds } from './grants.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
 import { acrossNodes, type PlayerLocks } from '../core/index.js';
-import { EngineRecords, checked, isClaimed, isOpenIntent, isWork } from './records.js';
+import { checked } from '../records/index.js';
+import { EngineRecords, isClaimed, isOpenIntent, isWork } from './records.js';
 import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, type Run, type RunExtras, type RunVia, type StepOutcome } from './report.js';
 import { ERROR_MESSAGE, loadedModes, type DeliveryMode, type DeliveryReport, type GrantFunction, type ResumeReport, type SeenAt } from '../core/index.js';
 
@@ -62,9 +63,13 @@ type Reconciled =
 export class DeliveryModes extends EngineRecords {
   readonly #grants = new GrantBounds(this);
 
-  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown, extras: RunExtras = {}): Promise<DeliveryReport> {
+  async deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
     const { player, mode, control } = checkDeliverOptions(playerName, options);
-    const grantFn = checkGrant(grant, 'deliver');
+    return this.deliverChecked(via, player, checkGrant(grant, 'deliver'), mode, control);
+  }
+
+  /** {@link deliver} with its arguments checked already (the delivery loop's, checked where they entered). */
+  async deliverChecked(via: RunVia, player: string, grantFn: GrantFunction, mode: DeliveryMode, control: Control, extras: RunExtras = {}): Promise<DeliveryReport> {
     const { locks } = this.shared;
     refuseReentry(locks, player, 'deliver');
     return locks.run(player, control.signal, async () => {
@@ -186,12 +191,15 @@ export class DeliveryModes extends EngineRecords {
     if (!(await this.write(run, player, (journal) => journal.append([mark])))) return journalOutcome(run);
     let result: ClaimResult;
     try {
-      result = await this.#claim(run, player, {}, control);
+      // The raw rows name each line's transaction: a delivery loop's checkout hint (#47) reads them.
+      result = await this.#claim(run, player, { includeRawTransactions: true }, control);
     } catch (error) {
       if (isStorefrontError(error, 'CLAIM_OUTCOME_UNKNOWN')) await this.reportUnverified(run, player, seen ?? 0, 'claimMark');
       await this.write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return failed(error);
     }
+    // Nothing was pending when the claim was sent: a later lost claim can only take what came after.
+    if (result.code === 'NO_ITEMS' || result.code === 'ALREADY_CLAIMED') this.seen(player, sentAt);
     if (result.code !== 'SUCCESS') {
       await this.write(run, player, (journal) => journal.acknowledge([mark.deliveryId]));
       return outcomeOf(result);

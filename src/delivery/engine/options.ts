@@ -6,12 +6,10 @@
  */
 import type { Operation } from '../../errors.js';
 import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../../internal/validate.js';
-import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepFunction } from '../core/index.js';
+import { checkGrantTimeout, type DeliverOptions, type DeliveryMode, type GrantFunction, type ResumeOptions, type SleepFunction } from '../core/index.js';
 
 const DEFAULT_RATE_LIMIT_WAITS = 3;
 const MAX_RATE_LIMIT_WAITS = 100;
-const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
-const MAX_GRANT_TIMEOUT_MS = 86_400_000; // 24 h
 
 // The option names, derived from the interfaces: a new option cannot be left out of the
 // allow-lists. Built per call (a few names), so each mutant of them is seen by the tests.
@@ -66,7 +64,7 @@ function controlOf(opts: RawOptions, op: Operation): Control {
   const signal = checkSignal(opts.signal, op);
   if (opts.sleep !== undefined && typeof opts.sleep !== 'function') fail('options.sleep', `must be a function (ms) => Promise<void>, got ${describe(opts.sleep)}`, op);
   const maxWaits = opts.maxRateLimitWaits === undefined ? DEFAULT_RATE_LIMIT_WAITS : checkIntegerInRange(opts.maxRateLimitWaits, 0, MAX_RATE_LIMIT_WAITS, 'options.maxRateLimitWaits', op);
-  const grantTimeoutMs = opts.grantTimeoutMs === undefined ? DEFAULT_GRANT_TIMEOUT_MS : checkIntegerInRange(opts.grantTimeoutMs, 1, MAX_GRANT_TIMEOUT_MS, 'options.grantTimeoutMs', op);
+  const grantTimeoutMs = checkGrantTimeout(opts.grantTimeoutMs, 'options.grantTimeoutMs', op);
   return { signal, sleep: (opts.sleep as SleepFunction | undefined) ?? ((ms) => realSleep(ms, signal)), maxWaits, grantTimeoutMs };
 }
 

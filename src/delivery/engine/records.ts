@@ -10,11 +10,11 @@
  */
 import type { JournalError } from '../../errors.js';
 import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow, WindowCause } from '../../journals/contract.js';
-import { entryProblem } from '../../journals/entry-checks.js';
 import type { StorefrontEvent } from '../../types.js';
 import type { ClaimResult, Transaction } from '../../wire/claim.js';
 import { linesOf, type Run } from './report.js';
-import { SEEN_LIMIT, defaultJournal, journalErrorOf, sharedOf, type SeenAt, type Shared } from '../core/index.js';
+import { checked } from '../records/index.js';
+import { SEEN_LIMIT, defaultJournal, journalErrorOf, rememberedOf, sharedOf, type SeenAt, type Shared } from '../core/index.js';
 import type { UnverifiedWindow } from '../core/index.js';
 
 
@@ -49,13 +49,16 @@ export class EngineRecords {
   }
 
   /**
-   * What is still to do for `player`: the journal's entries and the claimed lines only memory
-   * holds (the journal refused them). Rejects with the journal's failure, checked entries only.
+   * What is still to do for `player`, every kind of item: the journal's entries, and what
+   * only memory holds (records of purchases and of vote rewards the journal refused), memory's
+   * copy first (it is the newer: the journal has yet to take it). Rejects with the journal's
+   * failure, checked entries only.
    */
   async entriesOf(player: string): Promise<JournalEntry[]> {
     const entries = checked(await this.journal.pending(player));
-    const inMemory = [...this.shared.unjournaled.values()].filter((e) => e.playerName === player && !entries.some((j) => j.deliveryId === e.deliveryId));
-    return [...entries, ...inMemory];
+    const inMemory = rememberedOf(this.shared, player);
+    const held = new Set(inMemory.map((e) => e.deliveryId));
+    return [...entries.filter((e) => !held.has(e.deliveryId)), ...inMemory];
   }
 
   /** The journal; the default file journal is opened on first use, never at construction. */
@@ -159,17 +162,6 @@ export class EngineRecords {
     return { deliveryId, playerName, state, item, ...(invoice === undefined ? {} : { invoice }), recordedAt: this.config.now() };
   }
 }
-
-/** Every record a journal returns is validated like an answer from the network. */
-export function checked(entries: JournalEntry[]): JournalEntry[] {
-  if (!Array.isArray(entries)) throw new Error(`pending() did not return an array (${typeof entries})`);
-  for (const entry of entries) {
-    const problem = entryProblem(entry);
-    if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
-  }
-  return entries;
-}
-
 
 /** An entry that is work still to do (not a window kept for staff, not a settled intent). */
 export function isWork(entry: JournalEntry): boolean {

@@ -8,11 +8,13 @@
  * @internal
  */
 export { startLoop } from './start.js';
+export type { CheckoutHint, CheckoutHintOutcome } from './hints.js';
 export {
-  checkLoopOptions,
+  checkDeliveryLoopSettings,
   type CheckedLoopOptions,
   type DeliveryLoop,
   type DeliveryLoopOptions,
+  type DeliveryLoopSettings,
   type DeliveryLoopStats,
   type LoopClaimCode,
   type LoopClaimReport,

@@ -11,7 +11,7 @@ import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
 import type { JournalEntry } from '../../journals/contract.js';
 import type { LoopClaimReport, LoopPendingItem, LoopVoteReport, PlayerDeliveryStatus } from './types.js';
 import { inspectEntries } from '../inspect/index.js';
-import type { DeliveredItem, DeliveryCode, GrantFunction } from '../core/index.js';
+import type { DeliveryCode } from '../core/index.js';
 
 /** A failed `give` waits this long before the item is given again, doubling per failure up to the cap. */
 const GIVE_BACKOFF_BASE_MS = CLAIM_WINDOW_MS;
@@ -41,6 +41,8 @@ export interface Player {
   readonly gone: AbortController;
   /** The delivery running now, if any. */
   running: Promise<LoopClaimReport> | undefined;
+  /** `claimVote` calls running now (their gives included). */
+  voting: number;
   /** When the answer to our last call for the player came back (or the call failed), monotonic: the service's window for them opened before. */
   lastCallAt: number;
   /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
@@ -62,8 +64,10 @@ export interface Player {
   failed: boolean;
   /** Items pending for the player, as the last report said. */
   pending: number;
-  /** Items whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
-  backoff: Map<string, { failures: number; at: number }> | undefined;
+  /** Vote records pending for the player (rows to give, lost answers to work out), as the last vote report said. */
+  votePending: number;
+  /** Items (and vote reward rows, `vote`) whose give failed since the join: how often, and when (monotonic) each may be given again. Made on the first failure. */
+  backoff: Map<string, { failures: number; at: number; vote: boolean }> | undefined;
   /** Runs in a row that delivered nothing and ended with a blocking code; the code and since when (epoch ms) once blocked. */
   blockedRuns: number;
   blocked: { code: DeliveryCode; runs: number; since: number } | undefined;
@@ -78,6 +82,7 @@ export function newPlayer(name: string): Player {
     name,
     gone: new AbortController(),
     running: undefined,
+    voting: 0,
     lastCallAt: Number.NEGATIVE_INFINITY,
     due: 0,
     // Stryker disable next-line BooleanLiteral: never read before the join's first schedule sets it
@@ -91,6 +96,7 @@ export function newPlayer(name: string): Player {
     claimAhead: false,
     failed: false,
     pending: 0,
+    votePending: 0,
     backoff: undefined,
     blockedRuns: 0,
     blocked: undefined,
@@ -103,7 +109,7 @@ export function newPlayer(name: string): Player {
 export function totalsOf(players: Iterable<Player>, now: number): { pending: number; blocked: number; backingOff: number } {
   const totals = { pending: 0, blocked: 0, backingOff: 0 };
   for (const player of players) {
-    totals.pending += player.pending;
+    totals.pending += player.pending + player.votePending;
     if (player.blocked !== undefined) totals.blocked += 1;
     if (player.backoff !== undefined) for (const { at } of player.backoff.values()) if (at > now) totals.backingOff += 1;
   }
@@ -121,31 +127,49 @@ export function backingOff(player: Player, deliveryId: string, now: number): boo
   return (player.backoff?.get(deliveryId)?.at ?? 0) > now;
 }
 
-/** How many of the player's items are held back at `now`, and when the first of them may be given again. */
+/**
+ * How many of the player's purchase items are held back at `now` (to weigh against their
+ * `pending`), and when the run that gives the first item or vote reward row held back again
+ * may come (its backoff over, a service window after the last call; infinite when none is).
+ */
 export function heldBack(player: Player, now: number): { held: number; retry: number } {
   let held = 0;
   let retry = Number.POSITIVE_INFINITY;
-  for (const { at } of player.backoff?.values() ?? []) {
+  for (const { at, vote } of player.backoff?.values() ?? []) {
     if (at <= now) continue;
-    held += 1;
+    if (!vote) held += 1;
     retry = Math.min(retry, at);
   }
-  return { held, retry };
+  return { held, retry: Math.max(retry, player.lastCallAt + CLAIM_WINDOW_MS) };
 }
 
-/** Calls the game's `give`; a failure backs the item off (10 s, doubling, at most 1 h), a success clears it. */
-export function giveBackingOff(player: Player, give: GrantFunction, item: DeliveredItem, now: () => number): unknown {
+/** Whether a vote reward row whose give failed may be given again at `now` (monotonic): the run gives the player's vote rows then. */
+export function votesDue(player: Player, now: number): boolean {
+  for (const { at, vote } of player.backoff?.values() ?? []) if (vote && at <= now) return true;
+  return false;
+}
+
+/** Forgets the vote rows due at `now` that a completed pass over the player's rows did not give again: gone from the journal (given elsewhere, settled by staff). */
+export function forgetDueVotes(player: Player, now: number): void {
+  for (const [id, { at, vote }] of player.backoff ?? []) if (vote && at <= now) player.backoff?.delete(id);
+}
+
+/**
+ * Calls the game's `give` (or `giveVoteReward`, `kind: 'vote'`); a failure backs the item
+ * off (10 s, doubling, at most 1 h), a success clears it: one backoff for both kinds.
+ */
+export function giveBackingOff<T extends { deliveryId: string }>(player: Player, give: (item: T) => unknown, item: T, now: () => number, kind: 'item' | 'vote' = 'item'): unknown {
   const id = item.deliveryId;
   const failed = (error: unknown) => {
     player.backoff ??= new Map();
     const failures = (player.backoff.get(id)?.failures ?? 0) + 1;
-    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)) });
+    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)), vote: kind === 'vote' });
     throw error;
   };
-  // Stryker disable next-line BlockStatement: only memory: a give succeeds only once its backoff has passed (deferred until then), so the entry it drops counts nowhere; the engine ignores the value
-  const given = (value: unknown) => {
+  // What a give returns is ignored (the core marks its own timeout with a value no give can
+  // return); a success drops the item's entry, so the map holds only items still failing.
+  const given = () => {
     player.backoff?.delete(id);
-    return value;
   };
   let result: unknown;
   try {
@@ -200,7 +224,7 @@ export function statusOf(
   return {
     playerName: name,
     online: player !== undefined,
-    running: player?.running !== undefined,
+    running: player?.running !== undefined || (player?.voting ?? 0) > 0,
     ...(startAt === undefined ? {} : { nextCheckAt: wall + Math.max(0, startAt - mono) }),
     ...(player?.blocked === undefined ? {} : { blocked: { ...player.blocked } }),
     ...(player?.lastError === undefined ? {} : { lastError: player.lastError }),

@@ -18,6 +18,7 @@ import { CallBudget, platformTimers, sleepOn, type LoopTimers } from './call-bud
 import { DueHeap, type DueEntry } from './due-heap.js';
 import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './types.js';
 import { claimVoteInLoop, resumeVotesInLoop } from './votes.js';
+import { checkHint, HintBook, type CheckoutHint, type CheckoutHintOutcome } from './hints.js';
 import type { RunVia } from '../engine/index.js';
 import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, totalsOf, undelivered, type Player } from './player.js';
 import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryReport } from '../core/index.js';
@@ -33,13 +34,13 @@ const STOP_BOUND_MS = 30_000;
 /** The run the current async context belongs to: `stop()` from inside a `give` does not wait for it. */
 const insideRun = new AsyncLocalStorage<object>();
 
-/**
- * Starts a loop: on given timers (the simulation's virtual time), or for `owner`, the
- * client's handle already registered as the journal's one loop (start.ts).
- * @internal
- */
-export function startDeliveryLoop(host: LoopHost, options: unknown, timers: LoopTimers = platformTimers, owner?: object): DeliveryLoop {
-  return new Loop(host, checkLoopOptions(options), timers, owner);
+/** Starts a loop on given timers (the simulation's virtual time), its options checked here. @internal */
+export function startDeliveryLoop(host: LoopHost, options: unknown, timers: LoopTimers = platformTimers): DeliveryLoop {
+  return new Loop(host, checkLoopOptions(options), timers);
+}
+/** Starts a loop on options checked already (start.ts checked them where they entered), for `owner`, the client's handle. @internal */
+export function startCheckedLoop(host: LoopHost, options: CheckedLoopOptions, owner: object): DeliveryLoop {
+  return new Loop(host, options, platformTimers, owner);
 }
 
 class Loop implements DeliveryLoop {
@@ -47,6 +48,7 @@ class Loop implements DeliveryLoop {
   readonly #options: CheckedLoopOptions;
   readonly #timers: LoopTimers;
   readonly #budget: CallBudget;
+  readonly #hints: HintBook;
   readonly #players = new Map<string, Player>();
   /** Due runs: joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
   readonly #urgent = new DueHeap<Player>();
@@ -75,6 +77,7 @@ class Loop implements DeliveryLoop {
     this.#options = options;
     this.#timers = timers;
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
+    this.#hints = new HintBook(options.maxCallsPerSecond);
     const { signal } = options;
     if (signal?.aborted) void this.stop();
     // A signal aborts once: its listener needs no `once`.
@@ -86,6 +89,8 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined || this.#players.has(name)) return;
     const player = newPlayer(name);
     this.#players.set(name, player);
+    // A hinted player's first run, in the fast claim mode, is one claim call: their purchase may be paid already.
+    player.fast = this.#options.claimMode === 'fast' && this.#hints.active(name, this.#timers.now()) !== undefined;
     this.#schedule(player, this.#timers.now(), true);
   }
 
@@ -99,6 +104,16 @@ class Loop implements DeliveryLoop {
     // Whoever waits for this player's delivery learns at once that it will not come here.
     const report = undelivered('OFFLINE', player);
     for (const resolve of [...player.waiting.splice(0), ...player.joined.splice(0)]) resolve(report);
+  }
+
+  expect(playerName: string, hint?: CheckoutHint): CheckoutHintOutcome {
+    const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
+    const held = checkHint(hint, this.#timers.now());
+    const outcome = this.#stopping === undefined ? this.#hints.add(name, held) : 'stopped';
+    const player = this.#players.get(name);
+    // Acted on only for a player held online here; with a run in flight, once it is over.
+    if (outcome === 'held' && player !== undefined && player.running === undefined && player.waiting.length === 0) this.#hinted(player, this.#timers.now());
+    return outcome;
   }
 
   async claim(playerName: string): Promise<LoopClaimReport> {
@@ -138,13 +153,13 @@ class Loop implements DeliveryLoop {
       await this.#budget.take(true, player.gone.signal);
       this.#stats.calls += 1;
     };
-    return claimVoteInLoop({ player, here, call, votes, give: giveVote, giveTimeoutMs: this.#options.grantTimeoutMs }, input);
+    return claimVoteInLoop({ player, here, call, plan: (at) => this.#schedule(player, at, false), votes, give: giveVote, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts, now: () => this.#timers.now() }, input);
   }
 
   stats(): DeliveryLoopStats {
     const { pending, blocked, backingOff } = totalsOf(this.#players.values(), this.#timers.now());
     const { calls, previews, claims, granted, unverified, errors, lastError } = this.#stats;
-    return { online: this.#players.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
+    return { online: this.#players.size, hints: this.#hints.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
   }
 
   async status(playerName: string): Promise<PlayerDeliveryStatus> {
@@ -192,6 +207,7 @@ class Loop implements DeliveryLoop {
       for (const resolve of player.joined.splice(0)) resolve(report);
     }
     this.#players.clear();
+    this.#hints.clear();
     this.#urgent.clear();
     this.#routine.clear();
     this.#host.engine.releaseLoop(this.#owner);
@@ -310,6 +326,7 @@ class Loop implements DeliveryLoop {
         player.claimAhead = false;
         // Timed from the answer (or failure), as the client's guard does: the service's window opened before, so a call at its edge is never early.
         const result = await base.claim(name, options).finally(() => (player.lastCallAt = this.#timers.now()));
+        this.#hints.answered(name, result, this.#timers.now());
         // A preview that lists items: this run's claim follows one window later, and the
         // /claim typed meanwhile is answered by it rather than by a second run.
         if (preview && result.code === 'PREVIEW' && result.claims.length > 0) {
@@ -321,17 +338,17 @@ class Loop implements DeliveryLoop {
       },
     };
     const sleep = (ms: number) => sleepOn(this.#timers, ms, player.gone.signal);
-    // An undefined grantTimeoutMs is the engine's default, as when not given.
-    const options = { mode: fast ? 'fast' : 'exactlyOnce', sleep, maxRateLimitWaits: 1, grantTimeoutMs: this.#options.grantTimeoutMs };
+    // Checked when the loop started: carried to the engine as they are.
+    const control = { signal: undefined, sleep, maxWaits: 1, grantTimeoutMs: this.#options.grantTimeoutMs };
     // A line is left for later, untouched (no give, no failure noted), while its backoff
     // holds or once the player is gone.
     const defer = (line: { deliveryId: string }) => this.#players.get(player.name) !== player || backingOff(player, line.deliveryId, this.#timers.now());
     const extras = { defer, staffAfterAttempts: this.#options.staffAfterAttempts, retriedByLoop: true };
     let report: DeliveryReport;
     try {
-      report = await this.#host.engine.deliver(via, player.name, (item: DeliveredItem) => this.#give(player, item), options, extras);
-      // After the join's purchases: the vote reward rows a crash (or a failed give) left for the player.
-      player.votesResumed ||= await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes, giveTimeoutMs: this.#options.grantTimeoutMs });
+      report = await this.#host.engine.deliverChecked(via, player.name, (item: DeliveredItem) => this.#give(player, item), fast ? 'fast' : 'exactlyOnce', control, extras);
+      // After the purchases: the vote reward rows a crash or a failed give left (at the join; then as their give backoff allows).
+      player.votesResumed = await resumeVotesInLoop({ player, here: () => this.#players.get(player.name) === player, give: this.#options.giveVoteReward, votes: this.#host.votes, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts, now: () => this.#timers.now() });
     } catch (error) {
       // Left or stopped: only stop()'s callers read this report (leave() answered a player's callers OFFLINE).
       if (error instanceof Interrupted) return undelivered('STOPPED', player);
@@ -397,6 +414,7 @@ class Loop implements DeliveryLoop {
   #afterRun(player: Player): void {
     const now = this.#timers.now();
     if (player.waiting.length > 0 || player.fast) return this.#schedule(player, Math.max(now, player.lastCallAt + CLAIM_WINDOW_MS), true);
+    if (this.#hinted(player, now)) return;
     const interval = this.#interval();
     const next = now + interval * (0.9 + 0.2 * Math.random());
     // Items whose give failed wait for their own time; the run that gives them again comes then.
@@ -406,7 +424,20 @@ class Loop implements DeliveryLoop {
     const again = player.pending > held || player.failed;
     player.failed = false;
     const soon = again ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
-    this.#schedule(player, Math.min(soon, next, Math.max(retry, player.lastCallAt + CLAIM_WINDOW_MS)), false);
+    this.#schedule(player, Math.min(soon, next, retry), false);
+  }
+
+  /**
+   * A hinted player: a run each window, in the loop's claim mode (exactly once: a preview, and
+   * the claim a window later once it lists items; fast: one claim call), until the purchase
+   * arrives or the hint expires.
+   */
+  #hinted(player: Player, now: number): boolean {
+    const at = this.#hints.planAt(player.name, player.lastCallAt, now);
+    if (at === undefined) return false;
+    player.fast = this.#options.claimMode === 'fast';
+    this.#schedule(player, at, true);
+    return true;
   }
 
   #emit(event: StorefrontEvent): void {

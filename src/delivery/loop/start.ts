@@ -11,6 +11,7 @@
  */
 import { LoopRunningError } from '../../errors.js';
 import { checkPlayerName } from '../../internal/validate.js';
+import { checkHint, type CheckoutHint, type CheckoutHintOutcome } from './hints.js';
 import { checkLoopOptions, type CheckedLoopOptions, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopHost, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './types.js';
 
 export type { DeliveryLoop, DeliveryLoopOptions } from './types.js';
@@ -43,8 +44,8 @@ class LoopHandle implements DeliveryLoop {
   readonly #options: CheckedLoopOptions;
   #loop: DeliveryLoop | undefined;
   #ready: Promise<DeliveryLoop> | undefined;
-  /** `join` / `leave` calls made before the scheduler loaded, in order. */
-  readonly #queued: Array<{ join: boolean; name: string }> = [];
+  /** `join` / `leave` / `expect` calls made before the scheduler loaded, in order. */
+  readonly #queued: Array<{ join: boolean; name: string; hint?: CheckoutHint }> = [];
 
   constructor(host: LoopHost, options: CheckedLoopOptions) {
     this.#host = host;
@@ -53,13 +54,14 @@ class LoopHandle implements DeliveryLoop {
 
   begin(): void {
     if (loaded !== undefined) {
-      this.#loop = loaded.startDeliveryLoop(this.#host, this.#options, undefined, this);
+      this.#loop = loaded.startCheckedLoop(this.#host, this.#options, this);
       return;
     }
     this.#ready = loadLoop().then((module) => {
-      const loop = module.startDeliveryLoop(this.#host, this.#options, undefined, this);
-      for (const { join, name } of this.#queued.splice(0)) {
-        if (join) loop.join(name);
+      const loop = module.startCheckedLoop(this.#host, this.#options, this);
+      for (const { join, name, hint } of this.#queued.splice(0)) {
+        if (hint !== undefined) loop.expect(name, hint);
+        else if (join) loop.join(name);
         else loop.leave(name);
       }
       this.#loop = loop;
@@ -79,6 +81,15 @@ class LoopHandle implements DeliveryLoop {
     else this.#queued.push({ join: false, name });
   }
 
+  expect(playerName: string, hint?: CheckoutHint): CheckoutHintOutcome {
+    const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
+    if (this.#loop !== undefined) return this.#loop.expect(name, hint);
+    // Checked now (a bad hint throws here too); held once the scheduler has loaded, within its bounds.
+    checkHint(hint, 0);
+    this.#queued.push({ join: false, name, hint: hint ?? {} });
+    return 'held';
+  }
+
   async claim(playerName: string): Promise<LoopClaimReport> {
     return (await this.#scheduler()).claim(playerName);
   }
@@ -94,12 +105,14 @@ class LoopHandle implements DeliveryLoop {
   stats(): DeliveryLoopStats {
     if (this.#loop !== undefined) return this.#loop.stats();
     const online = new Set<string>();
-    for (const { join, name } of this.#queued) {
+    for (const { join, name, hint } of this.#queued) {
+      if (hint !== undefined) continue;
       if (join) online.add(name);
       else online.delete(name);
     }
     const { pollIntervalMs: intervalMs } = this.#options;
-    return { online: online.size, calls: 0, previews: 0, claims: 0, granted: 0, pending: 0, unverified: 0, errors: 0, lastError: undefined, intervalMs, maxCallsInOneSecond: 0, paused: false, blocked: 0, backingOff: 0 };
+    const hints = new Set(this.#queued.filter((q) => q.hint !== undefined).map((q) => q.name)).size;
+    return { online: online.size, hints, calls: 0, previews: 0, claims: 0, granted: 0, pending: 0, unverified: 0, errors: 0, lastError: undefined, intervalMs, maxCallsInOneSecond: 0, paused: false, blocked: 0, backingOff: 0 };
   }
 
   async stop(): Promise<void> {

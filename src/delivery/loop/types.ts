@@ -10,11 +10,12 @@ import { checkIntegerInRange, checkOptionsObject, checkSignal, describe, fail } 
 import type { JournalWindow } from '../../journals/contract.js';
 import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
 import type { PendingDelivery } from '../inspect/index.js';
-import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from '../core/index.js';
+import { checkGrantTimeout, type DeliveryCode, type DeliveryMode, type DeliveryReport, type GrantFunction } from '../core/index.js';
 import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from '../votes/index.js';
 import type { DeliveryEngine } from '../engine/index.js';
 import type { RunVia } from '../engine/index.js';
 import type { VoteDeliveries, VoteVia } from '../votes/index.js';
+import type { CheckoutHint, CheckoutHintOutcome } from './hints.js';
 
 /** Options of {@link StorefrontClient.startDeliveryLoop}. */
 export interface DeliveryLoopOptions {
@@ -40,7 +41,7 @@ export interface DeliveryLoopOptions {
    */
   claimMode?: DeliveryMode;
   /**
-   * After this many failed `give` calls for one item, the item is marked for staff
+   * After this many failed `give` (or `giveVoteReward`) calls for one item, the item is marked for staff
    * (`lastError.stuck` in the journal, shown by `teamgames journal pending`) and a `stuck`
    * event is emitted. It is never dropped: the loop keeps giving it, backing off per item
    * (10 s, doubling, at most 1 h), and at once on the player's next join. Default `5`.
@@ -51,8 +52,10 @@ export interface DeliveryLoopOptions {
    * needed by {@link DeliveryLoop.claimVote}, never called for a player who is offline. With it,
    * the loop's first run after a player joins also gives the vote reward rows the journal holds
    * for them (claimed, not given: a crash, a give that threw), without a call to the store.
-   * A row whose give fails while the player is online waits for their next `claimVote` or
-   * their next join (the polls do not retry it), its attempts and last error in the journal.
+   * A row whose give fails while the player is online is given again by the loop on the
+   * purchases' give backoff (10 s, doubling, at most 1 h; no store call: it was paid), at
+   * their next `claimVote` and at their next join, its attempts and last error in the
+   * journal, marked for staff after `staffAfterAttempts` failures as a purchase is.
    */
   giveVoteReward?: VoteRewardGiveFunction;
 }
@@ -75,6 +78,8 @@ export interface LoopVoteInput {
 export interface DeliveryLoopStats {
   /** Players online on this node (joined, not left). */
   online: number;
+  /** Checkout hints held (see {@link DeliveryLoop.expect}), for players online or not. */
+  hints: number;
   /** Calls sent to the service. */
   calls: number;
   /** Of which previews. */
@@ -187,6 +192,34 @@ export interface DeliveryLoop {
    */
   claim(playerName: string): Promise<LoopClaimReport>;
   /**
+   * A checkout hint: the player just checked out (`transactionId` from
+   * {@link StorefrontClient.checkout}), so their purchase may be paid any moment. While the
+   * loop holds the player online, it spends their 10 s window on them each time, in the
+   * loop's {@link DeliveryLoopOptions.claimMode}: exactly once (the default), a preview each
+   * window and the claim one window after the preview that lists the purchase (given 10 to
+   * 20 s after payment, a lost answer loses nothing); `fast`, one claim call each window
+   * (given within about 10 s; a claim whose answer is lost is a window for staff). Until a
+   * claim delivers the transaction or the hint expires (default 10 minutes; every 20 s once
+   * it is 5 minutes old). A hint for a player not online here is held until they join or it
+   * expires: nothing is called or given for them. One hint per player (a newer one joins it:
+   * up to 8 transactions, the later expiry), at most 10,000 held, and hinted runs spend at
+   * most 30 % of `maxCallsPerSecond`: a flood of hints waits its turn and never starves the
+   * routine polls; the same hint sent again extends nothing, and once a hint has ended, one
+   * for what it named answers `expired` for an hour (a shop that sends hints in a loop never
+   * keeps a player claimed for ever). See the guide's "Checkout hints". Returns at once;
+   * throws only an {@link InvalidInputError} (a bad name or hint).
+   *
+   * @example
+   * ```ts
+   * const result = await client.checkout({ username: 'Player123', items: [{ id: 42, quantity: 1 }] });
+   * if (result.outcome === 'PAYMENT_REQUIRED') {
+   *   loop.expect('Player123', { transactionId: result.transactionId });
+   *   redirectTo(result.redirect);
+   * }
+   * ```
+   */
+  expect(playerName: string, hint?: CheckoutHint): CheckoutHintOutcome;
+  /**
    * A `::vote` / `::reward` command typed by the player: {@link StorefrontClient.deliverVoteReward}
    * through the loop's budget of calls and the player's turn (after the purchase delivery
    * in flight, if any), given with `giveVoteReward`. Resolves for every outcome, `OFFLINE`
@@ -220,13 +253,19 @@ export interface LoopHost {
   votes?: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
 }
 
+/**
+ * The settings of a delivery loop: its options but the callbacks and the signal, what a
+ * config file can hold (the bridge's `loop` section). {@link checkDeliveryLoopSettings} checks them.
+ */
+export type DeliveryLoopSettings = Pick<DeliveryLoopOptions, 'pollIntervalMs' | 'maxCallsPerSecond' | 'grantTimeoutMs' | 'claimMode' | 'staffAfterAttempts'>;
+
 /** The options once checked. @internal */
 export interface CheckedLoopOptions {
   give: GrantFunction;
   pollIntervalMs: number;
   maxCallsPerSecond: number;
   signal: AbortSignal | undefined;
-  grantTimeoutMs: number | undefined;
+  grantTimeoutMs: number;
   claimMode: DeliveryMode;
   staffAfterAttempts: number;
   giveVoteReward: VoteRewardGiveFunction | undefined;
@@ -237,24 +276,44 @@ const DEFAULT_CALLS_PER_SECOND = 10;
 const DEFAULT_STAFF_AFTER_ATTEMPTS = 5;
 const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true, giveVoteReward: true } satisfies Record<keyof DeliveryLoopOptions, true>;
 const OPTIONS = Object.keys(KEYS);
+const SETTINGS = Object.keys({ pollIntervalMs: true, maxCallsPerSecond: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true } satisfies Record<keyof DeliveryLoopSettings, true>);
 
-/** Checks the options of `startDeliveryLoop`. @internal */
+/**
+ * Checks the settings of a delivery loop by the rules {@link StorefrontClient.startDeliveryLoop}
+ * applies (the same function: a config file that passes is a loop that starts), and returns
+ * them with the defaults filled in. For a program that reads them from a file, as
+ * `teamgames bridge` does its `loop` section.
+ *
+ * @example
+ * ```ts
+ * const settings = checkDeliveryLoopSettings(JSON.parse(text).loop ?? {});
+ * const loop = client.startDeliveryLoop({ ...settings, give });
+ * ```
+ * @throws InvalidInputError naming the first setting that breaks its rule (`rule` says the rule), or a name that is not a setting.
+ */
+export function checkDeliveryLoopSettings(settings: unknown): Required<DeliveryLoopSettings> {
+  return settingsOf(checkOptionsObject(settings as { [K in keyof DeliveryLoopSettings]?: unknown } | undefined, SETTINGS, 'options', 'startDeliveryLoop'));
+}
+
+function settingsOf(opts: { [K in keyof DeliveryLoopSettings]?: unknown }): Required<DeliveryLoopSettings> {
+  const op = 'startDeliveryLoop';
+  const claimMode = opts.claimMode ?? 'exactlyOnce';
+  if (claimMode !== 'exactlyOnce' && claimMode !== 'fast') fail('options.claimMode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.claimMode)}`, op);
+  return {
+    pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
+    maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
+    grantTimeoutMs: checkGrantTimeout(opts.grantTimeoutMs, 'options.grantTimeoutMs', op),
+    claimMode,
+    staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
+  };
+}
+
+/** Checks the options of `startDeliveryLoop`: the callbacks and the signal here, the settings by {@link checkDeliveryLoopSettings}'s rules. @internal */
 export function checkLoopOptions(options: unknown): CheckedLoopOptions {
   const op = 'startDeliveryLoop';
   if (options === undefined || options === null) fail('options', 'must be an object with at least { give }', op);
   const opts = checkOptionsObject(options as { [K in keyof DeliveryLoopOptions]?: unknown }, OPTIONS, 'options', op);
   if (typeof opts.give !== 'function') fail('options.give', `must be a function (item) => void | Promise<void>, got ${describe(opts.give)}`, op);
-  const claimMode = opts.claimMode ?? 'exactlyOnce';
   if (opts.giveVoteReward !== undefined && typeof opts.giveVoteReward !== 'function') fail('options.giveVoteReward', `must be a function (reward) => void | Promise<void>, got ${describe(opts.giveVoteReward)}`, op);
-  if (claimMode !== 'exactlyOnce' && claimMode !== 'fast') fail('options.claimMode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.claimMode)}`, op);
-  return {
-    give: opts.give as GrantFunction,
-    pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
-    maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
-    signal: checkSignal(opts.signal, op),
-    grantTimeoutMs: opts.grantTimeoutMs === undefined ? undefined : checkIntegerInRange(opts.grantTimeoutMs, 1, 24 * 3_600_000, 'options.grantTimeoutMs', op),
-    claimMode,
-    staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
-    giveVoteReward: opts.giveVoteReward as VoteRewardGiveFunction | undefined,
-  };
+  return { ...settingsOf(opts), give: opts.give as GrantFunction, signal: checkSignal(opts.signal, op), giveVoteReward: opts.giveVoteReward as VoteRewardGiveFunction | undefined };
 }

@@ -7,7 +7,7 @@
  * @internal
  */
 import type { LoopVoteInput, LoopVoteReport } from './types.js';
-import { Interrupted, undelivered, type Player } from './player.js';
+import { backingOff, forgetDueVotes, giveBackingOff, heldBack, Interrupted, undelivered, votesDue, type Player } from './player.js';
 import type { VoteRewardGiveFunction } from '../votes/index.js';
 import type { VoteDeliveries, VoteVia } from '../votes/index.js';
 
@@ -18,11 +18,17 @@ export interface VoteInLoop {
   here: () => boolean;
   /** Takes one call out of the loop's budget (and counts it); rejects when the player leaves. */
   call: () => Promise<void>;
+  /** Plans the player's next (routine) run at a monotonic time: a row whose give failed is given again then. */
+  plan: (at: number) => void;
   /** The client's vote rewards (loaded on first use) and its caller. */
   votes: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
   give: VoteRewardGiveFunction;
-  /** The loop's `grantTimeoutMs`, which bounds each give (the default when unset). */
-  giveTimeoutMs: number | undefined;
+  /** The loop's `grantTimeoutMs` (checked when it started), which bounds each give. */
+  grantTimeoutMs: number;
+  /** The loop's `staffAfterAttempts`: the failure policy of vote rows is the purchases'. */
+  staffAfterAttempts: number;
+  /** The loop's monotonic clock: a row whose give failed backs off on it as a purchase item does. */
+  now: () => number;
 }
 
 /** What the vote rows left for a joining player need of the loop (`give` and `votes` unset: no vote rewards). */
@@ -31,31 +37,44 @@ export interface VotesAtJoin {
   here: () => boolean;
   give: VoteRewardGiveFunction | undefined;
   votes: VoteInLoop['votes'] | undefined;
-  giveTimeoutMs: number | undefined;
+  grantTimeoutMs: number;
+  staffAfterAttempts: number;
+  now: () => number;
 }
 
-/** The give of a vote reward row, refused once the player is no longer here. */
-function giveHere(loop: Pick<VoteInLoop, 'here' | 'give'>): VoteRewardGiveFunction {
+/**
+ * The give of a vote reward row, refused once the player is no longer here; a failure backs
+ * the row off by the purchases' give backoff (player.ts), and the loop's runs give it again then.
+ */
+function giveHere(loop: Pick<VoteInLoop, 'player' | 'here' | 'give' | 'now'>): VoteRewardGiveFunction {
+  const give = loop.give;
   return (reward) => {
     if (!loop.here()) throw new Interrupted('left');
-    return loop.give(reward);
+    return giveBackingOff(loop.player, give, reward, loop.now, 'vote');
   };
 }
 
 /**
- * Gives the vote reward rows the journal holds for a player who just joined (claimed
- * already, so no call: `resumeVoteRewards` for one player). True once done, or when the
+ * Gives the vote reward rows the journal holds for a player who just joined, or whose row's
+ * give backoff is over (claimed already, so no store call: `resumeVoteRewards` for one
+ * player); rows still backing off are left untouched. Reads nothing when neither (`resumed`:
+ * the join's pass was done). True once done, or when the
  * loop has no `giveVoteReward`; false when the player left or the journal could not write (their
  * next run tries again; their next vote claim gives them too).
  */
 export async function resumeVotesInLoop(loop: VotesAtJoin): Promise<boolean> {
-  const { give, votes } = loop;
+  const { give, votes, player, now } = loop;
   if (give === undefined || votes === undefined) return true;
+  if (player.votesResumed && !votesDue(player, now())) return true;
   const deliveries = await votes.deliveries();
   try {
-    const report = await deliveries.resume(votes.via(), giveHere({ here: loop.here, give }), { signal: loop.player.gone.signal, giveTimeoutMs: loop.giveTimeoutMs }, loop.player.name);
+    const defer = (row: { deliveryId: string }) => backingOff(player, row.deliveryId, now());
+    const report = await deliveries.resumeChecked(votes.via(), giveHere({ player, here: loop.here, give, now }), { signal: player.gone.signal, grantTimeoutMs: loop.grantTimeoutMs }, { staffAfterAttempts: loop.staffAfterAttempts, defer }, player.name);
+    player.votePending = report.pending;
     // A player the journal failed for (in `errors`) sets `journalError` too.
-    return report.journalError === undefined;
+    if (report.journalError !== undefined) return false;
+    forgetDueVotes(player, now());
+    return true;
   } catch (error) {
     // A journal that cannot be read fails the run like any journal trouble (a loop error, the backoff).
     if (error instanceof Interrupted) return false;
@@ -81,10 +100,21 @@ export async function claimVoteInLoop(loop: VoteInLoop, input: LoopVoteInput): P
   const give = giveHere(loop);
   const asked = input as Partial<LoopVoteInput> | undefined;
   const deliveries = await loop.votes.deliveries();
+  // `running` in status(player) while the vote call (its gives included) runs.
+  player.voting += 1;
   try {
-    return await deliveries.deliver(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal, giveTimeoutMs: loop.giveTimeoutMs });
+    const report = await deliveries.deliverChecked(via, { player: player.name, reward: asked?.reward, amount: asked?.amount }, give, { signal: player.gone.signal, grantTimeoutMs: loop.grantTimeoutMs }, { staffAfterAttempts: loop.staffAfterAttempts });
+    // What is left counts in `stats().pending` while the player is here, as their purchases do.
+    player.votePending = report.pending;
+    return report;
   } catch (error) {
     if (error instanceof Interrupted) return undelivered(error.why === 'left' ? 'OFFLINE' : 'STOPPED', player);
     throw error;
+  } finally {
+    player.voting -= 1;
+    // A row whose give failed comes back when its backoff is over, not at the next poll (a
+    // run in flight plans its own next; the plan of a player gone is stale, skipped).
+    const { retry } = heldBack(player, loop.now());
+    if (retry < (player.scheduled ? player.due : Number.POSITIVE_INFINITY) && player.running === undefined) loop.plan(retry);
   }
 }

@@ -5,35 +5,16 @@
  * @module
  */
 import type { JournalError, StorefrontError } from '../../errors.js';
-import type { VoteReward } from '../../wire/vote-reward.js';
-import type { ResumeError, UnverifiedWindow } from '../core/index.js';
+import type { GivenVoteReward, ResumeError, ResumeOptions, UnverifiedWindow } from '../core/index.js';
 
-/**
- * A reward row handed to your give function: the {@link VoteReward} (wire names:
- * `reward_id`, `reward_name`, `give_amount` …) plus the player and a `deliveryId`.
- */
-export interface GivenVoteReward extends VoteReward {
-  /** The player, exact name (the service's reward rows do not carry it). */
-  playerName: string;
-  /**
-   * Stable id of this reward row, `vote:<uuid>:<index>`: a random id for the claim call plus
-   * the row's index in its answer, journaled with the row before your give function runs.
-   * Use it as the dedupe key in the game, as {@link DeliveredItem.deliveryId}: a crash
-   * after the give but before its acknowledgement repeats that one call with the same id.
-   */
-  deliveryId: string;
-  /**
-   * Set when the row was not in an answer (the answer was lost) but the next answer's
-   * counters proved the call was carried out (see the delivery guide, "Vote rewards"). Its
-   * `message` is absent and its counters are those of the answer that revealed it.
-   */
-  recovered?: boolean;
-}
+export type { GivenVoteReward } from '../core/index.js';
 
 /**
  * Your code that gives one vote reward row in game. Throw (or reject) when it could not:
  * the row stays in the journal and is given again by the player's next
  * `deliverVoteReward` or by {@link StorefrontClient.resumeVoteRewards}. An error with
+ * `staff: true` marks the row for staff at once (`lastError.stuck`, a `stuck` event), as for
+ * purchases; an error with
  * `unverified: { from, to }` says it may or may not have given the row and wrote a window
  * for staff itself, as for purchases (`GrantFunction`). A returned promise is
  * awaited; anything it returns is ignored.
@@ -49,7 +30,13 @@ export interface VoteRewardDeliveryOptions {
    * the row is reported in `failed` with a {@link GrantTimeoutError} and stays pending, and
    * the player's other calls (purchases included: they share the player's turn) are no
    * longer blocked by it. The give is not cancelled: if it later returns, the row is
-   * acknowledged then; while it runs, no call gives that row again. Default `60000`.
+   * acknowledged then; while it runs, no call gives that row again. Default `60000`, at
+   * most 24 h: the same option, default and bound as {@link ResumeOptions.grantTimeoutMs}.
+   */
+  grantTimeoutMs?: number;
+  /**
+   * The former name of {@link VoteRewardDeliveryOptions.grantTimeoutMs}, still accepted (not together with it).
+   * @deprecated Use `grantTimeoutMs`, the name purchases and the delivery loop use.
    */
   giveTimeoutMs?: number;
 }

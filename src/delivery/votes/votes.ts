@@ -14,18 +14,17 @@
  * @module
  * @internal
  */
-import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../../errors.js';
-import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../../internal/validate.js';
+import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../../errors.js';
+import { checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../../internal/validate.js';
 import type { StorefrontEvent } from '../../types.js';
 import type { DeliveryJournal, JournalEntry, JournalWindow } from '../../journals/contract.js';
-import { entryProblem } from '../../journals/entry-checks.js';
 import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../../journals/vote-entries.js';
 import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../../wire/vote-reward.js';
 import { acrossNodes, type PlayerLocks } from '../core/index.js';
 import { account } from './recovery.js';
-import { GrantTimeoutError, windowOfGive } from '../core/index.js';
-import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './types.js';
-import { givenOf, givingOf, memoryOf } from './memory.js';
+import { checked } from '../records/index.js';
+import { checkGrantTimeout, giveWithin, journalErrorOf, notedFailure, settleGiven, sharedOf, type GiveFailure } from '../core/index.js';
+import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './types.js';
 
 const TEXT = {
   given: 'Your vote reward has been given.',
@@ -50,11 +49,28 @@ export interface VoteHost {
   now: () => number;
 }
 
+/** What the delivery loop adds to a vote call, beyond the public options. @internal */
+export interface VoteExtras {
+  /** Failed gives after which a row is marked for staff (`lastError.stuck`) and a `stuck` event is emitted. */
+  staffAfterAttempts?: number;
+  /** A row is left for later, untouched (no give, no failure noted), while this says so: the loop's give backoff, as the engine's `defer` for purchases. */
+  defer?: (row: { deliveryId: string }) => boolean;
+}
+
+/** The options of a vote call once checked (where they entered: the client's method, or the loop's options). @internal */
+export interface VoteControl {
+  signal: AbortSignal | undefined;
+  /** How long one give may run before the call moves on (the row stays pending). */
+  grantTimeoutMs: number;
+}
+
 interface VoteRun {
   operation: Operation;
   via: VoteVia;
   /** How long one give may run before the call moves on (the row stays pending). */
-  giveTimeoutMs: number;
+  grantTimeoutMs: number;
+  staffAfterAttempts: number | undefined;
+  defer?: VoteExtras['defer'];
   granted: GivenVoteReward[];
   failed: VoteRewardFailure[];
   window?: VoteUnverifiedWindow;
@@ -65,7 +81,10 @@ interface VoteRun {
 
 type Row = JournalVoteReward;
 
-const LATE = Symbol('late');
+/** The vote records the journal failed to take, shared by every client of `journal` (shared.ts). */
+function memoryOf(journal: DeliveryJournal): Map<string, JournalEntry> {
+  return sharedOf(journal).unwrittenVotes;
+}
 
 /** The vote reward deliveries of one client (and the clients derived from it). */
 export class VoteDeliveries {
@@ -80,11 +99,19 @@ export class VoteDeliveries {
     const op: Operation = 'deliverVoteReward';
     const claim = checkVoteInput(input, op);
     const giveFn = checkGive(give, op);
-    const { signal, giveTimeoutMs } = checkVoteOptions(options, op);
+    return this.deliverChecked(via, claim, giveFn, checkVoteOptions(options, op));
+  }
+
+  /** {@link deliver} with its options checked already (the delivery loop's, checked when it started); the input is checked here. */
+  async deliverChecked(via: VoteVia, input: unknown, give: VoteRewardGiveFunction, control: VoteControl, extras: VoteExtras = {}): Promise<VoteDeliveryReport> {
+    const op: Operation = 'deliverVoteReward';
+    const claim = checkVoteInput(input, op);
+    const { signal } = control;
+    const giveFn = give;
     const journal = this.#host.journal;
     const locks = this.#host.locks(journal);
     refuseReentry(locks, claim.player, op);
-    const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
+    const run: VoteRun = { operation: op, via, grantTimeoutMs: control.grantTimeoutMs, staffAfterAttempts: extras.staffAfterAttempts, granted: [], failed: [] };
     return locks.run(claim.player, signal, async () => {
       const locked = await acrossNodes(journal, claim.player, { signal }, () => this.#deliver(run, journal, claim, giveFn, signal), (error) => this.#journalFailed(run, claim.player, error));
       if (locked.ok) return locked.value;
@@ -96,13 +123,19 @@ export class VoteDeliveries {
    * Gives every vote row left pending in the journal (at startup), or only `player`'s (the
    * delivery loop, when they join); lost answers wait for the player's next claim.
    */
-  async resume(via: VoteVia, give: unknown, options: unknown, player?: string): Promise<VoteResumeReport> {
+  async resume(via: VoteVia, give: unknown, options: unknown): Promise<VoteResumeReport> {
     const op: Operation = 'resumeVoteRewards';
-    const giveFn = checkGive(give, op);
-    const { signal, giveTimeoutMs } = checkVoteOptions(options, op);
+    return this.resumeChecked(via, checkGive(give, op), checkVoteOptions(options, op));
+  }
+
+  /** {@link resume} with its options checked already (the delivery loop's, for `player` when they join). */
+  async resumeChecked(via: VoteVia, give: VoteRewardGiveFunction, control: VoteControl, extras: VoteExtras = {}, player?: string): Promise<VoteResumeReport> {
+    const op: Operation = 'resumeVoteRewards';
+    const giveFn = give;
+    const { signal } = control;
     const journal = this.#host.journal;
     const locks = this.#host.locks(journal);
-    const run: VoteRun = { operation: op, via, giveTimeoutMs, granted: [], failed: [] };
+    const run: VoteRun = { operation: op, via, grantTimeoutMs: control.grantTimeoutMs, staffAfterAttempts: extras.staffAfterAttempts, defer: extras.defer, granted: [], failed: [] };
     let all: JournalEntry[];
     try {
       all = checked(await journal.pending(player));
@@ -273,81 +306,53 @@ export class VoteDeliveries {
   }
 
   /**
-   * Gives each row, acknowledging it right after; a give that throws leaves it pending, its
-   * failure noted on it, and so does one that outlives `giveTimeoutMs` (acknowledged if it
-   * still returns; never given again while it runs).
+   * Gives each row through the delivery core (give.ts), acknowledging it right after; a
+   * give that throws leaves it pending, its failure noted on it by the core's policy
+   * (`stuck` after `staffAfterAttempts`), and so does one that outlives `grantTimeoutMs`
+   * (acknowledged if it still returns; never given again while it runs).
    */
   async #giveAll(run: VoteRun, journal: DeliveryJournal, rows: readonly Row[], give: VoteRewardGiveFunction): Promise<void> {
-    const memory = memoryOf(journal);
-    const running = givingOf(journal);
-    const given = givenOf(journal);
+    const { granting, given } = sharedOf(journal);
     for (const row of rows) {
-      if (running.has(row.deliveryId)) continue;
+      if (granting.has(row.deliveryId) || run.defer?.(row) === true) continue;
       // Given already by this process; only its acknowledgement is missing: never given twice.
       if (given.has(row.deliveryId)) {
-        if (await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]))) given.delete(row.deliveryId);
+        await this.#acknowledgeGiven(run, journal, row);
         continue;
       }
       const reward: GivenVoteReward = { ...row.reward, playerName: row.playerName, deliveryId: row.deliveryId, ...(row.recovered === true ? { recovered: true } : {}) };
-      const thrown = await this.#giveWithin(run, journal, reward, give);
-      const span = thrown === undefined ? undefined : windowOfGive(thrown.error);
+      const failure = await giveWithin({ journal, deliveryId: row.deliveryId, operation: run.operation, timeoutMs: run.grantTimeoutMs, redact: run.via.redact }, () => give(reward));
+      const span = failure?.window;
       if (span !== undefined) {
         // The give wrote a window (its outcome unknown): settled like a row given, never given again, reported as a window.
-        memory.delete(row.deliveryId);
-        given.add(row.deliveryId);
-        if (await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]))) given.delete(row.deliveryId);
+        await this.#acknowledgeGiven(run, journal, row);
         run.windowed = (run.windowed ?? 0) + 1;
         run.window ??= { playerName: row.playerName, from: span.from, to: span.to, reward: String(row.reward.reward_id) };
         emit(run, { type: 'unverified', operation: run.operation, window: { playerName: row.playerName, from: span.from, to: span.to } });
         continue;
       }
-      if (thrown !== undefined) {
-        run.failed.push({ reward, error: thrown.error });
-        if (thrown.error instanceof GrantTimeoutError) continue;
-        const noted: Row = { ...row, lastError: { message: String((thrown.error as Error | undefined)?.message ?? thrown.error).slice(0, 300), at: this.#host.now(), attempts: (row.lastError?.attempts ?? 0) + 1 } };
-        if (memory.has(row.deliveryId)) memory.set(row.deliveryId, noted);
-        else await this.#write(run, journal, row.playerName, (j) => j.append([noted]));
+      if (failure !== undefined) {
+        run.failed.push({ reward, error: failure.thrown });
+        if (!failure.late) await this.#noteFailure(run, journal, row, reward, failure);
         continue;
       }
       run.granted.push(reward);
-      memory.delete(row.deliveryId);
-      given.add(row.deliveryId);
-      if (await this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId]))) given.delete(row.deliveryId);
+      await this.#acknowledgeGiven(run, journal, row);
     }
   }
 
-  /** One give, bounded: what it threw, its timeout, or `undefined` once it returned. */
-  async #giveWithin(run: VoteRun, journal: DeliveryJournal, reward: GivenVoteReward, give: VoteRewardGiveFunction): Promise<{ error: unknown } | undefined> {
-    let attempt: Promise<unknown>;
-    try {
-      attempt = Promise.resolve(give(reward));
-    } catch (error) {
-      return { error };
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), run.giveTimeoutMs)));
-    try {
-      if ((await Promise.race([attempt, late])) !== LATE) return undefined;
-    } catch (error) {
-      return { error };
-    } finally {
-      clearTimeout(timer);
-    }
-    // Still running: the player's other calls go on, and this row waits for it.
-    const running = givingOf(journal);
-    running.add(reward.deliveryId);
-    attempt.then(
-      async () => {
-        running.delete(reward.deliveryId);
-        memoryOf(journal).delete(reward.deliveryId);
-        const given = givenOf(journal);
-        given.add(reward.deliveryId);
-        // Not acknowledged now: the player's next call acknowledges it, never gives it again.
-        await journal.acknowledge([reward.deliveryId]).then(() => given.delete(reward.deliveryId), () => undefined);
-      },
-      () => running.delete(reward.deliveryId),
-    );
-    return { error: new GrantTimeoutError(run.operation, reward.deliveryId, run.giveTimeoutMs) };
+  /** Acknowledges a row the game was given; until the journal takes it, the row is remembered as given. */
+  async #acknowledgeGiven(run: VoteRun, journal: DeliveryJournal, row: Row): Promise<void> {
+    await settleGiven(journal, row.deliveryId, () => this.#write(run, journal, row.playerName, (j) => j.acknowledge([row.deliveryId])));
+  }
+
+  /** The give's failure noted on the row by the core's policy (the `stuck` event once it is marked for staff). */
+  async #noteFailure(run: VoteRun, journal: DeliveryJournal, row: Row, reward: GivenVoteReward, failure: GiveFailure): Promise<void> {
+    const memory = memoryOf(journal);
+    const noted = notedFailure(row, failure, this.#host.now(), run.staffAfterAttempts);
+    if (noted.stuckNow) emit(run, { type: 'stuck', operation: run.operation, playerName: row.playerName, deliveryId: row.deliveryId, reward, attempts: noted.attempts, error: failure.thrown });
+    if (memory.has(row.deliveryId)) memory.set(row.deliveryId, noted.record);
+    else await this.#write(run, journal, row.playerName, (j) => j.append([noted.record]));
   }
 
   async #report(run: VoteRun, journal: DeliveryJournal, player: string, outcome: { code: VoteDeliveryCode; message: string; error?: StorefrontError }): Promise<VoteDeliveryReport> {
@@ -392,9 +397,7 @@ export class VoteDeliveries {
   }
 
   #journalFailed(run: VoteRun, player: string | undefined, error: unknown): JournalError {
-    const journalError = isStorefrontError(error, 'JOURNAL_FAILED')
-      ? (error as JournalError)
-      : new JournalError(`${run.operation}: the delivery journal failed (${String((error as Error | undefined)?.message ?? error).slice(0, 200)})`, { operation: run.operation, cause: error });
+    const journalError = journalErrorOf(run.operation, error, run.via.redact);
     run.journalError ??= journalError;
     if (player !== undefined) emit(run, { type: 'journalError', operation: run.operation, playerName: player, error: journalError });
     return journalError;
@@ -415,12 +418,15 @@ function checkGive(value: unknown, op: Operation): VoteRewardGiveFunction {
   return value as VoteRewardGiveFunction;
 }
 
-const DEFAULT_GIVE_TIMEOUT_MS = 60_000;
+// The option names, derived from the interface: a new option cannot be left out of the allow-list.
+const VOTE_OPTION_KEYS = Object.keys({ signal: 0, grantTimeoutMs: 0, giveTimeoutMs: 0 } satisfies Record<keyof VoteRewardDeliveryOptions, 0>);
 
-function checkVoteOptions(options: unknown, op: Operation): { signal: AbortSignal | undefined; giveTimeoutMs: number } {
-  const opts = checkOptionsObject(options as { signal?: unknown; giveTimeoutMs?: unknown } | undefined, ['signal', 'giveTimeoutMs'], 'options', op);
-  const giveTimeoutMs = opts.giveTimeoutMs === undefined ? DEFAULT_GIVE_TIMEOUT_MS : checkIntegerInRange(opts.giveTimeoutMs, 1, 24 * 3_600_000, 'options.giveTimeoutMs', op);
-  return { signal: checkSignal(opts.signal, op), giveTimeoutMs };
+/** Checks the options of `deliverVoteReward` / `resumeVoteRewards`: `giveTimeoutMs` is the deprecated name of `grantTimeoutMs`. */
+function checkVoteOptions(options: unknown, op: Operation): VoteControl {
+  const opts = checkOptionsObject(options as { [K in keyof VoteRewardDeliveryOptions]?: unknown } | undefined, VOTE_OPTION_KEYS, 'options', op);
+  if (opts.grantTimeoutMs !== undefined && opts.giveTimeoutMs !== undefined) fail('options.giveTimeoutMs', 'must not be given with options.grantTimeoutMs (its new name): give grantTimeoutMs only', op);
+  const grantTimeoutMs = opts.giveTimeoutMs === undefined ? checkGrantTimeout(opts.grantTimeoutMs, 'options.grantTimeoutMs', op) : checkGrantTimeout(opts.giveTimeoutMs, 'options.giveTimeoutMs', op);
+  return { signal: checkSignal(opts.signal, op), grantTimeoutMs };
 }
 
 /** A give calling for its own player would wait for itself forever: refused. */
@@ -433,16 +439,6 @@ function refuseReentry(locks: PlayerLocks, player: string, op: Operation): void 
 /** A row still to give, or a lost answer still to work out. */
 function isVoteWork(e: JournalEntry): boolean {
   return e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true);
-}
-
-/** Every record a journal returns is validated like an answer from the network. */
-function checked(entries: JournalEntry[]): JournalEntry[] {
-  if (!Array.isArray(entries)) throw new Error(`pending() did not return an array (${typeof entries})`);
-  for (const entry of entries) {
-    const problem = entryProblem(entry);
-    if (problem !== undefined) throw new Error(`the journal holds a record that is not a journal entry (${problem}); it is damaged or was changed outside the SDK`);
-  }
-  return entries;
 }
 
 function emit(run: VoteRun, event: StorefrontEvent): void {

@@ -107,7 +107,7 @@ describe('password hashes', () => {
 });
 
 describe('the desk', () => {
-  const stats = (pending: number): DeliveryLoopStats => ({ online: 1, calls: 0, previews: 0, claims: 0, granted: 0, pending, unverified: 0, errors: 0, lastError: undefined, intervalMs: 30_000, maxCallsInOneSecond: 0, paused: false, blocked: 0, backingOff: 0 });
+  const stats = (pending: number): DeliveryLoopStats => ({ online: 1, hints: 0, calls: 0, previews: 0, claims: 0, granted: 0, pending, unverified: 0, errors: 0, lastError: undefined, intervalMs: 30_000, maxCallsInOneSecond: 0, paused: false, blocked: 0, backingOff: 0 });
   const item = { player_name: 'Ann', product_name: 'Sword', quantity_to_grant: 2, deliveryId: 'invoice:1' } as DeliveredItem;
   const reward = { playerName: 'Ann', reward_name: 'Box', give_amount: 5, deliveryId: 'vote:1:0' } as GivenVoteReward;
 

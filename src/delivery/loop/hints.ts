@@ -1,0 +1,248 @@
+/**
+ * The checkout hint ({@link DeliveryLoop.expect}): a web shop tells the loop that a player
+ * just checked out, and the loop spends that player's 10 s window on a claim as often as
+ * the service allows until the purchase arrives or the hint expires. What a hint is
+ * (its public type and its check), and the book of hints the loop holds: one per player,
+ * bounded in time, in number and in calls. No scheduling here: loop.ts plans the runs.
+ *
+ * @module
+ * @internal
+ */
+import { checkIntegerInRange, checkOptionsObject, describe, fail } from '../../internal/validate.js';
+import { CLAIM_WINDOW_MS, type ClaimResult } from '../../wire/claim.js';
+
+/**
+ * What {@link DeliveryLoop.expect} is told of a checkout.
+ *
+ * @example
+ * ```ts
+ * const hint: CheckoutHint = { transactionId: result.transactionId, expiresInMs: 15 * 60_000 };
+ * loop.expect('Player123', hint);
+ * ```
+ */
+export interface CheckoutHint {
+  /**
+   * The `transactionId` {@link StorefrontClient.checkout} returned. The hint ends once a
+   * claim delivers a line of that transaction; without it, once a claim delivers anything.
+   */
+  transactionId?: string;
+  /**
+   * How long the loop keeps claiming for the player, in ms: a payment page can take
+   * minutes. Default `600000` (10 minutes); from `10000` to `3600000`.
+   */
+  expiresInMs?: number;
+}
+
+/**
+ * What {@link DeliveryLoop.expect} did with a hint:
+ * - `held`: kept (joined to the player's hint, if any: its transaction added, its expiry the
+ *   later of the two); acted on while the loop holds the player online, until it is
+ *   satisfied or expires;
+ * - `full`: refused, the loop already holds as many hints as it keeps (10,000);
+ * - `expired`: refused, what it names already had its hint in the last hour (delivered, or
+ *   its hint expired): a hint sent again and again never keeps a player claimed for ever;
+ * - `stopped`: refused, the loop stopped.
+ *
+ * @example
+ * ```ts
+ * const outcome: CheckoutHintOutcome = loop.expect('Player123', { transactionId });
+ * if (outcome !== 'held') log.warn(`checkout hint not held (${outcome}): the purchase comes with the routine polls`);
+ * ```
+ */
+export type CheckoutHintOutcome = 'held' | 'full' | 'expired' | 'stopped';
+
+/** A hint once checked: when it expires on the loop's monotonic clock. */
+export interface HeldHint {
+  /** The transactions still expected (the latest `TRANSACTIONS_PER_PLAYER`); empty with `any`. */
+  transactionIds: string[];
+  /** A hint named no transaction: any delivery satisfies it. */
+  any: boolean;
+  /** When it was given (the latest), monotonic ms. */
+  since: number;
+  /** When it expires, monotonic ms. */
+  until: number;
+}
+
+/** The transactions one player's hint waits for at most: a player checking out again and again adds, never grows memory. */
+const TRANSACTIONS_PER_PLAYER = 8;
+
+/**
+ * The default life of a hint. Payments complete within a few minutes of the checkout (the
+ * simulation draws the delay from a log-normal distribution with a median of 60 s, 2 % over
+ * 5 minutes); 10 minutes covers a slow card check or a second attempt, and a hint whose
+ * purchase never completes (an abandoned cart) costs at most 30 + 15 calls.
+ */
+export const HINT_DEFAULT_MS = 600_000;
+/** The longest a hint lives: never a claim every window for a player for hours. */
+export const HINT_MAX_MS = 3_600_000;
+/** For the first 5 minutes a hinted player is claimed every window (10 s); then every 20 s. */
+const HOT_MS = 300_000;
+const COOL_CADENCE_MS = 20_000;
+/** The most hints held at once (one per player): a flood of hints is refused, never grows memory. */
+export const HINT_LIMIT = 10_000;
+/**
+ * Of `maxCallsPerSecond`, the share hinted claims may spend: at most
+ * `floor(maxCallsPerSecond × HINT_SHARE)` (at least 1) hinted runs are planned in any one
+ * second of the clock, so a flood of hints for online players waits its turn and routine
+ * polls keep the rest of the budget.
+ */
+export const HINT_SHARE = 0.3;
+const TRANSACTION_ID = /^[\w.:-]{1,128}$/;
+const HINT_KEYS = Object.keys({ transactionId: true, expiresInMs: true } satisfies Record<keyof CheckoutHint, true>);
+
+/** Checks a hint given to `expect`; `now` is the loop's monotonic clock. */
+export function checkHint(hint: unknown, now: number): HeldHint {
+  const op = 'startDeliveryLoop';
+  const given = checkOptionsObject((hint ?? undefined) as { [K in keyof CheckoutHint]?: unknown } | undefined, HINT_KEYS, 'hint', op);
+  const { transactionId } = given;
+  if (transactionId !== undefined && (typeof transactionId !== 'string' || !TRANSACTION_ID.test(transactionId))) {
+    fail('hint.transactionId', `must be the transactionId checkout returned (1 to 128 letters, digits, '_', '.', ':' or '-'), got ${describe(transactionId)}`, op);
+  }
+  const life = given.expiresInMs === undefined ? HINT_DEFAULT_MS : checkIntegerInRange(given.expiresInMs, CLAIM_WINDOW_MS, HINT_MAX_MS, 'hint.expiresInMs', op);
+  return { transactionIds: transactionId === undefined ? [] : [transactionId], any: transactionId === undefined, since: now, until: now + life };
+}
+
+/** The hints a loop holds, one per player, and the pace of hinted claims. */
+export class HintBook {
+  readonly #held = new Map<string, HeldHint>();
+  /**
+   * What hints ended (a transaction, or a player's hint naming none), and when (monotonic):
+   * a hint for them is refused for an hour after, so that the same hint sent again and
+   * again never keeps a player claimed past a hint's life. At most `HINT_LIMIT`, oldest first.
+   */
+  readonly #spent = new Map<string, number>();
+  /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
+  readonly #planned = new Map<number, number>();
+  /** Every second from the current one up to this one (excluded) is full: plans start here at the earliest. */
+  #cursor = Number.NEGATIVE_INFINITY;
+  /** The seconds before this one are dropped from `#planned`. */
+  #swept = Number.NEGATIVE_INFINITY;
+  readonly #perSecond: number;
+
+  constructor(maxCallsPerSecond: number) {
+    this.#perSecond = Math.max(1, Math.floor(maxCallsPerSecond * HINT_SHARE));
+  }
+
+  /** How many hints are held. */
+  get size(): number {
+    return this.#held.size;
+  }
+
+  /** Holds the hint (joined to the player's live one); refused when the book is full of live hints, or when all it names has had its hint. */
+  add(name: string, given: HeldHint): CheckoutHintOutcome {
+    const now = given.since;
+    const ids = given.transactionIds.filter((id) => !this.#wasSpent(id, now));
+    if (ids.length === 0 && (!given.any || this.#wasSpent(anyKey(name), now))) return 'expired';
+    const older = this.active(name, now);
+    if (older === undefined && this.#held.size >= HINT_LIMIT) {
+      this.#sweep(now);
+      if (this.#held.size >= HINT_LIMIT) return 'full';
+    }
+    let hint: HeldHint = { ...given, transactionIds: ids };
+    if (older !== undefined) {
+      // Only what the hint does not hold yet extends it: the same hint sent again and again
+      // (a retrying shop, a loop in its code) never keeps a player claimed past its life.
+      const fresh = ids.filter((id) => !older.transactionIds.includes(id));
+      if (fresh.length === 0 && (older.any || !given.any)) return 'held';
+      hint = { transactionIds: [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER), any: older.any || given.any, since: now, until: Math.max(older.until, given.until) };
+    }
+    // Deleted first: the map's order stays the order hints were given in.
+    this.#held.delete(name);
+    this.#held.set(name, hint);
+    return 'held';
+  }
+
+  /** The player's live hint at `now`; an expired one is dropped. */
+  active(name: string, now: number): HeldHint | undefined {
+    const hint = this.#held.get(name);
+    if (hint === undefined || hint.until > now) return hint;
+    this.#end(name, hint, now);
+    return undefined;
+  }
+
+  /**
+   * When the hinted player's next claim should start (monotonic), or `undefined` without a
+   * live hint: a window after the last call's answer (20 s once the hint is 5 minutes old),
+   * in the first second from then that the hint share leaves room in.
+   */
+  planAt(name: string, lastCallAt: number, now: number): number | undefined {
+    const hint = this.active(name, now);
+    if (hint === undefined) return undefined;
+    const cadence = now - hint.since < HOT_MS ? CLAIM_WINDOW_MS : COOL_CADENCE_MS;
+    let at = Math.max(now, lastCallAt + cadence);
+    this.#sweepPlanned(Math.floor(now / 1_000));
+    // The first second from `at` with room; the full ones before the cursor are skipped at once.
+    let second = Math.max(Math.floor(at / 1_000), this.#cursor);
+    while (this.#full(second)) second += 1;
+    if (second > Math.floor(at / 1_000)) at = second * 1_000;
+    // Past its expiry: no more claims for it.
+    if (at >= hint.until) {
+      this.#end(name, hint, now);
+      return undefined;
+    }
+    this.#planned.set(second, (this.#planned.get(second) ?? 0) + 1);
+    if (second === this.#cursor) while (this.#full(this.#cursor)) this.#cursor += 1;
+    return at;
+  }
+
+  #full(second: number): boolean {
+    return (this.#planned.get(second) ?? 0) >= this.#perSecond;
+  }
+
+  /** Forgets the seconds gone by (one by one, or the whole map after a long idle time). */
+  #sweepPlanned(current: number): void {
+    if (current - this.#swept > this.#planned.size) {
+      for (const second of this.#planned.keys()) if (second < current) this.#planned.delete(second);
+    } else {
+      for (let second = this.#swept; second < current; second++) this.#planned.delete(second);
+    }
+    this.#swept = Math.max(this.#swept, current);
+    this.#cursor = Math.max(this.#cursor, current);
+  }
+
+  /** A claim for the player was answered (`now` monotonic): the hint is satisfied once every purchase it names (or, naming none, any) is delivered. */
+  answered(name: string, result: ClaimResult, now: number): void {
+    const hint = this.#held.get(name);
+    if (hint === undefined || result.code !== 'SUCCESS' || result.claims.length === 0) return;
+    const rows = result.rawTransactions;
+    // Without the raw rows (an answer that left them out) the transactions cannot be told apart: the delivery ends the hint.
+    if (hint.any || rows === undefined) return this.#end(name, hint, now);
+    const delivered = new Set(rows.map((row) => String(row.transactionid)));
+    for (const id of hint.transactionIds) if (delivered.has(id)) this.#spend(id, now);
+    hint.transactionIds = hint.transactionIds.filter((id) => !delivered.has(id));
+    if (hint.transactionIds.length === 0) this.#held.delete(name);
+  }
+
+  /** Drops every hint (the loop stops). */
+  clear(): void {
+    this.#held.clear();
+    this.#spent.clear();
+    this.#planned.clear();
+  }
+
+  /** Drops the expired hints (when the book is full). */
+  #sweep(now: number): void {
+    for (const [name, hint] of this.#held) if (hint.until <= now) this.#end(name, hint, now);
+  }
+
+  /** A hint ends (expired or satisfied): what it named is spent. */
+  #end(name: string, hint: HeldHint, now: number): void {
+    this.#held.delete(name);
+    for (const id of hint.transactionIds) this.#spend(id, now);
+    if (hint.any) this.#spend(anyKey(name), now);
+  }
+
+  #spend(key: string, now: number): void {
+    this.#spent.delete(key);
+    this.#spent.set(key, now);
+    if (this.#spent.size > HINT_LIMIT) this.#spent.delete(this.#spent.keys().next().value as string);
+  }
+
+  #wasSpent(key: string, now: number): boolean {
+    const at = this.#spent.get(key);
+    return at !== undefined && now - at < HINT_MAX_MS;
+  }
+}
+
+/** The key of a player's hint that named no transaction ('\u0000' is in no transaction id nor player name). */
+const anyKey = (name: string): string => `\u0000${name}`;

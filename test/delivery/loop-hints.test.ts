@@ -1,0 +1,412 @@
+/**
+ * The checkout hint (`loop.expect`, src/delivery/loop/hints.ts, #47): a hinted player is
+ * claimed once per window until the hinted purchase arrives or the hint expires, within
+ * its bounds (time, number, the share of the budget), only while the loop holds the player
+ * online; a lost answer is a window for staff, never a second grant.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InvalidInputError, MemoryJournal, StorefrontClient, type StorefrontEvent } from '../../src/index.js';
+import { loopHarness, type LoopCall } from '../support/loop-harness.js';
+import { KEY } from '../support/reliability.js';
+
+const { setup } = loopHarness();
+
+beforeEach(() => {
+  // The polls' jitter pinned: each a whole interval after the last run.
+  vi.spyOn(Math, 'random').mockReturnValue(0.5);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** The calls for `player` sent in [from, to) (faked epoch ms). */
+const between = (calls: LoopCall[], player: string, from: number, to: number) => calls.filter((c) => c.player === player && c.at >= from && c.at < to);
+const windows = (events: StorefrontEvent[]) => events.flatMap((e) => (e.type === 'unverified' ? [e.window] : []));
+
+describe('a hinted player, exactly once (the default claimMode)', () => {
+  it('is previewed once per window; the preview that lists the purchase is followed by its claim a window later, and the hint ends', async () => {
+    const { mock, client, calls, given, give, events } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Abe');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    expect(loop.expect('Abe')).toBe('held');
+    await vi.advanceTimersByTimeAsync(33_000);
+    const paidAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Abe', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(given).toHaveLength(1);
+    expect(given[0]!.item.deliveryId).toMatch(/^invoice:/);
+    expect(given[0]!.at - paidAt).toBeLessThanOrEqual(20_200);
+    // A preview each window from the hint (the join's window had passed), then the claim.
+    expect(between(calls, 'Abe', hintedAt, Date.now()).map((c) => [c.at - hintedAt, c.preview])).toEqual([
+      [9_000, true],
+      [19_000, true],
+      [29_000, true],
+      [39_000, true],
+      [49_000, false],
+    ]);
+    expect(loop.stats().hints).toBe(0);
+    expect(events.filter((e) => e.type === 'unverified')).toEqual([]);
+    await loop.stop();
+  });
+
+  it('a lost answer to the claim: the purchase the preview listed is given once, from the journal', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Bob');
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.expect('Bob');
+    mock.addPurchase(KEY, { playerName: 'Bob', id: 1, quantity: 1 });
+    // The hinted run's preview lists it (the first call), its claim's answer is lost (the second).
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', skip: 1, times: 1 });
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(given.map((g) => g.item.deliveryId)).toEqual([expect.stringMatching(/^invoice:/)]);
+    await loop.stop();
+  });
+});
+
+describe('a hinted player, fast claim mode', () => {
+  it('is claimed once per window (no preview first), so a purchase is given within about one window of its payment, and the hint ends with it', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000); // the join's preview
+    const hintedAt = Date.now();
+    expect(loop.expect('Ann')).toBe('held');
+    expect(loop.stats().hints).toBe(1);
+    await vi.advanceTimersByTimeAsync(33_000);
+    const paidAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(given).toHaveLength(1);
+    expect(given[0]!.at - paidAt).toBeLessThanOrEqual(10_100);
+    const hinted = between(calls, 'Ann', hintedAt, Date.now());
+    expect(hinted.every((c) => !c.preview)).toBe(true);
+    // One call per window: at the hint (the join's window had passed), then every 10 s.
+    expect(hinted.map((c) => c.at - hintedAt)).toEqual([9_000, 19_000, 29_000, 39_000]);
+    // Satisfied: no more hinted claims, the routine poll (10 minutes) is next.
+    expect(loop.stats().hints).toBe(0);
+    const after = Date.now();
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(between(calls, 'Ann', after, Date.now())).toEqual([]);
+    await loop.stop();
+  });
+
+  it('naming a transaction, waits for that transaction: another purchase delivered meanwhile does not end it', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Bea');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const checkout = await client.checkout({ username: 'Bea', items: [{ id: 3, quantity: 1 }] });
+    if (checkout.outcome !== 'PAYMENT_REQUIRED') throw new Error(`checkout: ${checkout.outcome}`);
+    loop.expect('Bea', { transactionId: checkout.transactionId });
+    mock.addPurchase(KEY, { playerName: 'Bea', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(given.map((g) => g.item.product_name)).toEqual(['Whip']);
+    expect(loop.stats().hints).toBe(1);
+    mock.completePayment(checkout.transactionId);
+    const paidAt = Date.now();
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(given.map((g) => g.item.product_name)).toEqual(['Whip', 'Sword']);
+    expect(given[1]!.at - paidAt).toBeLessThanOrEqual(10_100);
+    expect(loop.stats().hints).toBe(0);
+    await loop.stop();
+  });
+
+  it('checking out again and again: the hint waits for the latest 8 transactions at most', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Cat');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const checkout = await client.checkout({ username: 'Cat', items: [{ id: 1, quantity: 1 }] });
+      if (checkout.outcome !== 'PAYMENT_REQUIRED') throw new Error(`checkout: ${checkout.outcome}`);
+      expect(loop.expect('Cat', { transactionId: checkout.transactionId })).toBe('held');
+      ids.push(checkout.transactionId);
+    }
+    // The two oldest are never paid; the latest 8 are, and one claim delivers them: the hint ends.
+    for (const id of ids.slice(2)) mock.completePayment(id);
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(given).toHaveLength(8);
+    expect(loop.stats().hints).toBe(0);
+    await loop.stop();
+  });
+
+  it('whose purchase never completes is claimed at most 30 + 15 times, then the hint expires and the routine polls take over', async () => {
+    const { client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 120_000, claimMode: 'fast' });
+    loop.join('Cy');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    loop.expect('Cy');
+    await vi.advanceTimersByTimeAsync(600_000);
+    const hinted = between(calls, 'Cy', hintedAt, Date.now());
+    // Every window for the first 5 minutes, then every 20 s until 10 minutes.
+    expect(hinted.length).toBeGreaterThanOrEqual(44);
+    expect(hinted.length).toBeLessThanOrEqual(45);
+    expect(hinted.filter((c) => c.at - hintedAt < 300_000)).toHaveLength(30);
+    expect(loop.stats().hints).toBe(0);
+    const after = Date.now();
+    await vi.advanceTimersByTimeAsync(600_000);
+    // Expired: the routine polls (every 2 minutes), previews again.
+    const routine = between(calls, 'Cy', after, Date.now());
+    expect(routine.length).toBeGreaterThanOrEqual(4);
+    expect(routine.length).toBeLessThanOrEqual(5);
+    expect(routine.every((c) => c.preview)).toBe(true);
+    expect(given).toEqual([]);
+    await loop.stop();
+  });
+
+  it('lives on the monotonic clock: the wall clock stepping a day forward, then an hour back, does not end it early nor keep it late', async () => {
+    // When each claim was sent, on the monotonic clock.
+    const sent: number[] = [];
+    const { client, give } = setup({ fetch: (next) => (input, init) => (String(init?.body).includes('"preview":false') && sent.push(performance.now()), next(input, init)) });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Dot');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = performance.now();
+    loop.expect('Dot', { expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    vi.setSystemTime(Date.now() + 86_400_000);
+    await vi.advanceTimersByTimeAsync(15_000);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    expect(loop.stats().hints).toBe(1);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(loop.stats().hints).toBe(0);
+    // Claims all through the hint's 60 s, none planned after it (a claim the client's guard
+    // held back by the wall clock's step may go out up to one window later).
+    expect(sent.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...sent) - hintedAt).toBeGreaterThanOrEqual(50_000);
+    expect(Math.max(...sent) - hintedAt).toBeLessThanOrEqual(60_000 + 10_000);
+    await loop.stop();
+  });
+
+  it('lives expiresInMs: a short hint stops after it', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Dan');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    loop.expect('Dan', { expiresInMs: 35_000 });
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(between(calls, 'Dan', hintedAt, Date.now()).map((c) => c.at - hintedAt)).toEqual([9_000, 19_000, 29_000]);
+    await loop.stop();
+  });
+});
+
+describe('a hint that never ends', () => {
+  it('sent again and again for the same transaction is not extended: the player is claimed for at most an hour', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Kit');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    const outcomes: string[] = [];
+    for (let minute = 0; minute < 120; minute++) {
+      outcomes.push(loop.expect('Kit', { transactionId: 'tx-never-paid', expiresInMs: 3_600_000 }));
+      await vi.advanceTimersByTimeAsync(60_000);
+    }
+    // Held while the first hint lives (re-sent, it extends nothing), then refused as expired.
+    expect(outcomes.slice(0, 60)).toEqual(new Array(60).fill('held'));
+    expect(outcomes.slice(60)).toEqual(new Array(60).fill('expired'));
+    const claims = between(calls, 'Kit', hintedAt, Date.now()).filter((c) => !c.preview);
+    expect(claims.length).toBeGreaterThan(100);
+    expect(Math.max(...claims.map((c) => c.at)) - hintedAt).toBeLessThan(3_600_000);
+    await loop.stop();
+  });
+
+  it('naming no transaction, sent again and again: the same, per player', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Max');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    const outcomes = new Set<string>();
+    for (let minute = 0; minute < 90; minute++) {
+      if (minute < 60) expect(loop.expect('Max', { expiresInMs: 3_600_000 })).toBe('held');
+      else outcomes.add(loop.expect('Max', { expiresInMs: 3_600_000 }));
+      await vi.advanceTimersByTimeAsync(60_000);
+    }
+    expect([...outcomes]).toEqual(['expired']);
+    // Another player's hint is not refused for it.
+    expect(loop.expect('Ned')).toBe('held');
+    const claims = between(calls, 'Max', hintedAt, Date.now()).filter((c) => !c.preview);
+    expect(Math.max(...claims.map((c) => c.at)) - hintedAt).toBeLessThan(3_600_000);
+    await loop.stop();
+  });
+
+  it('a new transaction for the player extends it, to the later expiry', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Lou');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    loop.expect('Lou', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(50_000);
+    loop.expect('Lou', { transactionId: 'tx-2', expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(120_000);
+    const last = Math.max(...between(calls, 'Lou', hintedAt, Date.now()).map((c) => c.at));
+    expect(last - hintedAt).toBeGreaterThan(100_000);
+    expect(last - hintedAt).toBeLessThan(110_000);
+    await loop.stop();
+  });
+});
+
+describe('a hint for a player the loop does not hold online', () => {
+  it('calls nothing and gives nothing for them; once they join, their first run is one claim call', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    expect(loop.expect('Eve')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Eve', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(calls).toEqual([]);
+    expect(given).toEqual([]);
+    loop.join('Eve');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.map((c) => c.preview)).toEqual([false]);
+    expect(given).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('held by another node: the node given the hint calls nothing for the player, the node holding them delivers', async () => {
+    const { mock, client, calls, given, give } = setup();
+    // Node B: another client (and journal) on the same store, the player online there.
+    const onB: string[] = [];
+    const nodeB = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, journal: new MemoryJournal(), retry: 0 });
+    const loopA = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    const loopB = nodeB.startDeliveryLoop({ give: (item) => void onB.push(item.deliveryId), pollIntervalMs: 60_000 });
+    loopB.join('Fay');
+    expect(loopA.expect('Fay')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(calls).toEqual([]);
+    expect(given).toEqual([]);
+    expect(onB).toHaveLength(1);
+    await loopA.stop();
+    await loopB.stop();
+  });
+
+  it('who left: no more claims for them while they are away; the hint is acted on again when they come back', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Gus');
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.expect('Gus');
+    await vi.advanceTimersByTimeAsync(15_000);
+    loop.leave('Gus');
+    const leftAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Gus', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(between(calls, 'Gus', leftAt, Date.now())).toEqual([]);
+    expect(given).toEqual([]);
+    loop.join('Gus');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(given).toHaveLength(1);
+    await loop.stop();
+  });
+});
+
+describe('a flood of hints', () => {
+  it('holds at most 10,000 (one per player); more are refused as full, and the book frees as hints expire', async () => {
+    const { client, give, calls } = setup();
+    const loop = client.startDeliveryLoop({ give, claimMode: 'fast' });
+    const outcomes = new Map<string, number>();
+    for (let i = 0; i < 12_000; i++) {
+      const outcome = loop.expect(`Flood${i}`, { expiresInMs: 60_000 });
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(outcomes)).toEqual({ held: 10_000, full: 2_000 });
+    // A newer hint for a player already held is joined to theirs, never refused.
+    expect(loop.expect('Flood1')).toBe('held');
+    expect(loop.stats().hints).toBe(10_000);
+    expect(calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(loop.expect('Later')).toBe('held');
+    await loop.stop();
+  });
+
+  it('for online players spends at most 30 % of maxCallsPerSecond on hinted claims: routine polls go on, the budget is never exceeded', async () => {
+    const { client, give, calls } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 30_000, maxCallsPerSecond: 10, claimMode: 'fast' });
+    for (let i = 0; i < 100; i++) loop.join(`On${i}`);
+    await vi.advanceTimersByTimeAsync(60_000);
+    for (let i = 0; i < 50; i++) loop.expect(`On${i}`);
+    const start = Date.now();
+    await vi.advanceTimersByTimeAsync(120_000);
+    const span = calls.filter((c) => c.at >= start);
+    const hinted = span.filter((c) => !c.preview);
+    // 50 hinted players would take 5 claims a second; the share allows 3 (10 × 30 %), which
+    // they use: at most 3 planned per second of the loop's clock, so at most 33 in any 10 s.
+    const most10s = Math.max(...hinted.map((c) => hinted.filter((d) => d.at >= c.at && d.at < c.at + 10_000).length));
+    expect(most10s).toBeLessThanOrEqual(33);
+    expect(hinted.length).toBeGreaterThan(330);
+    expect(hinted.length).toBeLessThanOrEqual(363);
+    // The players not hinted are still polled about every 30 s.
+    for (let i = 50; i < 100; i++) expect(span.filter((c) => c.player === `On${i}`).length).toBeGreaterThanOrEqual(3);
+    expect(loop.stats().maxCallsInOneSecond).toBeLessThanOrEqual(10);
+    await loop.stop();
+  });
+});
+
+describe('a lost answer during a hinted claim', () => {
+  it('that took the purchase is a window for staff covering it, and the purchase is never given twice', async () => {
+    const { mock, client, events, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Hal');
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.expect('Hal');
+    await vi.advanceTimersByTimeAsync(12_000); // one hinted claim answered NO_ITEMS
+    const paidAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Hal', id: 1, quantity: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+    await vi.advanceTimersByTimeAsync(600_000);
+    // The service delivered it with the lost claim: nothing to give, a window instead.
+    expect(mock.purchases(KEY, 'Hal').every((r) => r.deliverystatus === 'Delivered')).toBe(true);
+    expect(given).toEqual([]);
+    const [window, ...more] = windows(events);
+    expect(more).toEqual([]);
+    expect(window!.from).toBeLessThanOrEqual(paidAt);
+    expect(window!.to).toBeGreaterThanOrEqual(paidAt);
+    // From the previous hinted claim's answer: about one window wide, not since the join.
+    expect(window!.to - window!.from).toBeLessThanOrEqual(11_000);
+    expect((await loop.status('Hal')).openWindows).toHaveLength(1);
+    await loop.stop();
+  });
+
+  it('before the payment: the hint goes on, and the purchase paid after it is given once', async () => {
+    const { mock, client, events, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Ida');
+    await vi.advanceTimersByTimeAsync(1_000);
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+    loop.expect('Ida');
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(windows(events)).toHaveLength(1);
+    mock.addPurchase(KEY, { playerName: 'Ida', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(given).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(given).toHaveLength(1);
+    await loop.stop();
+  });
+});
+
+describe('loop.expect', () => {
+  it('checks its arguments at once (InvalidInputError), and answers stopped once the loop stopped', async () => {
+    const { client, give } = setup();
+    const loop = client.startDeliveryLoop({ give });
+    expect(() => loop.expect('')).toThrow(InvalidInputError);
+    expect(() => loop.expect('Jo', { transactionId: 'a b' })).toThrow(/hint\.transactionId/);
+    expect(() => loop.expect('Jo', { transactionId: 'x'.repeat(129) })).toThrow(/hint\.transactionId/);
+    expect(() => loop.expect('Jo', { expiresInMs: 9_999 })).toThrow(/hint\.expiresInMs/);
+    expect(() => loop.expect('Jo', { expiresInMs: 3_600_001 })).toThrow(/hint\.expiresInMs/);
+    expect(() => loop.expect('Jo', { expiresInMS: 60_000 } as never)).toThrow(/did you mean expiresInMs/);
+    expect(() => loop.expect('Jo', 'tx' as never)).toThrow(/hint/);
+    expect(loop.expect('Jo', { transactionId: '2b1c9a4e-1f0e-4a57-9f53-5a1d2c3b4e5f', expiresInMs: 3_600_000 })).toBe('held');
+    await loop.stop();
+    expect(loop.expect('Jo')).toBe('stopped');
+  });
+});
