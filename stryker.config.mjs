@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * `npm run mutate`: StrykerJS over the delivery engine, the loop's call budget and schedule,
- * the delivery options, every journal, and the bridge's sinks (issues #27, #33, #37). Each
+ * `npm run mutate`: StrykerJS over the client core, the delivery engine, the loop's call
+ * budget and schedule, the delivery options, every journal, and the bridge's sinks (issues
+ * #27, #33, #37, #46). Each
  * mutant runs only the tests that reach it (`perTest`), against the suites of
  * vitest.mutate.config.ts; a rerun is incremental (only mutants whose code or tests changed
  * run again). Reports: reports/mutation/ (HTML and JSON, ignored by git).
@@ -56,8 +57,37 @@ export default {
     'src/bridge/staff-page/sessions.ts',
     'src/bridge/staff-page/accounts.ts',
     'src/bridge/staff-page/html.ts',
+    // The client core (#46): what is sent and how (the client, the endpoint table, the one
+    // transport, the credentials and their redaction), what an answer says (every reader of
+    // src/wire/), when a failure is "outcome unknown" and what an error holds (to-error, the
+    // error classes), the local claim guard, the catalog cache, every argument and option
+    // check, what reaches onEvent, the signals' links. Left out, each for one reason:
+    // - src/index.ts: the public exports, a list of names.
+    // - src/types.ts, src/wire/options.ts: interfaces only (no code runs).
+    // - src/version.ts: one constant, written by the build.
+    // - src/internal/clock.ts: `performance.now()` behind a name, nothing to decide.
+    'src/client.ts',
+    'src/client-parts.ts',
+    'src/endpoints.ts',
+    'src/auth.ts',
+    'src/errors.ts',
+    'src/errors/*.ts',
+    'src/wire/*.ts',
+    'src/internal/*.ts',
+    '!src/internal/clock.ts',
+    '!src/wire/options.ts',
   ],
   // Mutants in module-level constants would each need every suite: left out, for speed.
+  // Counted once (#46: a dry run of every file below plus all of src/bridge/, cli/program.ts
+  // and cli/shared.ts, against one test that imports them all): 614 of 12,798 mutants are
+  // static; 253 of the 9,671 in this scope, 100 of them in the client core (texts and codes
+  // answers are read by, option names and defaults, not-sent connection codes, retried
+  // statuses, masked headers, the error brand). test/client/module-constants.test.ts loads the
+  // SDK afresh inside its tests, so a changed constant fails a test there; 18 of the 100 are
+  // equivalent (`true` → `false` in the objects CLIENT_OPTIONS and DERIVABLE_OPTIONS are
+  // derived from by Object.keys, which reads names only). StrykerJS has no mutator for number
+  // literals: limits (the 200-character excerpt, the 30 s Retry-After cap, the 10 s backoff
+  // cap, the 1,024-player sweep) are pinned by tests of their edges instead.
   ignoreStatic: true,
   // Two cores: one vitest per core.
   concurrency: 2,

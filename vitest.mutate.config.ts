@@ -19,7 +19,7 @@ class QuickestFirst extends BaseSequencer {
   }
 }
 
-// The suites that exercise the delivery engine, the journals and the bridge's sinks, for `npm run mutate`
+// The suites that exercise the client core, the delivery engine, the journals and the bridge's sinks, for `npm run mutate`
 // (stryker.config.mjs): every other suite reaches none of the mutated files, and StrykerJS
 // runs its tests one file at a time, so the rest would only slow each mutant down. The
 // database suites run against the servers `npm run mutate` starts once for the whole run
@@ -30,7 +30,19 @@ export default mergeConfig(
   { ...base, test: { ...base.test, projects: undefined, execArgv: [] } },
   defineConfig({
     test: {
-      include: ['test/delivery/**/*.test.ts', 'test/journals/**/*.test.ts', 'test/cli/journal*.test.ts', 'test/databases/*.db.test.ts', 'test/bridge/**/*.test.ts'],
+      include: [
+        'test/delivery/**/*.test.ts',
+        'test/journals/**/*.test.ts',
+        'test/cli/journal*.test.ts',
+        'test/databases/*.db.test.ts',
+        'test/bridge/**/*.test.ts',
+        // The client core (#46): its unit suites, the wire's contract, the end-to-end calls
+        // against the mock, the hostile server.
+        'test/client/**/*.test.ts',
+        'test/wire/**/*.test.ts',
+        'test/e2e/**/*.test.ts',
+        'test/security/**/*.test.ts',
+      ],
       globalSetup: ['test/support/database-servers.ts'],
       exclude: [
         '**/node_modules/**',
