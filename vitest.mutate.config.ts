@@ -30,7 +30,7 @@ export default mergeConfig(
   { ...base, test: { ...base.test, projects: undefined, execArgv: [] } },
   defineConfig({
     test: {
-      include: ['test/delivery/**/*.test.ts', 'test/journals/**/*.test.ts', 'test/cli/journal*.test.ts', 'test/databases/*.db.test.ts', 'test/bridge/**/*.test.ts'],
+      include: ['test/delivery/**/*.test.ts', 'test/journals/**/*.test.ts', 'test/cli/journal*.test.ts', 'test/cli/teamgames.test.ts', 'test/cli/safe-output.test.ts', 'test/cli/*-decisions.test.ts', 'test/databases/*.db.test.ts', 'test/bridge/**/*.test.ts'],
       globalSetup: ['test/support/database-servers.ts'],
       exclude: [
         '**/node_modules/**',
