@@ -4,6 +4,7 @@
  * counts as a database URL, the defaults, the paths resolved beside the config, the count
  * of problems, and the file itself (its size bound, an unreadable one).
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,9 +125,11 @@ describe('bounds, one inside and one outside', () => {
 
 describe('exactly one of', () => {
   it('the journal: file, postgres or mysql; its URL from a variable or a file, the file and table kept', () => {
-    expect(accepts({ journal: { mysql: { urlFile: 'db.url', table: 'tg' } } }).journal).toEqual({ kind: 'mysql', urlFile: '/srv/game/db.url', table: 'tg' });
-    expect(accepts({ journal: { postgres: { urlFile: '/etc/db.url' } } }).journal).toEqual({ kind: 'postgres', urlFile: '/etc/db.url' });
-    expect(accepts({ journal: { file: 'j/x.jsonl' } }).journal).toEqual({ kind: 'file', path: '/srv/game/j/x.jsonl' });
+    // toStrictEqual: a field the config did not set is absent, not undefined.
+    expect(accepts({ journal: { mysql: { urlFile: 'db.url', table: 'tg' } } }).journal).toStrictEqual({ kind: 'mysql', urlFile: '/srv/game/db.url', table: 'tg' });
+    expect(accepts({ journal: { postgres: { urlFile: '/etc/db.url' } } }).journal).toStrictEqual({ kind: 'postgres', urlFile: '/etc/db.url' });
+    expect(accepts({ journal: { postgres: { urlEnv: 'DB' } } }).journal).toStrictEqual({ kind: 'postgres', urlEnv: 'DB' });
+    expect(accepts({ journal: { file: 'j/x.jsonl' } }).journal).toStrictEqual({ kind: 'file', path: '/srv/game/j/x.jsonl' });
     expect(problems({ give: WEBHOOK, journal: {} })).toEqual(['journal: needs exactly one of "file", "postgres" or "mysql"']);
     expect(problems({ give: WEBHOOK, journal: { postgres: {}, mysql: { urlEnv: 'A' } } })).toEqual(['journal.postgres: needs exactly one of "urlEnv" (an environment variable holding the URL) or "urlFile" (a file holding it)', 'journal: needs exactly one of "file", "postgres" or "mysql"']);
   });
@@ -164,6 +167,8 @@ describe('secrets in the config', () => {
     expect(problems({ give: WEBHOOK, journal: { postgres: { urlEnv: 'DB', password: 'x' } } })).toEqual(['journal.postgres.password: secrets are never read from the config file (nor the command line); name an environment variable with "urlEnv" or a file with "urlFile"']);
     expect(problems({ give: RCON({ token: 'x' }) })).toEqual(['give.rcon.token: secrets are never read from the config file (nor the command line); name an environment variable with "passwordEnv" or a file with "passwordFile"']);
     expect(problems({ give: { webhook: { url: URL_, token: 'x' } } })).toEqual(['give.webhook.token: secrets are never read from the config file (nor the command line); set TEAMGAMES_BRIDGE_TOKEN or TEAMGAMES_BRIDGE_TOKEN_FILE']);
+    // An "rcon" elsewhere than under give is not the RCON section.
+    expect(problems({ give: WEBHOOK, listen: { rcon: { token: 'x' } } })).toEqual(['listen.rcon.token: secrets are never read from the config file (nor the command line); set TEAMGAMES_BRIDGE_TOKEN or TEAMGAMES_BRIDGE_TOKEN_FILE', 'listen.rcon: unknown field']);
   });
 
   it('a database URL in any string field is refused, whatever the engine name or case, leading blanks included; other URLs are not', () => {
@@ -206,6 +211,20 @@ describe('the file', () => {
     await writeFile(file, `${shell}${' '.repeat(1024 * 1024 + 1 - shell.length)}`);
     await expect(readBridgeConfig(file)).rejects.toThrow(`--config: cannot read ${file} (1048577 bytes; a config is at most 1048576)`);
     await expect(readBridgeConfig(join(dir, 'none.json'))).rejects.toThrow(new UsageError(`--config: cannot read ${join(dir, 'none.json')} (ENOENT)`));
+  });
+
+  it.skipIf(!existsSync('/proc/self/fd'))('is closed after each read, a refused one included (no file descriptor left open)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-config-'));
+    const good = join(dir, 'bridge.json');
+    await writeFile(good, JSON.stringify({ give: WEBHOOK }));
+    const big = join(dir, 'big.json');
+    await writeFile(big, ' '.repeat(1024 * 1024 + 1));
+    const before = readdirSync('/proc/self/fd').length;
+    for (let i = 0; i < 5; i++) {
+      await readBridgeConfig(good);
+      await readBridgeConfig(big).catch(() => undefined);
+    }
+    expect(readdirSync('/proc/self/fd').length).toBe(before);
   });
 
   it('resolves relative paths against its own folder', async () => {

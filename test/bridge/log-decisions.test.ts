@@ -121,6 +121,13 @@ describe('createLogger', () => {
     expect(silent.lines).toEqual([]);
   });
 
+  it('flush reaches the destination', () => {
+    let flushed = 0;
+    const destination = { write: () => undefined, flush: () => void flushed++ } as unknown as import('pino').DestinationStream;
+    createLogger('info', (t) => t, destination).flush();
+    expect(flushed).toBe(1);
+  });
+
   it('censors authorization headers by path, whatever their value', async () => {
     const { lines, destination } = capture();
     const log = createLogger('info', (t) => t, destination);

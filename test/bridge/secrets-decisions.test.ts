@@ -69,6 +69,9 @@ describe('the token', () => {
     await chown(file, other!.uid, other!.gid);
     expect(await tokenOf({ TEAMGAMES_BRIDGE_TOKEN_FILE: file })).toBe(TOKEN);
     expect(await messageOf(tokenOf({ TEAMGAMES_BRIDGE_TOKEN_FILE: file }, true))).toContain(`(owned by user ${other!.uid}, who may change it`);
+    // With a config problem too: the bridge's own read, so the owner is named.
+    const named = (await withSecretProblems(new UsageError('the config has 1 problem'), { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN_FILE: file })) as Error;
+    expect(named.message).toContain(`and 1 secret is missing or bad:\n  TEAMGAMES_BRIDGE_TOKEN_FILE: cannot read ${file} (owned by user ${other!.uid}`);
     const key = await secretFile('key-1\n');
     await chown(key, other!.uid, other!.gid);
     expect(await messageOf(readSecrets(webhook, { TEAMGAMES_API_KEY_FILE: key, TEAMGAMES_BRIDGE_TOKEN: TOKEN }))).toContain(`TEAMGAMES_API_KEY_FILE: cannot read ${key} (owned by user ${other!.uid}`);
@@ -80,7 +83,8 @@ describe('the token', () => {
 
 describe('readSecrets', () => {
   it('reads the key and the token for a file journal and a webhook, and nothing more', async () => {
-    expect(await readSecrets(webhook, { TEAMGAMES_API_KEY: ` ${KEY} `, TEAMGAMES_BRIDGE_TOKEN: TOKEN, DATABASE_URL: 'postgres://x', RCON: 'pw' })).toEqual({ apiKey: KEY, token: TOKEN });
+    // toStrictEqual: no databaseUrl or rconPassword key at all, not one holding undefined.
+    expect(await readSecrets(webhook, { TEAMGAMES_API_KEY: ` ${KEY} `, TEAMGAMES_BRIDGE_TOKEN: TOKEN, DATABASE_URL: 'postgres://x', RCON: 'pw' })).toStrictEqual({ apiKey: KEY, token: TOKEN });
   });
 
   it('a missing key alone is its own message', async () => {
