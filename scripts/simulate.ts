@@ -87,7 +87,7 @@ import { account } from './simulate/accounting.js';
 import { World, type SimConfig } from './simulate/world.js';
 import { commandLine } from './common/command-line.js';
 import { exposeGc } from './common/gc.js';
-import type { DeliveryLoop } from '../src/delivery/loop.js';
+import type { DeliveryLoop } from '../src/delivery/loop/scheduler.js';
 
 // `--votes`: the vote reward simulation (scripts/simulate/votes.ts), with flags of its own.
 if (process.argv.includes('--votes')) await import('./simulate/votes.js').then(({ run }) => run()).then((code) => process.exit(code));

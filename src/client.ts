@@ -4,19 +4,20 @@
  * @module
  */
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
-import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardGiveFunction } from './delivery/vote-types.js';
-import { startLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop-start.js';
-import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/types.js';
+import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardGiveFunction } from './delivery/votes/index.js';
+import { startLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop/index.js';
+import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/core/index.js';
 import { guardedClaim } from './internal/claim-guard.js';
 import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, callOf, checkCatalog, checkClaim, checkVoteReward, transportOf, type DerivedClientOptions, type Settings } from './internal/client-options.js';
-import { DERIVED, derivedSettings, partsOf, viaOf, type Derived, type Shared } from './internal/client-parts.js';
+import { DERIVED, derivedSettings, partsOf, viaOf, type Derived, type Shared } from './client-parts.js';
 import { cachedCatalog } from './internal/catalog-cache.js';
+import { checkoutBody } from './internal/checkout-body.js';
 import type { Transport } from './internal/transport.js';
 import { checkPlayerName } from './internal/validate.js';
 import type { StorefrontClientOptions } from './types.js';
 import type { RequestOptions } from './wire/options.js';
 import { readCatalog, type Catalog, type CatalogOptions } from './wire/catalog.js';
-import { checkoutBody, readCheckout, type CheckoutInput, type CheckoutResult } from './wire/checkout.js';
+import { readCheckout, type CheckoutInput, type CheckoutResult } from './wire/checkout.js';
 import { readClaim, type ClaimOptions, type ClaimResult } from './wire/claim.js';
 import { readLegacyClaim } from './wire/legacy.js';
 import { readVoteReward, type VoteRewardInput, type VoteRewardResult } from './wire/vote-reward.js';

@@ -79,9 +79,9 @@ export type {
   ResumeReport,
   SleepFunction,
   UnverifiedWindow,
-} from './delivery/types.js';
-export { GrantTimeoutError } from './delivery/types.js';
-export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './delivery/loop-types.js';
+} from './delivery/core/index.js';
+export { GrantTimeoutError } from './delivery/core/index.js';
+export type { DeliveryLoop, DeliveryLoopOptions, DeliveryLoopStats, LoopClaimCode, LoopClaimReport, LoopPendingItem, LoopVoteInput, LoopVoteReport, PlayerDeliveryStatus } from './delivery/loop/index.js';
 export type {
   GivenVoteReward,
   VoteDeliveryCode,
@@ -91,7 +91,7 @@ export type {
   VoteRewardFailure,
   VoteRewardGiveFunction,
   VoteUnverifiedWindow,
-} from './delivery/vote-types.js';
+} from './delivery/votes/index.js';
 export type { JournalVoteEntry, JournalVoteClaim, JournalVoteReward, JournalVoteCounters, VoteRewardPrice } from './journals/vote-entries.js';
 export {
   DEFAULT_JOURNAL_PATH,
@@ -105,7 +105,7 @@ export {
   type WindowResolution,
   type WindowResolveOutcome,
 } from './journals/contract.js';
-export { inspectJournal, resolveWindow, MAX_RESOLVED_BY_LENGTH, MAX_RESOLUTION_NOTE_LENGTH, type JournalInspection, type PendingDelivery, type ResolveWindowInput } from './delivery/staff.js';
+export { inspectJournal, resolveWindow, MAX_RESOLVED_BY_LENGTH, MAX_RESOLUTION_NOTE_LENGTH, type JournalInspection, type PendingDelivery, type ResolveWindowInput } from './delivery/staff/index.js';
 export { MemoryJournal } from './journals/memory.js';
 export { FileJournal, type FileJournalOptions } from './journals/file/journal.js';
 export { VERSION } from './version.js';

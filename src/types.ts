@@ -6,7 +6,7 @@
  */
 import type { JournalError, Operation } from './errors.js';
 import type { DeliveryJournal } from './journals/contract.js';
-import type { DeliveredItem, DeliveryCode, DeliveryReport, UnverifiedWindow } from './delivery/types.js';
+import type { DeliveredItem, DeliveryCode, DeliveryReport, UnverifiedWindow } from './delivery/core/index.js';
 
 // ---------------------------------------------------------------------------
 // Client options

@@ -5,7 +5,7 @@
  * up to the process being idle again, is charged to the event's tag.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { LoopTimers } from '../../src/delivery/call-budget.js';
+import type { LoopTimers } from '../../src/delivery/loop/call-budget.js';
 
 /** Who an event's CPU is charged to: the SDK (loop, engine, client, give), the mock answering, or the simulation. */
 export type Tag = 'loop' | 'mock' | 'sim';

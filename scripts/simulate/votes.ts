@@ -37,7 +37,7 @@ import { createMockService, type MockSeed } from '../../src/mock/index.js';
 import { seededRandom } from '../../src/mock/service/random.js';
 import { Crash, CrashingJournal, T0, processView } from '../../test/support/reliability.js';
 import { commandLine } from '../common/command-line.js';
-import { VOTE_LANDING_MS } from '../../src/delivery/vote-recovery.js';
+import { VOTE_LANDING_MS } from '../../src/delivery/votes/recovery.js';
 import { voteFigures, type GivenVoteRow } from '../common/vote-points.js';
 
 const KEY = 'votes-simulation-key';

@@ -6,11 +6,11 @@
  */
 import { MemoryJournal, StorefrontClient, type DeliveredItem, type StorefrontEvent, type UnverifiedWindow } from '../../src/index.js';
 import { createMockService, type MockService } from '../../src/mock/index.js';
-import { DeliveryEngine } from '../../src/delivery/engine.js';
+import { DeliveryEngine } from '../../src/delivery/engine/engine.js';
 // The engine loads its modes by import() on the first delivery; loaded up front so that
 // virtual time does not run on while that import reads files (a seed replays exactly).
-import '../../src/delivery/modes.js';
-import { startDeliveryLoop, type DeliveryLoop } from '../../src/delivery/loop.js';
+import '../../src/delivery/engine/modes.js';
+import { startDeliveryLoop, type DeliveryLoop } from '../../src/delivery/loop/scheduler.js';
 import { BASE_URL, Game, KEY, T0, seed } from '../../test/support/reliability.js';
 import { VirtualTime } from './virtual-time.js';
 

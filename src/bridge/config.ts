@@ -11,7 +11,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
-import { checkLoopOptions } from '../delivery/loop-types.js';
+import { checkLoopOptions } from '../delivery/loop/index.js';
 import { InvalidInputError } from '../errors.js';
 import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
 import { PURCHASE_PLACEHOLDERS, VOTE_PLACEHOLDERS, templateProblem } from './rcon-template.js';

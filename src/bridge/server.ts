@@ -14,7 +14,7 @@ import { redactValue } from '../cli/shared.js';
 import { playerNameProblem } from '../common/player-name.js';
 import type { DeliveryLoop } from '../index.js';
 import { InvalidInputError, isStorefrontError } from '../errors.js';
-import { resolveWindow } from '../delivery/staff.js';
+import { resolveWindow } from '../delivery/staff/index.js';
 import type { DeliveryJournal } from '../journals/contract.js';
 import { plainError, type BridgeLogger } from './log.js';
 import type { BridgeMetrics } from './metrics.js';

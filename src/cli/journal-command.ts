@@ -8,7 +8,7 @@
  */
 import { userInfo } from 'node:os';
 import type { JournalWindow } from '../journals/contract.js';
-import { checkResolveInput } from '../delivery/staff.js';
+import { checkResolveInput } from '../delivery/staff/index.js';
 import { isStorefrontError, type InvalidInputError } from '../errors.js';
 import { UsageError, parseCommandLine } from '../common/command-line.js';
 import { writeText } from '../common/output.js';

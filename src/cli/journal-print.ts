@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JournalInspection } from '../delivery/inspect.js';
+import type { JournalInspection } from '../delivery/staff/index.js';
 import type { WindowAlreadyResolvedError } from '../errors.js';
 import type { JournalWindow } from '../journals/contract.js';
 import { printable } from '../common/printable.js';

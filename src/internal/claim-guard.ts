@@ -19,7 +19,7 @@
  * the time left in the local window, so a player told "wait 6 s" after 4 s is told the truth.
  * A platform timer may fire up to 1 ms early ({@link TIMER_MARGIN_MS}); a retry that comes
  * that early is answered locally again, with nothing sent. The delivery loop times the
- * window the same way, from the answer (src/delivery/loop.ts), and its own waits add the
+ * window the same way, from the answer (src/delivery/loop/scheduler.ts), and its own waits add the
  * margin when a timer woke them early (call-budget.ts `sleepOn`), so it is never refused.
  */
 import { AuthenticationError } from '../errors.js';

@@ -36,7 +36,7 @@ describe('the quick start loads at start only what it calls', () => {
 const { products } = await client.getCatalog();
 console.log(products.length, (await client.claim('Player123')).code);`);
     expect([...atStart].some((m) => m.endsWith('src/client.ts'))).toBe(true);
-    const late = ['src/delivery/loop.ts', 'src/delivery/loop-player.ts', 'src/delivery/inspect.ts', 'src/delivery/staff.ts', 'src/delivery/modes.ts', 'src/delivery/votes.ts', 'src/journals/entry-checks.ts', 'src/journals/vote-entries.ts', 'src/journals/file/store.ts'];
+    const late = ['src/delivery/loop/scheduler.ts', 'src/delivery/loop/player.ts', 'src/delivery/inspect/inspect.ts', 'src/delivery/staff/staff.ts', 'src/delivery/engine/modes.ts', 'src/delivery/votes/votes.ts', 'src/journals/entry-checks.ts', 'src/journals/vote-entries.ts', 'src/journals/file/store.ts'];
     expect(late.filter((m) => atStart.has(m))).toEqual([]);
   }, 30_000);
 });

@@ -1,12 +1,12 @@
 /**
- * The delivery loop's budget of calls (src/delivery/call-budget.ts), on a clock of its own:
+ * The delivery loop's budget of calls (src/delivery/loop/call-budget.ts), on a clock of its own:
  * never more than `perSecond` calls in any one-second window, a waiter let through exactly
  * when the oldest call leaves the window (one timer, for exactly that long), urgent callers
  * first, and every wait abortable, leaving no listener and no timer behind.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { CallBudget, platformTimers, sleepOn, type LoopTimers } from '../../src/delivery/call-budget.js';
+import { CallBudget, platformTimers, sleepOn, type LoopTimers } from '../../src/delivery/loop/call-budget.js';
 
 /** A clock and timers moved by hand: `advance` runs each timer at its own time. */
 function manualTimers() {

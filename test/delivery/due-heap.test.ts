@@ -1,10 +1,10 @@
 /**
- * The delivery loop's schedule (src/delivery/due-heap.ts): entries come out earliest due
+ * The delivery loop's schedule (src/delivery/loop/due-heap.ts): entries come out earliest due
  * first whatever order they went in, an entry whose owner moved on (a newer version) or
  * that the caller no longer wants is dropped on the way, and `clear` empties it.
  */
 import { describe, expect, it } from 'vitest';
-import { DueHeap, type DueEntry } from '../../src/delivery/due-heap.js';
+import { DueHeap, type DueEntry } from '../../src/delivery/loop/due-heap.js';
 
 interface Owner {
   name: string;

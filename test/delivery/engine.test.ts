@@ -1,5 +1,5 @@
 /**
- * The delivery engine (src/delivery/engine.ts) on what staff and players read: a failed
+ * The delivery engine (src/delivery/engine/engine.ts) on what staff and players read: a failed
  * grant leaves its note on the line, a listener that throws changes nothing, a window
  * names the node that found it, a journal that fails is reported with its own words, and
  * a rate-limited claim waits as long as the service asks (never longer than its window).

@@ -1,5 +1,5 @@
 /**
- * Exactly-once delivery's intents over several runs (src/delivery/engine.ts), by what
+ * Exactly-once delivery's intents over several runs (src/delivery/engine/engine.ts), by what
  * players get and staff see: a window starts at the last preview before the lost claim
  * (the earliest of several lost intents'); intents a claim settled are dropped and never
  * granted again, even when their acknowledgement failed; resumeDeliveries reconciles a

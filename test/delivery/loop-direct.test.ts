@@ -1,13 +1,13 @@
 /**
- * The scheduler started directly on given timers (src/delivery/loop.ts's startDeliveryLoop,
+ * The scheduler started directly on given timers (src/delivery/loop/scheduler.ts's startDeliveryLoop,
  * as the simulation starts it on virtual time): the one-loop rule is its own, and a host
  * without vote rewards refuses claimVote.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidInputError, MemoryJournal, StorefrontClient } from '../../src/index.js';
-import { DeliveryEngine } from '../../src/delivery/engine.js';
-import { startDeliveryLoop } from '../../src/delivery/loop.js';
-import type { LoopTimers } from '../../src/delivery/call-budget.js';
+import { DeliveryEngine } from '../../src/delivery/engine/engine.js';
+import { startDeliveryLoop } from '../../src/delivery/loop/scheduler.js';
+import type { LoopTimers } from '../../src/delivery/loop/call-budget.js';
 import { createMockService } from '../../src/mock/index.js';
 import { loopHarness } from '../support/loop-harness.js';
 import { KEY, seed } from '../support/reliability.js';

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveredItem } from '../../src/index.js';
 // The client loads the vote engine by import() on its first vote: loaded here, so a vote's call
 // is timed on fake time alone.
-import '../../src/delivery/votes.js';
+import '../../src/delivery/votes/index.js';
 import { loopHarness } from '../support/loop-harness.js';
 import { KEY as STORE_KEY, storeSeed } from '../support/fixtures.js';
 import { KEY } from '../support/reliability.js';

@@ -1,5 +1,5 @@
 /**
- * What the delivery loop knows of each online player (src/delivery/loop-player.ts), seen
+ * What the delivery loop knows of each online player (src/delivery/loop/player.ts), seen
  * through the loop's public face: the reports of a claim that delivered nothing, a failing
  * `give` backed off per item, a player whose runs keep ending blocked, and `status(player)`.
  * Math.random is pinned to 0.5, so every routine poll comes exactly one interval later.

@@ -1,5 +1,5 @@
 /**
- * The delivery loop's scheduler (src/delivery/loop.ts) to the millisecond: when it polls,
+ * The delivery loop's scheduler (src/delivery/loop/scheduler.ts) to the millisecond: when it polls,
  * how it backs off when the service is in trouble, what stats() counts, and how stop()
  * ends. Math.random is pinned, so the jitter is known.
  */

@@ -1,5 +1,5 @@
 /**
- * The loop as the client starts it (src/delivery/loop-start.ts): the options and the
+ * The loop as the client starts it (src/delivery/loop/start.ts): the options and the
  * one-loop rule checked at once, the scheduler loaded on first use. This file does not
  * load the scheduler up front (unlike the loop harness), so its first loop meets the load.
  */

@@ -1,5 +1,5 @@
 /**
- * The delivery loop and vote rewards (src/delivery/loop-votes.ts) around the player's turn:
+ * The delivery loop and vote rewards (src/delivery/loop/votes.ts) around the player's turn:
  * the join's run reads the player's vote rows once; a player who leaves while that read
  * waits for their turn, or while a `claimVote` waits for the budget on a journal with a
  * lock across nodes.
@@ -10,7 +10,7 @@ import { KEY, storeSeed } from '../support/fixtures.js';
 import { loopHarness } from '../support/loop-harness.js';
 // The client loads the vote rewards by import() on first use: loaded here, so a claimVote's
 // first call asks the budget on fake time.
-import '../../src/delivery/votes.js';
+import '../../src/delivery/votes/index.js';
 
 const { setup } = loopHarness();
 

@@ -8,7 +8,7 @@ import { KEY, storeSeed } from '../support/fixtures.js';
 import { loopHarness } from '../support/loop-harness.js';
 // The client loads the vote rewards by import() on first use: loaded here, so a claimVote's
 // first call asks the budget on fake time.
-import '../../src/delivery/votes.js';
+import '../../src/delivery/votes/index.js';
 
 const { setup } = loopHarness();
 const store = { seed: storeSeed, key: KEY };

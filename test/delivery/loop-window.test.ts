@@ -1,6 +1,6 @@
 /**
  * The loop and the client's local claim guard agree on the service's 10 s window
- * (src/delivery/loop.ts, src/internal/claim-guard.ts, src/delivery/call-budget.ts): both
+ * (src/delivery/loop/scheduler.ts, src/internal/claim-guard.ts, src/delivery/loop/call-budget.ts): both
  * time it from when a call's answer came back, and the loop's waits never end before
  * their time on its clock, even when the platform's timers fire a millisecond early (Node
  * rounds a timer's start down to the millisecond). So a `/claim` right after a poll waits

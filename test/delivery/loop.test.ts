@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryJournal } from '../../src/index.js';
-import { PlayerLocks } from '../../src/delivery/player-locks.js';
+import { PlayerLocks } from '../../src/delivery/core/locks.js';
 import { loopHarness } from '../support/loop-harness.js';
 import { KEY, seed } from '../support/reliability.js';
 import { createMockService } from '../../src/mock/index.js';

@@ -1,6 +1,6 @@
 /**
  * What the delivery engine keeps in memory when the journal cannot take a claimed line
- * (src/delivery/engine.ts), judged by what players get and what survives a restart: the
+ * (src/delivery/engine/engine.ts), judged by what players get and what survives a restart: the
  * line is written on the next call that can, so a restart still has it; it is counted
  * once; its failures are counted across calls; a line the journal took while saying it
  * failed is granted once; another player's lines are neither given nor written by this

@@ -1,5 +1,5 @@
 /**
- * The argument checks of `deliver` and `resumeDeliveries` (src/delivery/options.ts): each
+ * The argument checks of `deliver` and `resumeDeliveries` (src/delivery/engine/options.ts): each
  * option's default, its limits to the unit, the message naming the option and the call,
  * the options one call takes and the other does not, and how a call waits (its own
  * `sleep`, or a timer that an abort clears at once).
@@ -7,7 +7,7 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from '../../src/delivery/options.js';
+import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from '../../src/delivery/engine/options.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,12 +1,12 @@
 /**
- * The per-player order every client of one journal shares (src/delivery/player-locks.ts):
+ * The per-player order every client of one journal shares (src/delivery/core/locks.ts):
  * one player's calls one after the other, in the order they came; other players at once;
  * an aborted wait leaves the queue as if it had never joined; and nothing is kept for a
  * player once their calls are done, so a bridge that serves players for months holds no
  * entry per player it ever saw.
  */
 import { describe, expect, it } from 'vitest';
-import { PlayerLocks } from '../../src/delivery/player-locks.js';
+import { PlayerLocks } from '../../src/delivery/core/locks.js';
 import { deferred } from '../support/answers.js';
 
 /** Lets every queued callback run. */

@@ -1,5 +1,5 @@
 /**
- * Which intents a lost claim took, and what is left to whom (src/delivery/engine.ts, the
+ * Which intents a lost claim took, and what is left to whom (src/delivery/engine/engine.ts, the
  * reconcile and the modes' bookkeeping), by what the player gets and what the journal
  * keeps: an intent still pending is claimed, never granted from the journal; an intent
  * gone is granted and its window reported from its preview; the previewed lines another

@@ -1,10 +1,10 @@
 /**
- * How a delivery becomes its report (src/delivery/report.ts): the code and the player's
+ * How a delivery becomes its report (src/delivery/engine/report.ts): the code and the player's
  * text for each outcome, one window per player, and when a claim answer's lines can be
  * tracked by invoice (never when two lines share one, or one has none).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { deliveryReport, failed, linesOf, mergedWindows, newRun, outcomeOf, type Run } from '../../src/delivery/report.js';
+import { deliveryReport, failed, linesOf, mergedWindows, newRun, outcomeOf, type Run } from '../../src/delivery/engine/report.js';
 import { JournalError, TimeoutError } from '../../src/errors.js';
 import type { ClaimResult, Transaction } from '../../src/wire/claim.js';
 
@@ -114,7 +114,7 @@ describe("the player's texts, word for word", () => {
   // The modules are loaded inside the test: the texts are set when report.ts loads.
   it('partial, unknown outcome, unavailable store, unverified purchases', async () => {
     vi.resetModules();
-    const fresh = await import('../../src/delivery/report.js');
+    const fresh = await import('../../src/delivery/engine/report.js');
     const errors = await import('../../src/errors.js');
     const details = { operation: 'claim' as const, endpoint: '/x', host: 'h', basePath: '', attempts: 1 };
     const noItems = { code: 'NO_ITEMS' as const, message: 'You have no items to claim.' };

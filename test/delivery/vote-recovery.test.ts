@@ -1,10 +1,10 @@
 /**
- * The counters' arithmetic behind a lost vote answer (src/delivery/vote-recovery.ts): when
+ * The counters' arithmetic behind a lost vote answer (src/delivery/votes/recovery.ts): when
  * the next answer identifies what the lost call bought, when it only tells the points, and
  * when it tells nothing; and when a price is learned.
  */
 import { describe, expect, it } from 'vitest';
-import { VOTE_LANDING_MS, account, countersOf } from '../../src/delivery/vote-recovery.js';
+import { VOTE_LANDING_MS, account, countersOf } from '../../src/delivery/votes/recovery.js';
 import { MAX_SERVICE_COUNT } from '../../src/wire/bounds.js';
 import type { JournalVoteClaim, JournalVoteCounters } from '../../src/journals/vote-entries.js';
 import type { VoteReward } from '../../src/wire/vote-reward.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal, StorefrontClient, inspectJournal, type JournalWindow } from '../../src/index.js';
-import { VOTE_LANDING_MS } from '../../src/delivery/vote-recovery.js';
+import { VOTE_LANDING_MS } from '../../src/delivery/votes/recovery.js';
 import { createMockService } from '../../src/mock/index.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { game } from '../support/votes.js';

@@ -1,5 +1,5 @@
 /**
- * Vote rewards (`deliverVoteReward`, `resumeVoteRewards`, src/delivery/votes.ts) on a
+ * Vote rewards (`deliverVoteReward`, `resumeVoteRewards`, src/delivery/votes/votes.ts) on a
  * journal with a lock across nodes, and the caller's signal: when an abort stops the call
  * (waiting for the lock, or for the service) and when it no longer can (the work started),
  * listeners left on the signal, and which players `resumeVoteRewards` takes the lock for.

@@ -1,5 +1,5 @@
 /**
- * Vote rewards (`deliverVoteReward`, `resumeVoteRewards`, src/delivery/votes.ts) while the
+ * Vote rewards (`deliverVoteReward`, `resumeVoteRewards`, src/delivery/votes/votes.ts) while the
  * journal refuses the rows of an answer: what the SDK keeps in memory meanwhile (rows,
  * counters, marks), what each report counts as pending, whose call gives what, and the
  * failures noted on a row across attempts. Also what a give's failure leaves on its row.

@@ -1,5 +1,5 @@
 /**
- * Vote rewards (`deliverVoteReward`, `resumeVoteRewards`, src/delivery/votes.ts): the
+ * Vote rewards (`deliverVoteReward`, `resumeVoteRewards`, src/delivery/votes/votes.ts): the
  * report's code and text for every shape of answer, what it counts as pending, the
  * JournalError it carries and the events, the records written (no empty field, no empty
  * write), the refusals' wording, and two lost answers in a row.

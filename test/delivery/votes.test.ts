@@ -1,6 +1,6 @@
 /**
  * Vote rewards delivered crash-safe (`client.deliverVoteReward`, `resumeVoteRewards`,
- * src/delivery/votes.ts): each outcome of the vote claim, a lost answer worked out from
+ * src/delivery/votes/votes.ts): each outcome of the vote claim, a lost answer worked out from
  * the service's counters (recovered, or reported as a window), a give that throws, two
  * clients on one journal and a crash between the answer and the give, against the mock in
  * process and over HTTP.
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileJournal, InvalidInputError, MemoryJournal, StorefrontClient, inspectJournal, resolveWindow, type DeliveryJournal, type JournalEntry } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
-import { VOTE_LANDING_MS } from '../../src/delivery/vote-recovery.js';
+import { VOTE_LANDING_MS } from '../../src/delivery/votes/recovery.js';
 import { KEY, T0, TEXT, storeSeed } from '../support/fixtures.js';
 import { transports, useMockSession } from '../support/mock-session.js';
 import { Crash, CrashingJournal, processView } from '../support/reliability.js';

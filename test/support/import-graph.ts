@@ -50,3 +50,33 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   for (const node of graph.keys()) if (!indexOf.has(node)) visit(node);
   return found;
 }
+
+/** One relative import or re-export of a file: its target and whether only types cross it. */
+export interface ImportEdge {
+  readonly target: string;
+  /** `import type`, `export type`, every name marked `type`, or `typeof import(…)`: erased at build. */
+  readonly typeOnly: boolean;
+  /** `import(…)`, loaded on first use. */
+  readonly lazy: boolean;
+}
+
+/** Every relative import and re-export of a file, as {@link importsOf} finds them, each with its kind. */
+export function importEdgesOf(file: string, text: string): ImportEdge[] {
+  const out: ImportEdge[] = [];
+  const pattern = /(?:^|\n)\s*((?:import|export)\b[^'"]*?)from\s*['"](\.{1,2}\/[^'"]+)['"]|(typeof\s+)?import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+  for (const match of text.matchAll(pattern)) {
+    const spec = (match[2] ?? match[4]) as string;
+    const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+    if (match[4] !== undefined) {
+      out.push({ target, typeOnly: match[3] !== undefined, lazy: match[3] === undefined });
+      continue;
+    }
+    const clause = (match[1] as string).trim();
+    const declaredType = /^(?:import|export)\s+type\b/.test(clause);
+    // `import { type A, type B }`: no default import, every name marked `type`.
+    const names = /^(?:import|export)\s*\{([^}]*)\}\s*$/.exec(clause)?.[1]?.split(',').filter((n) => n.trim() !== '');
+    const everyNameTyped = names !== undefined && names.length > 0 && names.every((n) => /^\s*type\s/.test(n));
+    out.push({ target, typeOnly: declaredType || everyNameTyped, lazy: false });
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
  * the memory and file journals can too). `make` returns a fresh, empty journal.
  */
 import { expect, it } from 'vitest';
-import { resolveWindow } from '../../src/delivery/staff.js';
+import { resolveWindow } from '../../src/delivery/staff/staff.js';
 import { InvalidInputError, WindowAlreadyResolvedError } from '../../src/errors.js';
 import type { DeliveryJournal, JournalClaimMark, JournalEntry, JournalLine, JournalWindow } from '../../src/journals/contract.js';
 import { journalLine, journalWindow } from './journal.js';

@@ -10,8 +10,8 @@ import { createMockService, type MockSeed } from '../../src/mock/index.js';
 import { KEY, seed } from './reliability.js';
 // The engine loads its modes by import() on the first delivery; loaded here up front, so the
 // loop's timings on fake timers measure the loop, not that first import's I/O.
-import '../../src/delivery/modes.js';
-import { loadLoop } from '../../src/delivery/loop-start.js';
+import '../../src/delivery/engine/modes.js';
+import { loadLoop } from '../../src/delivery/loop/start.js';
 
 /** One call the client sent: when (faked `Date.now()`), for whom, and whether it was a preview. */
 export interface LoopCall {

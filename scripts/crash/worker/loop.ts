@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { platformTimers } from '../../../src/delivery/call-budget.js';
+import { platformTimers } from '../../../src/delivery/loop/call-budget.js';
 import type { DeliveredItem, DeliveryJournal, DeliveryLoop, StorefrontClient } from '../../../src/index.js';
 import { inspectJournal } from '../../../src/index.js';
 import { now } from './clock.js';

@@ -14,7 +14,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { FileJournal, StorefrontClient, type GivenVoteReward } from '../../../src/index.js';
 import { seededRandom } from '../../../src/mock/service/random.js';
-import { VOTE_LANDING_MS } from '../../../src/delivery/vote-recovery.js';
+import { VOTE_LANDING_MS } from '../../../src/delivery/votes/recovery.js';
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { printable } from '../../common/printable.js';
 import { InvalidInputError, WindowAlreadyResolvedError, inspectJournal, resolveWindow, type DeliveryLoop } from '../../index.js';
-import type { JournalInspection } from '../../delivery/inspect.js';
+import type { JournalInspection } from '../../delivery/staff/index.js';
 import type { DeliveryJournal } from '../../journals/contract.js';
 import type { BridgeLogger } from '../log.js';
 import { UNKNOWN_ACCOUNT_HASH, verifyPassword, type StaffAccount } from './accounts.js';

@@ -8,7 +8,7 @@
  * @internal
  */
 import type { JournalWindow, PlayerDeliveryStatus, DeliveryLoopStats } from '../../index.js';
-import type { JournalInspection, PendingDelivery } from '../../delivery/inspect.js';
+import type { JournalInspection, PendingDelivery } from '../../delivery/staff/index.js';
 import type { RecentGive, Sample, Signal, StaffDesk } from './desk.js';
 import { exact, html, type Html } from './html.js';
 import type { StaffSession } from './sessions.js';

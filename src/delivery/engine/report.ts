@@ -5,17 +5,16 @@
  * @module
  * @internal
  */
-import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../errors.js';
-import type { StorefrontEvent } from '../types.js';
-import { SUCCESS_MESSAGE, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
-import type { JournalLine } from '../journals/contract.js';
-import type { DeliveredItem, DeliveryCode, DeliveryFailure, DeliveryReport, UnverifiedWindow } from './types.js';
+import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../../errors.js';
+import type { StorefrontEvent } from '../../types.js';
+import { SUCCESS_MESSAGE, type ClaimOptions, type ClaimResult, type Transaction } from '../../wire/claim.js';
+import type { JournalLine } from '../../journals/contract.js';
+import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryFailure, type DeliveryReport, type UnverifiedWindow } from '../core/index.js';
 
 const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
 /** The delivery loop gives what is left again on its own: the player need not claim. */
 const PARTIAL_LOOP_MESSAGE = 'Some items could not be delivered yet; they will be delivered automatically, while you are online or when you next join.';
 const UNKNOWN_OUTCOME_MESSAGE = 'The store did not answer in time. Your purchase is safe; try again in a few seconds.';
-export const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe; try again later.';
 const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent purchase. If something you bought is missing, staff can check it for you.';
 
 /** What one `deliver` or `resumeDeliveries` call gathers for its report. */

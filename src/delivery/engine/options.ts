@@ -4,9 +4,9 @@
  * @module
  * @internal
  */
-import type { Operation } from '../errors.js';
-import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../internal/validate.js';
-import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepFunction } from './types.js';
+import type { Operation } from '../../errors.js';
+import { checkIntegerInRange, checkOptionsObject, checkPlayerName, checkSignal, describe, fail } from '../../internal/validate.js';
+import type { DeliverOptions, DeliveryMode, GrantFunction, ResumeOptions, SleepFunction } from '../core/index.js';
 
 const DEFAULT_RATE_LIMIT_WAITS = 3;
 const MAX_RATE_LIMIT_WAITS = 100;

@@ -9,16 +9,15 @@
  * @module
  * @internal
  */
-import type { JournalError } from '../errors.js';
-import type { DeliveryJournal, JournalEntry } from '../journals/contract.js';
+import type { JournalError } from '../../errors.js';
+import type { DeliveryJournal, JournalEntry } from '../../journals/contract.js';
 import type { DeliveryModes } from './modes.js';
 import type { DeliveryEngineConfig } from './records.js';
 import type { RunExtras, RunVia } from './report.js';
-import { claimLoop, defaultJournal, journalErrorOf, loadedModes, releaseLoop, sharedOf } from './shared.js';
-import type { DeliveryReport, ResumeReport } from './types.js';
+import { claimLoop, defaultJournal, journalErrorOf, loadedModes, releaseLoop, sharedOf } from '../core/index.js';
+import type { DeliveryReport, ResumeReport } from '../core/index.js';
 
 export type { DeliveryEngineConfig } from './records.js';
-export { playerLocksOf } from './shared.js';
 
 /**
  * The engine behind `deliver`, `resumeDeliveries` and the delivery loop: one per client

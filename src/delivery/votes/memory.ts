@@ -6,7 +6,7 @@
  * @module
  * @internal
  */
-import type { DeliveryJournal, JournalEntry } from '../journals/contract.js';
+import type { DeliveryJournal, JournalEntry } from '../../journals/contract.js';
 
 // Vote records the journal failed to take, per journal object (every client of it shares them).
 const unwritten = new WeakMap<DeliveryJournal, Map<string, JournalEntry>>();

@@ -5,16 +5,16 @@
  *
  * @module
  */
-import type { JournalError } from '../errors.js';
-import { checkIntegerInRange, checkOptionsObject, checkSignal, describe, fail } from '../internal/validate.js';
-import type { JournalWindow } from '../journals/contract.js';
-import { CLAIM_WINDOW_MS } from '../wire/claim.js';
-import type { PendingDelivery } from './inspect.js';
-import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from './types.js';
-import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from './vote-types.js';
-import type { DeliveryEngine } from './engine.js';
-import type { RunVia } from './report.js';
-import type { VoteDeliveries, VoteVia } from './votes.js';
+import type { JournalError } from '../../errors.js';
+import { checkIntegerInRange, checkOptionsObject, checkSignal, describe, fail } from '../../internal/validate.js';
+import type { JournalWindow } from '../../journals/contract.js';
+import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
+import type { PendingDelivery } from '../inspect/index.js';
+import type { DeliveryCode, DeliveryMode, DeliveryReport, GrantFunction } from '../core/index.js';
+import type { VoteDeliveryCode, VoteDeliveryReport, VoteRewardGiveFunction } from '../votes/index.js';
+import type { DeliveryEngine } from '../engine/index.js';
+import type { RunVia } from '../engine/index.js';
+import type { VoteDeliveries, VoteVia } from '../votes/index.js';
 
 /** Options of {@link StorefrontClient.startDeliveryLoop}. */
 export interface DeliveryLoopOptions {

@@ -8,10 +8,9 @@
  * @internal
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { JournalError } from '../errors.js';
-import { untilAborted } from '../internal/signals.js';
-import type { DeliveryJournal } from '../journals/contract.js';
-import type { Control } from './options.js';
+import type { JournalError } from '../../errors.js';
+import { untilAborted } from '../../internal/signals.js';
+import type { DeliveryJournal } from '../../journals/contract.js';
 
 /** A turn taken: `held` until its work settles. */
 interface Turn {
@@ -83,7 +82,7 @@ export class PlayerLocks {
 export async function acrossNodes<T>(
 journal: DeliveryJournal,
 player: string,
-control: Pick<Control, 'signal'>,
+control: { signal: AbortSignal | undefined },
 work: () => Promise<T>,
 failed: (error: unknown) => JournalError,
 ): Promise<{ ok: true; value: T } | { ok: false; error: JournalError }> {

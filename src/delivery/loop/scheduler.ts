@@ -5,24 +5,24 @@
  * delivery on the engine (journal, per-player order, reconcile and reports are the
  * engine's). The loop adds when to call, for whom (only players it was told are online),
  * and one budget of calls per second for everything it sends. What it knows of each
- * player is loop-player.ts; `claimVote` is loop-votes.ts.
+ * player is player.ts; `claimVote` is votes.ts.
  *
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { isStorefrontError, LoopRunningError } from '../errors.js';
-import { checkPlayerName, fail } from '../internal/validate.js';
-import type { StorefrontEvent } from '../types.js';
-import { CLAIM_WINDOW_MS } from '../wire/claim.js';
+import { isStorefrontError, LoopRunningError } from '../../errors.js';
+import { checkPlayerName, fail } from '../../internal/validate.js';
+import type { StorefrontEvent } from '../../types.js';
+import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
 import { CallBudget, platformTimers, sleepOn, type LoopTimers } from './call-budget.js';
 import { DueHeap, type DueEntry } from './due-heap.js';
-import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './loop-types.js';
-import { claimVoteInLoop, resumeVotesInLoop } from './loop-votes.js';
-import { ERROR_MESSAGE, type RunVia } from './report.js';
-import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, totalsOf, undelivered, type Player } from './loop-player.js';
-import type { DeliveredItem, DeliveryCode, DeliveryReport } from './types.js';
+import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './types.js';
+import { claimVoteInLoop, resumeVotesInLoop } from './votes.js';
+import type { RunVia } from '../engine/index.js';
+import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, totalsOf, undelivered, type Player } from './player.js';
+import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryReport } from '../core/index.js';
 
-export type { DeliveryLoop, DeliveryLoopOptions, LoopHost } from './loop-types.js';
+export type { DeliveryLoop, DeliveryLoopOptions, LoopHost } from './types.js';
 
 /** Of the budget, the share routine polls may plan on: the rest is for claims, joins and `/claim`. */
 const POLL_SHARE = 0.8;
@@ -35,7 +35,7 @@ const insideRun = new AsyncLocalStorage<object>();
 
 /**
  * Starts a loop: on given timers (the simulation's virtual time), or for `owner`, the
- * client's handle already registered as the journal's one loop (loop-start.ts).
+ * client's handle already registered as the journal's one loop (start.ts).
  * @internal
  */
 export function startDeliveryLoop(host: LoopHost, options: unknown, timers: LoopTimers = platformTimers, owner?: object): DeliveryLoop {

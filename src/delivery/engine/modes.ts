@@ -28,24 +28,23 @@
  * This file holds the modes (reconcile, intents, claim), loaded by `import()` on an
  * engine's first delivery (engine.ts: what the client and the loop hold from the start);
  * its rooms: `records.ts` the journal side (writes that never throw, memory for refused
- * lines, windows, events), `grants.ts` the grant bounds, `shared.ts` what every client on
- * one journal shares, `player-locks.ts` the per-player order and the order across nodes.
+ * lines, windows, events), `grants.ts` the grant bounds; from the core, `shared.ts` what every client on
+ * one journal shares, `locks.ts` the per-player order and the order across nodes.
  *
  * @module
  */
-import { ENDPOINTS } from '../endpoints.js';
-import { NotReconciledError, isStorefrontError, type JournalError, type StorefrontError } from '../errors.js';
-import { unusableAnswer } from '../internal/to-error.js';
-import { fail } from '../internal/validate.js';
-import type { JournalClaimMark, JournalEntry, JournalLine } from '../journals/contract.js';
-import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction } from '../wire/claim.js';
+import { ENDPOINTS } from '../../endpoints.js';
+import { NotReconciledError, isStorefrontError, type JournalError, type StorefrontError } from '../../errors.js';
+import { unusableAnswer } from '../../internal/to-error.js';
+import { fail } from '../../internal/validate.js';
+import type { JournalClaimMark, JournalEntry, JournalLine } from '../../journals/contract.js';
+import { CLAIM_WINDOW_MS, type ClaimOptions, type ClaimResult, type Transaction } from '../../wire/claim.js';
 import { GrantBounds } from './grants.js';
 import { checkDeliverOptions, checkGrant, checkResumeOptions, pause, type Control } from './options.js';
-import { acrossNodes, type PlayerLocks } from './player-locks.js';
+import { acrossNodes, type PlayerLocks } from '../core/index.js';
 import { EngineRecords, checked, isClaimed, isOpenIntent, isWork } from './records.js';
-import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, ERROR_MESSAGE, type Run, type RunExtras, type RunVia, type StepOutcome } from './report.js';
-import { loadedModes, type SeenAt } from './shared.js';
-import type { DeliveryMode, DeliveryReport, GrantFunction, ResumeReport } from './types.js';
+import { deliveryReport, failed, journalOutcome, linesOf, mergedWindows, newRun, outcomeOf, type Run, type RunExtras, type RunVia, type StepOutcome } from './report.js';
+import { ERROR_MESSAGE, loadedModes, type DeliveryMode, type DeliveryReport, type GrantFunction, type ResumeReport, type SeenAt } from '../core/index.js';
 
 
 /** What a preview found: the lines still pending, and the open intents the journal held (those a lost claim took are granted by then). */

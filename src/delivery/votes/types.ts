@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { JournalError, StorefrontError } from '../errors.js';
-import type { VoteReward } from '../wire/vote-reward.js';
-import type { ResumeError, UnverifiedWindow } from './types.js';
+import type { JournalError, StorefrontError } from '../../errors.js';
+import type { VoteReward } from '../../wire/vote-reward.js';
+import type { ResumeError, UnverifiedWindow } from '../core/index.js';
 
 /**
  * A reward row handed to your give function: the {@link VoteReward} (wire names:

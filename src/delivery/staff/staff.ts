@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { JournalError, WindowAlreadyResolvedError, isStorefrontError } from '../errors.js';
-import { checkNonBlank, checkOptionsObject, checkPlayerName, describe, fail } from '../internal/validate.js';
-import { entryChecks } from '../journals/lazy-checks.js';
+import { JournalError, WindowAlreadyResolvedError, isStorefrontError } from '../../errors.js';
+import { checkNonBlank, checkOptionsObject, checkPlayerName, describe, fail } from '../../internal/validate.js';
+import { entryChecks } from '../../journals/lazy-checks.js';
 import {
   resolvedWindow,
   unresolvedOutcome,
@@ -18,20 +18,20 @@ import {
   type JournalWindow,
   type WindowResolution,
   type WindowResolveOutcome,
-} from '../journals/contract.js';
-import { lazy } from '../internal/lazy.js';
-import type { JournalInspection } from './inspect.js';
+} from '../../journals/contract.js';
+import { lazy } from '../../internal/lazy.js';
+import type { JournalInspection } from '../inspect/index.js';
 
 /** What staff see of entries, loaded on first use (the loop and the CLI load it too). */
 const inspection = /* @__PURE__ */ lazy(loadInspection);
 
 // Declared rather than an inline arrow: StrykerJS (`npm run mutate`) then mutates what runs
 // on the first call, which tests see, not a choice made while the module loads.
-function loadInspection(): Promise<typeof import('./inspect.js')> {
-  return import('./inspect.js');
+function loadInspection(): Promise<typeof import('../inspect/index.js')> {
+  return import('../inspect/index.js');
 }
 
-export type { JournalInspection, PendingDelivery } from './inspect.js';
+export type { JournalInspection, PendingDelivery } from '../inspect/index.js';
 
 /**
  * Reads what a journal holds for staff: the open unverified windows, the lines still

@@ -6,7 +6,7 @@
  * @module
  * @internal
  */
-import { TIMER_MARGIN_MS } from '../internal/claim-guard.js';
+import { TIMER_MARGIN_MS } from '../../internal/claim-guard.js';
 
 /** The clock and timers the loop runs on (the platform's, or a simulation's). */
 export interface LoopTimers {

@@ -1,7 +1,7 @@
 /**
  * The delivery loop as {@link StorefrontClient.startDeliveryLoop} starts it: the options
  * checked and the one-loop-per-journal rule applied at once (both throw synchronously),
- * the scheduler itself (loop.ts and its rooms) loaded by `import()` on first use, so that a
+ * the scheduler itself (scheduler.ts and its parts) loaded by `import()` on first use, so that a
  * program that never starts a loop (a web shop) does not load it. Until it has loaded (well
  * under a millisecond, once per process), `join` and `leave` are queued in order, the
  * async methods wait for it, and `stats()` counts the players queued.
@@ -9,13 +9,13 @@
  * @module
  * @internal
  */
-import { LoopRunningError } from '../errors.js';
-import { checkPlayerName } from '../internal/validate.js';
-import { checkLoopOptions, type CheckedLoopOptions, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopHost, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './loop-types.js';
+import { LoopRunningError } from '../../errors.js';
+import { checkPlayerName } from '../../internal/validate.js';
+import { checkLoopOptions, type CheckedLoopOptions, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopHost, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './types.js';
 
-export type { DeliveryLoop, DeliveryLoopOptions } from './loop-types.js';
+export type { DeliveryLoop, DeliveryLoopOptions } from './types.js';
 
-type LoopModule = typeof import('./loop.js');
+type LoopModule = typeof import('./scheduler.js');
 
 /** The scheduler's module once loaded: later loops start synchronously. */
 let loaded: LoopModule | undefined;
@@ -23,7 +23,7 @@ let loading: Promise<LoopModule> | undefined;
 
 /** Loads the scheduler now (tests on fake time, the simulation); later loops start without waiting. */
 export function loadLoop(): Promise<LoopModule> {
-  loading ??= import('./loop.js').then((module) => (loaded = module));
+  loading ??= import('./scheduler.js').then((module) => (loaded = module));
   return loading;
 }
 

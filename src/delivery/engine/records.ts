@@ -8,14 +8,14 @@
  * @module
  * @internal
  */
-import type { JournalError } from '../errors.js';
-import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow, WindowCause } from '../journals/contract.js';
-import { entryProblem } from '../journals/entry-checks.js';
-import type { StorefrontEvent } from '../types.js';
-import type { ClaimResult, Transaction } from '../wire/claim.js';
+import type { JournalError } from '../../errors.js';
+import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow, WindowCause } from '../../journals/contract.js';
+import { entryProblem } from '../../journals/entry-checks.js';
+import type { StorefrontEvent } from '../../types.js';
+import type { ClaimResult, Transaction } from '../../wire/claim.js';
 import { linesOf, type Run } from './report.js';
-import { SEEN_LIMIT, defaultJournal, journalErrorOf, sharedOf, type SeenAt, type Shared } from './shared.js';
-import type { UnverifiedWindow } from './types.js';
+import { SEEN_LIMIT, defaultJournal, journalErrorOf, sharedOf, type SeenAt, type Shared } from '../core/index.js';
+import type { UnverifiedWindow } from '../core/index.js';
 
 
 /** What the engine needs from the clients that share it. @internal */

@@ -6,20 +6,20 @@
  * @module
  * @internal
  */
-import { Credentials } from '../auth.js';
-import { DeliveryEngine } from '../delivery/engine.js';
-import { playerLocksOf } from '../delivery/shared.js';
-import type { RunVia } from '../delivery/report.js';
-import type { VoteDeliveries, VoteVia } from '../delivery/votes.js';
-import { checkJournal } from '../journals/contract.js';
-import type { StorefrontClientOptions } from '../types.js';
-import type { Catalog } from '../wire/catalog.js';
-import { CLAIM_WINDOW_MS } from '../wire/claim.js';
-import { CatalogCache } from './catalog-cache.js';
-import { ClaimGuard } from './claim-guard.js';
-import { CLIENT_OPTIONS, DEFAULT_SETTINGS, DERIVABLE_OPTIONS, checkSettings, resolveApiKey, resolveBaseUrl, type DerivedClientOptions, type Settings } from './client-options.js';
-import { monotonicNow } from './clock.js';
-import { checkBoolean, checkFunction, checkIntegerInRange, checkOptionsObject, checkRequiredObject, fail } from './validate.js';
+import { Credentials } from './auth.js';
+import { DeliveryEngine } from './delivery/engine/index.js';
+import { playerLocksOf } from './delivery/core/index.js';
+import type { RunVia } from './delivery/engine/index.js';
+import type { VoteDeliveries, VoteVia } from './delivery/votes/index.js';
+import { checkJournal } from './journals/contract.js';
+import type { StorefrontClientOptions } from './types.js';
+import type { Catalog } from './wire/catalog.js';
+import { CLAIM_WINDOW_MS } from './wire/claim.js';
+import { CatalogCache } from './internal/catalog-cache.js';
+import { ClaimGuard } from './internal/claim-guard.js';
+import { CLIENT_OPTIONS, DEFAULT_SETTINGS, DERIVABLE_OPTIONS, checkSettings, resolveApiKey, resolveBaseUrl, type DerivedClientOptions, type Settings } from './internal/client-options.js';
+import { monotonicNow } from './internal/clock.js';
+import { checkBoolean, checkFunction, checkIntegerInRange, checkOptionsObject, checkRequiredObject, fail } from './internal/validate.js';
 
 /** What a client and the clients derived from it share. */
 export interface Shared {
@@ -100,7 +100,7 @@ export function viaOf(client: Pick<RunVia, 'claim'> & Pick<VoteVia, 'claimVoteRe
 function lazyVotes(deliveries: DeliveryEngine, now: () => number): () => Promise<VoteDeliveries> {
   let loaded: Promise<VoteDeliveries> | undefined;
   return () =>
-    (loaded ??= import('../delivery/votes.js').then(
+    (loaded ??= import('./delivery/votes/index.js').then(
       ({ VoteDeliveries }) =>
         new VoteDeliveries({
           get journal() {

@@ -11,11 +11,11 @@
  * @module
  * @internal
  */
-import type { JournalLine } from '../journals/contract.js';
+import type { JournalLine } from '../../journals/contract.js';
 import type { Control } from './options.js';
 import type { EngineRecords } from './records.js';
 import type { Run } from './report.js';
-import { GrantTimeoutError, windowOfGive, type DeliveredItem, type GrantFunction } from './types.js';
+import { GrantTimeoutError, windowOfGive, type DeliveredItem, type GrantFunction } from '../core/index.js';
 
 /** The grants of one engine, over its journal side. @internal */
 export class GrantBounds {

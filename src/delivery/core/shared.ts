@@ -10,10 +10,10 @@
  * @internal
  */
 import { resolve } from 'node:path';
-import { JournalError, isStorefrontError, type Operation } from '../errors.js';
-import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from '../journals/contract.js';
-import { FileJournal } from '../journals/file/journal.js';
-import { PlayerLocks } from './player-locks.js';
+import { JournalError, isStorefrontError, type Operation } from '../../errors.js';
+import { DEFAULT_JOURNAL_PATH, type DeliveryJournal, type JournalEntry } from '../../journals/contract.js';
+import { FileJournal } from '../../journals/file/journal.js';
+import { PlayerLocks } from './locks.js';
 
 // One FileJournal per path in the process: a file journal refuses a second owner.
 const defaultJournals = new Map<string, FileJournal>();

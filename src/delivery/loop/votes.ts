@@ -6,10 +6,10 @@
  * @module
  * @internal
  */
-import type { LoopVoteInput, LoopVoteReport } from './loop-types.js';
-import { Interrupted, undelivered, type Player } from './loop-player.js';
-import type { VoteRewardGiveFunction } from './vote-types.js';
-import type { VoteDeliveries, VoteVia } from './votes.js';
+import type { LoopVoteInput, LoopVoteReport } from './types.js';
+import { Interrupted, undelivered, type Player } from './player.js';
+import type { VoteRewardGiveFunction } from '../votes/index.js';
+import type { VoteDeliveries, VoteVia } from '../votes/index.js';
 
 /** What `claimVote` needs of the loop for one online player. */
 export interface VoteInLoop {

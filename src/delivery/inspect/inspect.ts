@@ -8,8 +8,8 @@
  * @module
  * @internal
  */
-import type { GrantFailureNote, JournalEntry, JournalLine, JournalWindow } from '../journals/contract.js';
-import type { VoteReward } from '../wire/vote-reward.js';
+import type { GrantFailureNote, JournalEntry, JournalLine, JournalWindow } from '../../journals/contract.js';
+import type { VoteReward } from '../../wire/vote-reward.js';
 
 /** A line of the journal still to do, as staff see it. */
 export interface PendingDelivery {

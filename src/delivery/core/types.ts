@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { JournalError, StorefrontError } from '../errors.js';
-import type { ClaimCode, Transaction } from '../wire/claim.js';
+import type { JournalError, StorefrontError } from '../../errors.js';
+import type { ClaimCode, Transaction } from '../../wire/claim.js';
 
 /**
  * A purchase line handed to your grant function: the {@link Transaction} plus its
@@ -148,6 +148,9 @@ export interface DeliveryFailure {
  */
 export type DeliveryCode = 'SUCCESS' | 'PARTIAL' | Exclude<ClaimCode, 'SUCCESS' | 'PREVIEW'> | 'OUTCOME_UNKNOWN' | 'ERROR';
 
+/** The player's text of an `ERROR` report, the engine's and the loop's. @internal */
+export const ERROR_MESSAGE = 'The store is unavailable right now. Your purchase is safe; try again later.';
+
 /**
  * What {@link StorefrontClient.deliver} resolves to.
  *
@@ -237,7 +240,7 @@ export interface ResumeReport {
 /**
  * The window a give says it wrote (`unverified: { from, to }`, both finite, on what it
  * threw: its outcome unknown, e.g. an RCON command lost mid-way), or `undefined`. One rule
- * for purchases (grants.ts) and vote rewards (votes.ts).
+ * for purchases (engine/grants.ts) and vote rewards (votes/votes.ts).
  * @internal
  */
 export function windowOfGive(thrown: unknown): { from: number; to: number } | undefined {

@@ -9,23 +9,23 @@
  * acknowledged after its give returned. A give that throws leaves its row, given again by
  * the player's next call or by `resumeVoteRewards`. A mark left open (the answer was lost,
  * or the process died before its rows were journaled) is worked out by the player's next
- * answer: its counters tell what the lost call spent (`vote-recovery.ts`).
+ * answer: its counters tell what the lost call spent (`recovery.ts`).
  *
  * @module
  * @internal
  */
-import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../errors.js';
-import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../internal/validate.js';
-import type { StorefrontEvent } from '../types.js';
-import type { DeliveryJournal, JournalEntry, JournalWindow } from '../journals/contract.js';
-import { entryProblem } from '../journals/entry-checks.js';
-import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../journals/vote-entries.js';
-import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../wire/vote-reward.js';
-import { acrossNodes, type PlayerLocks } from './player-locks.js';
-import { account } from './vote-recovery.js';
-import { GrantTimeoutError, windowOfGive } from './types.js';
-import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './vote-types.js';
-import { givenOf, givingOf, memoryOf } from './vote-memory.js';
+import { JournalError, isStorefrontError, type Operation, type StorefrontError } from '../../errors.js';
+import { checkIntegerInRange, checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../../internal/validate.js';
+import type { StorefrontEvent } from '../../types.js';
+import type { DeliveryJournal, JournalEntry, JournalWindow } from '../../journals/contract.js';
+import { entryProblem } from '../../journals/entry-checks.js';
+import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../../journals/vote-entries.js';
+import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../../wire/vote-reward.js';
+import { acrossNodes, type PlayerLocks } from '../core/index.js';
+import { account } from './recovery.js';
+import { GrantTimeoutError, windowOfGive } from '../core/index.js';
+import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './types.js';
+import { givenOf, givingOf, memoryOf } from './memory.js';
 
 const TEXT = {
   given: 'Your vote reward has been given.',

@@ -2,16 +2,16 @@
  * What the delivery loop knows of one online player, and what it works out from it: the
  * reports of a `claim()` that delivered nothing, a `give` backed off per item, a player
  * whose runs keep ending blocked, and `status(player)` for staff. No scheduling here: that
- * is loop.ts.
+ * is scheduler.ts.
  *
  * @module
  * @internal
  */
-import { CLAIM_WINDOW_MS } from '../wire/claim.js';
-import type { JournalEntry } from '../journals/contract.js';
-import type { LoopClaimReport, LoopPendingItem, LoopVoteReport, PlayerDeliveryStatus } from './loop-types.js';
-import { inspectEntries } from './inspect.js';
-import type { DeliveredItem, DeliveryCode, GrantFunction } from './types.js';
+import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
+import type { JournalEntry } from '../../journals/contract.js';
+import type { LoopClaimReport, LoopPendingItem, LoopVoteReport, PlayerDeliveryStatus } from './types.js';
+import { inspectEntries } from '../inspect/index.js';
+import type { DeliveredItem, DeliveryCode, GrantFunction } from '../core/index.js';
 
 /** A failed `give` waits this long before the item is given again, doubling per failure up to the cap. */
 const GIVE_BACKOFF_BASE_MS = CLAIM_WINDOW_MS;

@@ -18,9 +18,9 @@
  * @module
  * @internal
  */
-import type { JournalVoteClaim, JournalVoteCounters, VoteRewardPrice } from '../journals/vote-entries.js';
-import { MAX_SERVICE_COUNT } from '../wire/bounds.js';
-import type { VoteReward, VoteRewardInput } from '../wire/vote-reward.js';
+import type { JournalVoteClaim, JournalVoteCounters, VoteRewardPrice } from '../../journals/vote-entries.js';
+import { MAX_SERVICE_COUNT } from '../../wire/bounds.js';
+import type { VoteReward, VoteRewardInput } from '../../wire/vote-reward.js';
 
 /**
  * How long after it was sent a vote claim whose answer was lost can still be carried out
