@@ -66,7 +66,7 @@ export default {
     'src/bridge/log.ts',
     'src/bridge/rcon-link.ts',
     'src/bridge/bridge.ts',
-    'src/delivery/loop-types.ts',
+    'src/delivery/loop/types.ts',
     'src/cli/shared.ts',
     'src/cli/program.ts',
   ],
