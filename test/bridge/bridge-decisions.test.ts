@@ -125,11 +125,11 @@ describe('what the journal holds at start', () => {
 
 describe('gives, counted and logged', () => {
   /** A line a crash left in the journal, given once Steve joins. */
-  async function purchase(s: Setup): Promise<RunningBridge> {
+  async function purchase(s: Setup, config: Record<string, unknown> = {}): Promise<RunningBridge> {
     const journal = new FileJournal(join(s.dir, 'journal.jsonl'));
     await journal.append([journalLine('invoice:1', 'Steve')]);
     await journal.close();
-    const bridge = await start(s, {});
+    const bridge = await start(s, config);
     await call(bridge, 'POST', '/v1/join', { player: 'Steve' });
     await expect.poll(() => s.gameCalls.length).toBeGreaterThan(0);
     await expect.poll(() => s.lines.filter((l) => l.msg.startsWith('item ')).length).toBeGreaterThan(0);
@@ -146,10 +146,12 @@ describe('gives, counted and logged', () => {
     expect(await metric(bridge, 'failed')).toBeUndefined();
   });
 
-  it('a give the game refuses: a warning that it stays pending, counted failed, never given', async () => {
+  it('a give the game refuses: a warning that it stays pending, counted failed, never given; marked for staff after staffAfterAttempts', async () => {
     const s = await setup();
     s.game.status = 500;
-    const bridge = await purchase(s);
+    const bridge = await purchase(s, { loop: { claimMode: 'fast', staffAfterAttempts: 1 } });
+    await expect.poll(() => s.lines.filter((l) => l.level === 'error').length).toBeGreaterThan(0);
+    expect(s.lines.find((l) => l.level === 'error')).toMatchObject({ msg: 'an item keeps failing to be given; marked for staff (teamgames journal pending)', player: 'Steve', deliveryId: 'invoice:1', attempts: 1, error: { message: expect.stringContaining('HTTP 500') } });
     const warning = s.lines.find((l) => l.msg === 'item not given; it stays pending and is tried again');
     expect(warning).toMatchObject({ level: 'warn', player: 'Steve', error: { message: expect.stringContaining('HTTP 500') } });
     expect(warning?.deliveryId).toBe('invoice:1');
