@@ -134,6 +134,10 @@ describe('exactly one of', () => {
     expect(problems({ give: WEBHOOK, journal: { postgres: {}, mysql: { urlEnv: 'A' } } })).toEqual(['journal.postgres: needs exactly one of "urlEnv" (an environment variable holding the URL) or "urlFile" (a file holding it)', 'journal: needs exactly one of "file", "postgres" or "mysql"']);
   });
 
+  it('a section that is null is named by its type, the rule across its fields not run', () => {
+    expect(problems({ give: WEBHOOK, journal: { postgres: null } })).toEqual(['journal.postgres: Invalid input: expected object, received null']);
+  });
+
   it('the sink: webhook or rcon; the RCON password from a variable or a file', () => {
     expect(problems({ give: {} })).toEqual(['give: needs exactly one of "webhook" or "rcon"']);
     expect(problems({ give: { ...WEBHOOK, ...RCON() } })).toEqual(['give: needs exactly one of "webhook" or "rcon"']);
@@ -157,6 +161,11 @@ describe('secrets in the config', () => {
       'dbPassword: secrets are never read from the config file (nor the command line); keep it in an environment variable or a file',
       'deployApiKey: secrets are never read from the config file (nor the command line); set TEAMGAMES_API_KEY or TEAMGAMES_API_KEY_FILE',
     ]);
+  });
+
+  it('looks inside lists and past nulls: a database URL in a list is named at its index', () => {
+    expect(problems({ give: WEBHOOK, log: { urls: ['postgres://db/g', 'x'] } })).toEqual(['log.urls.0: a database URL is never written in the config file; name an environment variable with "urlEnv" or a file with "urlFile"', 'log.urls: unknown field']);
+    expect(problems({ give: WEBHOOK, baseUrl: null })).toEqual(['baseUrl: must be an http or https URL']);
   });
 
   it('names that only look close are not secrets (they are then unknown fields, or fine)', () => {

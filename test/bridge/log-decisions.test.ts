@@ -121,6 +121,16 @@ describe('createLogger', () => {
     expect(silent.lines).toEqual([]);
   });
 
+  it('a line below the level costs nothing: no redaction is run for it', () => {
+    const seen: string[] = [];
+    const log = createLogger('warn', (t) => (seen.push(t), t), capture().destination);
+    log.debug('d', { a: 'x' });
+    log.info('i');
+    expect(seen).toEqual([]);
+    log.warn('w');
+    expect(seen).toEqual(['w']);
+  });
+
   it('flush reaches the destination', () => {
     let flushed = 0;
     const destination = { write: () => undefined, flush: () => void flushed++ } as unknown as import('pino').DestinationStream;

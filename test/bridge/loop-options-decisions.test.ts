@@ -72,5 +72,6 @@ describe('the loop options at their edges', () => {
     expect(start({ give, claimMode: 'exactlyOnce' })).toBeDefined();
     expect(start({ give, claimMode: 'fast' })).toBeDefined();
     expect(refusal({ give, signal: 'x' }).argument).toBe('options.signal');
+    expect(refusal({ give, nope: 1 }).argument).toBe('options.nope');
   });
 });

@@ -6,7 +6,7 @@
  * is usable; every packet's size held to 10 bytes .. 1 MiB, at both edges; close.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_PACKET_SIZE, RconLink, messageOf, type Sent } from '../../src/bridge/rcon-link.js';
 import { TestRconServer, packet, type TestRconServerOptions } from '../support/rcon-server.js';
 
@@ -143,16 +143,65 @@ describe('connect', () => {
     await expect.poll(() => server.connections).toBe(0);
   });
 
-  it('a server that closes the connection before the auth answer: not logged in', async () => {
+  it('a server that answers the login with the empty response value, then closes before the auth response: not logged in', async () => {
     const server = createServer((socket: Socket) => {
       rawSockets.add(socket);
       socket.on('error', () => undefined);
-      socket.once('data', () => socket.end(packet(1, 0, '')));
+      // rcon-client takes that first packet for the answer; the auth response never comes.
+      socket.once('data', (chunk: Buffer) => socket.end(packet(chunk.readInt32LE(4), 0, '')));
     });
     raw.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const link = linkTo((server.address() as AddressInfo).port);
-    await expect(link.connect()).rejects.toThrow(/^RCON: could not connect to .* and log in \(nothing sent\): /);
+    await expect(link.connect()).rejects.toThrow(/^RCON: could not connect to .* and log in \(nothing sent\): Authentication failed$/);
+    expect(text(await link.send('x'))).toBe('notSent RCON: not connected');
+  });
+
+  it('a login answer that arrives a few bytes at a time is read whole', async () => {
+    const server = createServer((socket: Socket) => {
+      rawSockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.setNoDelay(true);
+      let buffer = Buffer.alloc(0);
+      socket.on('data', async (more: Buffer) => {
+        buffer = Buffer.concat([buffer, more]);
+        while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32LE(0)) {
+          const [size, id, type] = [buffer.readInt32LE(0), buffer.readInt32LE(4), buffer.readInt32LE(8)];
+          buffer = buffer.subarray(4 + size);
+          if (type !== 3) {
+            socket.write(packet(id, 0, 'pong'));
+            continue;
+          }
+          // A response value with a body first: its header arrives well before its end.
+          const answer = Buffer.concat([packet(id, 0, 'x'.repeat(30)), packet(id, 2, '')]);
+          for (let at = 0; at < answer.length; at += 12) {
+            socket.write(answer.subarray(at, at + 12));
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          }
+        }
+      });
+    });
+    raw.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const link = linkTo((server.address() as AddressInfo).port);
+    await link.connect();
+    expect(text(await link.send('ping'))).toBe('reply pong');
+  });
+
+  it('leaves no timer behind once logged in', async () => {
+    const server = await game();
+    const made: NodeJS.Timeout[] = [];
+    const real = globalThis.setTimeout;
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      const timer = real(fn, ms);
+      if (ms === 60_000) made.push(timer);
+      return timer;
+    }) as typeof setTimeout);
+    const link = linkTo(server.port, async () => 'secret', 60_000);
+    await link.connect();
+    spy.mockRestore();
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.filter((t) => !(t as unknown as { _destroyed: boolean })._destroyed)).toEqual([]);
   });
 });
 
@@ -192,6 +241,20 @@ describe('packet sizes', () => {
     const link = linkTo(await rawGame((id) => packet(id, 0, 'x'.repeat(MAX_PACKET_SIZE - 9))));
     await link.connect();
     expect(text(await link.send('big'))).toMatch(/^unknown RCON: /);
+  });
+
+  it('a bad size field is refused as soon as its 4 bytes arrive, without waiting for more', async () => {
+    const link = linkTo(
+      await rawGame(() => {
+        const bad = Buffer.alloc(4);
+        bad.writeInt32LE(-1, 0);
+        return bad;
+      }),
+      async () => 'secret',
+      60_000,
+    );
+    await link.connect();
+    expect(text(await link.send('x'))).toMatch(/^unknown RCON: /);
   });
 
   it('the smallest packet (size 10, an empty body) is a reply; 9 is refused', async () => {
