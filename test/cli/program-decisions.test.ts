@@ -144,3 +144,32 @@ describe('failures', () => {
     expect(JSON.parse(r.stderr)).toMatchObject({ error: 'NETWORK_ERROR', message: expect.stringMatching(/^catalog: /) });
   });
 });
+
+describe('the exact texts', () => {
+  it('the catalog: one row per product, aligned, a note for a sale and for a free product only', async () => {
+    expect(await run(['catalog'])).toEqual({ code: 0, stdout: "id   productId           name                price  units     note\n---  ------------------  ------------------  -----  --------  ---------------\n101  4151                Abyssal whip        9.99   1\n102  11802               Armadyl godsword    19.99  1         sale, was 24.99\n103  13652               Dragon claws        14.99  1\n201  rank_donator        Donator rank        10.00  1\n202  rank_super_donator  Super donator rank  25.00  1\n301  995                 Coins (10M)         2.50   10000000\n302  385                 Shark pack          1.99   100\n303  starter_pack        Starter pack        0.00   1         FREE\n", stderr: '' });
+  });
+
+  it('a vote: its messages, then the rewards as a table; too few points said under the messages', async () => {
+    mock.recordVote(KEY, 'Steve', 3);
+    expect(await run(['vote', 'Steve', '1', 'all'])).toEqual({ code: 0, stdout: "You have claimed 3 x Vote Mystery Box.\nreward  name              give  points left  votes this month  points ever\n------  ----------------  ----  -----------  ----------------  -----------\n1       Vote Mystery Box  3     0            1                 3\n", stderr: '' });
+    expect(await run(['vote', 'Steve', '2', '1'])).toEqual({ code: 0, stdout: "Insufficient Points: you have 0 vote points and Double XP scroll costs 5 per unit.\nNot enough vote points.\n", stderr: '' });
+  });
+
+  it('a preview with --raw: the rows waiting, then the purchase rows with every column', async () => {
+    mock.addPurchase(KEY, { playerName: 'Steve', id: 302, quantity: 2 });
+    expect(await run(['preview', 'Steve', '--raw'])).toEqual({ code: 0, stdout: "PREVIEW: You have 1 purchase waiting to be claimed.\n\nWaiting for Steve:\nproduct  name        grant  bought  unit price\n-------  ----------  -----  ------  ----------\n385      Shark pack  200    2       1.99\n\nPurchase rows:\ninvoice  productid  quantity  givequantity  paymentstatus  deliverystatus  created\n-------  ---------  --------  ------------  -------------  --------------  ------------------------\n1        385        2         200           Paid           Undelivered     2026-01-01T00:00:00.000Z\n", stderr: '' });
+  });
+
+  it("a failure is labelled with the command the user ran, not the SDK's method", async () => {
+    const refused = async () => {
+      throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    };
+    expect(await run(['catalog'], { overrides: { fetch: refused } })).toEqual({ code: 4, stdout: '', stderr: 'teamgames: catalog: could not reach api.teamgames.io/api/v2/client/global/products (ECONNREFUSED)\n' });
+    expect(await run(['preview', 'Steve'], { overrides: { fetch: async () => new Response('oops', { status: 500 }) } })).toEqual({ code: 1, stdout: '', stderr: 'teamgames: preview: api.teamgames.io/api/v4/store/transaction/update answered HTTP 500\n' });
+  });
+
+  it('an invalid player of a vote is named as typed', async () => {
+    expect(await run(['vote', 'P'.repeat(65), '1', '1'])).toEqual({ code: 2, stdout: '', stderr: 'teamgames: vote: invalid <player>: must be at most 64 characters, got 65 (see teamgames --help)\n' });
+  });
+});

@@ -5,6 +5,7 @@
  * answer (keys included), and how an answer reaches stdout or, when stdout fails, stderr.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,8 +36,20 @@ describe('firstLineOf', () => {
   it('is the first non-blank line, trimmed, whatever the line ends; "" when there is none', async () => {
     expect(await firstLineOf(await file('\r\n  \n\t key-1 \r\nkey-2\n'), 'KEY')).toBe('key-1');
     expect(await firstLineOf(await file('only'), 'KEY')).toBe('only');
+    expect(await firstLineOf(await file('key-1\nkey-2\n'), 'KEY')).toBe('key-1');
     expect(await firstLineOf(await file(' \n\n'), 'KEY')).toBe('');
     expect(await firstLineOf(await file(''), 'KEY')).toBe('');
+  });
+
+  it.skipIf(!existsSync('/proc/self/fd'))('closes the file after each read, a refused one included', async () => {
+    const good = await file('k\n');
+    const open = await file('k\n', 0o644);
+    const before = readdirSync('/proc/self/fd').length;
+    for (let i = 0; i < 5; i++) {
+      await firstLineOf(good, 'KEY');
+      await firstLineOf(open, 'KEY', true).catch(() => undefined);
+    }
+    expect(readdirSync('/proc/self/fd').length).toBe(before);
   });
 
   it('reads only the first 64 KiB', async () => {
@@ -120,7 +133,7 @@ describe('redaction', () => {
   it('keyRedactor removes the key, its forms, and the form a table shows (escaped)', () => {
     const redact = keyRedactor(KEY);
     expect(redact(`raw ${KEY} url ${encodeURIComponent(KEY)} base64 ${Buffer.from(KEY).toString('base64')}`)).toBe('raw <redacted> url <redacted> base64 <redacted>');
-    expect(redact(table(['key'], [[KEY]]))).not.toContain('backslash');
+    expect(redact(table(['key'], [[KEY]]))).toBe(`key\n${'-'.repeat(19)}\n<redacted>\n`);
     const plain = keyRedactor('plain-key-1');
     expect(plain('a plain-key-1 b')).toBe('a <redacted> b');
   });
