@@ -169,6 +169,23 @@ describe('the exact texts', () => {
     expect(await run(['preview', 'Steve'], { overrides: { fetch: async () => new Response('oops', { status: 500 }) } })).toEqual({ code: 1, stdout: '', stderr: 'teamgames: preview: api.teamgames.io/api/v4/store/transaction/update answered HTTP 500\n' });
   });
 
+  it('an answer with a code the SDK does not know: said, with the code, and that nothing was granted', async () => {
+    const r = await run(['preview', 'Steve'], { overrides: answering({ status: 'SUCCESS', code: 'NEW_THING', message: 'hm' }) });
+    expect(r).toEqual({ code: 0, stdout: 'UNKNOWN: hm\nUnrecognised answer from the service (code "NEW_THING"). Nothing was granted.\n', stderr: '' });
+  });
+
+  it('a failure that is neither a usage error nor the SDK\'s: exit 1, FAILURE in JSON', async () => {
+    const out = { stdout: '', stderr: '' };
+    const code = await runTeamgames(
+      ['claim', 'Steve', '--json'],
+      { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: true, confirm: async () => Promise.reject(new Error('the terminal is gone')) },
+      { TEAMGAMES_API_KEY: KEY },
+      { fetch: mock.fetch, now: mock.clock.now, retry: 0 },
+    );
+    expect(code).toBe(EXIT.FAILURE);
+    expect(out).toEqual({ stdout: '', stderr: '{"error":"FAILURE","message":"the terminal is gone"}\n' });
+  });
+
   it('an invalid player of a vote is named as typed', async () => {
     expect(await run(['vote', 'P'.repeat(65), '1', '1'])).toEqual({ code: 2, stdout: '', stderr: 'teamgames: vote: invalid <player>: must be at most 64 characters, got 65 (see teamgames --help)\n' });
   });
