@@ -161,6 +161,32 @@ describe('gives, counted and logged', () => {
   });
 });
 
+describe('vote rewards, counted and logged', () => {
+  const voteMetric = async (bridge: RunningBridge, outcome: string) => new RegExp(`teamgames_bridge_gives_total\\{kind="vote",outcome="${outcome}"\\} (\\d+)`).exec(await (await call(bridge, 'GET', '/metrics')).text())?.[1];
+
+  it('a reward the game takes: "vote reward given", counted as a vote', async () => {
+    const s = await setup();
+    const bridge = await start(s, {});
+    await call(bridge, 'POST', '/v1/join', { player: 'Steve' });
+    s.mock.recordVote(KEY, 'Steve', 3);
+    const answer = await (await call(bridge, 'POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 1 })).json();
+    expect(answer).toMatchObject({ code: 'SUCCESS' });
+    expect(s.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'vote reward given', player: 'Steve' }));
+    expect(await voteMetric(bridge, 'given')).toBe('1');
+  });
+
+  it('a reward the game refuses: "vote reward not given; it stays pending", counted failed', async () => {
+    const s = await setup();
+    s.game.status = 500;
+    const bridge = await start(s, {});
+    await call(bridge, 'POST', '/v1/join', { player: 'Steve' });
+    s.mock.recordVote(KEY, 'Steve', 3);
+    await call(bridge, 'POST', '/v1/vote', { player: 'Steve', reward: '1', amount: 1 });
+    expect(s.lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'vote reward not given; it stays pending', player: 'Steve' }));
+    expect(await voteMetric(bridge, 'failed')).toBe('1');
+  });
+});
+
 describe('the RCON list poll', () => {
   it('hands the roster only valid names', async () => {
     const game = await TestRconServer.start();
