@@ -10,7 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BASE_URL, FileJournal } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { startBridge, type RunningBridge } from '../../src/bridge/bridge.js';
@@ -120,6 +120,29 @@ describe('what the journal holds at start', () => {
     await journal.close();
     await start(s, {});
     expect(s.lines.filter((l) => l.msg.startsWith('the journal holds'))).toEqual([expect.objectContaining({ level: 'error', openWindows: 1 })]);
+  });
+});
+
+describe('the count of open windows', () => {
+  it('is read from the journal at most every 5 s (monotonic clock): a resolve shows after that', async () => {
+    const s = await setup();
+    const journal = new FileJournal(join(s.dir, 'journal.jsonl'));
+    await journal.append([journalWindow('window:1', 'Steve')]);
+    await journal.close();
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const bridge = await start(s, {});
+      const open = async () => (await (await call(bridge, 'GET', '/v1/health')).json()).openWindows;
+      expect(await open()).toBe(1);
+      expect((await call(bridge, 'POST', '/v1/windows/resolve', { windowId: 'window:1', by: 'ann', note: 'given by hand' })).status).toBe(200);
+      expect(await open()).toBe(1);
+      vi.advanceTimersByTime(4_999);
+      expect(await open()).toBe(1);
+      vi.advanceTimersByTime(1);
+      expect(await open()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
