@@ -92,6 +92,14 @@ describe('the store it talks to', () => {
 });
 
 describe('what the journal holds at start', () => {
+  it('a loopback listener is not warned about: localhost, any 127.x.y.z', async () => {
+    for (const host of ['localhost', '127.10.10.10']) {
+      const s = await setup();
+      await start(s, { listen: { host, port: 0 } });
+      expect(s.lines.filter((l) => l.level === 'warn')).toEqual([]);
+    }
+  });
+
   it('nothing: no line about it', async () => {
     const s = await setup();
     await start(s, {});
@@ -165,6 +173,7 @@ describe('gives, counted and logged', () => {
     const bridge = await purchase(s);
     expect(s.gameCalls).toHaveLength(1);
     expect(s.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'item given', player: 'Steve', deliveryId: 'invoice:1' }));
+    await expect.poll(() => s.lines.filter((l) => l.msg === 'delivery')).toEqual([expect.objectContaining({ level: 'info', player: 'Steve', granted: 1, failed: 0 })]);
     expect(await metric(bridge, 'given')).toBe('1');
     expect(await metric(bridge, 'failed')).toBeUndefined();
   });
