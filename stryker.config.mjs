@@ -37,14 +37,17 @@ export default {
     'src/delivery/core/give.ts',
     'src/delivery/core/thrown.ts',
     'src/delivery/records/item-records.ts',
+    'src/delivery/records/checked.ts',
+    // The checkout hints (#47): how long, how many, which share of the budget, for whom.
+    'src/delivery/loop/hints.ts',
     'src/cli/journal-command.ts',
     'src/cli/journal-sources.ts',
     'src/cli/journal-print.ts',
     'src/host/databases.ts',
     'src/journals/**/*.ts',
     // The bridge's sinks (#37): what they send, when they stop sending; what counts as given.
-    // (rcon-link.ts, the connection, is left out for now: its mutants mostly hang a socket
-    // until the timeout.)
+    // (rcon/link.ts, the connection, is below with the bridge's decisions: its suite uses a
+    // fake server, so its mutants no longer hang a socket until the timeout.)
     'src/bridge/rcon/sink.ts',
     'src/bridge/rcon/template.ts',
     'src/bridge/webhook/sink.ts',
@@ -76,6 +79,28 @@ export default {
     'src/internal/*.ts',
     '!src/internal/clock.ts',
     '!src/wire/options.ts',
+    // The bridge's and the CLI's decisions (#46, in-process suites test/bridge/*-decisions and
+    // test/cli/*-decisions): the HTTP API (token, body limits, 503 while stopping, each
+    // route's refusals), bridge.json's rules, the secrets (the token's minimum, file modes and
+    // owners), what the log redacts, the RCON connection (not sent vs unknown, packet bounds),
+    // the assembly, the loop's option bounds, and both CLI layers (`teamgames` and what it
+    // shares with `teamgames journal`). Left out: bridge/journal.ts (opens the journal the
+    // config names: wiring over host/databases.ts, which is in), bridge/sink.ts and
+    // bridge/rcon/types.ts (types only), host/io.ts (an interface), cli/index.ts (the bin's process wiring).
+    'src/bridge/http/server.ts',
+    'src/bridge/http/routes.ts',
+    'src/bridge/secrets.ts',
+    'src/host/secrets.ts',
+    'src/host/redact.ts',
+    'src/bridge/config.ts',
+    'src/bridge/log.ts',
+    'src/bridge/rcon/link.ts',
+    // What a game's RCON reply says (given, absent player, refused), its presets (#44).
+    'src/bridge/rcon/replies.ts',
+    'src/bridge/bridge.ts',
+    'src/delivery/loop/types.ts',
+    'src/cli/shared.ts',
+    'src/cli/program.ts',
   ],
   // Mutants in module-level constants would each need every suite: left out, for speed.
   // Counted once (#46: a dry run of every file below plus all of src/bridge/, cli/program.ts

@@ -34,6 +34,10 @@ export default mergeConfig(
         'test/delivery/**/*.test.ts',
         'test/journals/**/*.test.ts',
         'test/cli/journal*.test.ts',
+        // The CLI's decisions (#46): `teamgames` itself, its safe output, the in-process suites.
+        'test/cli/teamgames.test.ts',
+        'test/cli/safe-output.test.ts',
+        'test/cli/*-decisions.test.ts',
         'test/databases/*.db.test.ts',
         'test/bridge/**/*.test.ts',
         // The client core (#46): its unit suites, the wire's contract, the end-to-end calls

@@ -51,9 +51,16 @@ export function secretRedactor(secrets: SecretsToHide): Redact {
   if (secrets.databaseUrl !== undefined) {
     add(secrets.databaseUrl);
     try {
-      for (const s of urlSecrets(new URL(secrets.databaseUrl))) {
+      const url = new URL(secrets.databaseUrl);
+      const found = urlSecrets(url);
+      for (const s of found) {
         add(s);
         add(decodeURIComponent(s));
+      }
+      // A parameter's value as the URL spells it (`k3y%21`): the parsed one above is decoded.
+      for (const pair of url.search.slice(1).split('&')) {
+        const raw = pair.slice(pair.indexOf('=') + 1);
+        if (found.includes(new URLSearchParams(`v=${raw}`).get('v') ?? '')) add(raw);
       }
     } catch {
       // Not a URL: the whole text is masked above.

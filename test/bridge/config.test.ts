@@ -243,10 +243,12 @@ describe('bridge.json', () => {
 });
 
 describe('the secrets', () => {
-  const config = checkBridgeConfig({ give: WEBHOOK, journal: { postgres: { urlEnv: 'DATABASE_URL' } } }, '/srv/game');
+  // Built when a test asks, not while the suite is collected: StrykerJS counts code run at
+  // collection as static and then misjudges its mutants (#46).
+  const config = () => checkBridgeConfig({ give: WEBHOOK, journal: { postgres: { urlEnv: 'DATABASE_URL' } } }, '/srv/game');
 
   it('names every missing or bad secret at once, never a value', async () => {
-    const error = (await readSecrets(config, { TEAMGAMES_BRIDGE_TOKEN: 'short-SECRET' }).catch((e: unknown) => e)) as Error;
+    const error = (await readSecrets(config(), { TEAMGAMES_BRIDGE_TOKEN: 'short-SECRET' }).catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toContain('TEAMGAMES_API_KEY is not set');
     expect(error.message).toContain('TEAMGAMES_BRIDGE_TOKEN must be at least 32 characters, got 12');
@@ -257,7 +259,7 @@ describe('the secrets', () => {
   it('reads the key, the token (or its file) and the database URL', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bridge-secrets-'));
     await writeFile(join(dir, 'token'), `${'t'.repeat(40)}\n`, { mode: 0o600 });
-    const secrets = await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: join(dir, 'token'), DATABASE_URL: 'postgres://u:p@db/game' });
+    const secrets = await readSecrets(config(), { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: join(dir, 'token'), DATABASE_URL: 'postgres://u:p@db/game' });
     expect(secrets).toEqual({ apiKey: 'key-1', token: 't'.repeat(40), databaseUrl: 'postgres://u:p@db/game' });
   });
 
@@ -266,11 +268,11 @@ describe('the secrets', () => {
     const path = join(dir, 'token');
     await writeFile(path, `${'t'.repeat(40)}\n`);
     await chmod(path, 0o644);
-    const error = await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
+    const error = await readSecrets(config(), { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
     expect((error as Error).message).toBe(`TEAMGAMES_BRIDGE_TOKEN_FILE: cannot read ${path} (other users may read or change it, mode 0644: chmod o-rwx ${path})`);
     expect((error as Error).message).not.toContain('tttt');
     await chmod(path, 0o640);
-    expect((await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' })).token).toBe('t'.repeat(40));
+    expect((await readSecrets(config(), { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' })).token).toBe('t'.repeat(40));
   });
 
   const other = secondUser();
@@ -279,7 +281,7 @@ describe('the secrets', () => {
     const path = join(dir, 'token');
     await writeFile(path, `${'t'.repeat(40)}\n`);
     await chmod(path, 0o660);
-    const error = await readSecrets(config, { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
+    const error = await readSecrets(config(), { TEAMGAMES_API_KEY: 'key-1', TEAMGAMES_BRIDGE_TOKEN_FILE: path, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
     expect((error as Error).message).toBe(`TEAMGAMES_BRIDGE_TOKEN_FILE: cannot read ${path} (its group may change it, mode 0660: chmod g-w ${path})`);
   });
 
@@ -292,13 +294,13 @@ describe('the secrets', () => {
     await chown(token, other!.uid, other!.gid);
     await chown(key, other!.uid, other!.gid);
     const me = process.geteuid!();
-    const error = await readSecrets(config, { TEAMGAMES_API_KEY_FILE: key, TEAMGAMES_BRIDGE_TOKEN_FILE: token, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
+    const error = await readSecrets(config(), { TEAMGAMES_API_KEY_FILE: key, TEAMGAMES_BRIDGE_TOKEN_FILE: token, DATABASE_URL: 'postgres://db/game' }).catch((e: Error) => e);
     expect((error as Error).message).toBe(
       `2 secrets are missing or bad:\n  TEAMGAMES_API_KEY_FILE: cannot read ${key} (owned by user ${other!.uid}, who may change it, not by this process's user (${me}) or root: chown ${me} ${key})\n  TEAMGAMES_BRIDGE_TOKEN_FILE: cannot read ${token} (owned by user ${other!.uid}, who may change it, not by this process's user (${me}) or root: chown ${me} ${token})`,
     );
     // Root's own file, readable by the bridge's group, is the systemd recipe: accepted.
     await chown(token, 0, other!.gid);
     await chown(key, 0, other!.gid);
-    expect(await readSecrets(config, { TEAMGAMES_API_KEY_FILE: key, TEAMGAMES_BRIDGE_TOKEN_FILE: token, DATABASE_URL: 'postgres://db/game' })).toMatchObject({ apiKey: 'key-1', token: 't'.repeat(40) });
+    expect(await readSecrets(config(), { TEAMGAMES_API_KEY_FILE: key, TEAMGAMES_BRIDGE_TOKEN_FILE: token, DATABASE_URL: 'postgres://db/game' })).toMatchObject({ apiKey: 'key-1', token: 't'.repeat(40) });
   });
 });
