@@ -8,7 +8,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_PACKET_SIZE, RconLink, messageOf, type Sent } from '../../src/bridge/rcon/link.js';
-import { TestRconServer, packet, type TestRconServerOptions } from '../support/rcon-server.js';
+import { TestRconServer, onPackets, packet, type TestRconServerOptions } from '../support/rcon-server.js';
 
 const servers: TestRconServer[] = [];
 const links: RconLink[] = [];
@@ -211,17 +211,7 @@ describe('packet sizes', () => {
     const server = createServer((socket: Socket) => {
       rawSockets.add(socket);
       socket.on('error', () => undefined);
-      let buffer = Buffer.alloc(0);
-      socket.on('data', (chunk: Buffer) => {
-        buffer = Buffer.concat([buffer, chunk]);
-        while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32LE(0)) {
-          const size = buffer.readInt32LE(0);
-          const id = buffer.readInt32LE(4);
-          const type = buffer.readInt32LE(8);
-          buffer = buffer.subarray(4 + size);
-          socket.write(type === 3 ? Buffer.concat([packet(id, 0, ''), packet(id, 2, '')]) : reply(id));
-        }
-      });
+      onPackets(socket, (id, type) => void socket.write(type === 3 ? Buffer.concat([packet(id, 0, ''), packet(id, 2, '')]) : reply(id)));
     });
     raw.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

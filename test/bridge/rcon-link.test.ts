@@ -9,7 +9,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal, type JournalWindow } from '../../src/index.js';
 import { RconWindowError, commandWindowId } from '../../src/bridge/rcon/sink.js';
-import { packet } from '../support/rcon-server.js';
+import { onPackets, packet } from '../support/rcon-server.js';
 import { itemOf, rconSuite, recordingLog, whip } from '../support/rcon-sink.js';
 
 const rcon = rconSuite();
@@ -44,22 +44,13 @@ async function garbageGame(garbage: Buffer): Promise<{ port: number; password: s
   const commands: string[] = [];
   const server = createServer((socket) => {
     socket.on('error', () => undefined);
-    let buffer = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32LE(0)) {
-        const size = buffer.readInt32LE(0);
-        const id = buffer.readInt32LE(4);
-        const type = buffer.readInt32LE(8);
-        const body = buffer.subarray(12, 4 + size - 2).toString('utf8');
-        buffer = buffer.subarray(4 + size);
-        if (type === 3) {
-          socket.write(Buffer.concat([packet(id, 0, ''), packet(id, 2, '')]));
-          continue;
-        }
-        commands.push(body);
-        socket.write(commands.length === 1 ? garbage : packet(id, 0, 'Gave 1 [Whip] to Steve'));
+    onPackets(socket, (id, type, body) => {
+      if (type === 3) {
+        socket.write(Buffer.concat([packet(id, 0, ''), packet(id, 2, '')]));
+        return;
       }
+      commands.push(body);
+      socket.write(commands.length === 1 ? garbage : packet(id, 0, 'Gave 1 [Whip] to Steve'));
     });
   });
   return { port: await listening(server), password: 'secret', commands };

@@ -131,20 +131,10 @@ export class TestRconServer {
     socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => undefined);
     let authed = false;
-    let buffer = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32LE(0)) {
-        const size = buffer.readInt32LE(0);
-        const id = buffer.readInt32LE(4);
-        const type = buffer.readInt32LE(8);
-        // The body ends at its null terminator, before the packet's last null.
-        const body = buffer.subarray(12, 4 + size - 2).toString('utf8');
-        buffer = buffer.subarray(4 + size);
-        if (type === AUTH) authed = this.#login(socket, id, body);
-        else if (type === EXEC && authed) this.#exec(socket, id, body);
-        else socket.destroy();
-      }
+    onPackets(socket, (id, type, body) => {
+      if (type === AUTH) authed = this.#login(socket, id, body);
+      else if (type === EXEC && authed) this.#exec(socket, id, body);
+      else socket.destroy();
     });
   }
 
@@ -171,6 +161,23 @@ export class TestRconServer {
       for (let at = 0; at < whole.length; at += answer.split) socket.write(whole.subarray(at, at + answer.split));
     }
   }
+}
+
+/** Calls `handle` for each whole packet the socket receives (however the bytes arrive): its id, type and body. */
+export function onPackets(socket: Socket, handle: (id: number, type: number, body: string) => void): void {
+  let buffer = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32LE(0)) {
+      const size = buffer.readInt32LE(0);
+      // The body ends at its null terminator, before the packet's last null.
+      const body = buffer.subarray(12, 4 + size - 2).toString('utf8');
+      const id = buffer.readInt32LE(4);
+      const type = buffer.readInt32LE(8);
+      buffer = buffer.subarray(4 + size);
+      handle(id, type, body);
+    }
+  });
 }
 
 /** One packet: size, id, type, the body and its null terminator, and the empty string's null. */
