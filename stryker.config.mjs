@@ -71,6 +71,7 @@ export default {
     // - src/internal/clock.ts: `performance.now()` behind a name, nothing to decide.
     'src/client.ts',
     'src/client-parts.ts',
+    'src/client-options.ts',
     'src/endpoints.ts',
     'src/auth.ts',
     'src/errors.ts',

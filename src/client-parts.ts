@@ -17,7 +17,7 @@ import type { Catalog } from './wire/catalog.js';
 import { CLAIM_WINDOW_MS } from './wire/claim.js';
 import { CatalogCache } from './internal/catalog-cache.js';
 import { ClaimGuard } from './internal/claim-guard.js';
-import { CLIENT_OPTIONS, DEFAULT_SETTINGS, DERIVABLE_OPTIONS, checkSettings, resolveApiKey, resolveBaseUrl, type DerivedClientOptions, type Settings } from './internal/client-options.js';
+import { CLIENT_OPTIONS, DEFAULT_SETTINGS, DERIVABLE_OPTIONS, checkSettings, resolveApiKey, resolveBaseUrl, type DerivedClientOptions, type Settings } from './client-options.js';
 import { monotonicNow } from './internal/clock.js';
 import { checkBoolean, checkFunction, checkIntegerInRange, checkOptionsObject, checkRequiredObject, fail } from './internal/validate.js';
 

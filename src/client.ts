@@ -8,7 +8,7 @@ import type { VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, V
 import { startLoop, type DeliveryLoop, type DeliveryLoopOptions } from './delivery/loop/index.js';
 import type { DeliverOptions, DeliveryReport, GrantFunction, ResumeOptions, ResumeReport } from './delivery/core/index.js';
 import { guardedClaim } from './internal/claim-guard.js';
-import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, callOf, checkCatalog, checkClaim, checkVoteReward, transportOf, type DerivedClientOptions, type Settings } from './internal/client-options.js';
+import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, callOf, checkCatalog, checkClaim, checkVoteReward, transportOf, type DerivedClientOptions, type Settings } from './client-options.js';
 import { DERIVED, derivedSettings, partsOf, viaOf, type Derived, type Shared } from './client-parts.js';
 import { cachedCatalog } from './internal/catalog-cache.js';
 import { checkoutBody } from './internal/checkout-body.js';

@@ -33,6 +33,7 @@ export {
   type OutcomeUnknownReason,
 } from './errors.js';
 export type { StorefrontClientOptions, StorefrontEvent } from './types.js';
+export type { StorefrontRequestEvent } from './internal/request-events.js';
 export type { RequestOptions } from './wire/options.js';
 export type { Catalog, CatalogOptions, Product, Sale } from './wire/catalog.js';
 export type {
@@ -70,6 +71,7 @@ export type {
   DeliveredItem,
   DeliverOptions,
   DeliveryCode,
+  DeliveryEvent,
   DeliveryFailure,
   DeliveryMode,
   DeliveryReport,

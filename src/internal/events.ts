@@ -8,7 +8,7 @@
 import { HTTPError, TimeoutError as KyTimeoutError, type Options } from 'ky';
 import { maskHeaders } from '../auth.js';
 import type { Endpoint } from '../endpoints.js';
-import type { StorefrontEvent } from '../types.js';
+import type { StorefrontRequestEvent } from './request-events.js';
 import { networkCode, shortReason } from './to-error.js';
 
 /** What reports one call to `onEvent`: ky hooks for its requests and retries, and a callback for its responses. */
@@ -23,8 +23,8 @@ export interface EventReporter {
  * `response` event is not an `afterResponse` hook: ky would clone the response for it,
  * and the transport has read the body by the time ky runs those hooks.
  */
-export function eventReporter(endpoint: Endpoint, headers: Record<string, string>, onEvent: (event: StorefrontEvent) => void, redact: (text: string) => string): EventReporter {
-  const emit = (event: StorefrontEvent): void => {
+export function eventReporter(endpoint: Endpoint, headers: Record<string, string>, onEvent: (event: StorefrontRequestEvent) => void, redact: (text: string) => string): EventReporter {
+  const emit = (event: StorefrontRequestEvent): void => {
     try {
       onEvent(event);
     } catch {

@@ -10,7 +10,7 @@
 import ky, { HTTPError, TimeoutError as KyTimeoutError, type KyInstance, type Options, type RetryOptions } from 'ky';
 import type { Credentials } from '../auth.js';
 import type { Endpoint } from '../endpoints.js';
-import type { StorefrontEvent } from '../types.js';
+import type { StorefrontRequestEvent } from './request-events.js';
 import { WireProblem } from '../wire/parse.js';
 import { eventReporter } from './events.js';
 import { linkSignals, untilAborted } from './signals.js';
@@ -24,7 +24,7 @@ export interface TransportConfig {
   maxResponseBytes: number;
   fetch: typeof globalThis.fetch | undefined;
   userAgent: string;
-  onEvent: ((event: StorefrontEvent) => void) | undefined;
+  onEvent: ((event: StorefrontRequestEvent) => void) | undefined;
   credentials: Credentials;
 }
 

@@ -60,14 +60,6 @@ function crowded(files: readonly string[], max: number): string[] {
 // Folders over 15 files kept for now, each with why.
 const CROWDED_FOR_A_REASON: Record<string, string> = {};
 
-// Arrows back up the floors kept for now, each with why (a decision, not an accident).
-const UP_FOR_A_REASON: Record<string, string> = {
-  'src/types.ts (3) -> src/journals/contract.ts (4)':
-    "StorefrontClientOptions.journal is a DeliveryJournal; types.ts stays below the journals because the transport, its events and the client's option checks (internal/) read StorefrontEvent; splitting the event union by floor changes the reference's names (#45)",
-  'src/types.ts (3) -> src/delivery/core/index.ts (5)':
-    "StorefrontEvent's delivery events carry delivery's public types (DeliveredItem, DeliveryCode, DeliveryReport, UnverifiedWindow); same reason as the journal's (#45)",
-};
-
 describe('the house says what it is', () => {
   const src = sources('src');
 
@@ -107,11 +99,8 @@ describe('the house says what it is', () => {
     expect(roomBreaches(arrows)).toEqual(['src/delivery/loop/scheduler.ts -> src/delivery/engine/report.ts', 'src/client.ts -> src/delivery/votes/votes.ts']);
   });
 
-  it('no import runs back up the floors, type-only ones included, but those named with their reason', () => {
-    const up = upArrows(arrowsOf(src));
-    expect(up.filter((arrow) => !(arrow in UP_FOR_A_REASON))).toEqual([]);
-    // An arrow fixed drops its reason.
-    expect(Object.keys(UP_FOR_A_REASON).filter((arrow) => !up.includes(arrow))).toEqual([]);
+  it('no import runs back up the floors, type-only ones included', () => {
+    expect(upArrows(arrowsOf(src))).toEqual([]);
   });
 
   it('the floors check fails on an arrow up, and on a unit no floor names', () => {

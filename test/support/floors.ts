@@ -5,10 +5,11 @@
  *
  * Why this order: what has no dependency sits lowest (`common/`, then the errors, the
  * credential scheme and the version); the wire format is read with nothing but those;
- * the private machinery and the client's option and event types build on the wire; the
- * journals store what the wire said; delivery runs over the journals (its core, then the
- * engine, the votes and staff's view, then the loop that drives them); the client and the
- * public entry wire all of it together; what both command-line programs share (`host/`:
+ * the private machinery (with the events a call reports) builds on the wire; the journals
+ * store what the wire said; delivery runs over the journals (its core, with the events
+ * delivery reports, then the engine, the votes and staff's view, then the loop that drives
+ * them); the client's option types, their checks, the client and the public entry wire all
+ * of it together; what both command-line programs share (`host/`:
  * secrets, redaction, the database journals) stands under them; the bridge under
  * `teamgames` (the CLI loads the bridge's command, the bridge imports nothing of the CLI);
  * the CLI and the mock (a program of its own, which imports only `auth.ts` and `common/`)
@@ -21,12 +22,12 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/common'],
   ['src/errors.ts', 'src/errors', 'src/auth.ts', 'src/version.ts'],
   ['src/endpoints.ts', 'src/wire'],
-  ['src/internal', 'src/types.ts'],
+  ['src/internal'],
   ['src/journals'],
   ['src/delivery', 'src/delivery/core', 'src/delivery/records', 'src/delivery/inspect'],
   ['src/delivery/engine', 'src/delivery/votes', 'src/delivery/staff'],
   ['src/delivery/loop'],
-  ['src/client.ts', 'src/client-parts.ts', 'src/index.ts'],
+  ['src/types.ts', 'src/client-options.ts', 'src/client.ts', 'src/client-parts.ts', 'src/index.ts'],
   ['src/host'],
   ['src/bridge'],
   ['src/cli', 'src/mock'],

@@ -9,6 +9,7 @@
 export { PlayerLocks, acrossNodes } from './locks.js';
 export { SEEN_LIMIT, claimLoop, defaultJournal, journalErrorOf, loadedModes, playerLocksOf, releaseLoop, rememberedOf, sharedOf, type SeenAt, type Shared } from './shared.js';
 export { DEFAULT_GRANT_TIMEOUT_MS, MAX_GRANT_TIMEOUT_MS, checkGrantTimeout, failureOf, giveWithin, notedFailure, settleGiven, type BoundedGive, type GiveFailure, type Noted } from './give.js';
+export type { DeliveryEvent } from './events.js';
 export {
   ERROR_MESSAGE,
   GrantTimeoutError,

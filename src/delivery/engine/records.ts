@@ -10,12 +10,11 @@
  */
 import type { JournalError } from '../../errors.js';
 import type { DeliveryJournal, JournalEntry, JournalLine, JournalWindow, WindowCause } from '../../journals/contract.js';
-import type { StorefrontEvent } from '../../types.js';
 import type { ClaimResult, Transaction } from '../../wire/claim.js';
 import { linesOf, type Run } from './report.js';
 import { checked } from '../records/index.js';
 import { SEEN_LIMIT, defaultJournal, journalErrorOf, rememberedOf, sharedOf, type SeenAt, type Shared } from '../core/index.js';
-import type { UnverifiedWindow } from '../core/index.js';
+import type { DeliveryEvent, UnverifiedWindow } from '../core/index.js';
 
 
 /** What the engine needs from the clients that share it. @internal */
@@ -129,7 +128,7 @@ export class EngineRecords {
     if (seen.size > SEEN_LIMIT) seen.delete(seen.keys().next().value as string);
   }
 
-  emit(run: Run, event: StorefrontEvent): void {
+  emit(run: Run, event: DeliveryEvent): void {
     try {
       // Stryker disable next-line OptionalChaining: calling a missing listener throws inside the try that ignores listeners' failures: the same outcome
       run.via.onEvent?.(event);

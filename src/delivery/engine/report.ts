@@ -6,10 +6,9 @@
  * @internal
  */
 import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../../errors.js';
-import type { StorefrontEvent } from '../../types.js';
 import { SUCCESS_MESSAGE, type ClaimOptions, type ClaimResult, type Transaction } from '../../wire/claim.js';
 import type { JournalLine } from '../../journals/contract.js';
-import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryFailure, type DeliveryReport, type UnverifiedWindow } from '../core/index.js';
+import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryEvent, type DeliveryFailure, type DeliveryReport, type UnverifiedWindow } from '../core/index.js';
 
 const PARTIAL_MESSAGE = 'Some items could not be delivered yet; they will be delivered on your next claim.';
 /** The delivery loop gives what is left again on its own: the player need not claim. */
@@ -21,7 +20,7 @@ const UNVERIFIED_MESSAGE = 'We could not confirm the delivery of every recent pu
 /** The client a run works for: its claim (with its own options) and its `onEvent`. */
 export interface RunVia {
   claim: (playerName: string, options: ClaimOptions) => Promise<ClaimResult>;
-  onEvent: ((event: StorefrontEvent) => void) | undefined;
+  onEvent: ((event: DeliveryEvent) => void) | undefined;
   /** Removes the client's key, in every form, from a text the SDK shows (a player's message). */
   redact?: (text: string) => string;
 }

@@ -12,7 +12,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isStorefrontError, LoopRunningError } from '../../errors.js';
 import { checkPlayerName, fail } from '../../internal/validate.js';
-import type { StorefrontEvent } from '../../types.js';
 import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
 import { CallBudget, platformTimers, sleepOn, type LoopTimers } from './call-budget.js';
 import { DueHeap, type DueEntry } from './due-heap.js';
@@ -21,7 +20,7 @@ import { claimVoteInLoop, resumeVotesInLoop } from './votes.js';
 import { checkHint, HintBook, type CheckoutHint, type CheckoutHintOutcome } from './hints.js';
 import type { RunVia } from '../engine/index.js';
 import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, totalsOf, undelivered, type Player } from './player.js';
-import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryReport } from '../core/index.js';
+import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryEvent, type DeliveryReport } from '../core/index.js';
 
 export type { DeliveryLoop, DeliveryLoopOptions, LoopHost } from './types.js';
 
@@ -440,7 +439,7 @@ class Loop implements DeliveryLoop {
     return true;
   }
 
-  #emit(event: StorefrontEvent): void {
+  #emit(event: DeliveryEvent): void {
     try {
       // Stryker disable next-line OptionalChaining: without a listener the call throws a TypeError, which the catch below ignores as it ignores a listener's own
       this.#host.via().onEvent?.(event);

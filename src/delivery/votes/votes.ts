@@ -16,14 +16,13 @@
  */
 import { isStorefrontError, type JournalError, type Operation, type StorefrontError } from '../../errors.js';
 import { checkNonBlank, checkOptionsObject, checkPlayerName, checkPositiveInteger, checkRequiredObject, checkSignal, describe, fail } from '../../internal/validate.js';
-import type { StorefrontEvent } from '../../types.js';
 import type { DeliveryJournal, JournalEntry, JournalWindow } from '../../journals/contract.js';
 import type { JournalVoteClaim, JournalVoteCounters, JournalVoteReward } from '../../journals/vote-entries.js';
 import { voteMessageCode, type VoteRewardInput, type VoteRewardResult } from '../../wire/vote-reward.js';
 import { acrossNodes, type PlayerLocks } from '../core/index.js';
 import { account } from './recovery.js';
 import { checked } from '../records/index.js';
-import { checkGrantTimeout, giveWithin, journalErrorOf, notedFailure, settleGiven, sharedOf, type GiveFailure } from '../core/index.js';
+import { checkGrantTimeout, giveWithin, journalErrorOf, notedFailure, settleGiven, sharedOf, type DeliveryEvent, type GiveFailure } from '../core/index.js';
 import type { GivenVoteReward, VoteDeliveryCode, VoteDeliveryReport, VoteResumeReport, VoteRewardDeliveryOptions, VoteRewardFailure, VoteRewardGiveFunction, VoteUnverifiedWindow } from './types.js';
 
 const TEXT = {
@@ -37,7 +36,7 @@ const TEXT = {
 /** The client a vote delivery runs for: its vote claim, its `onEvent`, its redaction. */
 export interface VoteVia {
   claimVoteReward: (input: VoteRewardInput, options: { signal?: AbortSignal }) => Promise<VoteRewardResult>;
-  onEvent: ((event: StorefrontEvent) => void) | undefined;
+  onEvent: ((event: DeliveryEvent) => void) | undefined;
   /** The key, in every form, out of a text (players' texts included). */
   redact: (text: string) => string;
 }
@@ -441,7 +440,7 @@ function isVoteWork(e: JournalEntry): boolean {
   return e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true);
 }
 
-function emit(run: VoteRun, event: StorefrontEvent): void {
+function emit(run: VoteRun, event: DeliveryEvent): void {
   try {
     run.via.onEvent?.(event);
   } catch {

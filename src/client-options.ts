@@ -8,16 +8,16 @@
  * @module
  * @internal
  */
-import type { Credentials } from '../auth.js';
-import type { Operation } from '../errors.js';
-import type { StorefrontClientOptions, StorefrontEvent } from '../types.js';
-import { VERSION } from '../version.js';
-import type { CatalogOptions } from '../wire/catalog.js';
-import type { ClaimOptions } from '../wire/claim.js';
-import type { RequestOptions } from '../wire/options.js';
-import type { VoteRewardInput } from '../wire/vote-reward.js';
-import { envDenied, readEnv, runtimeAgent } from './runtime.js';
-import { Transport, type SendContext } from './transport.js';
+import type { Credentials } from './auth.js';
+import type { Operation } from './errors.js';
+import type { StorefrontClientOptions, StorefrontEvent } from './types.js';
+import { VERSION } from './version.js';
+import type { CatalogOptions } from './wire/catalog.js';
+import type { ClaimOptions } from './wire/claim.js';
+import type { RequestOptions } from './wire/options.js';
+import type { VoteRewardInput } from './wire/vote-reward.js';
+import { envDenied, readEnv, runtimeAgent } from './internal/runtime.js';
+import { Transport, type SendContext } from './internal/transport.js';
 import {
   checkBaseUrl,
   checkBoolean,
@@ -33,7 +33,7 @@ import {
   checkTimeout,
   fail,
   MAX_API_KEY_LENGTH,
-} from './validate.js';
+} from './internal/validate.js';
 
 /** The production base URL. */
 export const DEFAULT_BASE_URL = 'https://api.teamgames.io';
