@@ -111,6 +111,12 @@ export class HintBook {
    * again never keeps a player claimed past a hint's life. At most `HINT_LIMIT`, oldest first.
    */
   readonly #spent = new Map<string, number>();
+  /**
+   * The players whose hinted purchase a claim delivered (their hint ended) while it may not be
+   * in their hands yet (its give failed, they left mid-delivery): until when (the hint's
+   * expiry, monotonic) the run that gives it is a hinted one. At most `HINT_LIMIT`, oldest first.
+   */
+  readonly #giving = new Map<string, number>();
   /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
   readonly #planned = new Map<number, number>();
   /** Every second from the current one up to this one (excluded) is full: plans start here at the earliest. */
@@ -169,17 +175,44 @@ export class HintBook {
     const hint = this.active(name, now);
     if (hint === undefined) return undefined;
     const cadence = now - hint.since < HOT_MS ? CLAIM_WINDOW_MS : COOL_CADENCE_MS;
-    let at = Math.max(now, lastCallAt + cadence);
+    const at = this.#book(Math.max(now, lastCallAt + cadence), hint.until, now);
+    // Past its expiry: no more claims for it.
+    if (at === undefined) this.#end(name, hint, now);
+    return at;
+  }
+
+  /**
+   * When the run that gives the player's hinted purchase (claimed, not in their hands yet)
+   * should start, from `earliest` (its give's backoff, a window after the last call), in the
+   * hint share; `undefined` when no such purchase is known, or once the hint's life is over.
+   */
+  planGive(name: string, earliest: number, now: number): number | undefined {
+    const until = this.#giving.get(name);
+    const at = until === undefined ? undefined : this.#book(Math.max(now, earliest), until, now);
+    if (at === undefined) this.#giving.delete(name);
+    return at;
+  }
+
+  /** Whether the player has a hinted purchase claimed and not given yet (their join's run is then hinted). */
+  giving(name: string, now: number): boolean {
+    const until = this.#giving.get(name);
+    if (until !== undefined && until <= now) this.#giving.delete(name);
+    return until !== undefined && until > now;
+  }
+
+  /** The player has nothing pending any more: their hinted purchase is in their hands. */
+  given(name: string): void {
+    this.#giving.delete(name);
+  }
+
+  /** Books a hinted run in the first second from `at` the share leaves room in: that moment, or `undefined` (nothing booked) when it is `until` or later. */
+  #book(at: number, until: number, now: number): number | undefined {
     this.#sweepPlanned(Math.floor(now / 1_000));
     // The first second from `at` with room; the full ones before the cursor are skipped at once.
     let second = Math.max(Math.floor(at / 1_000), this.#cursor);
     while (this.#full(second)) second += 1;
     if (second > Math.floor(at / 1_000)) at = second * 1_000;
-    // Past its expiry: no more claims for it.
-    if (at >= hint.until) {
-      this.#end(name, hint, now);
-      return undefined;
-    }
+    if (at >= until) return undefined;
     this.#planned.set(second, (this.#planned.get(second) ?? 0) + 1);
     if (second === this.#cursor) while (this.#full(this.#cursor)) this.#cursor += 1;
     return at;
@@ -206,16 +239,29 @@ export class HintBook {
     if (hint === undefined || result.code !== 'SUCCESS' || result.claims.length === 0) return;
     const rows = result.rawTransactions;
     // Without the raw rows (an answer that left them out) the transactions cannot be told apart: the delivery ends the hint.
-    if (hint.any || rows === undefined) return this.#end(name, hint, now);
+    if (hint.any || rows === undefined) {
+      this.#claimed(name, hint);
+      return this.#end(name, hint, now);
+    }
     const delivered = new Set(rows.map((row) => String(row.transactionid)));
+    if (!hint.transactionIds.some((id) => delivered.has(id))) return;
+    this.#claimed(name, hint);
     for (const id of hint.transactionIds) if (delivered.has(id)) this.#spend(id, now);
     hint.transactionIds = hint.transactionIds.filter((id) => !delivered.has(id));
     if (hint.transactionIds.length === 0) this.#held.delete(name);
   }
 
+  /** A claim delivered (some of) what the hint named: until it is given, the player's runs stay hinted, within the hint's life. */
+  #claimed(name: string, hint: HeldHint): void {
+    this.#giving.delete(name);
+    this.#giving.set(name, hint.until);
+    if (this.#giving.size > HINT_LIMIT) this.#giving.delete(this.#giving.keys().next().value as string);
+  }
+
   /** Drops every hint (the loop stops). */
   clear(): void {
     this.#held.clear();
+    this.#giving.clear();
     this.#spent.clear();
     this.#planned.clear();
   }
