@@ -1,0 +1,89 @@
+/**
+ * The checkout hints of a shared journal (#47): a web shop on another machine writes them
+ * with `expectCheckout`, and every node's loop reads them here, every few seconds, into
+ * the same book of hints `loop.expect` fills (hints.ts), with the same bounds. The node
+ * holding the player online acts on a hint; the others only hold it.
+ *
+ * @module
+ * @internal
+ */
+import type { DeliveryJournal } from '../../journals/contract.js';
+import type { SharedCheckoutHint } from '../../journals/checkout-hints.js';
+import type { LoopTimers } from './call-budget.js';
+import type { HeldHint } from './hints.js';
+
+/**
+ * How often a loop reads the shared hints: one query per node per 5 s, whatever the number
+ * of players. A hint is written at checkout and the payment follows about a minute later
+ * (the median the simulation draws), so a hint is held long before its purchase can be
+ * claimed; reading more often would only cost the database.
+ */
+export const SHARED_HINTS_POLL_MS = 5_000;
+/** The longest wait after failed reads (doubling from the poll interval, full jitter over its upper half). */
+const BACKOFF_CAP_MS = 60_000;
+
+/** Reads a journal's shared hints now and then, and hands each to `hold` (the loop's book). */
+export class SharedHints {
+  readonly #read: () => Promise<SharedCheckoutHint[]>;
+  readonly #timers: LoopTimers;
+  readonly #hold: (name: string, hint: HeldHint, now: number) => void;
+  #timer: unknown;
+  #stopped = false;
+  #failures = 0;
+  /** The last read's failure (a database down, a missing table), until a read succeeds. */
+  lastError: unknown;
+
+  /**
+   * Starts reading `journal`'s hints at once, then every {@link SHARED_HINTS_POLL_MS}, or
+   * returns `undefined` when the journal carries none (no `liveCheckoutHints`).
+   */
+  static start(journal: DeliveryJournal, timers: LoopTimers, hold: (name: string, hint: HeldHint, now: number) => void): SharedHints | undefined {
+    const read = journal.liveCheckoutHints;
+    if (typeof read !== 'function') return undefined;
+    const hints = new SharedHints(() => read.call(journal), timers, hold);
+    hints.#arm(0);
+    return hints;
+  }
+
+  private constructor(read: () => Promise<SharedCheckoutHint[]>, timers: LoopTimers, hold: (name: string, hint: HeldHint, now: number) => void) {
+    this.#read = read;
+    this.#timers = timers;
+    this.#hold = hold;
+  }
+
+  /** Stops reading: the timer is cleared, and a read in flight is ignored when it ends. */
+  stop(): void {
+    this.#stopped = true;
+    this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(ms: number): void {
+    this.#timer = this.#timers.setTimeout(() => void this.#poll(), ms);
+  }
+
+  async #poll(): Promise<void> {
+    let next = SHARED_HINTS_POLL_MS;
+    try {
+      const hints = await this.#read();
+      if (this.#stopped) return;
+      const now = this.#timers.now();
+      // Oldest first: the book keeps the order hints were given in. Since and until come from
+      // the database's age and remaining life, placed on this loop's monotonic clock.
+      for (const hint of hints) {
+        const held: HeldHint = { transactionIds: hint.transactionId === undefined ? [] : [hint.transactionId], any: hint.transactionId === undefined, since: now - hint.ageMs, until: now + hint.remainingMs };
+        this.#hold(hint.playerName, held, now);
+      }
+      this.#failures = 0;
+      this.lastError = undefined;
+    } catch (error) {
+      // Hints are an accelerator: a failed read never stops nor slows deliveries (the
+      // routine polls bring the purchases); it is retried later, backing off.
+      this.#failures += 1;
+      this.lastError = error;
+      const ceiling = Math.min(BACKOFF_CAP_MS, SHARED_HINTS_POLL_MS * 2 ** this.#failures);
+      next = ceiling / 2 + (Math.random() * ceiling) / 2;
+    }
+    if (!this.#stopped) this.#arm(next);
+  }
+}
