@@ -175,7 +175,7 @@ export class PostgresJournal implements DeliveryJournal {
   /**
    * Records a checkout hint in the hints' table (see {@link DeliveryJournal.addCheckoutHint}),
    * expiring `hint.expiresInMs` after the database's `now()`; the same hint written again
-   * while it lives changes nothing. {@link expectCheckout} calls it.
+   * while it lives changes nothing. {@link "teamgames-sdk"!expectCheckout} calls it.
    *
    * @example
    * ```ts

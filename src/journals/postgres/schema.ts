@@ -13,7 +13,7 @@ export interface PostgresSchemaOptions {
   table?: string;
   /** The dedupe table of {@link recordDelivery}. Default `teamgames_granted`. */
   grantedTable?: string;
-  /** The checkout hints' table (see {@link expectCheckout}). Default `teamgames_hints`. */
+  /** The checkout hints' table (see {@link "teamgames-sdk"!expectCheckout}). Default `teamgames_hints`. */
   hintsTable?: string;
 }
 

@@ -26,7 +26,7 @@ export interface SqlJournalOptions {
    */
   grantedTable?: string;
   /**
-   * The table of checkout hints (see {@link expectCheckout}): a web shop writes them, every
+   * The table of checkout hints (see {@link "teamgames-sdk"!expectCheckout}): a web shop writes them, every
    * node's delivery loop reads them. Created with the journal's table. Default
    * `teamgames_hints`.
    */
