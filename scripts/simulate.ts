@@ -158,6 +158,13 @@ function slowGrants(world: World, intervalMs: number) {
   return { over: over / 1_000, total: slow.length, afterALoopError: slow.filter((p) => p.errorBefore).length, worst };
 }
 
+/** The hinted purchases granted more than 25 s (the target's p99) after their payment, and what happened to each before its grant. */
+function slowHinted(world: World) {
+  const slow = [...world.purchases.values()].filter((p) => p.hinted && p.latency !== undefined && p.latency > 25_000).sort((a, b) => (b.latency as number) - (a.latency as number));
+  const count = (test: (p: (typeof slow)[number]) => boolean) => slow.filter(test).length;
+  return { total: slow.length, afterALoopError: count((p) => p.errorBefore), giveThrew: count((p) => p.threw), left: count((p) => p.leaves > 0), typedClaim: count((p) => p.typedClaim), worst: slow.slice(0, 8).map((p) => ({ s: Math.round((p.latency as number) / 1_000), loopError: p.errorBefore, threw: p.threw, leaves: p.leaves })) };
+}
+
 /** Stops the world's loop, running virtual time until stop() resolves. */
 async function stopLoop(world: World): Promise<void> {
   let stopped = false;
@@ -313,6 +320,7 @@ async function main(): Promise<number> {
       grantedInFinalPhase: figures.grantedInFinal,
       beforeFinalPhaseP50P99: [figures.mainP50, figures.mainP99].map((s) => Number(s.toFixed(1))),
       slowGrants: slowGrants(world, mainStats.intervalMs),
+      ...(HINTS > 0 ? { slowHinted: slowHinted(world) } : {}),
       stopTookMs: Math.round(stopTook),
       finalPhaseMs: Math.round(time.now - drainEnd - stopTook),
       finalSettled: final.settled,

@@ -6,7 +6,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { CallBudget, platformTimers, sleepOn, type LoopTimers } from '../../src/delivery/loop/call-budget.js';
+import { CallBudget, platformTimers, sleepOn, type CallPriority, type LoopTimers } from '../../src/delivery/loop/call-budget.js';
 
 /** A clock and timers moved by hand: `advance` runs each timer at its own time. */
 function manualTimers() {
@@ -44,8 +44,8 @@ function manualTimers() {
 
 /** Takes a call and records when (on the manual clock) it was let through, by name. */
 function taker(budget: CallBudget, clock: ReturnType<typeof manualTimers>, log: Array<[string, number]>) {
-  return (name: string, urgent = false, signal?: AbortSignal) =>
-    budget.take(urgent, signal).then(() => void log.push([name, clock.loop.now()]));
+  return (name: string, priority: CallPriority = 'routine', signal?: AbortSignal) =>
+    budget.take(priority, signal).then(() => void log.push([name, clock.loop.now()]));
 }
 
 describe('CallBudget', () => {
@@ -104,9 +104,9 @@ describe('CallBudget', () => {
   it('waits at least 1 ms, however little of the window is left (a fraction of a millisecond)', async () => {
     const clock = manualTimers();
     const budget = new CallBudget(1, clock.loop);
-    await budget.take(false);
+    await budget.take('routine');
     clock.set(999.5);
-    void budget.take(false);
+    void budget.take('routine');
     expect(clock.delays()).toEqual([1]);
   });
 
@@ -118,10 +118,44 @@ describe('CallBudget', () => {
     await take('first');
     void take('routine 1');
     void take('routine 2');
-    void take('urgent 1', true);
-    void take('urgent 2', true);
+    void take('urgent 1', 'urgent');
+    void take('urgent 2', 'urgent');
     for (let i = 0; i < 4; i++) await clock.advance(1_000);
     expect(log.map(([name]) => name)).toEqual(['first', 'urgent 1', 'urgent 2', 'routine 1', 'routine 2']);
+  });
+
+  it("serves a hinted player's calls before urgent and routine ones that waited longer; each kind in its order", async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('first');
+    void take('routine');
+    void take('urgent 1', 'urgent');
+    void take('hinted 1', 'hinted');
+    void take('urgent 2', 'urgent');
+    void take('hinted 2', 'hinted');
+    expect(budget.waiting).toBe(5);
+    for (let i = 0; i < 5; i++) await clock.advance(1_000);
+    expect(log.map(([name]) => name)).toEqual(['first', 'hinted 1', 'hinted 2', 'urgent 1', 'urgent 2', 'routine']);
+  });
+
+  it('a hinted caller aborted leaves the queue and its listener; stopping rejects every queue', async () => {
+    const clock = manualTimers();
+    const budget = new CallBudget(1, clock.loop);
+    const log: Array<[string, number]> = [];
+    const take = taker(budget, clock, log);
+    await take('a');
+    const controller = new AbortController();
+    const hinted = take('h', 'hinted', controller.signal);
+    controller.abort(new Error('left'));
+    await expect(hinted).rejects.toThrow('left');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(budget.waiting).toBe(0);
+    const waits = [take('h2', 'hinted'), take('u', 'urgent'), take('r', 'routine')];
+    budget.rejectAll(new Error('stopped'));
+    for (const wait of waits) await expect(wait).rejects.toThrow('stopped');
+    expect(budget.waiting).toBe(0);
   });
 
   it('a new caller queues behind those already waiting, even once the window has room', async () => {
@@ -142,15 +176,15 @@ describe('CallBudget', () => {
   it('a caller finds the window free when the waiters before it were aborted: no wait for their timer', async () => {
     const clock = manualTimers();
     const budget = new CallBudget(1, clock.loop);
-    await budget.take(false);
+    await budget.take('routine');
     const controller = new AbortController();
-    const aborted = budget.take(false, controller.signal);
+    const aborted = budget.take('routine', controller.signal);
     controller.abort(new Error('gone'));
     await expect(aborted).rejects.toThrow('gone');
     expect(clock.delays()).toEqual([1_000]); // the timer set for the aborted waiter is still there
     clock.set(1_000); // the window has room; that timer has not run yet
     let through = false;
-    void budget.take(false).then(() => (through = true));
+    void budget.take('routine').then(() => (through = true));
     await Promise.resolve();
     expect(through).toBe(true);
   });
@@ -158,15 +192,15 @@ describe('CallBudget', () => {
   it('counts the most calls seen in one second', async () => {
     const clock = manualTimers();
     const budget = new CallBudget(5, clock.loop);
-    await budget.take(false);
-    await budget.take(false);
+    await budget.take('routine');
+    await budget.take('routine');
     expect(budget.maxInOneSecond).toBe(2);
     clock.set(1_000); // both have left the window
-    await budget.take(false);
+    await budget.take('routine');
     expect(budget.maxInOneSecond).toBe(2);
     clock.set(1_500);
-    await budget.take(false);
-    await budget.take(false);
+    await budget.take('routine');
+    await budget.take('routine');
     expect(budget.maxInOneSecond).toBe(3);
   });
 
@@ -178,9 +212,9 @@ describe('CallBudget', () => {
     await take('a');
     const controller = new AbortController();
     const reason = new Error('stopped');
-    const aborted = take('b', false, controller.signal);
+    const aborted = take('b', 'routine', controller.signal);
     const urgent = new AbortController();
-    const abortedUrgent = take('u', true, urgent.signal);
+    const abortedUrgent = take('u', 'urgent', urgent.signal);
     void take('c');
     expect(budget.waiting).toBe(3);
     controller.abort(reason);
@@ -200,7 +234,7 @@ describe('CallBudget', () => {
     const take = taker(budget, clock, log);
     await take('a');
     const controllers = [new AbortController(), new AbortController(), new AbortController()];
-    const waits = ['b', 'c', 'd'].map((name, i) => take(name, false, controllers[i]?.signal));
+    const waits = ['b', 'c', 'd'].map((name, i) => take(name, 'routine', controllers[i]?.signal));
     controllers[1]?.abort(new Error('c left'));
     await expect(waits[1]).rejects.toThrow('c left');
     expect(budget.waiting).toBe(2);
@@ -212,25 +246,25 @@ describe('CallBudget', () => {
     const clock = manualTimers();
     const budget = new CallBudget(1, clock.loop);
     const controller = new AbortController();
-    await budget.take(false, controller.signal);
-    const waiting = budget.take(false, controller.signal);
+    await budget.take('routine', controller.signal);
+    const waiting = budget.take('routine', controller.signal);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
     await clock.advance(1_000);
     await waiting;
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     const reason = new Error('already stopped');
-    expect(() => budget.take(false, AbortSignal.abort(reason))).toThrow(reason);
+    expect(() => budget.take('routine', AbortSignal.abort(reason))).toThrow(reason);
     clock.set(5_000);
-    await budget.take(false);
+    await budget.take('routine');
     expect(budget.maxInOneSecond).toBe(1);
   });
 
   it('an abort after the wait was let through changes nothing', async () => {
     const clock = manualTimers();
     const budget = new CallBudget(1, clock.loop);
-    await budget.take(false);
+    await budget.take('routine');
     const controller = new AbortController();
-    const waiting = budget.take(false, controller.signal);
+    const waiting = budget.take('routine', controller.signal);
     await clock.advance(1_000);
     controller.abort(new Error('late'));
     await expect(waiting).resolves.toBeUndefined();
@@ -239,10 +273,10 @@ describe('CallBudget', () => {
   it('rejectAll rejects every waiter, urgent and routine, and clears its timer; the budget works after it', async () => {
     const clock = manualTimers();
     const budget = new CallBudget(1, clock.loop);
-    await budget.take(false);
+    await budget.take('routine');
     const controller = new AbortController();
-    const routine = budget.take(false, controller.signal);
-    const urgent = budget.take(true);
+    const routine = budget.take('routine', controller.signal);
+    const urgent = budget.take('urgent');
     expect(clock.delays()).toEqual([1_000]);
     const reason = new Error('the loop stopped');
     budget.rejectAll(reason);
@@ -253,9 +287,9 @@ describe('CallBudget', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     budget.rejectAll(reason); // nothing waits: nothing happens
     clock.set(1_000);
-    const next = budget.take(false);
+    const next = budget.take('routine');
     await expect(next).resolves.toBeUndefined();
-    const after = budget.take(false);
+    const after = budget.take('routine');
     expect(clock.delays()).toEqual([1_000]);
     await clock.advance(1_000);
     await expect(after).resolves.toBeUndefined();

@@ -351,6 +351,27 @@ describe('a flood of hints', () => {
   });
 });
 
+describe('a hinted player among many joins', () => {
+  it("goes first: a crowd joining (100 s of previews at 2 calls/s) does not hold their claim back; the budget is never exceeded", async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Hot');
+    await vi.advanceTimersByTimeAsync(1_000); // the join's preview
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    expect(loop.expect('Hot')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Hot', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    // Hot's window opened about 9 s after the hint; the crowd's previews still queue.
+    expect(given).toHaveLength(1);
+    expect(given[0]!.at - hintedAt).toBeLessThanOrEqual(10_000);
+    expect(calls.filter((c) => c.player.startsWith('Crowd')).length).toBeLessThan(40);
+    expect(loop.stats().maxCallsInOneSecond).toBeLessThanOrEqual(2);
+    await loop.stop();
+  });
+});
+
 describe('a lost answer during a hinted claim', () => {
   it('that took the purchase is a window for staff covering it, and the purchase is never given twice', async () => {
     const { mock, client, events, given, give } = setup();

@@ -1,7 +1,7 @@
 /**
  * The delivery loop's budget of calls: at most `perSecond` calls in any one-second
  * window (a sliding window over the last `perSecond` calls, not a bucket that could let
- * twice as many through across a second's edge), urgent callers served first.
+ * twice as many through across a second's edge), the most pressing callers served first.
  *
  * @module
  * @internal
@@ -64,8 +64,15 @@ export function sleepOn(timers: LoopTimers, ms: number, signal: AbortSignal): Pr
   });
 }
 
+/**
+ * Who asks for a call, most pressing first: a hinted player's run (a player who just paid:
+ * the hint book plans at most its share of the budget for them, so they cannot starve the
+ * others), then a join, a `/claim` or a claim following its preview, then a routine poll.
+ */
+export type CallPriority = 'hinted' | 'urgent' | 'routine';
+
 interface Waiter {
-  urgent: boolean;
+  priority: CallPriority;
   resolve: () => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
@@ -79,8 +86,8 @@ export class CallBudget {
   /** When each of the last `perSecond` calls went out, oldest first (a ring). */
   readonly #sent: number[];
   #next = 0;
-  readonly #urgent: Waiter[] = [];
-  readonly #routine: Waiter[] = [];
+  /** The callers waiting, a queue per priority, most pressing first. */
+  readonly #queues: Readonly<Record<CallPriority, Waiter[]>> = { hinted: [], urgent: [], routine: [] };
   #timer: unknown;
   /** The most calls seen in one second (for stats). */
   maxInOneSecond = 0;
@@ -93,11 +100,11 @@ export class CallBudget {
 
   /** How many callers wait for a call (for the scheduler: a full queue waits). */
   get waiting(): number {
-    return this.#urgent.length + this.#routine.length;
+    return this.#queues.hinted.length + this.#queues.urgent.length + this.#queues.routine.length;
   }
 
   /** Resolves when a call may go out now (it is counted then); rejects with `signal.reason` on abort. */
-  take(urgent: boolean, signal?: AbortSignal): Promise<void> {
+  take(priority: CallPriority, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     if (this.waiting === 0 && this.#free()) {
       this.#count();
@@ -105,16 +112,16 @@ export class CallBudget {
     }
     return new Promise<void>((resolve, reject) => {
       // Only the signal calls onAbort; the listener goes when the waiter leaves the queue, either way.
-      const waiter: Waiter = { urgent, resolve, reject, signal, onAbort: () => this.#drop(waiter, (signal as AbortSignal).reason) };
+      const waiter: Waiter = { priority, resolve, reject, signal, onAbort: () => this.#drop(waiter, (signal as AbortSignal).reason) };
       signal?.addEventListener('abort', waiter.onAbort);
-      (urgent ? this.#urgent : this.#routine).push(waiter);
+      this.#queues[priority].push(waiter);
       this.#wake();
     });
   }
 
   /** Rejects every waiting caller (the loop stops). */
   rejectAll(reason: unknown): void {
-    for (const waiter of [...this.#urgent, ...this.#routine]) this.#drop(waiter, reason);
+    for (const waiter of Object.values(this.#queues).flat()) this.#drop(waiter, reason);
     // Clearing no timer (undefined) does nothing, on the platform's timers as on a simulation's.
     this.#timers.clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -136,7 +143,7 @@ export class CallBudget {
   }
 
   #drop(waiter: Waiter, reason: unknown): void {
-    const queue = waiter.urgent ? this.#urgent : this.#routine;
+    const queue = this.#queues[waiter.priority];
     const index = queue.indexOf(waiter);
     if (index === -1) return;
     queue.splice(index, 1);
@@ -148,7 +155,8 @@ export class CallBudget {
   #wake(): void {
     if (this.#timer !== undefined) return;
     while (this.waiting > 0 && this.#free()) {
-      const waiter = (this.#urgent.length > 0 ? this.#urgent : this.#routine).shift() as Waiter;
+      const { hinted, urgent, routine } = this.#queues;
+      const waiter = (hinted.length > 0 ? hinted : urgent.length > 0 ? urgent : routine).shift() as Waiter;
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
       this.#count();
       waiter.resolve();

@@ -48,6 +48,8 @@ export interface Player {
   /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
   due: number;
   urgent: boolean;
+  /** The next run is a hinted player's ({@link DeliveryLoop.expect}): it goes first, its calls too. */
+  hinted: boolean;
   /** Set when the next run is a `/claim` that may go in one call. */
   fast: boolean;
   /** Callers of `claim()` waiting for the next run. */
@@ -87,6 +89,7 @@ export function newPlayer(name: string): Player {
     due: 0,
     // Stryker disable next-line BooleanLiteral: never read before the join's first schedule sets it
     urgent: false,
+    hinted: false,
     fast: false,
     waiting: [],
     joined: [],

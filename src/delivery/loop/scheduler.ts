@@ -13,7 +13,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { isStorefrontError, LoopRunningError } from '../../errors.js';
 import { checkPlayerName, fail } from '../../internal/validate.js';
 import { CLAIM_WINDOW_MS } from '../../wire/claim.js';
-import { CallBudget, platformTimers, sleepOn, type LoopTimers } from './call-budget.js';
+import { CallBudget, platformTimers, sleepOn, type CallPriority, type LoopTimers } from './call-budget.js';
 import { DueHeap, type DueEntry } from './due-heap.js';
 import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './types.js';
 import { claimVoteInLoop, resumeVotesInLoop } from './votes.js';
@@ -52,7 +52,8 @@ class Loop implements DeliveryLoop {
   /** The hints of a shared journal (written by a shop elsewhere with expectCheckout), read into #hints. */
   readonly #sharedHints: SharedHints | undefined;
   readonly #players = new Map<string, Player>();
-  /** Due runs: joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
+  /** Due runs: hinted players'; joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
+  readonly #hintedRuns = new DueHeap<Player>();
   readonly #urgent = new DueHeap<Player>();
   readonly #routine = new DueHeap<Player>();
   /** Runs in flight, by the token their async context carries. */
@@ -93,8 +94,9 @@ class Loop implements DeliveryLoop {
     const player = newPlayer(name);
     this.#players.set(name, player);
     // A hinted player's first run, in the fast claim mode, is one claim call: their purchase may be paid already.
-    player.fast = this.#options.claimMode === 'fast' && this.#hints.active(name, this.#timers.now()) !== undefined;
-    this.#schedule(player, this.#timers.now(), true);
+    const hinted = this.#hints.active(name, this.#timers.now()) !== undefined;
+    player.fast = this.#options.claimMode === 'fast' && hinted;
+    this.#schedule(player, this.#timers.now(), true, hinted);
   }
 
   leave(playerName: string): void {
@@ -157,7 +159,7 @@ class Loop implements DeliveryLoop {
     // Stopped: the players are cleared once the runs in flight are done.
     const here = () => this.#players.get(name) === player;
     const call = async () => {
-      await this.#budget.take(true, player.gone.signal);
+      await this.#budget.take('urgent', player.gone.signal);
       this.#stats.calls += 1;
     };
     return claimVoteInLoop({ player, here, call, plan: (at) => this.#schedule(player, at, false), votes, give: giveVote, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts, now: () => this.#timers.now() }, input);
@@ -216,6 +218,7 @@ class Loop implements DeliveryLoop {
     }
     this.#players.clear();
     this.#hints.clear();
+    this.#hintedRuns.clear();
     this.#urgent.clear();
     this.#routine.clear();
     this.#host.engine.releaseLoop(this.#owner);
@@ -232,18 +235,23 @@ class Loop implements DeliveryLoop {
     return player.urgent ? player.due : Math.max(player.due, this.#holdUntil);
   }
 
-  #schedule(player: Player, at: number, urgent: boolean): void {
+  #schedule(player: Player, at: number, urgent: boolean, hinted = false): void {
     if (this.#stopping !== undefined) return;
     // An urgent run already planned stays: it is never later than a new one (the clock and
     // lastCallAt only move forward), and a routine plan is only made by #afterRun, when no
-    // plan but an urgent one (a /claim during the run) can exist.
-    if (player.scheduled && player.urgent) return;
+    // plan but an urgent one (a /claim during the run) can exist. A hint makes it hinted, at
+    // its time.
+    if (player.scheduled && player.urgent) {
+      if (player.hinted || !hinted) return;
+      at = Math.min(at, player.due);
+    }
     // Stryker disable next-line AssignmentOperator: any new value marks the older entries stale; counting down does too
     player.version += 1;
     player.due = at;
-    player.urgent = urgent;
+    player.urgent = urgent || hinted;
+    player.hinted = hinted;
     player.scheduled = true;
-    (urgent ? this.#urgent : this.#routine).push(at, player);
+    (hinted ? this.#hintedRuns : urgent ? this.#urgent : this.#routine).push(at, player);
     this.#arm(this.#startAt(player));
   }
 
@@ -259,11 +267,22 @@ class Loop implements DeliveryLoop {
     }, Math.max(0, at - this.#timers.now()));
   }
 
-  /** Starts the runs that are due (urgent ones first), as the budget allows, and sleeps until the next. */
+  /**
+   * Starts the runs that are due (hinted players' first, then urgent ones), as the budget
+   * allows, and sleeps until the next. A hinted run is not held back by the budget's queue:
+   * the hint book plans no more of them in a second than their share of the budget, and the
+   * budget serves them first.
+   */
   #tick(): void {
     const live = (entry: DueEntry<Player>) => this.#players.get(entry.owner.name) === entry.owner;
     while (this.#stopping === undefined) {
       const now = this.#timers.now();
+      const hinted = this.#hintedRuns.peek(live);
+      if (hinted !== undefined && hinted.due <= now) {
+        this.#hintedRuns.pop();
+        this.#startPlanned(hinted.owner);
+        continue;
+      }
       const urgent = this.#urgent.peek(live);
       const routine = this.#routine.peek(live);
       const routineAt = routine === undefined ? Number.POSITIVE_INFINITY : Math.max(routine.due, this.#holdUntil);
@@ -276,26 +295,30 @@ class Loop implements DeliveryLoop {
         next = routine;
       }
       // Nothing due: sleep until the next (#arm leaves the timer as it is when there is none).
-      if (next === undefined) return this.#arm(Math.min(urgent?.due ?? Number.POSITIVE_INFINITY, routineAt));
+      if (next === undefined) return this.#arm(Math.min(hinted?.due ?? Number.POSITIVE_INFINITY, urgent?.due ?? Number.POSITIVE_INFINITY, routineAt));
       // Runs queue for the budget inside their calls: a second's worth waiting (or about to) is enough.
-      if (this.#budget.waiting + this.#starting >= this.#options.maxCallsPerSecond) return this.#arm(now + 1_000 / this.#options.maxCallsPerSecond);
+      if (this.#budget.waiting + this.#starting >= this.#options.maxCallsPerSecond) return this.#arm(Math.min(hinted?.due ?? Number.POSITIVE_INFINITY, now + 1_000 / this.#options.maxCallsPerSecond));
       (next === urgent ? this.#urgent : this.#routine).pop();
-      const player = next.owner;
-      player.scheduled = false;
-      // With a run in flight, the next is planned when it is done.
-      if (player.running === undefined) this.#start(player);
+      this.#startPlanned(next.owner);
     }
+  }
+
+  /** A planned run is due: it starts, unless a run is in flight (the next is planned when that one is done). */
+  #startPlanned(player: Player): void {
+    player.scheduled = false;
+    if (player.running === undefined) this.#start(player);
   }
 
   #start(player: Player): void {
     const fast = player.fast;
-    const urgent = player.urgent;
+    const priority: CallPriority = player.hinted ? 'hinted' : player.urgent ? 'urgent' : 'routine';
     player.fast = false;
     player.urgent = false;
+    player.hinted = false;
     player.joined = player.waiting.splice(0);
     const token = {};
     // Never rejects: every way a run ends is a report (OFFLINE, STOPPED and ERROR included).
-    const run = insideRun.run(token, () => this.#run(player, fast, urgent));
+    const run = insideRun.run(token, () => this.#run(player, fast, priority));
     player.running = run;
     const settled = run.then((report) => {
       for (const resolve of player.joined.splice(0)) resolve(report);
@@ -310,7 +333,7 @@ class Loop implements DeliveryLoop {
   }
 
   /** One delivery for the player, on the engine, through the budget; always a report. */
-  async #run(player: Player, fast: boolean, urgent: boolean): Promise<LoopClaimReport> {
+  async #run(player: Player, fast: boolean, priority: CallPriority): Promise<LoopClaimReport> {
     const base = this.#host.via();
     // Until its first call asks the budget, this run counts as starting (the scheduler's gate).
     let starting = true;
@@ -323,7 +346,8 @@ class Loop implements DeliveryLoop {
       ...base,
       claim: async (name, options) => {
         const preview = options.preview === true;
-        const turn = this.#budget.take(urgent || !preview, player.gone.signal);
+        // A claim (the second call of a preview and a claim, or a one-call claim) is at least urgent.
+        const turn = this.#budget.take(preview || priority === 'hinted' ? priority : 'urgent', player.gone.signal);
         asked();
         await turn;
         // Stryker disable next-line StringLiteral: the run of a player who left reports to no one (leave() answered its callers OFFLINE)
@@ -444,7 +468,7 @@ class Loop implements DeliveryLoop {
     const at = this.#hints.planAt(player.name, player.lastCallAt, now);
     if (at === undefined) return false;
     player.fast = this.#options.claimMode === 'fast';
-    this.#schedule(player, at, true);
+    this.#schedule(player, at, true, true);
     return true;
   }
 
