@@ -120,8 +120,10 @@ class Loop implements DeliveryLoop {
   #hold(name: string, held: HeldHint, now = held.since): CheckoutHintOutcome {
     const outcome = this.#stopping === undefined ? this.#hints.add(name, held, now) : 'stopped';
     const player = this.#players.get(name);
-    // Acted on only for a player held online here; with a run in flight or planned urgent, once it is over.
-    if (outcome === 'held' && player !== undefined && player.running === undefined && player.waiting.length === 0 && !(player.scheduled && player.urgent)) this.#hinted(player, now);
+    // Acted on only for a player held online here; with a run in flight, once it is over.
+    // A hinted run planned already stands: planning again would take a second place in the
+    // hints' share (a hint read again at each poll of a shared journal, or sent again).
+    if (outcome === 'held' && player !== undefined && player.running === undefined && player.waiting.length === 0 && !(player.scheduled && player.hinted)) this.#hinted(player, now);
     return outcome;
   }
 
