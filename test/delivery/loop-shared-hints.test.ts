@@ -88,6 +88,32 @@ describe('a hint written by a shop on another machine', () => {
   });
 });
 
+describe('a row read again and again', () => {
+  it('is handed to the book once: a hint delivered stays ended while its row lives, even once the book has forgotten it (10,000 hints ended since)', async () => {
+    const shared = new MemoryJournal();
+    const { mock, client, calls, given, give } = setup({ journal: nodeView(shared, 'game') });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Ada');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await shared.addCheckoutHint('Ada', { expiresInMs: 3_600_000 });
+    mock.addPurchase(KEY, { playerName: 'Ada', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(given).toHaveLength(1);
+    expect(loop.stats().hints).toBe(0);
+    // 10,000 hints for players not online expire, and end when the full book is swept: the
+    // book's memory of ended hints (10,000 at most) drops Ada's.
+    for (let i = 0; i < 10_000; i++) loop.expect(`Gone${i}`, { expiresInMs: 10_000 });
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(loop.expect('Next')).toBe('held');
+    const after = Date.now();
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Ada's row still lives (an hour): read at every poll, never held again.
+    expect(claimsOf(calls, 'Ada', after)).toEqual([]);
+    expect(loop.stats().hints).toBe(1);
+    await loop.stop();
+  });
+});
+
 describe('the hints share of the budget', () => {
   it('read again at every poll, hints reserve no share twice: 20 hinted players (2 claims a second) are each claimed every window under a 3-a-second share', async () => {
     const shared = new MemoryJournal();
@@ -194,6 +220,24 @@ describe('a flood of hints in the shared journal', () => {
     // The book is full of live hints: a hint given in process is refused, not grown.
     expect(loop.expect('Another')).toBe('full');
     expect(calls).toEqual([]);
+    await loop.stop();
+  });
+});
+
+describe('a hint the book has no room for', () => {
+  it('is offered again at the next read, and held once the book has room', async () => {
+    const shared = new MemoryJournal();
+    const { client, give } = setup({ journal: nodeView(shared, 'game') });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    for (let i = 0; i < 10_000; i++) loop.expect(`Local${i}`, { expiresInMs: 10_000 });
+    await shared.addCheckoutHint('Late', { transactionId: 'tx-late' });
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
+    // Full of live hints: refused for now.
+    expect(loop.stats().hints).toBe(10_000);
+    await vi.advanceTimersByTimeAsync(10_000);
+    // The local hints expired: the next read's offer sweeps them, and Late's is held.
+    expect(loop.stats().hints).toBe(1);
+    expect(loop.expect('Late', { transactionId: 'tx-late' })).toBe('held');
     await loop.stop();
   });
 });

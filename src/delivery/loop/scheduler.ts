@@ -81,7 +81,7 @@ class Loop implements DeliveryLoop {
     this.#timers = timers;
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
     this.#hints = new HintBook(options.maxCallsPerSecond);
-    this.#sharedHints = SharedHints.start(host.engine.journal, timers, (name, hint, now) => void this.#hold(name, hint, now));
+    this.#sharedHints = SharedHints.start(host.engine.journal, timers, (name, hint, now) => this.#hold(name, hint, now));
     const { signal } = options;
     if (signal?.aborted) void this.stop();
     // A signal aborts once: its listener needs no `once`.
