@@ -279,6 +279,13 @@ export interface DeliveryJournal {
    * as if given to its `expect`. Expired hints are deleted now and then by the reads.
    */
   liveCheckoutHints?(): Promise<SharedCheckoutHint[]>;
+  /**
+   * Optional, with `liveCheckoutHints`: deletes the hint of the player and transaction
+   * (`undefined`: the hint naming none), once a delivery satisfied it. The loop that
+   * delivered calls it; the other nodes then drop the hint at their next read, and a loop
+   * starting later never holds it. Deleting a hint that is not there does nothing.
+   */
+  endCheckoutHint?(playerName: string, transactionId?: string): Promise<void>;
 }
 
 /**

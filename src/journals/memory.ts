@@ -126,6 +126,20 @@ export class MemoryJournal implements DeliveryJournal {
     return live;
   }
 
+  /**
+   * Deletes the checkout hint of the player and transaction (`undefined`: the hint naming
+   * none), once a delivery satisfied it (see {@link DeliveryJournal.endCheckoutHint}); a
+   * hint that is not there is ignored.
+   *
+   * @example
+   * ```ts
+   * await journal.endCheckoutHint('Player123', transactionId);
+   * ```
+   */
+  async endCheckoutHint(playerName: string, transactionId?: string): Promise<void> {
+    this.#hints.delete(`${playerName}\u0000${transactionId ?? ''}`);
+  }
+
   /** How many entries are pending, for tests and metrics. */
   get size(): number {
     return this.#entries.size;

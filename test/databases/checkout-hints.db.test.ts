@@ -107,6 +107,20 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       expect(await count()).toBe(3);
     });
 
+    it('a hint delivered is deleted by the node that delivered it, its transaction or the one naming none, from any node', async () => {
+      const names = tables();
+      const shop = kit.journal(kit.pool(2), names);
+      const node = kit.journal(kit.pool(2), names);
+      await shop.addCheckoutHint('Ann', { transactionId: 'tx-1' });
+      await shop.addCheckoutHint('Ann');
+      await shop.addCheckoutHint('Ann', { transactionId: 'tx-2' });
+      await node.endCheckoutHint('Ann', 'tx-1');
+      expect((await shop.liveCheckoutHints()).map((h) => h.transactionId ?? '')).toEqual(['', 'tx-2']);
+      await node.endCheckoutHint('Ann');
+      await node.endCheckoutHint('Nobody', 'tx-9');
+      expect((await shop.liveCheckoutHints()).map((h) => h.transactionId ?? '')).toEqual(['tx-2']);
+    });
+
     it("expired rows are deleted by a node's read, now and then", async () => {
       const names = tables();
       const shop = kit.journal(kit.pool(2), names);

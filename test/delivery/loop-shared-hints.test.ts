@@ -32,6 +32,7 @@ function nodeView(shared: MemoryJournal, nodeId: string): DeliveryJournal {
     acknowledge: (ids) => shared.acknowledge(ids),
     addCheckoutHint: (playerName, hint) => shared.addCheckoutHint(playerName, hint),
     liveCheckoutHints: () => shared.liveCheckoutHints(),
+    endCheckoutHint: (playerName, transactionId) => shared.endCheckoutHint(playerName, transactionId),
   };
 }
 
@@ -91,7 +92,9 @@ describe('a hint written by a shop on another machine', () => {
 describe('a row read again and again', () => {
   it('is handed to the book once: a hint delivered stays ended while its row lives, even once the book has forgotten it (10,000 hints ended since)', async () => {
     const shared = new MemoryJournal();
-    const { mock, client, calls, given, give } = setup({ journal: nodeView(shared, 'game') });
+    // A journal of one's own that cannot delete a hint: its row outlives the delivery.
+    const { endCheckoutHint: _cannot, ...journal } = nodeView(shared, 'game');
+    const { mock, client, calls, given, give } = setup({ journal });
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
     loop.join('Ada');
     await vi.advanceTimersByTimeAsync(1_000);
@@ -167,6 +170,37 @@ describe('two nodes on one journal', () => {
     await loopB.stop();
   });
 
+  it.each([true, false])('once the node holding the player delivered, the row is deleted: the other node drops the hint, and claims nothing when the player moves to it (naming its transaction: %s)', async (naming) => {
+    const shared = new MemoryJournal();
+    const { mock, client: clientA, calls: callsA, give: giveA } = setup({ journal: nodeView(shared, 'A') });
+    const clientB = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', journal: nodeView(shared, 'B'), retry: 0, fetch: mock.fetch });
+    const givenB: DeliveredItem[] = [];
+    const loopA = clientA.startDeliveryLoop({ give: giveA, pollIntervalMs: 600_000, claimMode: 'fast' });
+    const loopB = clientB.startDeliveryLoop({ give: (item) => void givenB.push(item), pollIntervalMs: 600_000, claimMode: 'fast' });
+    loopB.join('Moe');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const shop = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mock.fetch, retry: 0 });
+    const transactionId = await checkoutFor(shop, 'Moe');
+    await expectCheckout(nodeView(shared, 'shop'), 'Moe', naming ? { transactionId } : {});
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
+    expect([loopA.stats().hints, loopB.stats().hints]).toEqual([1, 1]);
+    mock.completePayment(transactionId);
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(givenB).toHaveLength(1);
+    // B deleted the row; A's next read dropped the hint.
+    expect(await shared.liveCheckoutHints()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
+    expect([loopA.stats().hints, loopB.stats().hints]).toEqual([0, 0]);
+    // Moe moves to A: its join's run (a preview: no hint), and nothing more for 10 minutes.
+    loopB.leave('Moe');
+    const movedAt = Date.now();
+    loopA.join('Moe');
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(claimsOf(callsA, 'Moe', movedAt).map((c) => c.preview)).toEqual([true]);
+    await loopA.stop();
+    await loopB.stop();
+  });
+
   it('a hint for a player online nowhere costs no call, and is acted on when they join', async () => {
     const shared = new MemoryJournal();
     const { mock, client, calls, given, give } = setup({ journal: nodeView(shared, 'game') });
@@ -238,6 +272,23 @@ describe('a hint the book has no room for', () => {
     // The local hints expired: the next read's offer sweeps them, and Late's is held.
     expect(loop.stats().hints).toBe(1);
     expect(loop.expect('Late', { transactionId: 'tx-late' })).toBe('held');
+    await loop.stop();
+  });
+});
+
+describe('a read cut at its bound (10,000 rows)', () => {
+  it('drops no hint for a row it left out: that row may still be in the table', async () => {
+    const shared = new MemoryJournal();
+    const { client, give } = setup({ journal: nodeView(shared, 'game') });
+    for (let i = 0; i < 10_000; i++) await shared.addCheckoutHint(`Row${i}`);
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(loop.stats().hints).toBe(10_000);
+    // One more row: the read holds the newest 10,000, without Row0's.
+    await shared.addCheckoutHint('Newer');
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
+    // Row0's hint is still held (the book is full: Newer waits for room).
+    expect(loop.stats().hints).toBe(10_000);
     await loop.stop();
   });
 });

@@ -140,7 +140,11 @@ describe('MemoryJournal: checkout hints', () => {
     await journal.addCheckoutHint('Ann', { transactionId: 'tx-2' });
     await journal.addCheckoutHint('Ann');
     await journal.addCheckoutHint('Bob', { transactionId: 'tx-1' });
-    expect((await journal.liveCheckoutHints()).map((h) => `${h.playerName}/${h.transactionId ?? ''}`)).toEqual(['Ann/tx-1', 'Ann/tx-2', 'Ann/', 'Bob/tx-1']);
+    expect((await journal.liveCheckoutHints()).map((h) => `${h.playerName}/${h.transactionId ?? ''}`)).toEqual(['Ann/tx-1', 'Ann/tx-2', 'Ann/', 'Bob/tx-1']);    // Ended one by one, once delivered: the transaction, or the one naming none.
+    await journal.endCheckoutHint('Ann', 'tx-1');
+    await journal.endCheckoutHint('Ann');
+    await journal.endCheckoutHint('Nobody');
+    expect((await journal.liveCheckoutHints()).map((h) => `${h.playerName}/${h.transactionId ?? ''}`)).toEqual(['Ann/tx-2', 'Bob/tx-1']);
   });
 
   it('checks what it is given itself, by the same rules', async () => {

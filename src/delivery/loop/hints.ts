@@ -81,8 +81,12 @@ export class HintBook {
   #swept = Number.NEGATIVE_INFINITY;
   readonly #perSecond: number;
 
-  constructor(maxCallsPerSecond: number) {
+  /** Told of what a delivery satisfied: the player, and the transaction (`undefined`: the hint naming none). */
+  readonly #onSatisfied: ((name: string, transactionId: string | undefined) => void) | undefined;
+
+  constructor(maxCallsPerSecond: number, onSatisfied?: (name: string, transactionId: string | undefined) => void) {
     this.#perSecond = Math.max(1, Math.floor(maxCallsPerSecond * HINT_SHARE));
+    this.#onSatisfied = onSatisfied;
   }
 
   /** How many hints are held. */
@@ -171,11 +175,38 @@ export class HintBook {
     if (hint === undefined || result.code !== 'SUCCESS' || result.claims.length === 0) return;
     const rows = result.rawTransactions;
     // Without the raw rows (an answer that left them out) the transactions cannot be told apart: the delivery ends the hint.
-    if (hint.any || rows === undefined) return this.#end(name, hint, now);
+    if (hint.any || rows === undefined) {
+      this.#end(name, hint, now);
+      for (const id of hint.transactionIds) this.#onSatisfied?.(name, id);
+      if (hint.any) this.#onSatisfied?.(name, undefined);
+      return;
+    }
     const delivered = new Set(rows.map((row) => String(row.transactionid)));
-    for (const id of hint.transactionIds) if (delivered.has(id)) this.#spend(id, now);
+    const done = hint.transactionIds.filter((id) => delivered.has(id));
+    for (const id of done) this.#spend(id, now);
     hint.transactionIds = hint.transactionIds.filter((id) => !delivered.has(id));
     if (hint.transactionIds.length === 0) this.#held.delete(name);
+    for (const id of done) this.#onSatisfied?.(name, id);
+  }
+
+  /**
+   * Ends what a player's hint names, satisfied elsewhere (its row gone from a shared
+   * journal: another node delivered it): the transaction, or (`undefined`) the naming of
+   * none. What it named is spent, as if delivered here.
+   */
+  end(name: string, transactionId: string | undefined, now: number): void {
+    const hint = this.#held.get(name);
+    if (hint === undefined) return;
+    if (transactionId === undefined) {
+      if (!hint.any) return;
+      hint.any = false;
+      this.#spend(anyKey(name), now);
+    } else {
+      if (!hint.transactionIds.includes(transactionId)) return;
+      hint.transactionIds = hint.transactionIds.filter((id) => id !== transactionId);
+      this.#spend(transactionId, now);
+    }
+    if (!hint.any && hint.transactionIds.length === 0) this.#held.delete(name);
   }
 
   /** Drops every hint (the loop stops). */

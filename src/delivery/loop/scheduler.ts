@@ -80,8 +80,8 @@ class Loop implements DeliveryLoop {
     this.#options = options;
     this.#timers = timers;
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
-    this.#hints = new HintBook(options.maxCallsPerSecond);
-    this.#sharedHints = SharedHints.start(host.engine.journal, timers, (name, hint, now) => this.#hold(name, hint, now));
+    this.#hints = new HintBook(options.maxCallsPerSecond, (name, transactionId) => this.#sharedHints?.satisfied(name, transactionId));
+    this.#sharedHints = SharedHints.start(host.engine.journal, timers, (name, hint, now) => this.#hold(name, hint, now), (name, transactionId, now) => this.#hints.end(name, transactionId, now));
     const { signal } = options;
     if (signal?.aborted) void this.stop();
     // A signal aborts once: its listener needs no `once`.

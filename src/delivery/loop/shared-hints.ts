@@ -8,7 +8,7 @@
  * @internal
  */
 import type { DeliveryJournal } from '../../journals/contract.js';
-import type { SharedCheckoutHint } from '../../journals/checkout-hints.js';
+import { HINT_LIMIT, type SharedCheckoutHint } from '../../journals/checkout-hints.js';
 import type { LoopTimers } from './call-budget.js';
 import type { CheckoutHintOutcome, HeldHint } from './hints.js';
 
@@ -30,19 +30,30 @@ const SAME_HINT_MS = 2_000;
 
 /** What the loop does with a hint read: its book's outcome. */
 type Hold = (name: string, hint: HeldHint, now: number) => CheckoutHintOutcome;
+/** What the loop does when a row handed over is gone (delivered elsewhere, or expired): its book ends what it named. */
+type Drop = (name: string, transactionId: string | undefined, now: number) => void;
+
+/** A row handed to the book: its start on the loop's clock, and what it names. */
+interface Handed {
+  since: number;
+  name: string;
+  transactionId: string | undefined;
+}
 
 /** Reads a journal's shared hints now and then, and hands each to `hold` (the loop's book). */
 export class SharedHints {
   readonly #read: () => Promise<SharedCheckoutHint[]>;
   readonly #timers: LoopTimers;
   readonly #hold: Hold;
+  readonly #drop: Drop;
+  readonly #journal: DeliveryJournal;
   /**
    * The rows of the last read handed to the book, by player and transaction: their start on
    * the loop's clock. A row is handed over once, however many reads see it: the book's
    * memory of ended hints (an hour, at most 10,000) then never has to stop a hint delivered
    * already from coming back while its row lives. At most the rows of one read.
    */
-  #handed = new Map<string, number>();
+  #handed = new Map<string, Handed>();
   #timer: unknown;
   #stopped = false;
   #failures = 0;
@@ -53,18 +64,34 @@ export class SharedHints {
    * Starts reading `journal`'s hints at once, then every {@link SHARED_HINTS_POLL_MS}, or
    * returns `undefined` when the journal carries none (no `liveCheckoutHints`).
    */
-  static start(journal: DeliveryJournal, timers: LoopTimers, hold: Hold): SharedHints | undefined {
+  static start(journal: DeliveryJournal, timers: LoopTimers, hold: Hold, drop: Drop): SharedHints | undefined {
     const read = journal.liveCheckoutHints;
     if (typeof read !== 'function') return undefined;
-    const hints = new SharedHints(() => read.call(journal), timers, hold);
+    const hints = new SharedHints(journal, () => read.call(journal), timers, hold, drop);
     hints.#arm(0);
     return hints;
   }
 
-  private constructor(read: () => Promise<SharedCheckoutHint[]>, timers: LoopTimers, hold: Hold) {
+  private constructor(journal: DeliveryJournal, read: () => Promise<SharedCheckoutHint[]>, timers: LoopTimers, hold: Hold, drop: Drop) {
+    this.#journal = journal;
     this.#read = read;
     this.#timers = timers;
     this.#hold = hold;
+    this.#drop = drop;
+  }
+
+  /**
+   * A delivery here satisfied what a hint named: if it came from the journal, its row is
+   * deleted, so that the other nodes drop it at their next read (a player moving to one of
+   * them is not claimed for it) and a loop starting later never holds it. A failed delete
+   * only shows in `lastError`: the row expires anyway.
+   */
+  satisfied(name: string, transactionId: string | undefined): void {
+    const end = this.#journal.endCheckoutHint;
+    if (this.#stopped || typeof end !== 'function' || !this.#handed.has(keyOf(name, transactionId))) return;
+    end.call(this.#journal, name, transactionId).catch((error: unknown) => {
+      this.lastError = error;
+    });
   }
 
   /** Stops reading: the timer is cleared, and a read in flight is ignored when it ends. */
@@ -86,19 +113,22 @@ export class SharedHints {
       const now = this.#timers.now();
       // Oldest first: the book keeps the order hints were given in. Since and until come from
       // the database's age and remaining life, placed on this loop's monotonic clock.
-      const handed = new Map<string, number>();
+      const handed = new Map<string, Handed>();
       for (const hint of hints) {
-        const key = `${hint.playerName}\u0000${hint.transactionId ?? ''}`;
+        const key = keyOf(hint.playerName, hint.transactionId);
         const since = now - hint.ageMs;
         const before = this.#handed.get(key);
-        if (before !== undefined && Math.abs(before - since) < SAME_HINT_MS) {
+        if (before !== undefined && Math.abs(before.since - since) < SAME_HINT_MS) {
           handed.set(key, before);
           continue;
         }
         const held: HeldHint = { transactionIds: hint.transactionId === undefined ? [] : [hint.transactionId], any: hint.transactionId === undefined, since, until: now + hint.remainingMs };
         // A hint the book had no room for is offered again at the next read.
-        if (this.#hold(hint.playerName, held, now) !== 'full') handed.set(key, since);
+        if (this.#hold(hint.playerName, held, now) !== 'full') handed.set(key, { since, name: hint.playerName, transactionId: hint.transactionId });
       }
+      // A row handed over and gone was delivered on another node (or expired): the book ends
+      // it. Not when the read was cut at its bound: a row left out may still be there.
+      if (hints.length < HINT_LIMIT) for (const [key, row] of this.#handed) if (!handed.has(key)) this.#drop(row.name, row.transactionId, now);
       this.#handed = handed;
       this.#failures = 0;
       this.lastError = undefined;
@@ -112,4 +142,9 @@ export class SharedHints {
     }
     if (!this.#stopped) this.#arm(next);
   }
+}
+
+/** A row's key: the player and the transaction ('\u0000' is in no player name nor transaction id). */
+function keyOf(name: string, transactionId: string | undefined): string {
+  return `${name}\u0000${transactionId ?? ''}`;
 }

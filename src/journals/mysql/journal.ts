@@ -243,6 +243,23 @@ export class MySqlJournal implements DeliveryJournal {
   }
 
   /**
+   * Deletes the checkout hint of the player and transaction (`undefined`: the hint naming
+   * none), once a delivery satisfied it (see {@link DeliveryJournal.endCheckoutHint}): the
+   * delivery loop that delivered calls it, and the other nodes drop the hint at their next
+   * read. A hint that is not there is ignored.
+   *
+   * @example
+   * ```ts
+   * await journal.endCheckoutHint('Player123', transactionId);
+   * ```
+   * @throws JournalError when the database refuses or cannot be reached.
+   */
+  async endCheckoutHint(playerName: string, transactionId?: string): Promise<void> {
+    const hints = quoted(this.#core.options.hintsTable);
+    await this.#core.endCheckoutHint(playerName, transactionId, (db, player, id) => db.query(`DELETE FROM ${hints} WHERE player_name = ? AND transaction_id = ?`, [player, id]));
+  }
+
+  /**
    * Runs `work` holding the player's lock across every node of this table: `GET_LOCK` on
    * a connection checked out for it, released after `work` (or by the server, when this
    * node dies and the connection closes).

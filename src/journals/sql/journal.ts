@@ -195,6 +195,13 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
     return hints;
   }
 
+  /** Deletes the hint of the player and transaction (`''` for none) with `remove`, once a delivery satisfied it. */
+  async endCheckoutHint(playerName: string, transactionId: string | undefined, remove: (db: Q, playerName: string, transactionId: string) => Promise<unknown>): Promise<void> {
+    const name = checkNonBlank(playerName, 'playerName');
+    if (transactionId !== undefined && typeof transactionId !== 'string') fail('transactionId', `must be a string or undefined, got ${describe(transactionId)}`);
+    await this.query('delete a checkout hint', (db) => remove(db, name, transactionId ?? ''));
+  }
+
   /** Creates the tables if they do not exist, on the lock's connection inside `withPlayerLock`. */
   async createTables(): Promise<void> {
     const scope = this.scopes.current();
