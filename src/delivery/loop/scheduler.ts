@@ -93,9 +93,9 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined || this.#players.has(name)) return;
     const player = newPlayer(name);
     this.#players.set(name, player);
-    // A hinted player's first run, in the fast claim mode, is one claim call: their purchase may be paid already.
+    // A hinted player's first run, in the fast hint claim mode, is one claim call: their purchase may be paid already.
     const hinted = this.#hints.active(name, this.#timers.now()) !== undefined;
-    player.fast = this.#options.claimMode === 'fast' && hinted;
+    player.fast = this.#options.hintClaimMode === 'fast' && hinted;
     this.#schedule(player, this.#timers.now(), true, hinted);
   }
 
@@ -462,14 +462,14 @@ class Loop implements DeliveryLoop {
   }
 
   /**
-   * A hinted player: a run each window, in the loop's claim mode (exactly once: a preview, and
+   * A hinted player: a run each window, in the loop's hint claim mode (exactly once: a preview, and
    * the claim a window later once it lists items; fast: one claim call), until the purchase
    * arrives or the hint expires.
    */
   #hinted(player: Player, now: number): boolean {
     const at = this.#hints.planAt(player.name, player.lastCallAt, now);
     if (at === undefined) return false;
-    player.fast = this.#options.claimMode === 'fast';
+    player.fast = this.#options.hintClaimMode === 'fast';
     this.#schedule(player, at, true, true);
     return true;
   }
