@@ -331,6 +331,40 @@ describe('a read of the hints that fails', () => {
   });
 });
 
+describe('a read of the hints that never answers', () => {
+  it('is reported after 30 s; no second read starts while it hangs; deliveries go on; stop() does not wait for it', async () => {
+    let reads = 0;
+    const shared = new MemoryJournal();
+    const journal: DeliveryJournal = { ...nodeView(shared, 'game'), liveCheckoutHints: () => ((reads += 1), new Promise<never>(() => {})) };
+    const { mock, client, given, give } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 30_000, claimMode: 'fast' });
+    loop.join('Ivy');
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(loop.stats().sharedHintsError).toBeUndefined();
+    mock.addPurchase(KEY, { playerName: 'Ivy', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(loop.stats().sharedHintsError).toBeInstanceOf(JournalError);
+    expect(String((loop.stats().sharedHintsError as Error).message)).toMatch(/checkout hints were not read within 30000 ms/);
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(reads).toBe(1);
+    expect(given).toHaveLength(1);
+    await loop.stop();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('stop() while a read hangs', () => {
+  it('clears the timer that would report it: nothing keeps the process alive', async () => {
+    const shared = new MemoryJournal();
+    const journal: DeliveryJournal = { ...nodeView(shared, 'game'), liveCheckoutHints: () => new Promise<never>(() => {}) };
+    const { client, give } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give });
+    await vi.advanceTimersByTimeAsync(1_000);
+    await loop.stop();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
 describe('stop()', () => {
   it('stops the reads: no timer, no read after it', async () => {
     let reads = 0;

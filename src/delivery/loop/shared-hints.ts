@@ -7,6 +7,7 @@
  * @module
  * @internal
  */
+import { JournalError } from '../../errors.js';
 import type { DeliveryJournal } from '../../journals/contract.js';
 import { HINT_LIMIT, type SharedCheckoutHint } from '../../journals/checkout-hints.js';
 import type { LoopTimers } from './call-budget.js';
@@ -21,6 +22,11 @@ import type { CheckoutHintOutcome, HeldHint } from './hints.js';
 export const SHARED_HINTS_POLL_MS = 5_000;
 /** The longest wait after failed reads (doubling from the poll interval, full jitter over its upper half). */
 const BACKOFF_CAP_MS = 60_000;
+/**
+ * A read not answered by then is reported (`lastError`), and the next waits for it: at most
+ * one read in flight, so a database that never answers holds one connection, not one per poll.
+ */
+export const SHARED_HINTS_READ_TIMEOUT_MS = 30_000;
 /**
  * Two reads of one row place its start this close on the loop's clock (the reads' round
  * trips differ): the same hint. A row written anew (after it expired: at least a window of
@@ -55,6 +61,8 @@ export class SharedHints {
    */
   #handed = new Map<string, Handed>();
   #timer: unknown;
+  /** The timer that reports a read not answered in time, while one is in flight. */
+  #slow: unknown;
   #stopped = false;
   #failures = 0;
   /** The last read's failure (a database down, a missing table), until a read succeeds. */
@@ -98,7 +106,9 @@ export class SharedHints {
   stop(): void {
     this.#stopped = true;
     this.#timers.clearTimeout(this.#timer);
+    this.#timers.clearTimeout(this.#slow);
     this.#timer = undefined;
+    this.#slow = undefined;
   }
 
   #arm(ms: number): void {
@@ -107,6 +117,9 @@ export class SharedHints {
 
   async #poll(): Promise<void> {
     let next = SHARED_HINTS_POLL_MS;
+    this.#slow = this.#timers.setTimeout(() => {
+      this.lastError = new JournalError(`startDeliveryLoop: the journal's checkout hints were not read within ${SHARED_HINTS_READ_TIMEOUT_MS} ms (the database does not answer); read again once it answers`, { operation: 'startDeliveryLoop' });
+    }, SHARED_HINTS_READ_TIMEOUT_MS);
     try {
       const hints = await this.#read();
       if (this.#stopped) return;
@@ -139,6 +152,9 @@ export class SharedHints {
       this.lastError = error;
       const ceiling = Math.min(BACKOFF_CAP_MS, SHARED_HINTS_POLL_MS * 2 ** this.#failures);
       next = ceiling / 2 + (Math.random() * ceiling) / 2;
+    } finally {
+      this.#timers.clearTimeout(this.#slow);
+      this.#slow = undefined;
     }
     if (!this.#stopped) this.#arm(next);
   }
