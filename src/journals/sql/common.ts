@@ -28,7 +28,8 @@ export interface SqlJournalOptions {
   /**
    * The table of checkout hints (see {@link "teamgames-sdk"!expectCheckout}): a web shop writes them, every
    * node's delivery loop reads them. Created with the journal's table. Default
-   * `teamgames_hints`.
+   * `teamgames_hints`. Journals of different keys (stores) in one database need one each,
+   * as they need their own `table`: a loop holds every hint of the table it reads.
    */
   hintsTable?: string;
   /**
