@@ -17,7 +17,8 @@ import { CallBudget, platformTimers, sleepOn, type CallPriority, type LoopTimers
 import { DueHeap, type DueEntry } from './due-heap.js';
 import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './types.js';
 import { claimVoteInLoop, resumeVotesInLoop } from './votes.js';
-import { checkHint, HintBook, type CheckoutHint, type CheckoutHintOutcome } from './hints.js';
+import { checkHint, HintBook, type CheckoutHint, type CheckoutHintOutcome, type HeldHint } from './hints.js';
+import { SharedHints } from './shared-hints.js';
 import type { RunVia } from '../engine/index.js';
 import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, totalsOf, undelivered, type Player } from './player.js';
 import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryEvent, type DeliveryReport } from '../core/index.js';
@@ -48,6 +49,8 @@ class Loop implements DeliveryLoop {
   readonly #timers: LoopTimers;
   readonly #budget: CallBudget;
   readonly #hints: HintBook;
+  /** The hints of a shared journal (written by a shop elsewhere with expectCheckout), read into #hints. */
+  readonly #sharedHints: SharedHints | undefined;
   readonly #players = new Map<string, Player>();
   /** Due runs: hinted players'; joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
   readonly #hintedRuns = new DueHeap<Player>();
@@ -77,7 +80,8 @@ class Loop implements DeliveryLoop {
     this.#options = options;
     this.#timers = timers;
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
-    this.#hints = new HintBook(options.maxCallsPerSecond);
+    this.#hints = new HintBook(options.maxCallsPerSecond, (name, transactionId) => this.#sharedHints?.satisfied(name, transactionId));
+    this.#sharedHints = SharedHints.start(host.engine.journal, timers, (name, hint, now) => this.#hold(name, hint, now), (name, transactionId, now) => this.#hints.end(name, transactionId, now));
     const { signal } = options;
     if (signal?.aborted) void this.stop();
     // A signal aborts once: its listener needs no `once`.
@@ -109,11 +113,17 @@ class Loop implements DeliveryLoop {
 
   expect(playerName: string, hint?: CheckoutHint): CheckoutHintOutcome {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
-    const held = checkHint(hint, this.#timers.now());
-    const outcome = this.#stopping === undefined ? this.#hints.add(name, held) : 'stopped';
+    return this.#hold(name, checkHint(hint, this.#timers.now()));
+  }
+
+  /** Holds a hint (given to expect, or read from a shared journal) and acts on it for a player held online here. */
+  #hold(name: string, held: HeldHint, now = held.since): CheckoutHintOutcome {
+    const outcome = this.#stopping === undefined ? this.#hints.add(name, held, now) : 'stopped';
     const player = this.#players.get(name);
     // Acted on only for a player held online here; with a run in flight, once it is over.
-    if (outcome === 'held' && player !== undefined && player.running === undefined && player.waiting.length === 0) this.#hinted(player, this.#timers.now());
+    // A hinted run planned already stands: planning again would take a second place in the
+    // hints' share (a hint read again at each poll of a shared journal, or sent again).
+    if (outcome === 'held' && player !== undefined && player.running === undefined && player.waiting.length === 0 && !(player.scheduled && player.hinted)) this.#hinted(player, now);
     return outcome;
   }
 
@@ -160,7 +170,7 @@ class Loop implements DeliveryLoop {
   stats(): DeliveryLoopStats {
     const { pending, blocked, backingOff } = totalsOf(this.#players.values(), this.#timers.now());
     const { calls, previews, claims, granted, unverified, errors, lastError } = this.#stats;
-    return { online: this.#players.size, hints: this.#hints.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
+    return { online: this.#players.size, hints: this.#hints.size, sharedHintsError: this.#sharedHints?.lastError, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
   }
 
   async status(playerName: string): Promise<PlayerDeliveryStatus> {
@@ -188,6 +198,7 @@ class Loop implements DeliveryLoop {
   async #stop(): Promise<void> {
     // Every LoopTimers takes an undefined handle; nothing arms the timer again once stopping.
     this.#timers.clearTimeout(this.#timer);
+    this.#sharedHints?.stop();
     const stopped = new Interrupted('stopped');
     this.#budget.rejectAll(stopped);
     for (const player of this.#players.values()) {

@@ -95,6 +95,13 @@ export interface DeliveryLoopStats {
   online: number;
   /** Checkout hints held (see {@link DeliveryLoop.expect}), for players online or not. */
   hints: number;
+  /**
+   * The last failure reading the checkout hints of a shared journal (see
+   * {@link expectCheckout}: a database down, its hints table missing), until a read
+   * succeeds; absent without one. Reads are retried with backoff, and never stop nor slow
+   * deliveries: the purchases of those hints come with the routine polls meanwhile.
+   */
+  sharedHintsError?: unknown;
   /** Calls sent to the service. */
   calls: number;
   /** Of which previews. */
