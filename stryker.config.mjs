@@ -40,6 +40,8 @@ export default {
     'src/delivery/records/checked.ts',
     // The checkout hints (#47): how long, how many, which share of the budget, for whom.
     'src/delivery/loop/hints.ts',
+    // The hints a shop wrote into a shared journal (#47): how often they are read, backoff, stop.
+    'src/delivery/loop/shared-hints.ts',
     'src/cli/journal-command.ts',
     'src/cli/journal-sources.ts',
     'src/cli/journal-print.ts',

@@ -4,6 +4,7 @@
  *
  *   npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>]
  *                       [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast]
+ *                       [--hint-claim-mode exactlyOnce|fast]
  *                       [--faults on|off] [--hints <0..1>] [--payment-median <s>] [--abandoned <0..1>] [--verbose]
  *
  * Prints what an online player costs the loop, then the run's line:
@@ -109,7 +110,7 @@ import type { DeliveryLoop } from '../src/delivery/loop/scheduler.js';
 if (process.argv.includes('--votes')) await import('./simulate/votes.js').then(({ run }) => run()).then((code) => process.exit(code));
 
 const USAGE =
-  'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast] [--faults on|off] [--hints <0..1>] [--payment-median <s>] [--abandoned <0..1>] [--verbose]\n' +
+  'usage: npm run simulate -- --players <n> [--minutes <m>] [--seed <s>] [--interval <ms>] [--budget <calls/s>] [--purchases-per-hour <r>] [--typed-claims <0..1>] [--claim-mode exactlyOnce|fast] [--hint-claim-mode exactlyOnce|fast] [--faults on|off] [--hints <0..1>] [--payment-median <s>] [--abandoned <0..1>] [--verbose]\n' +
   '       npm run simulate -- --votes …   (vote rewards, price changes and late landings: scripts/simulate/votes.ts; --votes --help for its flags)';
 const cli = commandLine('simulate', USAGE, {
   players: { type: 'string', default: '50' },
@@ -120,6 +121,8 @@ const cli = commandLine('simulate', USAGE, {
   'purchases-per-hour': { type: 'string', default: '2' },
   'typed-claims': { type: 'string', default: '0.15' },
   'claim-mode': { type: 'string', default: 'exactlyOnce' },
+  // The loop's hintClaimMode: by default its claimMode.
+  'hint-claim-mode': { type: 'string' },
   hints: { type: 'string', default: '0' },
   'payment-median': { type: 'string', default: '60' },
   abandoned: { type: 'string', default: '0' },
@@ -138,6 +141,7 @@ if (PURCHASES_PER_HOUR === 0) cli.fail('--purchases-per-hour must be above 0');
 const TYPED_CLAIMS = cli.number('typed-claims', 0, 1);
 const FAULTS = cli.oneOf('faults', ['on', 'off']) === 'on';
 const CLAIM_MODE = cli.oneOf('claim-mode', ['exactlyOnce', 'fast']);
+const HINT_CLAIM_MODE = cli.values['hint-claim-mode'] === undefined ? CLAIM_MODE : cli.oneOf('hint-claim-mode', ['exactlyOnce', 'fast']);
 const HINTS = cli.number('hints', 0, 1);
 const PAYMENT_MEDIAN_MS = cli.number('payment-median', 0, 3_600) * 1_000;
 const ABANDONED = cli.number('abandoned', 0, 1);
@@ -150,7 +154,7 @@ const random = seededRandom(SEED ^ 0x51e1a7e);
 Math.random = seededRandom(SEED ^ 0x7a11e4);
 const gc = exposeGc();
 
-const config = (players: number): SimConfig => ({ players, pollIntervalMs: INTERVAL, maxCallsPerSecond: BUDGET, purchasesPerHour: PURCHASES_PER_HOUR, typedClaims: TYPED_CLAIMS, seed: SEED, random, claimMode: CLAIM_MODE, hints: HINTS, paymentMedianMs: PAYMENT_MEDIAN_MS, abandoned: ABANDONED });
+const config = (players: number): SimConfig => ({ players, pollIntervalMs: INTERVAL, maxCallsPerSecond: BUDGET, purchasesPerHour: PURCHASES_PER_HOUR, typedClaims: TYPED_CLAIMS, seed: SEED, random, claimMode: CLAIM_MODE, hintClaimMode: HINT_CLAIM_MODE, hints: HINTS, paymentMedianMs: PAYMENT_MEDIAN_MS, abandoned: ABANDONED });
 
 /** Purchases granted more than 1.5 intervals + one window after they could be, and what happened to each before its grant. */
 function slowGrants(world: World, intervalMs: number) {
@@ -294,7 +298,7 @@ async function main(): Promise<number> {
   const maxCalls = Math.max(world.maxCallsIn1s, mainStats.maxCallsInOneSecond, final.stats.maxCallsInOneSecond);
   const playerMinutes = PLAYERS * MINUTES;
   console.log(
-    `simulate players=${PLAYERS} minutes=${MINUTES} interval=${EFFECTIVE_INTERVAL} claim_mode=${CLAIM_MODE}${HINTS > 0 ? ` hints=${HINTS} payment_median=${PAYMENT_MEDIAN_MS / 1_000}${ABANDONED > 0 ? ` abandoned=${ABANDONED}` : ''}` : ''}: purchases=${world.purchases.size} paid_units=${figures.paid} granted_units=${figures.granted} ` +
+    `simulate players=${PLAYERS} minutes=${MINUTES} interval=${EFFECTIVE_INTERVAL} claim_mode=${CLAIM_MODE}${HINTS > 0 ? ` hints=${HINTS} hint_claim_mode=${HINT_CLAIM_MODE} payment_median=${PAYMENT_MEDIAN_MS / 1_000}${ABANDONED > 0 ? ` abandoned=${ABANDONED}` : ''}` : ''}: purchases=${world.purchases.size} paid_units=${figures.paid} granted_units=${figures.granted} ` +
       `lost=${figures.lost} duplicated=${figures.duplicated} silent=${figures.silent} granted_offline=${world.grantsOffline} windows_per_1000_purchases=${figures.windowsPer1000.toFixed(2)} ` +
       `grant_p50=${figures.p50.toFixed(1)} grant_p99=${figures.p99.toFixed(1)} ${HINTS > 0 ? `hinted=${figures.hinted} hinted_grant_p50=${figures.hintedP50.toFixed(1)} hinted_grant_p99=${figures.hintedP99.toFixed(1)} hinted_after_restart=${figures.hintedAfterRestart} ` : ''}calls_per_player_minute=${(mainCalls / playerMinutes).toFixed(2)} ` +
       `max_calls_in_1s=${maxCalls} loop_cpu_ms_per_player_minute=${(loopCpuMs / playerMinutes).toFixed(4)} rss_mb=${rssMb.toFixed(1)}`,

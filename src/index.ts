@@ -109,6 +109,8 @@ export {
   type WindowResolveOutcome,
 } from './journals/contract.js';
 export { inspectJournal, resolveWindow, MAX_RESOLVED_BY_LENGTH, MAX_RESOLUTION_NOTE_LENGTH, type JournalInspection, type PendingDelivery, type ResolveWindowInput } from './delivery/staff/index.js';
+export { expectCheckout } from './journals/expect-checkout.js';
+export type { SharedCheckoutHint } from './journals/checkout-hints.js';
 export { MemoryJournal } from './journals/memory.js';
 export { FileJournal, type FileJournalOptions } from './journals/file/journal.js';
 export { VERSION } from './version.js';

@@ -34,6 +34,8 @@ export interface SimConfig {
   random: () => number;
   /** The loop's `claimMode` for `/claim` (`loop.claim`): the engine's default, or the one-call form. */
   claimMode: 'exactlyOnce' | 'fast';
+  /** The loop's `hintClaimMode`: how a hinted player is claimed each window. */
+  hintClaimMode: 'exactlyOnce' | 'fast';
   /** Of the purchases, the share made through a checkout that sends the loop a hint (`loop.expect`), paid after a delay. */
   hints: number;
   /** The median of the payment delay (log-normal, see PAYMENT_SIGMA), ms. */
@@ -157,8 +159,8 @@ export class World {
   startLoop(): DeliveryLoop {
     const onEvent = (event: StorefrontEvent) => this.#onEvent(event);
     const host = { engine: this.engine, via: () => ({ claim: this.client.claim.bind(this.client), onEvent }) };
-    const { pollIntervalMs, maxCallsPerSecond, claimMode } = this.#config;
-    const options = { give: this.give, claimMode, ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }), ...(maxCallsPerSecond === undefined ? {} : { maxCallsPerSecond }) };
+    const { pollIntervalMs, maxCallsPerSecond, claimMode, hintClaimMode } = this.#config;
+    const options = { give: this.give, claimMode, hintClaimMode, ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }), ...(maxCallsPerSecond === undefined ? {} : { maxCallsPerSecond }) };
     this.loop = startDeliveryLoop(host, options, this.time.timers());
     return this.loop;
   }

@@ -101,7 +101,7 @@ const journal = z
   .strictObject({ file: path.optional(), postgres: urlSource.optional(), mysql: urlSource.optional() })
   .refine((o) => [o.file, o.postgres, o.mysql].filter((v) => v !== undefined).length === 1, { message: 'needs exactly one of "file", "postgres" or "mysql"', ...acrossFields });
 
-const LOOP_KEYS = Object.keys({ pollIntervalMs: 0, maxCallsPerSecond: 0, claimMode: 0, staffAfterAttempts: 0, grantTimeoutMs: 0 } satisfies Record<keyof DeliveryLoopSettings, 0>) as Array<keyof DeliveryLoopSettings>;
+const LOOP_KEYS = Object.keys({ pollIntervalMs: 0, maxCallsPerSecond: 0, claimMode: 0, hintClaimMode: 0, staffAfterAttempts: 0, grantTimeoutMs: 0 } satisfies Record<keyof DeliveryLoopSettings, 0>) as Array<keyof DeliveryLoopSettings>;
 const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknown().optional()])) as Record<(typeof LOOP_KEYS)[number], z.ZodOptional<z.ZodUnknown>>).superRefine((values, ctx) => {
   // The SDK's own validator, one setting at a time so every wrong one is named.
   for (const key of LOOP_KEYS) {

@@ -43,6 +43,7 @@ export type Operation =
   | 'deliverVoteReward'
   | 'resumeVoteRewards'
   | 'startDeliveryLoop'
+  | 'expectCheckout'
   | 'withOptions';
 
 /** Fields shared by the constructors of the errors that describe a request. */

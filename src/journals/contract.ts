@@ -7,6 +7,7 @@
  */
 import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../wire/claim.js';
+import type { CheckoutHint, SharedCheckoutHint } from './checkout-hints.js';
 import type { GrantFailureNote } from './grant-failure.js';
 import type { JournalVoteEntry } from './vote-entries.js';
 
@@ -258,6 +259,33 @@ export interface DeliveryJournal {
    * processes should implement this method.
    */
   resolveWindow?(windowId: string, resolution: WindowResolution): Promise<WindowResolveOutcome>;
+  /**
+   * Optional, for journals shared by the game's nodes and a web shop: records a checkout
+   * hint (see {@link expectCheckout}, which calls it), its expiry `hint.expiresInMs` (default
+   * 10 minutes) from now by the journal's own clock (the database's: never a node's or the
+   * shop's, whose clocks differ). One hint per player and transaction: the same hint
+   * written again while it lives changes nothing (it never extends itself); once expired,
+   * it is written anew. The shipped `PostgresJournal`, `MySqlJournal` (a table of their own,
+   * `hintsTable`) and `MemoryJournal` have it; the file journal (one process's) does not.
+   *
+   * @throws InvalidInputError when the player's name or the hint is not valid (the rules
+   *   of {@link DeliveryLoop.expect}); nothing was written.
+   */
+  addCheckoutHint?(playerName: string, hint?: CheckoutHint): Promise<void>;
+  /**
+   * Optional, with `addCheckoutHint`: the hints not expired yet, oldest first, at most the
+   * newest 10,000, each with its age and remaining life in ms by the journal's clock. A
+   * delivery loop on a journal that has it reads it every few seconds and holds each hint
+   * as if given to its `expect`. Expired hints are deleted now and then by the reads.
+   */
+  liveCheckoutHints?(): Promise<SharedCheckoutHint[]>;
+  /**
+   * Optional, with `liveCheckoutHints`: deletes the hint of the player and transaction
+   * (`undefined`: the hint naming none), once a delivery satisfied it. The loop that
+   * delivered calls it; the other nodes then drop the hint at their next read, and a loop
+   * starting later never holds it. Deleting a hint that is not there does nothing.
+   */
+  endCheckoutHint?(playerName: string, transactionId?: string): Promise<void>;
 }
 
 /**

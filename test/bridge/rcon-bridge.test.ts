@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startBridge, type RunningBridge } from '../../src/bridge/bridge.js';
 import { FileJournal, inspectJournal } from '../../src/index.js';
-import { KEY, inProcessStore } from '../support/reliability.js';
+import { KEY, fetchInStep, inProcessStore } from '../support/reliability.js';
 import { TestRconServer } from '../support/rcon-server.js';
 
 const TOKEN = 'rcon-bridge-token-0123456789abcdef01234567';
@@ -40,7 +40,7 @@ async function bridgeOn(server: TestRconServer, dir: string, logLines?: Array<Re
   );
   const env = { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN, RCON_PASSWORD: server.password };
   const logDestination = logLines === undefined ? {} : { logDestination: { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) } };
-  const bridge = await startBridge(config, { env, fetch: mock.fetch, ...logDestination });
+  const bridge = await startBridge(config, { env, fetch: fetchInStep(mock), ...logDestination });
   running.push(bridge);
   return bridge;
 }
@@ -59,18 +59,16 @@ async function call(bridge: RunningBridge, method: string, path: string, body?: 
  * seen when the connection closes.)
  *
  * The player joins (the loop previews the purchase at once) and types /claim, answered by
- * that run's claim one service window later: the mock's clock and the loop's timers move
- * ahead until it answers.
+ * that run's claim one service window later: the loop's timers (and with them the mock's
+ * clock) move ahead until it answers.
  */
 async function joinAndClaim(bridge: RunningBridge, player: string, quantity: number): Promise<Record<string, unknown>> {
   mock.addPurchase(KEY, { playerName: player, id: 1, quantity });
   expect((await call(bridge, 'PUT', '/v1/online', { players: [player] })).status).toBe(200);
   let answer: { status: number; json: Record<string, unknown> } | undefined;
   const claimed = call(bridge, 'POST', '/v1/claim', { player }).then((a) => (answer = a));
-  for (let waited = 0; answer === undefined && waited < 60_000; waited += 1_000) {
-    mock.clock.advance(1_000);
-    await vi.advanceTimersByTimeAsync(1_000);
-  }
+  // The mock's clock follows the fake one (fetchInStep).
+  for (let waited = 0; answer === undefined && waited < 60_000; waited += 1_000) await vi.advanceTimersByTimeAsync(1_000);
   await claimed;
   expect(answer?.status).toBe(200);
   return answer!.json;

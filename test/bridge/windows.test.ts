@@ -14,7 +14,7 @@ import { startBridge, type RunningBridge } from '../../src/bridge/bridge.js';
 import { createMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
 import { startBridgeServer } from '../../src/bridge/http/index.js';
-import { KEY, inProcessStore } from '../support/reliability.js';
+import { KEY, fetchInStep, inProcessStore } from '../support/reliability.js';
 
 const TOKEN = 'windows-bridge-token-0123456789abcdef012345';
 const GAME = 'http://127.0.0.1:9/teamgames';
@@ -23,6 +23,7 @@ const running: RunningBridge[] = [];
 beforeEach(() => {
   storeAnswers = 0;
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'], shouldAdvanceTime: true });
+  store = fetchInStep(mock);
 });
 afterEach(async () => {
   vi.useRealTimers();
@@ -32,10 +33,12 @@ afterEach(async () => {
 
 /** The store's answers so far (a dropped connection is none). */
 let storeAnswers = 0;
+/** The mock, its clock in step with the fake one (made once fake timers are on). */
+let store: typeof globalThis.fetch;
 /** The store's calls go to the mock; the game's webhook answers 200 to every item. */
 const fetcher: typeof globalThis.fetch = async (input, init) => {
   if (String(input instanceof Request ? input.url : input).startsWith(GAME)) return new Response('{"ok":true}');
-  const answer = await mock.fetch(input, init);
+  const answer = await store(input, init);
   storeAnswers += 1;
   return answer;
 };
@@ -77,10 +80,8 @@ describe('a webhook bridge', () => {
     mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
     let answered: unknown;
     const claimed = fetch(`${first.url}/v1/claim`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"player":"Steve"}' }).then(async (r) => (answered = await r.json()));
-    for (let waited = 0; answered === undefined && waited < 60_000; waited += 1_000) {
-      mock.clock.advance(1_000);
-      await vi.advanceTimersByTimeAsync(1_000);
-    }
+    // The mock's clock follows the fake one (fetchInStep).
+    for (let waited = 0; answered === undefined && waited < 60_000; waited += 1_000) await vi.advanceTimersByTimeAsync(1_000);
     await claimed;
     expect(mock.faults.list()[0]?.fired).toBe(1);
     expect(lines.filter((l) => l['level'] === 'error').map((l) => l['msg']), JSON.stringify(lines)).toContain('unverified window: items may have been claimed without being given; staff must check (teamgames journal windows)');

@@ -39,7 +39,7 @@ export interface EngineKit {
   query(sql: string, values?: unknown[]): Promise<Array<Record<string, unknown>>>;
   tableExists(table: string): Promise<boolean>;
   /** The exported DDL, run by hand as a migration would. */
-  migrate(options: { table: string; grantedTable: string }): Promise<void>;
+  migrate(options: { table: string; grantedTable: string; hintsTable?: string }): Promise<void>;
   /** The connection holding the journal's lock on the player, if any. */
   lockHolder(table: string, player: string): Promise<number | undefined>;
   /** How many connections wait for the journal's lock on the player. */

@@ -25,7 +25,7 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       // No such schema yet: the creation fails, and is not remembered as done (nor as failed).
       const error = await journal.append([journalLine('a')]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(JournalError);
-      expect((error as Error).message).toMatch(new RegExp(`^${journal.constructor.name}: could not create the tables ${schema}\\.deliveries and ${schema}\\.granted: `));
+      expect((error as Error).message).toMatch(new RegExp(`^${journal.constructor.name}: could not create the tables ${schema}\\.deliveries, ${schema}\\.granted and teamgames_hints: `));
       await expect(journal.createTables()).rejects.toThrow(/could not create the tables/);
 
       await createSchema(schema);

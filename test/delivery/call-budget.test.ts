@@ -48,12 +48,17 @@ function taker(budget: CallBudget, clock: ReturnType<typeof manualTimers>, log: 
     budget.take(priority, signal).then(() => void log.push([name, clock.loop.now()]));
 }
 
+/** A budget of `perSecond` calls on a manual clock, with a taker that logs who went through when. */
+function budgetOf(perSecond: number) {
+  const clock = manualTimers();
+  const budget = new CallBudget(perSecond, clock.loop);
+  const log: Array<[string, number]> = [];
+  return { clock, budget, log, take: taker(budget, clock, log) };
+}
+
 describe('CallBudget', () => {
   it('lets perSecond calls through at once, then each next one exactly when the oldest leaves the window', async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(3, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(3);
     await take('a');
     clock.set(100);
     await take('b');
@@ -81,10 +86,7 @@ describe('CallBudget', () => {
   });
 
   it('a call is free again at exactly 1,000 ms after the one it replaces, not before', async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(1, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(1);
     await take('a');
     clock.set(999);
     void take('b');
@@ -111,10 +113,7 @@ describe('CallBudget', () => {
   });
 
   it('serves urgent callers before routine ones that waited longer; each kind in its order', async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(1, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(1);
     await take('first');
     void take('routine 1');
     void take('routine 2');
@@ -125,10 +124,7 @@ describe('CallBudget', () => {
   });
 
   it("serves a hinted player's calls before urgent and routine ones that waited longer; each kind in its order", async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(1, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(1);
     await take('first');
     void take('routine');
     void take('urgent 1', 'urgent');
@@ -141,10 +137,7 @@ describe('CallBudget', () => {
   });
 
   it('a hinted caller aborted leaves the queue and its listener; stopping rejects every queue', async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(1, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(1);
     await take('a');
     const controller = new AbortController();
     const hinted = take('h', 'hinted', controller.signal);
@@ -159,10 +152,7 @@ describe('CallBudget', () => {
   });
 
   it('a new caller queues behind those already waiting, even once the window has room', async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(1, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(1);
     await take('a');
     void take('b');
     clock.set(1_000); // room now, but 'b' has not been let through yet (its timer has not run)
@@ -205,10 +195,7 @@ describe('CallBudget', () => {
   });
 
   it('a wait aborted rejects with signal.reason, leaves the queue and its listener; the others go on', async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(1, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(1);
     await take('a');
     const controller = new AbortController();
     const reason = new Error('stopped');
@@ -228,10 +215,7 @@ describe('CallBudget', () => {
   });
 
   it('any waiter of a queue can be aborted, not only the first: the others keep their order', async () => {
-    const clock = manualTimers();
-    const budget = new CallBudget(1, clock.loop);
-    const log: Array<[string, number]> = [];
-    const take = taker(budget, clock, log);
+    const { clock, budget, log, take } = budgetOf(1);
     await take('a');
     const controllers = [new AbortController(), new AbortController(), new AbortController()];
     const waits = ['b', 'c', 'd'].map((name, i) => take(name, 'routine', controllers[i]?.signal));

@@ -116,7 +116,11 @@ describe('one conversion of whatever a give throws', () => {
 
 describe('grantTimeoutMs: one name, one default, one check', () => {
   it('checkDeliveryLoopSettings is the rule of startDeliveryLoop: the same defaults and the same refusal', () => {
-    expect(checkDeliveryLoopSettings({})).toEqual({ pollIntervalMs: 30_000, maxCallsPerSecond: 10, grantTimeoutMs: 60_000, claimMode: 'exactlyOnce', staffAfterAttempts: 5 });
+    expect(checkDeliveryLoopSettings({})).toEqual({ pollIntervalMs: 30_000, maxCallsPerSecond: 10, grantTimeoutMs: 60_000, claimMode: 'exactlyOnce', hintClaimMode: 'exactlyOnce', staffAfterAttempts: 5 });
+    // The hints' claim mode follows claimMode unless given.
+    expect(checkDeliveryLoopSettings({ claimMode: 'fast' }).hintClaimMode).toBe('fast');
+    expect(checkDeliveryLoopSettings({ hintClaimMode: 'fast' })).toMatchObject({ claimMode: 'exactlyOnce', hintClaimMode: 'fast' });
+    expect(checkDeliveryLoopSettings({ claimMode: 'fast', hintClaimMode: 'exactlyOnce' }).hintClaimMode).toBe('exactlyOnce');
     expect(checkDeliveryLoopSettings({ grantTimeoutMs: 86_400_000 }).grantTimeoutMs).toBe(86_400_000);
     const refused = (f: () => unknown) => {
       try {
@@ -131,6 +135,8 @@ describe('grantTimeoutMs: one name, one default, one check', () => {
     expect(fromSettings).toBeInstanceOf(InvalidInputError);
     expect(fromSettings.message).toBe(fromLoop.message);
     expect(refused(() => checkDeliveryLoopSettings({ give: () => {} })).argument).toBe('options.give');
+    const hintMode = refused(() => checkDeliveryLoopSettings({ hintClaimMode: 'quick' }));
+    expect([hintMode.argument, hintMode.message]).toEqual(['options.hintClaimMode', expect.stringContaining(`must be 'exactlyOnce' or 'fast' (default: claimMode), got "quick"`)]);
   });
 
   it('deliverVoteReward takes grantTimeoutMs, as deliver does; giveTimeoutMs is its deprecated name, refused together with it', async () => {

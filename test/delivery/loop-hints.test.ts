@@ -67,6 +67,37 @@ describe('a hinted player, exactly once (the default claimMode)', () => {
   });
 });
 
+describe("a hinted player, hintClaimMode 'fast' with the default claimMode", () => {
+  it('is claimed in one call each window (given within a window of payment), while a player not hinted is still previewed before each claim', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 30_000, hintClaimMode: 'fast' });
+    loop.join('Fay');
+    loop.join('Gus');
+    await vi.advanceTimersByTimeAsync(1_000); // the joins' previews
+    const hintedAt = Date.now();
+    expect(loop.expect('Fay')).toBe('held');
+    await vi.advanceTimersByTimeAsync(23_000);
+    const paidAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Gus', id: 2, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(given).toHaveLength(1);
+    expect(given[0]!.at - paidAt).toBeLessThanOrEqual(10_000);
+    // Fay: one claim call each window from the hint, no preview.
+    expect(between(calls, 'Fay', hintedAt, Date.now()).map((c) => [c.at - hintedAt, c.preview])).toEqual([
+      [9_000, false],
+      [19_000, false],
+      [29_000, false],
+    ]);
+    // Gus, not hinted: previewed by the routine poll, his purchase claimed a window later.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(given).toHaveLength(2);
+    const gus = between(calls, 'Gus', hintedAt, Date.now()).map((c) => c.preview);
+    expect(gus.slice(-2)).toEqual([true, false]);
+    await loop.stop();
+  });
+});
+
 describe('a hinted player, fast claim mode', () => {
   it('is claimed once per window (no preview first), so a purchase is given within about one window of its payment, and the hint ends with it', async () => {
     const { mock, client, calls, given, give } = setup();

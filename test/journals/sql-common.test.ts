@@ -120,7 +120,7 @@ describe.each(engines)('$name: a failure of the database', ({ name, journal }) =
     const denied = new Error('permission denied for schema public');
     const failing = journal(() => ({ fail: denied }), [], { table: 'game.deliveries' });
     const error = expectInstance(await failureOf(failing.append([journalLine('a')])), JournalError);
-    expect(error.message).toBe(`${name}: could not create the tables game.deliveries and teamgames_granted: permission denied for schema public`);
+    expect(error.message).toBe(`${name}: could not create the tables game.deliveries, teamgames_granted and teamgames_hints: permission denied for schema public`);
     expect(error.cause).toBe(denied);
   });
 
@@ -259,7 +259,7 @@ describe('the limits and names the journals start with', () => {
     const { make, postgresSchema } = await fresh();
     expect(make().table).toBe('teamgames_deliveries');
     expect(postgresSchema()).toContain('CREATE TABLE IF NOT EXISTS "teamgames_granted" (');
-    const all = make({ table: 't', grantedTable: 'g', lockTimeoutMs: 5, maxLockConnections: 2, nodeId: 'n', createTables: false });
+    const all = make({ table: 't', grantedTable: 'g', hintsTable: 'h', lockTimeoutMs: 5, maxLockConnections: 2, nodeId: 'n', createTables: false });
     expect([all.table, all.nodeId, all.maxLockConnections]).toEqual(['t', 'n', 2]);
   });
 

@@ -288,18 +288,20 @@ describe('recordDelivery checks its arguments', () => {
 
 describe('the exported DDL', () => {
   const schemas = [
-    { name: 'postgresSchema', load: async () => (await postgres()).postgresSchema, quoted: '"game"."deliveries"', granted: '"game"."granted"', statements: 3 },
-    { name: 'mysqlSchema', load: async () => (await mysql()).mysqlSchema, quoted: '`game`.`deliveries`', granted: '`game`.`granted`', statements: 2 },
+    { name: 'postgresSchema', load: async () => (await postgres()).postgresSchema, quoted: '"game"."deliveries"', granted: '"game"."granted"', hints: '"game"."hints"', statements: 5 },
+    { name: 'mysqlSchema', load: async () => (await mysql()).mysqlSchema, quoted: '`game`.`deliveries`', granted: '`game`.`granted`', hints: '`game`.`hints`', statements: 3 },
   ];
-  it.each(schemas)('$name: tables in a schema, each statement on lines of its own after a header naming both', async ({ load, quoted, granted, statements }) => {
+  it.each(schemas)('$name: tables in a schema, each statement on lines of its own after a header naming all three', async ({ load, quoted, granted, hints, statements }) => {
     const schema = await load();
-    const ddl = schema({ table: 'game.deliveries', grantedTable: 'game.granted' });
+    const ddl = schema({ table: 'game.deliveries', grantedTable: 'game.granted', hintsTable: 'game.hints' });
     const lines = ddl.split('\n');
-    expect(lines[0]).toBe('-- teamgames-sdk: the delivery journal (game.deliveries) and the dedupe record (game.granted)');
+    expect(lines[0]).toBe('-- teamgames-sdk: the delivery journal (game.deliveries), the dedupe record (game.granted) and the checkout hints (game.hints)');
     expect(lines.filter((l) => l.startsWith('CREATE '))).toHaveLength(statements);
     expect(lines.filter((l) => l.endsWith(';'))).toHaveLength(statements);
     expect(ddl).toContain(`CREATE TABLE IF NOT EXISTS ${quoted} (`);
     expect(ddl).toContain(`CREATE TABLE IF NOT EXISTS ${granted} (`);
+    expect(ddl).toContain(`CREATE TABLE IF NOT EXISTS ${hints} (`);
+    expect(schema()).toContain('teamgames_hints');
   });
 
   it.each(schemas)('$name: names the option refused', async ({ load }) => {
@@ -307,5 +309,6 @@ describe('the exported DDL', () => {
     expect(() => schema({ tables: 'x' } as never)).toThrow(/invalid options\.tables: unknown option/);
     expect(() => schema({ table: 'Bad' })).toThrow(/invalid options\.table: /);
     expect(() => schema({ grantedTable: 'Bad' })).toThrow(/invalid options\.grantedTable: /);
+    expect(() => schema({ hintsTable: 'Bad' })).toThrow(/invalid options\.hintsTable: /);
   });
 });

@@ -36,13 +36,14 @@ describe.each(journals)('$name', ({ make, pool }) => {
   });
 
   it.each([
-    [{ tabel: 'x' }, /invalid options.tabel: unknown option; known: table, grantedTable, lockTimeoutMs, maxLockConnections, nodeId, createTables/],
+    [{ tabel: 'x' }, /invalid options.tabel: unknown option; known: table, grantedTable, hintsTable, lockTimeoutMs, maxLockConnections, nodeId, createTables/],
     [{ Table: 'x' }, /did you mean table\?/],
     [{ table: 'Deliveries' }, /invalid options.table: must be a table name/],
     [{ table: 'a.b.c' }, /invalid options.table/],
     [{ table: "x'; DROP TABLE users; --" }, /invalid options.table/],
     [{ table: 'x'.repeat(49) }, /invalid options.table/],
     [{ grantedTable: '1st' }, /invalid options.grantedTable/],
+    [{ hintsTable: 'Hints' }, /invalid options.hintsTable/],
     [{ lockTimeoutMs: 0 }, /invalid options.lockTimeoutMs: must be an integer from 1 to/],
     [{ lockTimeoutMs: 1.5 }, /invalid options.lockTimeoutMs/],
     [{ maxLockConnections: 0 }, /invalid options.maxLockConnections: must be an integer from 1 to/],
@@ -109,23 +110,28 @@ function lockConnections(journal: PostgresJournal | MySqlJournal): number {
 }
 
 describe('the exported DDL', () => {
-  it('PostgreSQL: both tables, idempotent statements, the names given', () => {
-    const ddl = postgresSchema({ table: 'game.deliveries', grantedTable: 'game.granted' });
+  it('PostgreSQL: the three tables, idempotent statements, the names given', () => {
+    const ddl = postgresSchema({ table: 'game.deliveries', grantedTable: 'game.granted', hintsTable: 'game.hints' });
     expect(ddl).toContain('CREATE TABLE IF NOT EXISTS "game"."deliveries" (');
     expect(ddl).toContain('CREATE INDEX IF NOT EXISTS "deliveries_player_idx" ON "game"."deliveries" (player_name, seq);');
     expect(ddl).toContain('CREATE TABLE IF NOT EXISTS "game"."granted" (');
-    expect(ddl.match(/IF NOT EXISTS/g)).toHaveLength(3);
+    expect(ddl).toContain('CREATE TABLE IF NOT EXISTS "game"."hints" (');
+    expect(ddl).toContain('CREATE INDEX IF NOT EXISTS "hints_created_idx" ON "game"."hints" (created_at);');
+    expect(ddl.match(/IF NOT EXISTS/g)).toHaveLength(5);
+    expect(postgresSchema()).toContain('"teamgames_hints"');
     expect(postgresSchema()).toContain('"teamgames_deliveries"');
     expect(postgresSchema()).toContain('"teamgames_granted"');
   });
 
-  it('MySQL: both tables, binary ids and names, idempotent statements', () => {
+  it('MySQL: the three tables, binary ids and names, idempotent statements', () => {
     const ddl = mysqlSchema();
     expect(ddl).toContain('CREATE TABLE IF NOT EXISTS `teamgames_deliveries` (');
     expect(ddl).toContain('delivery_id VARBINARY(512) NOT NULL');
     expect(ddl).toContain('player_name VARBINARY(320) NOT NULL');
     expect(ddl).toContain('CREATE TABLE IF NOT EXISTS `teamgames_granted` (');
-    expect(ddl.match(/IF NOT EXISTS/g)).toHaveLength(2);
+    expect(ddl).toContain('CREATE TABLE IF NOT EXISTS `teamgames_hints` (');
+    expect(ddl).toContain('PRIMARY KEY (player_name, transaction_id)');
+    expect(ddl.match(/IF NOT EXISTS/g)).toHaveLength(3);
   });
 
   it.each([

@@ -36,6 +36,23 @@ export const clockSleep =
   };
 
 /**
+ * A fetch to `mock` whose clock keeps step with vitest's fake monotonic clock (`performance`
+ * faked, `shouldAdvanceTime` on: a bridge's loop times the service's 10 s window on it): at
+ * each request the mock's time is set to {@link T0} plus the fake clock's time since this
+ * was made. Moving the two clocks side by side instead (`mock.clock.advance` with
+ * `vi.advanceTimersByTimeAsync`) lets the fake clock run ahead by the real time that passes,
+ * and on a loaded machine a claim timed a window after its preview on the loop's clock
+ * reached the mock less than a window after it (`RATE_LIMIT`). Make it once fake timers are on.
+ */
+export function fetchInStep(mock: { clock: MockClock; fetch: typeof globalThis.fetch }): typeof globalThis.fetch {
+  const start = performance.now();
+  return (input, init) => {
+    mock.clock.set(T0 + (performance.now() - start));
+    return mock.fetch(input, init);
+  };
+}
+
+/**
  * A mock on the delivery {@link seed} at {@link T0}, reached in process through
  * `mock.fetch`: its clock-moving `sleep`, a `client` per journal (no retries, on
  * the mock's clock) and the `outcome` of a {@link Game} against what was paid.

@@ -8,30 +8,11 @@
  * @module
  * @internal
  */
-import { checkIntegerInRange, checkOptionsObject, describe, fail } from '../../internal/validate.js';
+import { checkCheckoutHint, HINT_LIMIT, HINT_MAX_MS } from '../../journals/checkout-hints.js';
 import { CLAIM_WINDOW_MS, type ClaimResult } from '../../wire/claim.js';
 
-/**
- * What {@link DeliveryLoop.expect} is told of a checkout.
- *
- * @example
- * ```ts
- * const hint: CheckoutHint = { transactionId: result.transactionId, expiresInMs: 15 * 60_000 };
- * loop.expect('Player123', hint);
- * ```
- */
-export interface CheckoutHint {
-  /**
-   * The `transactionId` {@link StorefrontClient.checkout} returned. The hint ends once a
-   * claim delivers a line of that transaction; without it, once a claim delivers anything.
-   */
-  transactionId?: string;
-  /**
-   * How long the loop keeps claiming for the player, in ms: a payment page can take
-   * minutes. Default `600000` (10 minutes); from `10000` to `3600000`.
-   */
-  expiresInMs?: number;
-}
+export type { CheckoutHint } from '../../journals/checkout-hints.js';
+export { HINT_DEFAULT_MS, HINT_LIMIT, HINT_MAX_MS } from '../../journals/checkout-hints.js';
 
 /**
  * What {@link DeliveryLoop.expect} did with a hint:
@@ -66,20 +47,9 @@ export interface HeldHint {
 /** The transactions one player's hint waits for at most: a player checking out again and again adds, never grows memory. */
 const TRANSACTIONS_PER_PLAYER = 8;
 
-/**
- * The default life of a hint. Payments complete within a few minutes of the checkout (the
- * simulation draws the delay from a log-normal distribution with a median of 60 s, 2 % over
- * 5 minutes); 10 minutes covers a slow card check or a second attempt, and a hint whose
- * purchase never completes (an abandoned cart) costs at most 30 + 15 calls.
- */
-export const HINT_DEFAULT_MS = 600_000;
-/** The longest a hint lives: never a claim every window for a player for hours. */
-export const HINT_MAX_MS = 3_600_000;
 /** For the first 5 minutes a hinted player is claimed every window (10 s); then every 20 s. */
 const HOT_MS = 300_000;
 const COOL_CADENCE_MS = 20_000;
-/** The most hints held at once (one per player): a flood of hints is refused, never grows memory. */
-export const HINT_LIMIT = 10_000;
 /**
  * Of `maxCallsPerSecond`, the share hinted claims may spend: at most
  * `floor(maxCallsPerSecond × HINT_SHARE)` (at least 1) hinted runs are planned in any one
@@ -87,19 +57,11 @@ export const HINT_LIMIT = 10_000;
  * polls keep the rest of the budget.
  */
 export const HINT_SHARE = 0.3;
-const TRANSACTION_ID = /^[\w.:-]{1,128}$/;
-const HINT_KEYS = Object.keys({ transactionId: true, expiresInMs: true } satisfies Record<keyof CheckoutHint, true>);
 
-/** Checks a hint given to `expect`; `now` is the loop's monotonic clock. */
+/** Checks a hint given to `expect` (the rules every path of a hint shares); `now` is the loop's monotonic clock. */
 export function checkHint(hint: unknown, now: number): HeldHint {
-  const op = 'startDeliveryLoop';
-  const given = checkOptionsObject((hint ?? undefined) as { [K in keyof CheckoutHint]?: unknown } | undefined, HINT_KEYS, 'hint', op);
-  const { transactionId } = given;
-  if (transactionId !== undefined && (typeof transactionId !== 'string' || !TRANSACTION_ID.test(transactionId))) {
-    fail('hint.transactionId', `must be the transactionId checkout returned (1 to 128 letters, digits, '_', '.', ':' or '-'), got ${describe(transactionId)}`, op);
-  }
-  const life = given.expiresInMs === undefined ? HINT_DEFAULT_MS : checkIntegerInRange(given.expiresInMs, CLAIM_WINDOW_MS, HINT_MAX_MS, 'hint.expiresInMs', op);
-  return { transactionIds: transactionId === undefined ? [] : [transactionId], any: transactionId === undefined, since: now, until: now + life };
+  const { transactionId, expiresInMs } = checkCheckoutHint(hint, 'startDeliveryLoop');
+  return { transactionIds: transactionId === undefined ? [] : [transactionId], any: transactionId === undefined, since: now, until: now + expiresInMs };
 }
 
 /** The hints a loop holds, one per player, and the pace of hinted claims. */
@@ -125,8 +87,12 @@ export class HintBook {
   #swept = Number.NEGATIVE_INFINITY;
   readonly #perSecond: number;
 
-  constructor(maxCallsPerSecond: number) {
+  /** Told of what a delivery satisfied: the player, and the transaction (`undefined`: the hint naming none). */
+  readonly #onSatisfied: ((name: string, transactionId: string | undefined) => void) | undefined;
+
+  constructor(maxCallsPerSecond: number, onSatisfied?: (name: string, transactionId: string | undefined) => void) {
     this.#perSecond = Math.max(1, Math.floor(maxCallsPerSecond * HINT_SHARE));
+    this.#onSatisfied = onSatisfied;
   }
 
   /** How many hints are held. */
@@ -134,9 +100,12 @@ export class HintBook {
     return this.#held.size;
   }
 
-  /** Holds the hint (joined to the player's live one); refused when the book is full of live hints, or when all it names has had its hint. */
-  add(name: string, given: HeldHint): CheckoutHintOutcome {
-    const now = given.since;
+  /**
+   * Holds the hint (joined to the player's live one); refused when the book is full of live
+   * hints, or when all it names has had its hint. `now` is the loop's clock (a hint read from
+   * a shared journal was given before it: its `since`).
+   */
+  add(name: string, given: HeldHint, now = given.since): CheckoutHintOutcome {
     const ids = given.transactionIds.filter((id) => !this.#wasSpent(id, now));
     if (ids.length === 0 && (!given.any || this.#wasSpent(anyKey(name), now))) return 'expired';
     const older = this.active(name, now);
@@ -241,14 +210,39 @@ export class HintBook {
     // Without the raw rows (an answer that left them out) the transactions cannot be told apart: the delivery ends the hint.
     if (hint.any || rows === undefined) {
       this.#claimed(name, hint);
-      return this.#end(name, hint, now);
+      this.#end(name, hint, now);
+      for (const id of hint.transactionIds) this.#onSatisfied?.(name, id);
+      if (hint.any) this.#onSatisfied?.(name, undefined);
+      return;
     }
     const delivered = new Set(rows.map((row) => String(row.transactionid)));
-    if (!hint.transactionIds.some((id) => delivered.has(id))) return;
+    const done = hint.transactionIds.filter((id) => delivered.has(id));
+    if (done.length === 0) return;
     this.#claimed(name, hint);
-    for (const id of hint.transactionIds) if (delivered.has(id)) this.#spend(id, now);
+    for (const id of done) this.#spend(id, now);
     hint.transactionIds = hint.transactionIds.filter((id) => !delivered.has(id));
     if (hint.transactionIds.length === 0) this.#held.delete(name);
+    for (const id of done) this.#onSatisfied?.(name, id);
+  }
+
+  /**
+   * Ends what a player's hint names, satisfied elsewhere (its row gone from a shared
+   * journal: another node delivered it): the transaction, or (`undefined`) the naming of
+   * none. What it named is spent, as if delivered here.
+   */
+  end(name: string, transactionId: string | undefined, now: number): void {
+    const hint = this.#held.get(name);
+    if (hint === undefined) return;
+    if (transactionId === undefined) {
+      if (!hint.any) return;
+      hint.any = false;
+      this.#spend(anyKey(name), now);
+    } else {
+      if (!hint.transactionIds.includes(transactionId)) return;
+      hint.transactionIds = hint.transactionIds.filter((id) => id !== transactionId);
+      this.#spend(transactionId, now);
+    }
+    if (!hint.any && hint.transactionIds.length === 0) this.#held.delete(name);
   }
 
   /** A claim delivered (some of) what the hint named: until it is given, the player's runs stay hinted, within the hint's life. */

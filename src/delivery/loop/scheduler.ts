@@ -17,7 +17,8 @@ import { CallBudget, platformTimers, sleepOn, type CallPriority, type LoopTimers
 import { DueHeap, type DueEntry } from './due-heap.js';
 import { checkLoopOptions, type CheckedLoopOptions, type LoopHost, type DeliveryLoop, type DeliveryLoopStats, type LoopClaimReport, type LoopVoteInput, type LoopVoteReport, type PlayerDeliveryStatus } from './types.js';
 import { claimVoteInLoop, resumeVotesInLoop } from './votes.js';
-import { checkHint, HintBook, type CheckoutHint, type CheckoutHintOutcome } from './hints.js';
+import { checkHint, HintBook, type CheckoutHint, type CheckoutHintOutcome, type HeldHint } from './hints.js';
+import { SharedHints } from './shared-hints.js';
 import type { RunVia } from '../engine/index.js';
 import { backingOff, blockingAfter, giveBackingOff, heldBack, Interrupted, newPlayer, statusOf, totalsOf, undelivered, type Player } from './player.js';
 import { ERROR_MESSAGE, type DeliveredItem, type DeliveryCode, type DeliveryEvent, type DeliveryReport } from '../core/index.js';
@@ -48,6 +49,8 @@ class Loop implements DeliveryLoop {
   readonly #timers: LoopTimers;
   readonly #budget: CallBudget;
   readonly #hints: HintBook;
+  /** The hints of a shared journal (written by a shop elsewhere with expectCheckout), read into #hints. */
+  readonly #sharedHints: SharedHints | undefined;
   readonly #players = new Map<string, Player>();
   /** Due runs: hinted players'; joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
   readonly #hintedRuns = new DueHeap<Player>();
@@ -77,7 +80,8 @@ class Loop implements DeliveryLoop {
     this.#options = options;
     this.#timers = timers;
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
-    this.#hints = new HintBook(options.maxCallsPerSecond);
+    this.#hints = new HintBook(options.maxCallsPerSecond, (name, transactionId) => this.#sharedHints?.satisfied(name, transactionId));
+    this.#sharedHints = SharedHints.start(host.engine.journal, timers, (name, hint, now) => this.#hold(name, hint, now), (name, transactionId, now) => this.#hints.end(name, transactionId, now));
     const { signal } = options;
     if (signal?.aborted) void this.stop();
     // A signal aborts once: its listener needs no `once`.
@@ -89,11 +93,11 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined || this.#players.has(name)) return;
     const player = newPlayer(name);
     this.#players.set(name, player);
-    // A hinted player's first run, in the fast claim mode, is one claim call: their purchase may
-    // be paid already, or claimed and not given yet (they left mid-delivery): it goes first.
+    // A hinted player's first run, in the fast hint claim mode, is one claim call: their purchase
+    // may be paid already, or claimed and not given yet (they left mid-delivery): it goes first.
     const now = this.#timers.now();
     const hinted = this.#hints.active(name, now) !== undefined || this.#hints.giving(name, now);
-    player.fast = this.#options.claimMode === 'fast' && hinted;
+    player.fast = this.#options.hintClaimMode === 'fast' && hinted;
     this.#schedule(player, now, true, hinted);
   }
 
@@ -111,12 +115,18 @@ class Loop implements DeliveryLoop {
 
   expect(playerName: string, hint?: CheckoutHint): CheckoutHintOutcome {
     const name = checkPlayerName(playerName, 'playerName', 'startDeliveryLoop');
-    const held = checkHint(hint, this.#timers.now());
-    const outcome = this.#stopping === undefined ? this.#hints.add(name, held) : 'stopped';
+    return this.#hold(name, checkHint(hint, this.#timers.now()));
+  }
+
+  /** Holds a hint (given to expect, or read from a shared journal) and acts on it for a player held online here. */
+  #hold(name: string, held: HeldHint, now = held.since): CheckoutHintOutcome {
+    const outcome = this.#stopping === undefined ? this.#hints.add(name, held, now) : 'stopped';
     const player = this.#players.get(name);
     // Acted on only for a player held online here; with a run in flight, once it is over. A run
-    // planned already (a /claim's, queued behind others) becomes the hinted one.
-    if (outcome === 'held' && player !== undefined && player.running === undefined) this.#hinted(player, this.#timers.now());
+    // planned already (a /claim's, queued behind others) becomes the hinted one; a hinted run
+    // planned already stands: planning again would take a second place in the hints' share (a
+    // hint read again at each poll of a shared journal, or sent again).
+    if (outcome === 'held' && player !== undefined && player.running === undefined && !(player.scheduled && player.hinted)) this.#hinted(player, now);
     return outcome;
   }
 
@@ -163,7 +173,7 @@ class Loop implements DeliveryLoop {
   stats(): DeliveryLoopStats {
     const { pending, blocked, backingOff } = totalsOf(this.#players.values(), this.#timers.now());
     const { calls, previews, claims, granted, unverified, errors, lastError } = this.#stats;
-    return { online: this.#players.size, hints: this.#hints.size, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
+    return { online: this.#players.size, hints: this.#hints.size, sharedHintsError: this.#sharedHints?.lastError, calls, previews, claims, granted, pending, unverified, errors, lastError, intervalMs: this.#interval(), maxCallsInOneSecond: this.#budget.maxInOneSecond, paused: this.#paused, blocked, backingOff };
   }
 
   async status(playerName: string): Promise<PlayerDeliveryStatus> {
@@ -191,6 +201,7 @@ class Loop implements DeliveryLoop {
   async #stop(): Promise<void> {
     // Every LoopTimers takes an undefined handle; nothing arms the timer again once stopping.
     this.#timers.clearTimeout(this.#timer);
+    this.#sharedHints?.stop();
     const stopped = new Interrupted('stopped');
     this.#budget.rejectAll(stopped);
     for (const player of this.#players.values()) {
@@ -460,21 +471,21 @@ class Loop implements DeliveryLoop {
     if (player.pending === 0) this.#hints.given(player.name);
     const giveAt = player.pending > 0 ? this.#hints.planGive(player.name, Math.min(soon, retry), now) : undefined;
     if (giveAt !== undefined) {
-      player.fast = this.#options.claimMode === 'fast';
+      player.fast = this.#options.hintClaimMode === 'fast';
       return this.#schedule(player, giveAt, true, true);
     }
     this.#schedule(player, Math.min(soon, next, retry), false);
   }
 
   /**
-   * A hinted player: a run each window, in the loop's claim mode (exactly once: a preview, and
+   * A hinted player: a run each window, in the loop's hint claim mode (exactly once: a preview, and
    * the claim a window later once it lists items; fast: one claim call), until the purchase
    * arrives or the hint expires.
    */
   #hinted(player: Player, now: number): boolean {
     const at = this.#hints.planAt(player.name, player.lastCallAt, now);
     if (at === undefined) return false;
-    player.fast = this.#options.claimMode === 'fast';
+    player.fast = this.#options.hintClaimMode === 'fast';
     this.#schedule(player, at, true, true);
     return true;
   }

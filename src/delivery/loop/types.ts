@@ -41,6 +41,21 @@ export interface DeliveryLoopOptions {
    */
   claimMode?: DeliveryMode;
   /**
+   * How a hinted player ({@link DeliveryLoop.expect}) is claimed, once per window until the
+   * purchase arrives. Default: the loop's `claimMode`.
+   * - `exactlyOnce`: a preview each window, and the claim one window after the preview that
+   *   lists the purchase: the purchase reaches the player 10 to 20 s after its payment; a
+   *   lost answer loses nothing that was previewed.
+   * - `fast`: one claim call each window: the purchase reaches the player within one
+   *   window of its payment (about 5 s at the median); a claim whose answer is lost takes
+   *   what it took unseen, a window for staff (from the player's last look, at most a
+   *   window before, to the loss), never a silent loss, never a second give.
+   *
+   * Set `hintClaimMode: 'fast'` with the default `claimMode` to have hinted purchases in
+   * hand one window after payment while every other run stays exactly once.
+   */
+  hintClaimMode?: DeliveryMode;
+  /**
    * After this many failed `give` (or `giveVoteReward`) calls for one item, the item is marked for staff
    * (`lastError.stuck` in the journal, shown by `teamgames journal pending`) and a `stuck`
    * event is emitted. It is never dropped: the loop keeps giving it, backing off per item
@@ -80,6 +95,13 @@ export interface DeliveryLoopStats {
   online: number;
   /** Checkout hints held (see {@link DeliveryLoop.expect}), for players online or not. */
   hints: number;
+  /**
+   * The last failure reading the checkout hints of a shared journal (see
+   * {@link expectCheckout}: a database down, its hints table missing), until a read
+   * succeeds; absent without one. Reads are retried with backoff, and never stop nor slow
+   * deliveries: the purchases of those hints come with the routine polls meanwhile.
+   */
+  sharedHintsError?: unknown;
   /** Calls sent to the service. */
   calls: number;
   /** Of which previews. */
@@ -194,8 +216,9 @@ export interface DeliveryLoop {
   /**
    * A checkout hint: the player just checked out (`transactionId` from
    * {@link StorefrontClient.checkout}), so their purchase may be paid any moment. While the
-   * loop holds the player online, it spends their 10 s window on them each time, in the
-   * loop's {@link DeliveryLoopOptions.claimMode}: exactly once (the default), a preview each
+   * loop holds the player online, it spends their 10 s window on them each time, ahead of
+   * joins and routine polls, in the loop's {@link DeliveryLoopOptions.hintClaimMode} (by
+   * default its `claimMode`): exactly once (the default), a preview each
    * window and the claim one window after the preview that lists the purchase (given 10 to
    * 20 s after payment, a lost answer loses nothing); `fast`, one claim call each window
    * (given within about 10 s; a claim whose answer is lost is a window for staff). Until a
@@ -258,7 +281,7 @@ export interface LoopHost {
  * The settings of a delivery loop: its options but the callbacks and the signal, what a
  * config file can hold (the bridge's `loop` section). {@link checkDeliveryLoopSettings} checks them.
  */
-export type DeliveryLoopSettings = Pick<DeliveryLoopOptions, 'pollIntervalMs' | 'maxCallsPerSecond' | 'grantTimeoutMs' | 'claimMode' | 'staffAfterAttempts'>;
+export type DeliveryLoopSettings = Pick<DeliveryLoopOptions, 'pollIntervalMs' | 'maxCallsPerSecond' | 'grantTimeoutMs' | 'claimMode' | 'hintClaimMode' | 'staffAfterAttempts'>;
 
 /** The options once checked. @internal */
 export interface CheckedLoopOptions {
@@ -268,6 +291,7 @@ export interface CheckedLoopOptions {
   signal: AbortSignal | undefined;
   grantTimeoutMs: number;
   claimMode: DeliveryMode;
+  hintClaimMode: DeliveryMode;
   staffAfterAttempts: number;
   giveVoteReward: VoteRewardGiveFunction | undefined;
 }
@@ -275,9 +299,9 @@ export interface CheckedLoopOptions {
 const DEFAULT_POLL_MS = 30_000;
 const DEFAULT_CALLS_PER_SECOND = 10;
 const DEFAULT_STAFF_AFTER_ATTEMPTS = 5;
-const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true, giveVoteReward: true } satisfies Record<keyof DeliveryLoopOptions, true>;
+const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, hintClaimMode: true, staffAfterAttempts: true, giveVoteReward: true } satisfies Record<keyof DeliveryLoopOptions, true>;
 const OPTIONS = Object.keys(KEYS);
-const SETTINGS = Object.keys({ pollIntervalMs: true, maxCallsPerSecond: true, grantTimeoutMs: true, claimMode: true, staffAfterAttempts: true } satisfies Record<keyof DeliveryLoopSettings, true>);
+const SETTINGS = Object.keys({ pollIntervalMs: true, maxCallsPerSecond: true, grantTimeoutMs: true, claimMode: true, hintClaimMode: true, staffAfterAttempts: true } satisfies Record<keyof DeliveryLoopSettings, true>);
 
 /**
  * Checks the settings of a delivery loop by the rules {@link StorefrontClient.startDeliveryLoop}
@@ -300,11 +324,14 @@ function settingsOf(opts: { [K in keyof DeliveryLoopSettings]?: unknown }): Requ
   const op = 'startDeliveryLoop';
   const claimMode = opts.claimMode ?? 'exactlyOnce';
   if (claimMode !== 'exactlyOnce' && claimMode !== 'fast') fail('options.claimMode', `must be 'exactlyOnce' (the default) or 'fast', got ${describe(opts.claimMode)}`, op);
+  const hintClaimMode = opts.hintClaimMode ?? claimMode;
+  if (hintClaimMode !== 'exactlyOnce' && hintClaimMode !== 'fast') fail('options.hintClaimMode', `must be 'exactlyOnce' or 'fast' (default: claimMode), got ${describe(opts.hintClaimMode)}`, op);
   return {
     pollIntervalMs: opts.pollIntervalMs === undefined ? DEFAULT_POLL_MS : checkIntegerInRange(opts.pollIntervalMs, CLAIM_WINDOW_MS, 24 * 3_600_000, 'options.pollIntervalMs', op),
     maxCallsPerSecond: opts.maxCallsPerSecond === undefined ? DEFAULT_CALLS_PER_SECOND : checkIntegerInRange(opts.maxCallsPerSecond, 1, 1_000, 'options.maxCallsPerSecond', op),
     grantTimeoutMs: checkGrantTimeout(opts.grantTimeoutMs, 'options.grantTimeoutMs', op),
     claimMode,
+    hintClaimMode,
     staffAfterAttempts: opts.staffAfterAttempts === undefined ? DEFAULT_STAFF_AFTER_ATTEMPTS : checkIntegerInRange(opts.staffAfterAttempts, 1, 1_000, 'options.staffAfterAttempts', op),
   };
 }

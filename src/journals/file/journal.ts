@@ -77,6 +77,11 @@ export interface FileJournalOptions {
  * others can write without the sticky bit (as OpenSSH checks `authorized_keys`). A lock
  * file of another user is never taken for a holder, live or stale: it is refused.
  *
+ * It carries no checkout hints (no `addCheckoutHint`): a file belongs to one process, so a
+ * web shop elsewhere cannot write into it. A shop in the same process calls `loop.expect`;
+ * one in another process posts to `teamgames bridge`; one on another machine needs a
+ * journal shared with the game ({@link expectCheckout}).
+ *
  * @example
  * ```ts
  * import { FileJournal, StorefrontClient } from 'teamgames-sdk';

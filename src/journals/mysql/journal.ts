@@ -5,9 +5,10 @@
  * @module
  */
 import type { DeliveryJournal, JournalEntry, WindowResolution, WindowResolveOutcome } from '../contract.js';
+import type { CheckoutHint, SharedCheckoutHint } from '../checkout-hints.js';
 import { JournalError } from '../../errors.js';
 import { journalFailure, type SqlJournalOptions, type TableName } from '../sql/common.js';
-import { SqlJournalCore } from '../sql/journal.js';
+import { SqlJournalCore, type HintRow } from '../sql/journal.js';
 import { MAX_DELIVERY_ID_BYTES, quoted, schemaStatements } from './schema.js';
 
 /** What the journal runs queries on: a `mysql2/promise` `Pool` or `PoolConnection` fits as is. */
@@ -41,6 +42,9 @@ const NAME = 'MySqlJournal';
 
 // GET_LOCK names are at most 64 characters, and one namespace for the whole server:
 // hash the database, the table and the player into one (a collision only serializes two players).
+// The database's clock in epoch ms, UTC whatever the session's time zone (NOW(3) is constant within a statement).
+const NOW_MS = 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)';
+
 const LOCK_NAME = "CONCAT('teamgames:', LEFT(SHA2(CONCAT_WS(':', DATABASE(), ?, ?), 256), 54))";
 
 /**
@@ -183,6 +187,79 @@ export class MySqlJournal implements DeliveryJournal {
   }
 
   /**
+   * Records a checkout hint in the hints' table (see {@link DeliveryJournal.addCheckoutHint}),
+   * expiring `hint.expiresInMs` after the database's `NOW(3)`; the same hint written again
+   * while it lives changes nothing. {@link "teamgames-sdk"!expectCheckout} calls it.
+   *
+   * @example
+   * ```ts
+   * await expectCheckout(journal, 'Player123', { transactionId: result.transactionId });
+   * ```
+   * @throws InvalidInputError when the player's name or the hint is not valid; nothing was written.
+   * @throws JournalError when the database refuses or cannot be reached; nothing was written.
+   */
+  async addCheckoutHint(playerName: string, hint?: CheckoutHint): Promise<void> {
+    const hints = quoted(this.#core.options.hintsTable);
+    await this.#core.addCheckoutHint(playerName, hint, (db, player, transactionId, expiresInMs) =>
+      // Only an expired row is written anew; the IFs read the row's old expiry (assignments run left to right, expires_ms last).
+      db.query(
+        `INSERT INTO ${hints} (player_name, transaction_id, created_ms, expires_ms) VALUES (?, ?, ${NOW_MS}, ${NOW_MS} + ?)
+         ON DUPLICATE KEY UPDATE created_ms = IF(expires_ms <= VALUES(created_ms), VALUES(created_ms), created_ms), expires_ms = IF(expires_ms <= VALUES(created_ms), VALUES(expires_ms), expires_ms)`,
+        [player, transactionId, expiresInMs],
+      ),
+    );
+  }
+
+  /**
+   * The checkout hints not expired, oldest first, at most the newest 10,000, each with its
+   * age and remaining life computed by the database (see
+   * {@link DeliveryJournal.liveCheckoutHints}); once a minute it also deletes the expired
+   * ones. A delivery loop on this journal calls it every few seconds.
+   *
+   * @example
+   * ```ts
+   * const waiting = (await journal.liveCheckoutHints()).length;
+   * ```
+   * @throws JournalError when the database cannot be read (the hints' table missing with
+   *   `createTables: false`), or a row is not a hint.
+   */
+  async liveCheckoutHints(): Promise<SharedCheckoutHint[]> {
+    const hints = quoted(this.#core.options.hintsTable);
+    return this.#core.liveCheckoutHints(
+      async (db, limit) =>
+        (
+          await db.query(
+            `SELECT player_name, transaction_id, clock.n - created_ms AS age_ms, expires_ms - clock.n AS remaining_ms
+             FROM ${hints}, (SELECT ${NOW_MS} AS n) AS clock WHERE expires_ms > clock.n ORDER BY created_ms DESC, player_name DESC, transaction_id DESC LIMIT ?`,
+            [limit],
+          )
+        )[0] as HintRow[],
+      async (db, limit) => {
+        await db.query(`DELETE FROM ${hints} WHERE expires_ms <= ${NOW_MS}`);
+        // A derived table with LIMIT is materialized first, so it may read the table the DELETE changes.
+        await db.query(`DELETE h FROM ${hints} AS h JOIN (SELECT created_ms FROM ${hints} ORDER BY created_ms DESC LIMIT 1 OFFSET ?) AS cut ON h.created_ms <= cut.created_ms`, [limit]);
+      },
+    );
+  }
+
+  /**
+   * Deletes the checkout hint of the player and transaction (`undefined`: the hint naming
+   * none), once a delivery satisfied it (see {@link DeliveryJournal.endCheckoutHint}): the
+   * delivery loop that delivered calls it, and the other nodes drop the hint at their next
+   * read. A hint that is not there is ignored.
+   *
+   * @example
+   * ```ts
+   * await journal.endCheckoutHint('Player123', transactionId);
+   * ```
+   * @throws JournalError when the database refuses or cannot be reached.
+   */
+  async endCheckoutHint(playerName: string, transactionId?: string): Promise<void> {
+    const hints = quoted(this.#core.options.hintsTable);
+    await this.#core.endCheckoutHint(playerName, transactionId, (db, player, id) => db.query(`DELETE FROM ${hints} WHERE player_name = ? AND transaction_id = ?`, [player, id]));
+  }
+
+  /**
    * Runs `work` holding the player's lock across every node of this table: `GET_LOCK` on
    * a connection checked out for it, released after `work` (or by the server, when this
    * node dies and the connection closes).
@@ -220,7 +297,7 @@ export class MySqlJournal implements DeliveryJournal {
   }
 
   /**
-   * Creates the journal's table and the dedupe table if they do not exist. The first call
+   * Creates the journal's table, the dedupe table and the checkout hints' table if they do not exist. The first call
    * of the journal does it anyway; call it at startup when the game's grants use
    * {@link recordDelivery} before any delivery. Safe to run from many nodes at once.
    *
@@ -245,8 +322,8 @@ function poolSize(pool: object): number | undefined {
 }
 
 /** The tables' DDL, run once by the journal's first query. */
-async function createTables(db: MySqlQueryable, table: TableName, grantedTable: TableName): Promise<void> {
+async function createTables(db: MySqlQueryable, table: TableName, grantedTable: TableName, hintsTable: TableName): Promise<void> {
   // CREATE TABLE IF NOT EXISTS is safe to race on MySQL and MariaDB (metadata locks);
   // one statement per call, since pools rarely allow several.
-  for (const statement of schemaStatements(table, grantedTable)) await db.query(statement);
+  for (const statement of schemaStatements(table, grantedTable, hintsTable)) await db.query(statement);
 }

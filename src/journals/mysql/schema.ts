@@ -5,7 +5,7 @@
  * @module
  */
 import { checkOptionsObject } from '../../internal/validate.js';
-import { checkTableName, DEFAULT_GRANTED_TABLE, DEFAULT_TABLE, tableText, type TableName } from '../sql/common.js';
+import { checkTableName, DEFAULT_GRANTED_TABLE, DEFAULT_HINTS_TABLE, DEFAULT_TABLE, tableText, type TableName } from '../sql/common.js';
 
 /** Options of {@link mysqlSchema}: the same table names as the journal's options. */
 export interface MySqlSchemaOptions {
@@ -13,9 +13,11 @@ export interface MySqlSchemaOptions {
   table?: string;
   /** The dedupe table of {@link recordDelivery}. Default `teamgames_granted`. */
   grantedTable?: string;
+  /** The checkout hints' table (see {@link "teamgames-sdk"!expectCheckout}). Default `teamgames_hints`. */
+  hintsTable?: string;
 }
 
-const SCHEMA_OPTIONS = ['table', 'grantedTable'] as const satisfies ReadonlyArray<keyof MySqlSchemaOptions>;
+const SCHEMA_OPTIONS = ['table', 'grantedTable', 'hintsTable'] as const satisfies ReadonlyArray<keyof MySqlSchemaOptions>;
 
 /** The longest `deliveryId` the tables hold, in bytes (UTF-8). @internal */
 export const MAX_DELIVERY_ID_BYTES = 512;
@@ -30,7 +32,7 @@ export function quoted(table: TableName): string {
  * no case folding, no trailing-space padding), whatever the server's default collation.
  * @internal
  */
-export function schemaStatements(table: TableName, grantedTable: TableName): string[] {
+export function schemaStatements(table: TableName, grantedTable: TableName, hintsTable: TableName): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${quoted(table)} (
   seq         BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,      -- insertion order: pending() is oldest first
@@ -46,11 +48,22 @@ export function schemaStatements(table: TableName, grantedTable: TableName): str
   granted_at  TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
   PRIMARY KEY (delivery_id)
 ) ENGINE=InnoDB;`,
+    // Times are epoch ms of the database's clock (never a node's or the shop's), UTC
+    // whatever the session's time zone. No transaction is '' rather than NULL: the primary
+    // key then holds one such hint per player.
+    `CREATE TABLE IF NOT EXISTS ${quoted(hintsTable)} (
+  player_name    VARBINARY(320) NOT NULL,
+  transaction_id VARBINARY(128) NOT NULL DEFAULT '',         -- '' when the hint names none
+  created_ms     BIGINT NOT NULL,
+  expires_ms     BIGINT NOT NULL,
+  PRIMARY KEY (player_name, transaction_id),
+  KEY created_ms (created_ms)
+) ENGINE=InnoDB;`,
   ];
 }
 
 /**
- * The DDL of the journal's table and of the dedupe table, for those who create tables
+ * The DDL of the journal's table, of the dedupe table and of the checkout hints' table, for those who create tables
  * by hand (migrations). {@link MySqlJournal} runs the same statements on first use
  * unless `createTables: false`.
  *
@@ -63,8 +76,9 @@ export function schemaStatements(table: TableName, grantedTable: TableName): str
  * @throws InvalidInputError when a table name is not a valid name.
  */
 export function mysqlSchema(options: MySqlSchemaOptions = {}): string {
-  const { table, grantedTable } = checkOptionsObject(options, SCHEMA_OPTIONS, 'options');
+  const { table, grantedTable, hintsTable } = checkOptionsObject(options, SCHEMA_OPTIONS, 'options');
   const journal = checkTableName(table ?? DEFAULT_TABLE, 'options.table');
   const granted = checkTableName(grantedTable ?? DEFAULT_GRANTED_TABLE, 'options.grantedTable');
-  return `-- teamgames-sdk: the delivery journal (${tableText(journal)}) and the dedupe record (${tableText(granted)})\n${schemaStatements(journal, granted).join('\n')}\n`;
+  const hints = checkTableName(hintsTable ?? DEFAULT_HINTS_TABLE, 'options.hintsTable');
+  return `-- teamgames-sdk: the delivery journal (${tableText(journal)}), the dedupe record (${tableText(granted)}) and the checkout hints (${tableText(hints)})\n${schemaStatements(journal, granted, hints).join('\n')}\n`;
 }

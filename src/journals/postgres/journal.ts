@@ -5,8 +5,9 @@
  * @module
  */
 import type { DeliveryJournal, JournalEntry, WindowResolution, WindowResolveOutcome } from '../contract.js';
+import type { CheckoutHint, SharedCheckoutHint } from '../checkout-hints.js';
 import { journalFailure, tableText, type SqlJournalOptions, type TableName } from '../sql/common.js';
-import { SqlJournalCore } from '../sql/journal.js';
+import { SqlJournalCore, type HintRow } from '../sql/journal.js';
 import { quoted, schemaStatements } from './schema.js';
 
 /** What the journal runs queries on: a `pg` `Pool` or `PoolClient` fits as is. */
@@ -172,6 +173,74 @@ export class PostgresJournal implements DeliveryJournal {
   }
 
   /**
+   * Records a checkout hint in the hints' table (see {@link DeliveryJournal.addCheckoutHint}),
+   * expiring `hint.expiresInMs` after the database's `now()`; the same hint written again
+   * while it lives changes nothing. {@link "teamgames-sdk"!expectCheckout} calls it.
+   *
+   * @example
+   * ```ts
+   * await expectCheckout(journal, 'Player123', { transactionId: result.transactionId });
+   * ```
+   * @throws InvalidInputError when the player's name or the hint is not valid; nothing was written.
+   * @throws JournalError when the database refuses or cannot be reached; nothing was written.
+   */
+  async addCheckoutHint(playerName: string, hint?: CheckoutHint): Promise<void> {
+    const hints = quoted(this.#core.options.hintsTable);
+    await this.#core.addCheckoutHint(playerName, hint, (db, player, transactionId, expiresInMs) =>
+      db.query(
+        `INSERT INTO ${hints} AS h (player_name, transaction_id, created_at, expires_at) VALUES ($1, $2, now(), now() + $3::float8 * interval '1 millisecond')
+         ON CONFLICT (player_name, transaction_id) DO UPDATE SET created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at WHERE h.expires_at <= now()`,
+        [player, transactionId, expiresInMs],
+      ),
+    );
+  }
+
+  /**
+   * The checkout hints not expired, oldest first, at most the newest 10,000, each with its
+   * age and remaining life computed by the database (see
+   * {@link DeliveryJournal.liveCheckoutHints}); once a minute it also deletes the expired
+   * ones. A delivery loop on this journal calls it every few seconds.
+   *
+   * @example
+   * ```ts
+   * const waiting = (await journal.liveCheckoutHints()).length;
+   * ```
+   * @throws JournalError when the database cannot be read (the hints' table missing with
+   *   `createTables: false`), or a row is not a hint.
+   */
+  async liveCheckoutHints(): Promise<SharedCheckoutHint[]> {
+    const hints = quoted(this.#core.options.hintsTable);
+    return this.#core.liveCheckoutHints(
+      async (db, limit) =>
+        (
+          await db.query(
+            `SELECT player_name, transaction_id, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS remaining_ms
+             FROM ${hints} WHERE expires_at > now() ORDER BY created_at DESC, player_name DESC, transaction_id DESC LIMIT $1`,
+            [limit],
+          )
+        ).rows as HintRow[],
+      (db, limit) => db.query(`DELETE FROM ${hints} WHERE expires_at <= now() OR created_at <= (SELECT created_at FROM ${hints} ORDER BY created_at DESC OFFSET $1 LIMIT 1)`, [limit]),
+    );
+  }
+
+  /**
+   * Deletes the checkout hint of the player and transaction (`undefined`: the hint naming
+   * none), once a delivery satisfied it (see {@link DeliveryJournal.endCheckoutHint}): the
+   * delivery loop that delivered calls it, and the other nodes drop the hint at their next
+   * read. A hint that is not there is ignored.
+   *
+   * @example
+   * ```ts
+   * await journal.endCheckoutHint('Player123', transactionId);
+   * ```
+   * @throws JournalError when the database refuses or cannot be reached.
+   */
+  async endCheckoutHint(playerName: string, transactionId?: string): Promise<void> {
+    const hints = quoted(this.#core.options.hintsTable);
+    await this.#core.endCheckoutHint(playerName, transactionId, (db, player, id) => db.query(`DELETE FROM ${hints} WHERE player_name = $1 AND transaction_id = $2`, [player, id]));
+  }
+
+  /**
    * Runs `work` holding the player's lock across every node of this table:
    * `pg_advisory_lock` on a connection checked out for it, released after `work` (or by
    * the server, when this node dies and the connection closes).
@@ -210,7 +279,7 @@ export class PostgresJournal implements DeliveryJournal {
   }
 
   /**
-   * Creates the journal's table and the dedupe table if they do not exist. The first call
+   * Creates the journal's table, the dedupe table and the checkout hints' table if they do not exist. The first call
    * of the journal does it anyway; call it at startup when the game's grants use
    * {@link recordDelivery} before any delivery. Safe to run from many nodes at once.
    *
@@ -230,14 +299,16 @@ function poolSize(pool: object): number | undefined {
 }
 
 /** The tables' DDL, run once by the journal's first query. */
-async function createTables(db: PgQueryable, table: TableName, grantedTable: TableName): Promise<void> {
+async function createTables(db: PgQueryable, table: TableName, grantedTable: TableName, hintsTable: TableName): Promise<void> {
   // One multi-statement query is one transaction; the advisory lock makes nodes that
   // start together create the tables one after the other (two concurrent CREATE TABLE
   // IF NOT EXISTS can fail on PostgreSQL's catalog).
-  const key = `teamgames-sdk:ddl:${tableText(table)}`;
+  // The hints' table too: journals on other tables may share the default one. Taken in one
+  // order (sorted), two journals' creations never wait for each other in a circle.
+  const keys = [...new Set([tableText(table), tableText(hintsTable)])].sort().map((name) => `teamgames-sdk:ddl:${name}`);
   // Stryker disable next-line StringLiteral: checkTableName lets no quote into a table name, so there is none to double (kept as defence in depth)
-  const literal = key.replace(/'/g, "''");
-  const statements = [`SELECT pg_advisory_xact_lock(hashtextextended('${literal}', 0));`, ...schemaStatements(table, grantedTable)];
+  const locks = keys.map((key) => `SELECT pg_advisory_xact_lock(hashtextextended('${key.replace(/'/g, "''")}', 0));`);
+  const statements = [...locks, ...schemaStatements(table, grantedTable, hintsTable)];
   // Stryker disable next-line StringLiteral: the server runs the statements, each ending with ;, with or without a newline between them
   await db.query(statements.join('\n'));
 }

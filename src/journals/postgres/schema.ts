@@ -5,7 +5,7 @@
  * @module
  */
 import { checkOptionsObject } from '../../internal/validate.js';
-import { checkTableName, DEFAULT_GRANTED_TABLE, DEFAULT_TABLE, tableText, type TableName } from '../sql/common.js';
+import { checkTableName, DEFAULT_GRANTED_TABLE, DEFAULT_HINTS_TABLE, DEFAULT_TABLE, tableText, type TableName } from '../sql/common.js';
 
 /** Options of {@link postgresSchema}: the same table names as the journal's options. */
 export interface PostgresSchemaOptions {
@@ -13,9 +13,11 @@ export interface PostgresSchemaOptions {
   table?: string;
   /** The dedupe table of {@link recordDelivery}. Default `teamgames_granted`. */
   grantedTable?: string;
+  /** The checkout hints' table (see {@link "teamgames-sdk"!expectCheckout}). Default `teamgames_hints`. */
+  hintsTable?: string;
 }
 
-const SCHEMA_OPTIONS = ['table', 'grantedTable'] as const satisfies ReadonlyArray<keyof PostgresSchemaOptions>;
+const SCHEMA_OPTIONS = ['table', 'grantedTable', 'hintsTable'] as const satisfies ReadonlyArray<keyof PostgresSchemaOptions>;
 
 /** `"schema"."name"`: quoted, which changes nothing for the lower-case names allowed. */
 export function quoted(table: TableName, suffix = ''): string {
@@ -23,7 +25,7 @@ export function quoted(table: TableName, suffix = ''): string {
 }
 
 /** The statements, each ending with `;`. @internal */
-export function schemaStatements(table: TableName, grantedTable: TableName): string[] {
+export function schemaStatements(table: TableName, grantedTable: TableName, hintsTable: TableName): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${quoted(table)} (
   seq         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, -- insertion order: pending() is oldest first
@@ -36,11 +38,21 @@ export function schemaStatements(table: TableName, grantedTable: TableName): str
   delivery_id TEXT PRIMARY KEY,                                -- a deliveryId the game applied
   granted_at  TIMESTAMPTZ NOT NULL DEFAULT now()
 );`,
+    // Times from the database's clock only (the nodes' and the shop's clocks differ). No
+    // transaction is '' rather than NULL: the primary key then holds one such hint per player.
+    `CREATE TABLE IF NOT EXISTS ${quoted(hintsTable)} (
+  player_name    TEXT NOT NULL,
+  transaction_id TEXT NOT NULL DEFAULT '',                      -- '' when the hint names none
+  created_at     TIMESTAMPTZ NOT NULL DEFAULT now(),
+  expires_at     TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (player_name, transaction_id)
+);`,
+    `CREATE INDEX IF NOT EXISTS "${hintsTable.name}_created_idx" ON ${quoted(hintsTable)} (created_at);`,
   ];
 }
 
 /**
- * The DDL of the journal's table and of the dedupe table, for those who create tables
+ * The DDL of the journal's table, of the dedupe table and of the checkout hints' table, for those who create tables
  * by hand (migrations). {@link PostgresJournal} runs the same statements on first use
  * unless `createTables: false`.
  *
@@ -53,8 +65,9 @@ export function schemaStatements(table: TableName, grantedTable: TableName): str
  * @throws InvalidInputError when a table name is not a valid name.
  */
 export function postgresSchema(options: PostgresSchemaOptions = {}): string {
-  const { table, grantedTable } = checkOptionsObject(options, SCHEMA_OPTIONS, 'options');
+  const { table, grantedTable, hintsTable } = checkOptionsObject(options, SCHEMA_OPTIONS, 'options');
   const journal = checkTableName(table ?? DEFAULT_TABLE, 'options.table');
   const granted = checkTableName(grantedTable ?? DEFAULT_GRANTED_TABLE, 'options.grantedTable');
-  return `-- teamgames-sdk: the delivery journal (${tableText(journal)}) and the dedupe record (${tableText(granted)})\n${schemaStatements(journal, granted).join('\n')}\n`;
+  const hints = checkTableName(hintsTable ?? DEFAULT_HINTS_TABLE, 'options.hintsTable');
+  return `-- teamgames-sdk: the delivery journal (${tableText(journal)}), the dedupe record (${tableText(granted)}) and the checkout hints (${tableText(hints)})\n${schemaStatements(journal, granted, hints).join('\n')}\n`;
 }

@@ -26,6 +26,13 @@ export interface SqlJournalOptions {
    */
   grantedTable?: string;
   /**
+   * The table of checkout hints (see {@link "teamgames-sdk"!expectCheckout}): a web shop writes them, every
+   * node's delivery loop reads them. Created with the journal's table. Default
+   * `teamgames_hints`. Journals of different keys (stores) in one database need one each,
+   * as they need their own `table`: a loop holds every hint of the table it reads.
+   */
+  hintsTable?: string;
+  /**
    * How long `withPlayerLock` waits for the player's lock, all waits counted (for a turn
    * under {@link SqlJournalOptions.maxLockConnections}, for a free connection of the pool,
    * for the lock itself), before it rejects with a `JournalError`, in ms; nothing was done
@@ -66,11 +73,12 @@ export interface SqlJournalOptions {
 
 // Derived from the interface, so a new option cannot be left out of the allow-list.
 // Stryker disable next-line BooleanLiteral: only the keys are read (Object.keys); `true` is there for the type check
-const OPTION_KEYS = { table: true, grantedTable: true, lockTimeoutMs: true, maxLockConnections: true, nodeId: true, createTables: true } satisfies Record<keyof SqlJournalOptions, true>;
+const OPTION_KEYS = { table: true, grantedTable: true, hintsTable: true, lockTimeoutMs: true, maxLockConnections: true, nodeId: true, createTables: true } satisfies Record<keyof SqlJournalOptions, true>;
 export const SQL_JOURNAL_OPTIONS = Object.keys(OPTION_KEYS) as ReadonlyArray<keyof SqlJournalOptions>;
 
 export const DEFAULT_TABLE = 'teamgames_deliveries';
 export const DEFAULT_GRANTED_TABLE = 'teamgames_granted';
+export const DEFAULT_HINTS_TABLE = 'teamgames_hints';
 const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
 const MAX_LOCK_TIMEOUT_MS = 24 * 3_600_000;
 const MAX_NODE_ID_LENGTH = 200;
@@ -87,6 +95,7 @@ export interface TableName {
 export interface CheckedOptions {
   table: TableName;
   grantedTable: TableName;
+  hintsTable: TableName;
   lockTimeoutMs: number;
   /** As given; the journal derives the default from the pool's size. */
   maxLockConnections: number | undefined;
@@ -96,12 +105,13 @@ export interface CheckedOptions {
 
 /** Checks a journal's options (unknown names and bad values fail with InvalidInputError). */
 export function checkSqlJournalOptions(options: SqlJournalOptions | undefined): CheckedOptions {
-  const { table, grantedTable, lockTimeoutMs, maxLockConnections, nodeId, createTables } = checkOptionsObject(options, SQL_JOURNAL_OPTIONS, 'options');
+  const { table, grantedTable, hintsTable, lockTimeoutMs, maxLockConnections, nodeId, createTables } = checkOptionsObject(options, SQL_JOURNAL_OPTIONS, 'options');
   const id = nodeId === undefined ? defaultNodeId() : checkNonBlank(nodeId, 'options.nodeId');
   if (id.length > MAX_NODE_ID_LENGTH) fail('options.nodeId', `must be at most ${MAX_NODE_ID_LENGTH} characters, got ${id.length}`);
   return {
     table: checkTableName(table ?? DEFAULT_TABLE, 'options.table'),
     grantedTable: checkTableName(grantedTable ?? DEFAULT_GRANTED_TABLE, 'options.grantedTable'),
+    hintsTable: checkTableName(hintsTable ?? DEFAULT_HINTS_TABLE, 'options.hintsTable'),
     lockTimeoutMs: lockTimeoutMs === undefined ? DEFAULT_LOCK_TIMEOUT_MS : checkIntegerInRange(lockTimeoutMs, 1, MAX_LOCK_TIMEOUT_MS, 'options.lockTimeoutMs'),
     maxLockConnections: maxLockConnections === undefined ? undefined : checkIntegerInRange(maxLockConnections, 1, MAX_LOCK_CONNECTIONS, 'options.maxLockConnections'),
     nodeId: id,

@@ -10,6 +10,7 @@
  */
 import { checkIds, checkResolution, resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 import { checkEntries } from '../entry-checks.js';
+import { checkSharedHintArguments, HINT_LIMIT, sharedHintOf, type CheckoutHint, type SharedCheckoutHint } from '../checkout-hints.js';
 import { JournalError } from '../../errors.js';
 import { checkNonBlank, describe, fail } from '../../internal/validate.js';
 import { checkSqlJournalOptions, connectWithin, DEFAULT_LOCK_CONNECTIONS, journalFailure, latestById, lockSlots, LockScopes, parseEntry, tableText, type CheckedOptions, type LockScope, type LockSlots, type SqlJournalOptions, type TableName } from './common.js';
@@ -33,6 +34,21 @@ export interface PoolShape {
   /** The pool's size: `Infinity` when unbounded, `undefined` when it cannot be read. */
   size(pool: object): number | undefined;
 }
+
+/** A checkout hint's row as the engines' reads name its columns: times in ms, by the database's clock. */
+export interface HintRow {
+  player_name: unknown;
+  transaction_id: unknown;
+  age_ms: unknown;
+  remaining_ms: unknown;
+}
+
+/**
+ * How often a journal object deletes the expired checkout hints (and those past the newest
+ * `HINT_LIMIT`), on its reads: once a minute per node is enough to keep the table small (a
+ * hint lives an hour at most), and costs one statement.
+ */
+const HINTS_CLEANUP_MS = 60_000;
 
 /** A connection checked out for a player's lock, before and while the lock is held. */
 export interface PlayerLock<C> {
@@ -70,8 +86,10 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
   readonly lockConnections: number;
   readonly #slots: LockSlots;
   readonly #name: string;
-  readonly #create: (db: Q, table: TableName, grantedTable: TableName) => Promise<void>;
+  readonly #create: (db: Q, table: TableName, grantedTable: TableName, hintsTable: TableName) => Promise<void>;
   #tables: Promise<void> | undefined;
+  /** When this object last deleted expired hints (monotonic ms). */
+  #hintsCleaned = Number.NEGATIVE_INFINITY;
 
   /**
    * Checks the pool (it must have `query` and `shape.connect`), then the options, and
@@ -83,7 +101,7 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
    *   invalid, or `maxLockConnections` exceeds the pool's size, or the pool has a single
    *   connection and `maxLockConnections` is not given.
    */
-  constructor(name: string, pool: P, options: SqlJournalOptions | undefined, shape: PoolShape, create: (db: Q, table: TableName, grantedTable: TableName) => Promise<void>) {
+  constructor(name: string, pool: P, options: SqlJournalOptions | undefined, shape: PoolShape, create: (db: Q, table: TableName, grantedTable: TableName, hintsTable: TableName) => Promise<void>) {
     const p = pool as Record<string, unknown> | null;
     if (typeof p !== 'object' || p === null || typeof p.query !== 'function' || typeof p[shape.connect] !== 'function') {
       fail('pool', `must be ${shape.kind} (an object with query and ${shape.connect}), got ${describe(pool)}`);
@@ -148,6 +166,40 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
     const ids = checkIds(deliveryIds);
     if (ids.length === 0) return;
     await this.query('acknowledge in the journal', (db) => remove(db, ids));
+  }
+
+  /**
+   * Records a checkout hint (checked by the rules of `loop.expect`) with `insert`, given the
+   * transaction id (`''` for none) and the life in ms: the engine's statement takes its
+   * times from the database's clock.
+   */
+  async addCheckoutHint(playerName: string, hint: CheckoutHint | undefined, insert: (db: Q, playerName: string, transactionId: string, expiresInMs: number) => Promise<unknown>): Promise<void> {
+    const checked = checkSharedHintArguments(playerName, hint);
+    await this.query('write a checkout hint', (db) => insert(db, checked.playerName, checked.transactionId ?? '', checked.expiresInMs));
+  }
+
+  /**
+   * The live checkout hints, oldest first: `select` reads at most `limit` rows not expired,
+   * newest first, their age and remaining life computed by the database; each row is
+   * checked ({@link sharedHintOf}). At most once a minute, `cleanup` deletes the expired
+   * rows and those past the newest `limit`.
+   */
+  async liveCheckoutHints(select: (db: Q, limit: number) => Promise<HintRow[]>, cleanup: (db: Q, limit: number) => Promise<unknown>): Promise<SharedCheckoutHint[]> {
+    const rows = await this.query('read the checkout hints', (db) => select(db, HINT_LIMIT));
+    const hints = rows.map((row) => sharedHintOf(this.#name, { playerName: text(row.player_name), transactionId: text(row.transaction_id), ageMs: row.age_ms, remainingMs: row.remaining_ms })).reverse();
+    const now = performance.now();
+    if (now - this.#hintsCleaned >= HINTS_CLEANUP_MS) {
+      this.#hintsCleaned = now;
+      await this.query('delete the expired checkout hints', (db) => cleanup(db, HINT_LIMIT));
+    }
+    return hints;
+  }
+
+  /** Deletes the hint of the player and transaction (`''` for none) with `remove`, once a delivery satisfied it. */
+  async endCheckoutHint(playerName: string, transactionId: string | undefined, remove: (db: Q, playerName: string, transactionId: string) => Promise<unknown>): Promise<void> {
+    const name = checkNonBlank(playerName, 'playerName');
+    if (transactionId !== undefined && typeof transactionId !== 'string') fail('transactionId', `must be a string or undefined, got ${describe(transactionId)}`);
+    await this.query('delete a checkout hint', (db) => remove(db, name, transactionId ?? ''));
   }
 
   /** Creates the tables if they do not exist, on the lock's connection inside `withPlayerLock`. */
@@ -254,12 +306,17 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
   }
 
   #createTables(db: Q): Promise<void> {
-    const { table, grantedTable } = this.options;
-    return (this.#tables ??= this.#create(db, table, grantedTable).catch((error: unknown) => {
+    const { table, grantedTable, hintsTable } = this.options;
+    return (this.#tables ??= this.#create(db, table, grantedTable, hintsTable).catch((error: unknown) => {
       this.#tables = undefined;
-      throw journalFailure(this.#name, `create the tables ${tableText(table)} and ${tableText(grantedTable)}`, error);
+      throw journalFailure(this.#name, `create the tables ${tableText(table)}, ${tableText(grantedTable)} and ${tableText(hintsTable)}`, error);
     }));
   }
+}
+
+/** A text column as the driver returns it: a string, or bytes (MySQL's binary strings). */
+function text(value: unknown): unknown {
+  return Buffer.isBuffer(value) ? value.toString('utf8') : value;
 }
 
 /**

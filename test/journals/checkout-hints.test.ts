@@ -1,0 +1,175 @@
+/**
+ * The shop's side of the checkout hint through a shared journal (#47): `expectCheckout`
+ * checks its arguments before anything is written, by the rules of `loop.expect`, never
+ * echoing what may be a secret, and refuses a journal that cannot carry hints; the
+ * MemoryJournal's hints (src/journals/memory.ts, src/journals/checkout-hints.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { expectCheckout, FileJournal, InvalidInputError, JournalError, MemoryJournal, type DeliveryJournal } from '../../src/index.js';
+import { sharedHintOf } from '../../src/journals/checkout-hints.js';
+
+// 25 bytes: its Base64 ends with '=', which no transactionId holds.
+const SECRET = 'tg_live_9f8e7d6c5b4a32101';
+const SECRET_B64 = Buffer.from(SECRET).toString('base64');
+const dir = mkdtempSync(join(tmpdir(), 'teamgames-hints-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The error `work` throws (it must throw). */
+async function thrown(work: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('expectCheckout', () => {
+  it('writes the hint into the journal, read back with its age and remaining life', async () => {
+    const journal = new MemoryJournal();
+    await expectCheckout(journal, 'Player123', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    await expectCheckout(journal, 'Ann');
+    const hints = await journal.liveCheckoutHints();
+    expect(hints.map(({ playerName, transactionId }) => ({ playerName, transactionId }))).toEqual([
+      { playerName: 'Player123', transactionId: 'tx-1' },
+      { playerName: 'Ann', transactionId: undefined },
+    ]);
+    expect(hints[0]!.remainingMs).toBeGreaterThan(59_000);
+    expect(hints[0]!.remainingMs).toBeLessThanOrEqual(60_000);
+    // No transaction: the default life, 10 minutes.
+    expect(hints[1]!.remainingMs).toBeGreaterThan(599_000);
+    expect(hints[1]!.remainingMs).toBeLessThanOrEqual(600_000);
+    expect(hints[1]).not.toHaveProperty('transactionId');
+  });
+
+  it.each([
+    ['a blank name', '', undefined, 'playerName'],
+    ['a name with a control character', 'Ann\u0007', undefined, 'playerName'],
+    ['a name of 65 characters', 'x'.repeat(65), undefined, 'playerName'],
+    ['a transactionId with a space', 'Ann', { transactionId: 'a b' }, 'hint.transactionId'],
+    ['a transactionId of 129 characters', 'Ann', { transactionId: 'x'.repeat(129) }, 'hint.transactionId'],
+    ['a life under a window', 'Ann', { expiresInMs: 9_999 }, 'hint.expiresInMs'],
+    ['a life over an hour', 'Ann', { expiresInMs: 3_600_001 }, 'hint.expiresInMs'],
+    ['an unknown option', 'Ann', { expiresInMS: 60_000 }, 'hint.expiresInMS'],
+    ['a hint that is a string', 'Ann', 'tx-1', 'hint'],
+  ])('refuses %s (InvalidInputError naming it) before anything is written', async (_, name, hint, argument) => {
+    const journal = new MemoryJournal();
+    const add = vi.spyOn(journal, 'addCheckoutHint');
+    const error = await thrown(() => expectCheckout(journal, name, hint as never));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).argument).toBe(argument);
+    expect((error as InvalidInputError).message).toMatch(/^expectCheckout: invalid /);
+    expect(add).not.toHaveBeenCalled();
+    expect(await journal.liveCheckoutHints()).toEqual([]);
+  });
+
+  it('never echoes what may be a key given by mistake (as the hint, its transactionId, the name or the journal)', async () => {
+    const journal = new MemoryJournal();
+    const errors = [
+      await thrown(() => expectCheckout(journal, 'Ann', SECRET as never)),
+      await thrown(() => expectCheckout(journal, 'Ann', { transactionId: SECRET_B64 })),
+      await thrown(() => expectCheckout(journal, `${SECRET}\u0000`)),
+      await thrown(() => expectCheckout(SECRET as never, 'Ann')),
+    ];
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(InvalidInputError);
+      const text = `${(error as Error).message} ${JSON.stringify(error)}`;
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(SECRET_B64);
+    }
+    expect(await journal.liveCheckoutHints()).toEqual([]);
+  });
+
+  it('refuses a journal that cannot carry hints (the file journal, one of your own without addCheckoutHint), naming what it needs', async () => {
+    const file = new FileJournal(join(dir, 'journal.jsonl'));
+    const own: DeliveryJournal = { append: async () => {}, pending: async () => [], acknowledge: async () => {} };
+    for (const journal of [file, own, undefined]) {
+      const error = await thrown(() => expectCheckout(journal as DeliveryJournal, 'Ann', { transactionId: 'tx-1' }));
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).argument).toBe('journal');
+      expect((error as Error).message).toMatch(/addCheckoutHint.*PostgresJournal or MySqlJournal/);
+    }
+    // The name is checked first: a bad one fails the same way whatever the journal.
+    expect(((await thrown(() => expectCheckout(own, ''))) as InvalidInputError).argument).toBe('playerName');
+    await file.close();
+  });
+
+  it('passes on what the journal refuses (the database down) as it failed', async () => {
+    const down: DeliveryJournal = {
+      append: async () => {},
+      pending: async () => [],
+      acknowledge: async () => {},
+      addCheckoutHint: async () => {
+        throw new JournalError('PostgresJournal: could not write the checkout hint: connection refused');
+      },
+    };
+    await expect(expectCheckout(down, 'Ann')).rejects.toThrow(JournalError);
+  });
+});
+
+describe('MemoryJournal: checkout hints', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('written again while it lives, a hint changes nothing (it never extends itself); expired, it is dropped and may be written anew', async () => {
+    const journal = new MemoryJournal();
+    await journal.addCheckoutHint('Ann', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(30_000);
+    await journal.addCheckoutHint('Ann', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    let [hint, ...more] = await journal.liveCheckoutHints();
+    expect(more).toEqual([]);
+    expect(hint!.ageMs).toBe(30_000);
+    expect(hint!.remainingMs).toBe(30_000);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(await journal.liveCheckoutHints()).toEqual([]);
+    await journal.addCheckoutHint('Ann', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    [hint] = await journal.liveCheckoutHints();
+    expect(hint).toEqual({ playerName: 'Ann', transactionId: 'tx-1', ageMs: 0, remainingMs: 60_000 });
+  });
+
+  it('one hint per player and transaction: another transaction, or none, is another hint', async () => {
+    const journal = new MemoryJournal();
+    await journal.addCheckoutHint('Ann', { transactionId: 'tx-1' });
+    await journal.addCheckoutHint('Ann', { transactionId: 'tx-2' });
+    await journal.addCheckoutHint('Ann');
+    await journal.addCheckoutHint('Bob', { transactionId: 'tx-1' });
+    expect((await journal.liveCheckoutHints()).map((h) => `${h.playerName}/${h.transactionId ?? ''}`)).toEqual(['Ann/tx-1', 'Ann/tx-2', 'Ann/', 'Bob/tx-1']);    // Ended one by one, once delivered: the transaction, or the one naming none.
+    await journal.endCheckoutHint('Ann', 'tx-1');
+    await journal.endCheckoutHint('Ann');
+    await journal.endCheckoutHint('Nobody');
+    expect((await journal.liveCheckoutHints()).map((h) => `${h.playerName}/${h.transactionId ?? ''}`)).toEqual(['Ann/tx-2', 'Bob/tx-1']);
+  });
+
+  it('checks what it is given itself, by the same rules', async () => {
+    const journal = new MemoryJournal();
+    await expect(journal.addCheckoutHint('', {})).rejects.toThrow(InvalidInputError);
+    await expect(journal.addCheckoutHint('Ann', { expiresInMs: 5 })).rejects.toThrow(/hint\.expiresInMs/);
+    expect(await journal.liveCheckoutHints()).toEqual([]);
+  });
+});
+
+describe('a hint read back from a database row', () => {
+  const row = { playerName: 'Ann', transactionId: 'tx-1', ageMs: 1_000, remainingMs: 59_000 };
+
+  it('is a hint when every field is one (an empty or null transaction id: none)', () => {
+    expect(sharedHintOf('PostgresJournal', row)).toEqual(row);
+    expect(sharedHintOf('PostgresJournal', { ...row, transactionId: '', ageMs: '1000.4', remainingMs: '59000' })).toEqual({ playerName: 'Ann', ageMs: 1_000, remainingMs: 59_000 });
+    expect(sharedHintOf('PostgresJournal', { ...row, transactionId: null })).toEqual({ playerName: 'Ann', ageMs: 1_000, remainingMs: 59_000 });
+  });
+
+  it.each([
+    ['a name that is not a player name', { ...row, playerName: '' }],
+    ['a transaction id that is not one', { ...row, transactionId: 'a b' }],
+    ['a remaining life over an hour', { ...row, remainingMs: 3_600_001 }],
+    ['times that are not numbers', { ...row, ageMs: 'soon' }],
+  ])('fails loudly with %s (JournalError naming the journal)', (_, bad) => {
+    expect(() => sharedHintOf('MySqlJournal', bad)).toThrow(/^MySqlJournal: a row of the checkout hints is not a hint/);
+  });
+});
