@@ -565,3 +565,57 @@ describe('a hinted purchase claimed but not given yet', () => {
     await loop.stop();
   });
 });
+
+describe("a hint's life runs while the player is online here", () => {
+  it('a checkout while away, paid while away: the hint still holds at their join 15 minutes later, whose run is the hinted one (ahead of a crowd of joins)', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    expect(loop.expect('Ned')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(900_000);
+    expect(loop.stats().hints).toBe(1);
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(500);
+    const backAt = Date.now();
+    loop.join('Ned');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given.map((g) => g.item.player_name)).toEqual(['Ned']);
+    expect(given[0]!.at - backAt).toBeLessThanOrEqual(1_000);
+    // One claim call, no preview first: the hinted run.
+    expect(calls.filter((c) => c.player === 'Ned').map((c) => c.preview)).toEqual([false]);
+    await loop.stop();
+  });
+
+  it('a player who leaves while hinted: the life left when they left runs on once they are back, not before', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Ola');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    loop.expect('Ola', { expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(25_000); // claims at 9 and 19 s
+    loop.leave('Ola');
+    await vi.advanceTimersByTimeAsync(1_200_000);
+    const backAt = Date.now();
+    loop.join('Ola');
+    await vi.advanceTimersByTimeAsync(120_000);
+    const claims = (from: number, to: number) => between(calls, 'Ola', from, to).filter((c) => !c.preview);
+    expect(claims(hintedAt, backAt).map((c) => c.at - hintedAt)).toEqual([9_000, 19_000]);
+    // 35 s of its life were left: the join's claim, then every 20 s (the hint is over 5 minutes old) for 35 s.
+    expect(claims(backAt, Date.now()).map((c) => c.at - backAt)).toEqual([0, 20_000]);
+    expect(loop.stats().hints).toBe(0);
+    await loop.stop();
+  });
+
+  it('at most an hour after it was given: a player back later is previewed as any other', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    expect(loop.expect('Pia')).toBe('held');
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    loop.join('Pia');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.map((c) => c.preview)).toEqual([true]);
+    expect(loop.stats().hints).toBe(0);
+    await loop.stop();
+  });
+});

@@ -40,8 +40,10 @@ export interface HeldHint {
   any: boolean;
   /** When it was given (the latest), monotonic ms. */
   since: number;
-  /** When it expires, monotonic ms. */
+  /** When it expires, monotonic ms (while the player is away, as it stood when they left). */
   until: number;
+  /** Since when the player has not been online here (monotonic), if they are not: the hint's life does not run meanwhile. */
+  away?: number;
 }
 
 /** The transactions one player's hint waits for at most: a player checking out again and again adds, never grows memory. */
@@ -78,7 +80,7 @@ export class HintBook {
    * in their hands yet (its give failed, they left mid-delivery): until when (the hint's
    * expiry, monotonic) the run that gives it is a hinted one. At most `HINT_LIMIT`, oldest first.
    */
-  readonly #giving = new Map<string, number>();
+  readonly #giving = new Map<string, { until: number; since: number; away?: number }>();
   /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
   readonly #planned = new Map<number, number>();
   /** Every second from the current one up to this one (excluded) is full: plans start here at the earliest. */
@@ -105,7 +107,7 @@ export class HintBook {
    * hints, or when all it names has had its hint. `now` is the loop's clock (a hint read from
    * a shared journal was given before it: its `since`).
    */
-  add(name: string, given: HeldHint, now = given.since): CheckoutHintOutcome {
+  add(name: string, given: HeldHint, now = given.since, online = true): CheckoutHintOutcome {
     const ids = given.transactionIds.filter((id) => !this.#wasSpent(id, now));
     if (ids.length === 0 && (!given.any || this.#wasSpent(anyKey(name), now))) return 'expired';
     const older = this.active(name, now);
@@ -113,13 +115,13 @@ export class HintBook {
       this.#sweep(now);
       if (this.#held.size >= HINT_LIMIT) return 'full';
     }
-    let hint: HeldHint = { ...given, transactionIds: ids };
+    let hint: HeldHint = { ...given, transactionIds: ids, ...(online ? {} : { away: now }) };
     if (older !== undefined) {
       // Only what the hint does not hold yet extends it: the same hint sent again and again
       // (a retrying shop, a loop in its code) never keeps a player claimed past its life.
       const fresh = ids.filter((id) => !older.transactionIds.includes(id));
       if (fresh.length === 0 && (older.any || !given.any)) return 'held';
-      hint = { transactionIds: [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER), any: older.any || given.any, since: now, until: Math.max(older.until, given.until) };
+      hint = { transactionIds: [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER), any: older.any || given.any, since: now, until: Math.max(older.until, given.until), ...(older.away === undefined ? {} : { away: older.away }) };
     }
     // Deleted first: the map's order stays the order hints were given in.
     this.#held.delete(name);
@@ -130,9 +132,37 @@ export class HintBook {
   /** The player's live hint at `now`; an expired one is dropped. */
   active(name: string, now: number): HeldHint | undefined {
     const hint = this.#held.get(name);
-    if (hint === undefined || hint.until > now) return hint;
+    if (hint === undefined) return undefined;
+    resume(hint, now, hint.since);
+    if (hint.until > now) return hint;
     this.#end(name, hint, now);
     return undefined;
+  }
+
+  /**
+   * The player left: their hint's life (and that of a hinted purchase claimed, not given yet)
+   * stops running until they are back. A checkout on the website while away, paid while
+   * away, still finds its hint at the join, however long that takes (within the hour).
+   */
+  left(name: string, now: number): void {
+    const hint = this.active(name, now);
+    if (hint !== undefined) hint.away = now;
+    const giving = this.#giving.get(name);
+    if (giving !== undefined && giving.until > now) giving.away = now;
+  }
+
+  /** The player is online here again: their hint's life runs on from where it stood when they left. */
+  back(name: string, now: number): void {
+    const hint = this.#held.get(name);
+    if (hint !== undefined) {
+      resume(hint, now, hint.since);
+      delete hint.away;
+    }
+    const giving = this.#giving.get(name);
+    if (giving !== undefined) {
+      resume(giving, now, giving.since);
+      delete giving.away;
+    }
   }
 
   /**
@@ -156,7 +186,7 @@ export class HintBook {
    * hint share; `undefined` when no such purchase is known, or once the hint's life is over.
    */
   planGive(name: string, earliest: number, now: number): number | undefined {
-    const until = this.#giving.get(name);
+    const until = this.#giving.get(name)?.until;
     const at = until === undefined ? undefined : this.#book(Math.max(now, earliest), until, now);
     if (at === undefined) this.#giving.delete(name);
     return at;
@@ -164,7 +194,7 @@ export class HintBook {
 
   /** Whether the player has a hinted purchase claimed and not given yet (their join's run is then hinted). */
   giving(name: string, now: number): boolean {
-    const until = this.#giving.get(name);
+    const until = this.#giving.get(name)?.until;
     if (until !== undefined && until <= now) this.#giving.delete(name);
     return until !== undefined && until > now;
   }
@@ -248,7 +278,7 @@ export class HintBook {
   /** A claim delivered (some of) what the hint named: until it is given, the player's runs stay hinted, within the hint's life. */
   #claimed(name: string, hint: HeldHint): void {
     this.#giving.delete(name);
-    this.#giving.set(name, hint.until);
+    this.#giving.set(name, { until: hint.until, since: hint.since });
     if (this.#giving.size > HINT_LIMIT) this.#giving.delete(this.#giving.keys().next().value as string);
   }
 
@@ -260,7 +290,7 @@ export class HintBook {
     this.#planned.clear();
   }
 
-  /** Drops the expired hints (when the book is full). */
+  /** Drops the expired hints (when the book is full): those of players away too, once their life as given is over. */
   #sweep(now: number): void {
     for (const [name, hint] of this.#held) if (hint.until <= now) this.#end(name, hint, now);
   }
@@ -282,6 +312,17 @@ export class HintBook {
     const at = this.#spent.get(key);
     return at !== undefined && now - at < HINT_MAX_MS;
   }
+}
+
+/**
+ * A hint (or a claimed purchase's) whose player is away: its expiry moves on by the time
+ * away, to `away` now (so that it moves by each stretch once), never past an hour after
+ * `given`. A hint read from a shared journal still ends when its row does (shared-hints.ts).
+ */
+function resume(life: { until: number; away?: number }, now: number, given: number): void {
+  if (life.away === undefined || life.away >= life.until) return;
+  life.until = Math.min(life.until + (now - life.away), Math.max(life.until, given + HINT_MAX_MS));
+  life.away = now;
 }
 
 /** The key of a player's hint that named no transaction ('\u0000' is in no transaction id nor player name). */

@@ -96,6 +96,7 @@ class Loop implements DeliveryLoop {
     // A hinted player's first run, in the fast hint claim mode, is one claim call: their purchase
     // may be paid already, or claimed and not given yet (they left mid-delivery): it goes first.
     const now = this.#timers.now();
+    this.#hints.back(name, now);
     const hinted = this.#hints.active(name, now) !== undefined || this.#hints.giving(name, now);
     player.fast = this.#options.hintClaimMode === 'fast' && hinted;
     this.#schedule(player, now, true, hinted);
@@ -107,6 +108,7 @@ class Loop implements DeliveryLoop {
     if (player === undefined) return;
     // Its planned runs are stale now: the scheduler skips entries of a player not in #players.
     this.#players.delete(name);
+    this.#hints.left(name, this.#timers.now());
     player.gone.abort(new Interrupted('left'));
     // Whoever waits for this player's delivery learns at once that it will not come here.
     const report = undelivered('OFFLINE', player);
@@ -120,8 +122,8 @@ class Loop implements DeliveryLoop {
 
   /** Holds a hint (given to expect, or read from a shared journal) and acts on it for a player held online here. */
   #hold(name: string, held: HeldHint, now = held.since): CheckoutHintOutcome {
-    const outcome = this.#stopping === undefined ? this.#hints.add(name, held, now) : 'stopped';
     const player = this.#players.get(name);
+    const outcome = this.#stopping === undefined ? this.#hints.add(name, held, now, player !== undefined) : 'stopped';
     // Acted on only for a player held online here; with a run in flight, once it is over. A run
     // planned already (a /claim's, queued behind others) becomes the hinted one; a hinted run
     // planned already stands: planning again would take a second place in the hints' share (a
