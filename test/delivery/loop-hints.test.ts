@@ -619,3 +619,53 @@ describe("a hint's life runs while the player is online here", () => {
     await loop.stop();
   });
 });
+
+describe('a hinted purchase claimed, its give still to come', () => {
+  it('waits out an absence: the player who left mid-delivery and comes back after the hint would have expired still gets a hinted join', async () => {
+    const { mock, client, calls, given } = setup();
+    let loop: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const give = (item: DeliveredItem) => {
+      given.push({ at: Date.now(), item });
+      if (item.player_name === 'Quin' && given.length === 1) loop?.leave('Quin');
+    };
+    loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Quin');
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.expect('Quin', { expiresInMs: 30_000 });
+    mock.addPurchase(KEY, { playerName: 'Quin', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Quin', id: 2, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(given).toHaveLength(1);
+    // Away for 5 minutes, far past the hint's 30 s.
+    await vi.advanceTimersByTimeAsync(300_000);
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(500);
+    const backAt = Date.now();
+    loop.join('Quin');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given).toHaveLength(2);
+    expect(given[1]!.at - backAt).toBeLessThanOrEqual(1_000);
+    expect(between(calls, 'Quin', backAt, Date.now()).map((c) => c.preview)).toEqual([false]);
+    await loop.stop();
+  });
+
+  it('once given, is forgotten: the player back a minute later is previewed first, as any other', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Rex');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const checkout = await client.checkout({ username: 'Rex', items: [{ id: 3, quantity: 1 }] });
+    if (checkout.outcome !== 'PAYMENT_REQUIRED') throw new Error(`checkout: ${checkout.outcome}`);
+    loop.expect('Rex', { transactionId: checkout.transactionId });
+    mock.completePayment(checkout.transactionId);
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(given).toHaveLength(1);
+    loop.leave('Rex');
+    await vi.advanceTimersByTimeAsync(60_000);
+    const backAt = Date.now();
+    loop.join('Rex');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(between(calls, 'Rex', backAt, Date.now()).map((c) => c.preview)).toEqual([true]);
+    await loop.stop();
+  });
+});
