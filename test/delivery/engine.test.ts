@@ -20,6 +20,23 @@ afterEach(() => {
 const linesOf = async (journal: DeliveryJournal) => (await journal.pending()).filter((e): e is JournalLine => e.state === 'claimed');
 
 describe('a grant that fails', () => {
+  it('for a line acknowledged meanwhile (a give that settled it itself, as a late success would): nothing is noted nor written back, and the report is a plain PARTIAL', async () => {
+    mock.addPurchase(KEY, { playerName: 'Ida', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const report = await client(journal).deliver(
+      'Ida',
+      async (item) => {
+        await journal.acknowledge([item.deliveryId]);
+        throw new Error('inventory full');
+      },
+      { mode: 'fast', sleep },
+    );
+    expect(report).toMatchObject({ code: 'PARTIAL', failed: [{ error: expect.objectContaining({ message: 'inventory full' }) }] });
+    expect(report.journalError).toBeUndefined();
+    // The note is not written over the acknowledgement: the line does not come back.
+    expect(await journal.pending('Ida')).toEqual([]);
+  });
+
   it('leaves its last failure on the line for staff: the message, when, and how many attempts so far', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
     const journal = new MemoryJournal();
