@@ -114,6 +114,38 @@ describe('deliver, fast mode', () => {
     expect(outcome(game)).toMatchObject({ paid: 1, granted: 0, lost: 1 });
   });
 
+  it("a lost fast claim's window starts at the last answer that found nothing pending (NO_ITEMS or ALREADY_CLAIMED), not at an answer that left purchases pending", async () => {
+    const game = new Game();
+    const c = client(new MemoryJournal());
+    const lost = async () => {
+      mock.clock.advance(10_000);
+      mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+      const report = await c.deliver('Flo', game.grant(), { mode: 'fast', sleep });
+      expect(report.code).toBe('OUTCOME_UNKNOWN');
+      return report.unverified?.from;
+    };
+    // Nothing ever bought: NO_ITEMS. The next lost claim can only have taken what came after.
+    const noItemsAt = mock.clock.now();
+    expect((await c.deliver('Flo', game.grant(), { mode: 'fast', sleep })).code).toBe('NO_ITEMS');
+    expect(await lost()).toBe(noItemsAt);
+    // Bought and delivered once: ALREADY_CLAIMED, a look at the list all the same.
+    mock.addPurchase(KEY, { playerName: 'Flo', id: 1, quantity: 1 });
+    mock.clock.advance(10_000);
+    expect((await c.deliver('Flo', game.grant(), { mode: 'fast', sleep })).code).toBe('SUCCESS');
+    mock.clock.advance(10_000);
+    const alreadyAt = mock.clock.now();
+    expect((await c.deliver('Flo', game.grant(), { mode: 'fast', sleep })).code).toBe('ALREADY_CLAIMED');
+    expect(await lost()).toBe(alreadyAt);
+    // A claim refused by the window (RATE_LIMIT, nothing looked at) moves nothing: the window
+    // of the next lost claim still starts at the last look.
+    mock.clock.advance(10_000);
+    const lookAt = mock.clock.now();
+    expect((await c.deliver('Flo', game.grant(), { mode: 'fast', sleep })).code).toBe('ALREADY_CLAIMED');
+    mock.clock.advance(1_000);
+    expect((await c.deliver('Flo', game.grant(), { mode: 'fast', sleep, maxRateLimitWaits: 0 })).code).toBe('RATE_LIMIT');
+    expect(await lost()).toBe(lookAt);
+  });
+
   it('survives a crash between the journal write and the grant: resumeDeliveries grants at startup', async () => {
     mock.addPurchase(KEY, { playerName: 'Eve', id: 2, quantity: 2 });
     const disk = new MemoryJournal();

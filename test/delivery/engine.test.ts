@@ -19,7 +19,58 @@ afterEach(() => {
 
 const linesOf = async (journal: DeliveryJournal) => (await journal.pending()).filter((e): e is JournalLine => e.state === 'claimed');
 
+describe('a give that timed out and succeeds later', () => {
+  it('whose acknowledgement the journal refuses then: remembered as given, never given again, acknowledged by the next call', async () => {
+    mock.addPurchase(KEY, { playerName: 'Jo', id: 1, quantity: 1 });
+    const disk = new MemoryJournal();
+    let refuse = false;
+    const journal: DeliveryJournal = {
+      append: (entries) => disk.append(entries),
+      pending: (player) => disk.pending(player),
+      acknowledge: async (ids) => {
+        if (refuse) throw new Error('EIO: the disk is gone');
+        await disk.acknowledge(ids);
+      },
+    };
+    const c = client(journal);
+    const gives: string[] = [];
+    let finish = () => {};
+    const first = await c.deliver('Jo', (item) => {
+      gives.push(item.deliveryId);
+      return new Promise<void>((resolve) => (finish = resolve));
+    }, { mode: 'fast', sleep, grantTimeoutMs: 5 });
+    expect(first.code).toBe('PARTIAL');
+    // The give succeeds late, while the journal refuses to acknowledge.
+    refuse = true;
+    finish();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await disk.pending('Jo')).map((e) => e.state)).toEqual(['claimed']);
+    refuse = false;
+    const second = await c.deliver('Jo', (item) => void gives.push(item.deliveryId), { mode: 'fast', sleep });
+    expect(gives).toHaveLength(1);
+    expect(second.granted).toEqual([]);
+    expect(await disk.pending('Jo')).toEqual([]);
+  });
+});
+
 describe('a grant that fails', () => {
+  it('for a line acknowledged meanwhile (a give that settled it itself, as a late success would): nothing is noted nor written back, and the report is a plain PARTIAL', async () => {
+    mock.addPurchase(KEY, { playerName: 'Ida', id: 1, quantity: 1 });
+    const journal = new MemoryJournal();
+    const report = await client(journal).deliver(
+      'Ida',
+      async (item) => {
+        await journal.acknowledge([item.deliveryId]);
+        throw new Error('inventory full');
+      },
+      { mode: 'fast', sleep },
+    );
+    expect(report).toMatchObject({ code: 'PARTIAL', failed: [{ error: expect.objectContaining({ message: 'inventory full' }) }] });
+    expect(report.journalError).toBeUndefined();
+    // The note is not written over the acknowledgement: the line does not come back.
+    expect(await journal.pending('Ida')).toEqual([]);
+  });
+
   it('leaves its last failure on the line for staff: the message, when, and how many attempts so far', async () => {
     mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
     const journal = new MemoryJournal();

@@ -45,6 +45,23 @@ describe('fast mode, a crash between the claim and the journal', () => {
     expect(outcome(game)).toMatchObject({ paid: 1, granted: 0, lost: 1 });
   });
 
+  it('a process that had seen the list (a NO_ITEMS answer) writes that moment on its mark: the window after its crash starts there, not at 0', async () => {
+    const disk = new MemoryJournal();
+    const game = new Game();
+    const crashing = new CrashingJournal(disk, (point, entries) => point === 'appendBefore' && (entries as readonly JournalEntry[])[0]?.state === 'claimed');
+    const c = client(crashing);
+    const lookAt = mock.clock.now();
+    expect((await crashing.run(c.deliver('Dot', game.grant(), { mode: 'fast', sleep }))).code).toBe('NO_ITEMS');
+    mock.addPurchase(KEY, { playerName: 'Dot', id: 1, quantity: 1 });
+    mock.clock.advance(10_000);
+    await expect(crashing.run(c.deliver('Dot', game.grant(), { mode: 'fast', sleep }))).rejects.toBeInstanceOf(Crash);
+    expect(await disk.pending()).toEqual([expect.objectContaining({ state: 'claiming', since: lookAt })]);
+
+    mock.clock.advance(30_000);
+    const report = await client(processView(disk)).deliver('Dot', game.grant(), { mode: 'fast', sleep });
+    expect(report.unverified).toEqual({ playerName: 'Dot', from: lookAt, to: mock.clock.now() });
+  });
+
   it('resumeDeliveries at startup reports the same window, from the earliest of two marks (each from the list it followed)', async () => {
     mock.addPurchase(KEY, { playerName: 'Bo', id: 1, quantity: 1 });
     const disk = new MemoryJournal();

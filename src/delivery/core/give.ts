@@ -28,7 +28,7 @@ import { GrantTimeoutError } from './types.js';
 /** How long one give may run by default, in ms: purchases, vote rewards and the loop alike. */
 export const DEFAULT_GRANT_TIMEOUT_MS = 60_000;
 /** The longest `grantTimeoutMs` accepted: 24 h. */
-export const MAX_GRANT_TIMEOUT_MS = 24 * 3_600_000;
+export const MAX_GRANT_TIMEOUT_MS = 86_400_000;
 
 /** Checks a `grantTimeoutMs` (the default when undefined): the one check of that option, wherever it enters. */
 export function checkGrantTimeout(value: unknown, argument: string, operation: Operation): number {

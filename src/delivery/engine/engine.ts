@@ -78,24 +78,30 @@ export class DeliveryEngine {
    * holds (the journal refused them). Rejects with the journal's failure, checked entries only.
    */
   entriesOf(player: string): Promise<JournalEntry[]> {
-    const modes = this.#ready();
-    return modes === undefined ? this.#loaded().then((m) => m.entriesOf(player)) : modes.entriesOf(player);
+    return this.#use((modes) => modes.entriesOf(player));
   }
 
   deliver(via: RunVia, playerName: unknown, grant: unknown, options: unknown): Promise<DeliveryReport> {
-    const modes = this.#ready();
-    return modes === undefined ? this.#loaded().then((m) => m.deliver(via, playerName, grant, options)) : modes.deliver(via, playerName, grant, options);
+    return this.#use((modes) => modes.deliver(via, playerName, grant, options));
   }
 
   /** `deliver` for the delivery loop: its player, grant and control checked when they entered the loop, carried as they are. */
   deliverChecked(via: RunVia, player: string, grant: GrantFunction, mode: DeliveryMode, control: Control, extras: RunExtras = {}): Promise<DeliveryReport> {
-    const modes = this.#ready();
-    return modes === undefined ? this.#loaded().then((m) => m.deliverChecked(via, player, grant, mode, control, extras)) : modes.deliverChecked(via, player, grant, mode, control, extras);
+    return this.#use((modes) => modes.deliverChecked(via, player, grant, mode, control, extras));
   }
 
   resume(via: RunVia, grant: unknown, options: unknown): Promise<ResumeReport> {
+    return this.#use((modes) => modes.resume(via, grant, options));
+  }
+
+  /**
+   * Runs `work` on the modes: at once when their module is loaded already (no turn waited,
+   * so a delivery takes its place in the player's order in the caller's turn), else once
+   * `import()` has loaded it. (Which of the two is equivalent for StrykerJS: one turn later.)
+   */
+  #use<T>(work: (modes: DeliveryModes) => Promise<T>): Promise<T> {
     const modes = this.#ready();
-    return modes === undefined ? this.#loaded().then((m) => m.resume(via, grant, options)) : modes.resume(via, grant, options);
+    return modes === undefined ? this.#loaded().then(work) : work(modes);
   }
 
   /** The modes when their module is loaded already (made now if this engine has none yet): no turn waited. */
