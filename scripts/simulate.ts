@@ -17,7 +17,9 @@
  * --verbose's `stats.intervalMs`) and exits 1 when silent>0, duplicated>0, granted_offline>0 or
  * max_calls_in_1s exceeds the budget. --verbose adds one JSON line on stderr (CPU split, the
  * loop's stats, events, slow grants and what preceded them, memory). Deterministic for a seed
- * (Math.random, which the loop's jitter uses, is seeded too) up to the order of real I/O.
+ * (Math.random, which the loop's jitter uses, is seeded too; no import() is left to finish in
+ * real time once virtual time runs): two runs with the same flags print the same line but for
+ * the CPU and memory figures, with hints too.
  *
  * Files: scripts/simulate/virtual-time.ts (the clock), world.ts (mock, players, fetch,
  * grant), accounting.ts (the figures).

@@ -10,9 +10,16 @@ import { DeliveryEngine } from '../../src/delivery/engine/engine.js';
 // The engine loads its modes by import() on the first delivery; loaded up front so that
 // virtual time does not run on while that import reads files (a seed replays exactly).
 import '../../src/delivery/engine/modes.js';
+import { entryChecks } from '../../src/journals/lazy-checks.js';
 import { startDeliveryLoop, type DeliveryLoop } from '../../src/delivery/loop/scheduler.js';
 import { BASE_URL, Game, KEY, T0, seed } from '../../test/support/reliability.js';
 import { VirtualTime } from './virtual-time.js';
+
+// The memory journal loads its entry checks by import() on its first use, which goes through
+// the module loader's own thread (tsx's hooks) and takes real time: whether the first delivery
+// reached its call before the next event ran varied from run to run. Loaded and awaited here,
+// every later use is a resolved promise.
+await entryChecks();
 
 export interface SimConfig {
   players: number;
@@ -213,7 +220,9 @@ export class World {
     if (player === undefined || !player.online) this.grantsOffline += 1;
     if (this.#live() && this.#random() < P_GIVE_THROWS) {
       this.giveThrew += 1;
-      const threw = this.purchases.get(Number(/^invoice:(\d+)$/.exec(item.deliveryId)?.[1]));
+      // A one-call claim's line names no invoice: the row its answer delivered does (see #record).
+      const invoice = /^invoice:(\d+)$/.exec(item.deliveryId)?.[1] ?? this.#claimedRows.get(`${item.player_name}\u0000${item.product_id_string}\u0000${item.quantity_to_grant}`)?.[0];
+      const threw = this.purchases.get(Number(invoice));
       if (threw !== undefined) threw.threw = true;
       throw new Error('inventory full');
     }

@@ -5,7 +5,7 @@
  * online; a lost answer is a window for staff, never a second grant.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidInputError, MemoryJournal, StorefrontClient, type StorefrontEvent } from '../../src/index.js';
+import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveredItem, type StorefrontEvent } from '../../src/index.js';
 import { loopHarness, type LoopCall } from '../support/loop-harness.js';
 import { KEY } from '../support/reliability.js';
 
@@ -460,5 +460,212 @@ describe('loop.expect', () => {
     expect(loop.expect('Jo', { transactionId: '2b1c9a4e-1f0e-4a57-9f53-5a1d2c3b4e5f', expiresInMs: 3_600_000 })).toBe('held');
     await loop.stop();
     expect(loop.expect('Jo')).toBe('stopped');
+  });
+});
+
+describe('a hinted player whose run is not a hinted one yet', () => {
+  it('a /claim typed before the hint (its run queued behind a crowd of joins) does not hold the hint back: that run becomes the hinted one, and answers the /claim', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Jay');
+    await vi.advanceTimersByTimeAsync(1_000); // the join's preview
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    // The /claim's run is urgent, as the crowd's joins are, and comes after them (about 100 s).
+    const typed = loop.claim('Jay');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    expect(loop.expect('Jay')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Jay', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(given).toHaveLength(1);
+    expect(given[0]!.at - hintedAt).toBeLessThanOrEqual(10_000);
+    await expect(typed).resolves.toMatchObject({ code: 'SUCCESS', granted: [expect.objectContaining({ player_name: 'Jay' })] });
+    expect(loop.stats().maxCallsInOneSecond).toBeLessThanOrEqual(2);
+    await loop.stop();
+  });
+
+  it('a hint and a /claim given during a run: the next run is the hinted one, ahead of a crowd of joins', async () => {
+    // The player's first preview takes 5 s to answer: the /claim and the hint come while it is on the wire.
+    let slow = true;
+    const { mock, client, given, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const delay = slow && String(init?.body).includes('"Kim"');
+        slow = false;
+        if (delay) await new Promise((resolve) => setTimeout(resolve, 5_000));
+        return next(input, init);
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Kim');
+    await vi.advanceTimersByTimeAsync(500);
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(500);
+    // Planned while the preview is on the wire: after the crowd's joins.
+    const typed = loop.claim('Kim');
+    expect(loop.expect('Kim')).toBe('held');
+    await vi.advanceTimersByTimeAsync(5_000);
+    // Paid once the preview (answered at about 5 s) found nothing.
+    const paidAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Kim', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(20_000);
+    // One window after the preview, the hinted claim.
+    expect(given).toHaveLength(1);
+    expect(given[0]!.at - paidAt).toBeLessThanOrEqual(10_000);
+    await expect(typed).resolves.toMatchObject({ code: 'SUCCESS' });
+    await loop.stop();
+  });
+});
+
+describe('a hinted purchase claimed but not given yet', () => {
+  it('whose give failed is given again at its backoff as a hinted run, ahead of a crowd of joins', async () => {
+    const { mock, client, given } = setup();
+    let failures = 1;
+    const give = (item: DeliveredItem) => {
+      if (item.player_name === 'Lia' && failures-- > 0) throw new Error('inventory full');
+      given.push({ at: Date.now(), item });
+    };
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Lia');
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    expect(loop.expect('Lia')).toBe('held');
+    const paidAt = Date.now();
+    mock.addPurchase(KEY, { playerName: 'Lia', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(30_000);
+    // Claimed at about 9 s, its give failed; given again once its backoff (10 s) is over.
+    expect(given).toHaveLength(1);
+    expect(given[0]!.at - paidAt).toBeLessThanOrEqual(25_000);
+    expect(mock.purchases(KEY, 'Lia').every((r) => r.deliverystatus === 'Delivered')).toBe(true);
+    await loop.stop();
+  });
+
+  it('whose player left mid-delivery is given at once when they come back, ahead of a crowd of joins', async () => {
+    const { mock, client, given } = setup();
+    let loop: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const give = (item: DeliveredItem) => {
+      given.push({ at: Date.now(), item });
+      // The player logs out right after their first item: the rest of the claim waits for them.
+      if (item.player_name === 'Moe' && given.length === 1) loop?.leave('Moe');
+    };
+    loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Moe');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Moe')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Moe', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Moe', id: 2, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(given).toHaveLength(1);
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(500);
+    loop.join('Moe');
+    const backAt = Date.now();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given).toHaveLength(2);
+    expect(given[1]!.at - backAt).toBeLessThanOrEqual(1_000);
+    await loop.stop();
+  });
+});
+
+describe("a hint's life runs while the player is online here", () => {
+  it('a checkout while away, paid while away: the hint still holds at their join 15 minutes later, whose run is the hinted one (ahead of a crowd of joins)', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    expect(loop.expect('Ned')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(900_000);
+    expect(loop.stats().hints).toBe(1);
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(500);
+    const backAt = Date.now();
+    loop.join('Ned');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given.map((g) => g.item.player_name)).toEqual(['Ned']);
+    expect(given[0]!.at - backAt).toBeLessThanOrEqual(1_000);
+    // One claim call, no preview first: the hinted run.
+    expect(calls.filter((c) => c.player === 'Ned').map((c) => c.preview)).toEqual([false]);
+    await loop.stop();
+  });
+
+  it('a player who leaves while hinted: the life left when they left runs on once they are back, not before', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Ola');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const hintedAt = Date.now();
+    loop.expect('Ola', { expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(25_000); // claims at 9 and 19 s
+    loop.leave('Ola');
+    await vi.advanceTimersByTimeAsync(1_200_000);
+    const backAt = Date.now();
+    loop.join('Ola');
+    await vi.advanceTimersByTimeAsync(120_000);
+    const claims = (from: number, to: number) => between(calls, 'Ola', from, to).filter((c) => !c.preview);
+    expect(claims(hintedAt, backAt).map((c) => c.at - hintedAt)).toEqual([9_000, 19_000]);
+    // 35 s of its life were left: the join's claim, then every 20 s (the hint is over 5 minutes old) for 35 s.
+    expect(claims(backAt, Date.now()).map((c) => c.at - backAt)).toEqual([0, 20_000]);
+    expect(loop.stats().hints).toBe(0);
+    await loop.stop();
+  });
+
+  it('at most an hour after it was given: a player back later is previewed as any other', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    expect(loop.expect('Pia')).toBe('held');
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    loop.join('Pia');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.map((c) => c.preview)).toEqual([true]);
+    expect(loop.stats().hints).toBe(0);
+    await loop.stop();
+  });
+});
+
+describe('a hinted purchase claimed, its give still to come', () => {
+  it('waits out an absence: the player who left mid-delivery and comes back after the hint would have expired still gets a hinted join', async () => {
+    const { mock, client, calls, given } = setup();
+    let loop: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const give = (item: DeliveredItem) => {
+      given.push({ at: Date.now(), item });
+      if (item.player_name === 'Quin' && given.length === 1) loop?.leave('Quin');
+    };
+    loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Quin');
+    await vi.advanceTimersByTimeAsync(1_000);
+    loop.expect('Quin', { expiresInMs: 30_000 });
+    mock.addPurchase(KEY, { playerName: 'Quin', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Quin', id: 2, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(given).toHaveLength(1);
+    // Away for 5 minutes, far past the hint's 30 s.
+    await vi.advanceTimersByTimeAsync(300_000);
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(500);
+    const backAt = Date.now();
+    loop.join('Quin');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given).toHaveLength(2);
+    expect(given[1]!.at - backAt).toBeLessThanOrEqual(1_000);
+    expect(between(calls, 'Quin', backAt, Date.now()).map((c) => c.preview)).toEqual([false]);
+    await loop.stop();
+  });
+
+  it('once given, is forgotten: the player back a minute later is previewed first, as any other', async () => {
+    const { mock, client, calls, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Rex');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const checkout = await client.checkout({ username: 'Rex', items: [{ id: 3, quantity: 1 }] });
+    if (checkout.outcome !== 'PAYMENT_REQUIRED') throw new Error(`checkout: ${checkout.outcome}`);
+    loop.expect('Rex', { transactionId: checkout.transactionId });
+    mock.completePayment(checkout.transactionId);
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(given).toHaveLength(1);
+    loop.leave('Rex');
+    await vi.advanceTimersByTimeAsync(60_000);
+    const backAt = Date.now();
+    loop.join('Rex');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(between(calls, 'Rex', backAt, Date.now()).map((c) => c.preview)).toEqual([true]);
+    await loop.stop();
   });
 });

@@ -40,8 +40,10 @@ export interface HeldHint {
   any: boolean;
   /** When it was given (the latest), monotonic ms. */
   since: number;
-  /** When it expires, monotonic ms. */
+  /** When it expires, monotonic ms (while the player is away, as it stood when they left). */
   until: number;
+  /** Since when the player has not been online here (monotonic), if they are not: the hint's life does not run meanwhile. */
+  away?: number;
 }
 
 /** The transactions one player's hint waits for at most: a player checking out again and again adds, never grows memory. */
@@ -73,6 +75,12 @@ export class HintBook {
    * again never keeps a player claimed past a hint's life. At most `HINT_LIMIT`, oldest first.
    */
   readonly #spent = new Map<string, number>();
+  /**
+   * The players whose hinted purchase a claim delivered (their hint ended) while it may not be
+   * in their hands yet (its give failed, they left mid-delivery): until when (the hint's
+   * expiry, monotonic) the run that gives it is a hinted one. At most `HINT_LIMIT`, oldest first.
+   */
+  readonly #giving = new Map<string, { until: number; since: number; away?: number }>();
   /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
   readonly #planned = new Map<number, number>();
   /** Every second from the current one up to this one (excluded) is full: plans start here at the earliest. */
@@ -99,7 +107,7 @@ export class HintBook {
    * hints, or when all it names has had its hint. `now` is the loop's clock (a hint read from
    * a shared journal was given before it: its `since`).
    */
-  add(name: string, given: HeldHint, now = given.since): CheckoutHintOutcome {
+  add(name: string, given: HeldHint, now = given.since, online = true): CheckoutHintOutcome {
     const ids = given.transactionIds.filter((id) => !this.#wasSpent(id, now));
     if (ids.length === 0 && (!given.any || this.#wasSpent(anyKey(name), now))) return 'expired';
     const older = this.active(name, now);
@@ -107,13 +115,13 @@ export class HintBook {
       this.#sweep(now);
       if (this.#held.size >= HINT_LIMIT) return 'full';
     }
-    let hint: HeldHint = { ...given, transactionIds: ids };
+    let hint: HeldHint = { ...given, transactionIds: ids, ...(online ? {} : { away: now }) };
     if (older !== undefined) {
       // Only what the hint does not hold yet extends it: the same hint sent again and again
       // (a retrying shop, a loop in its code) never keeps a player claimed past its life.
       const fresh = ids.filter((id) => !older.transactionIds.includes(id));
       if (fresh.length === 0 && (older.any || !given.any)) return 'held';
-      hint = { transactionIds: [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER), any: older.any || given.any, since: now, until: Math.max(older.until, given.until) };
+      hint = { transactionIds: [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER), any: older.any || given.any, since: now, until: Math.max(older.until, given.until), ...(older.away === undefined ? {} : { away: older.away }) };
     }
     // Deleted first: the map's order stays the order hints were given in.
     this.#held.delete(name);
@@ -124,9 +132,37 @@ export class HintBook {
   /** The player's live hint at `now`; an expired one is dropped. */
   active(name: string, now: number): HeldHint | undefined {
     const hint = this.#held.get(name);
-    if (hint === undefined || hint.until > now) return hint;
+    if (hint === undefined) return undefined;
+    resume(hint, now, hint.since);
+    if (hint.until > now) return hint;
     this.#end(name, hint, now);
     return undefined;
+  }
+
+  /**
+   * The player left: their hint's life (and that of a hinted purchase claimed, not given yet)
+   * stops running until they are back. A checkout on the website while away, paid while
+   * away, still finds its hint at the join, however long that takes (within the hour).
+   */
+  left(name: string, now: number): void {
+    const hint = this.active(name, now);
+    if (hint !== undefined) hint.away = now;
+    const giving = this.#giving.get(name);
+    if (giving !== undefined && giving.until > now) giving.away = now;
+  }
+
+  /** The player is online here again: their hint's life runs on from where it stood when they left. */
+  back(name: string, now: number): void {
+    const hint = this.#held.get(name);
+    if (hint !== undefined) {
+      resume(hint, now, hint.since);
+      delete hint.away;
+    }
+    const giving = this.#giving.get(name);
+    if (giving !== undefined) {
+      resume(giving, now, giving.since);
+      delete giving.away;
+    }
   }
 
   /**
@@ -138,17 +174,44 @@ export class HintBook {
     const hint = this.active(name, now);
     if (hint === undefined) return undefined;
     const cadence = now - hint.since < HOT_MS ? CLAIM_WINDOW_MS : COOL_CADENCE_MS;
-    let at = Math.max(now, lastCallAt + cadence);
+    const at = this.#book(Math.max(now, lastCallAt + cadence), hint.until, now);
+    // Past its expiry: no more claims for it.
+    if (at === undefined) this.#end(name, hint, now);
+    return at;
+  }
+
+  /**
+   * When the run that gives the player's hinted purchase (claimed, not in their hands yet)
+   * should start, from `earliest` (its give's backoff, a window after the last call), in the
+   * hint share; `undefined` when no such purchase is known, or once the hint's life is over.
+   */
+  planGive(name: string, earliest: number, now: number): number | undefined {
+    const until = this.#giving.get(name)?.until;
+    const at = until === undefined ? undefined : this.#book(Math.max(now, earliest), until, now);
+    if (at === undefined) this.#giving.delete(name);
+    return at;
+  }
+
+  /** Whether the player has a hinted purchase claimed and not given yet (their join's run is then hinted). */
+  giving(name: string, now: number): boolean {
+    const until = this.#giving.get(name)?.until;
+    if (until !== undefined && until <= now) this.#giving.delete(name);
+    return until !== undefined && until > now;
+  }
+
+  /** The player has nothing pending any more: their hinted purchase is in their hands. */
+  given(name: string): void {
+    this.#giving.delete(name);
+  }
+
+  /** Books a hinted run in the first second from `at` the share leaves room in: that moment, or `undefined` (nothing booked) when it is `until` or later. */
+  #book(at: number, until: number, now: number): number | undefined {
     this.#sweepPlanned(Math.floor(now / 1_000));
     // The first second from `at` with room; the full ones before the cursor are skipped at once.
     let second = Math.max(Math.floor(at / 1_000), this.#cursor);
     while (this.#full(second)) second += 1;
     if (second > Math.floor(at / 1_000)) at = second * 1_000;
-    // Past its expiry: no more claims for it.
-    if (at >= hint.until) {
-      this.#end(name, hint, now);
-      return undefined;
-    }
+    if (at >= until) return undefined;
     this.#planned.set(second, (this.#planned.get(second) ?? 0) + 1);
     if (second === this.#cursor) while (this.#full(this.#cursor)) this.#cursor += 1;
     return at;
@@ -176,6 +239,7 @@ export class HintBook {
     const rows = result.rawTransactions;
     // Without the raw rows (an answer that left them out) the transactions cannot be told apart: the delivery ends the hint.
     if (hint.any || rows === undefined) {
+      this.#claimed(name, hint);
       this.#end(name, hint, now);
       for (const id of hint.transactionIds) this.#onSatisfied?.(name, id);
       if (hint.any) this.#onSatisfied?.(name, undefined);
@@ -183,6 +247,8 @@ export class HintBook {
     }
     const delivered = new Set(rows.map((row) => String(row.transactionid)));
     const done = hint.transactionIds.filter((id) => delivered.has(id));
+    if (done.length === 0) return;
+    this.#claimed(name, hint);
     for (const id of done) this.#spend(id, now);
     hint.transactionIds = hint.transactionIds.filter((id) => !delivered.has(id));
     if (hint.transactionIds.length === 0) this.#held.delete(name);
@@ -209,14 +275,22 @@ export class HintBook {
     if (!hint.any && hint.transactionIds.length === 0) this.#held.delete(name);
   }
 
+  /** A claim delivered (some of) what the hint named: until it is given, the player's runs stay hinted, within the hint's life. */
+  #claimed(name: string, hint: HeldHint): void {
+    this.#giving.delete(name);
+    this.#giving.set(name, { until: hint.until, since: hint.since });
+    if (this.#giving.size > HINT_LIMIT) this.#giving.delete(this.#giving.keys().next().value as string);
+  }
+
   /** Drops every hint (the loop stops). */
   clear(): void {
     this.#held.clear();
+    this.#giving.clear();
     this.#spent.clear();
     this.#planned.clear();
   }
 
-  /** Drops the expired hints (when the book is full). */
+  /** Drops the expired hints (when the book is full): those of players away too, once their life as given is over. */
   #sweep(now: number): void {
     for (const [name, hint] of this.#held) if (hint.until <= now) this.#end(name, hint, now);
   }
@@ -238,6 +312,17 @@ export class HintBook {
     const at = this.#spent.get(key);
     return at !== undefined && now - at < HINT_MAX_MS;
   }
+}
+
+/**
+ * A hint (or a claimed purchase's) whose player is away: its expiry moves on by the time
+ * away, to `away` now (so that it moves by each stretch once), never past an hour after
+ * `given`. A hint read from a shared journal still ends when its row does (shared-hints.ts).
+ */
+function resume(life: { until: number; away?: number }, now: number, given: number): void {
+  if (life.away === undefined || life.away >= life.until) return;
+  life.until = Math.min(life.until + (now - life.away), Math.max(life.until, given + HINT_MAX_MS));
+  life.away = now;
 }
 
 /** The key of a player's hint that named no transaction ('\u0000' is in no transaction id nor player name). */

@@ -93,10 +93,13 @@ class Loop implements DeliveryLoop {
     if (this.#stopping !== undefined || this.#players.has(name)) return;
     const player = newPlayer(name);
     this.#players.set(name, player);
-    // A hinted player's first run, in the fast hint claim mode, is one claim call: their purchase may be paid already.
-    const hinted = this.#hints.active(name, this.#timers.now()) !== undefined;
+    // A hinted player's first run, in the fast hint claim mode, is one claim call: their purchase
+    // may be paid already, or claimed and not given yet (they left mid-delivery): it goes first.
+    const now = this.#timers.now();
+    this.#hints.back(name, now);
+    const hinted = this.#hints.active(name, now) !== undefined || this.#hints.giving(name, now);
     player.fast = this.#options.hintClaimMode === 'fast' && hinted;
-    this.#schedule(player, this.#timers.now(), true, hinted);
+    this.#schedule(player, now, true, hinted);
   }
 
   leave(playerName: string): void {
@@ -105,6 +108,7 @@ class Loop implements DeliveryLoop {
     if (player === undefined) return;
     // Its planned runs are stale now: the scheduler skips entries of a player not in #players.
     this.#players.delete(name);
+    this.#hints.left(name, this.#timers.now());
     player.gone.abort(new Interrupted('left'));
     // Whoever waits for this player's delivery learns at once that it will not come here.
     const report = undelivered('OFFLINE', player);
@@ -118,12 +122,13 @@ class Loop implements DeliveryLoop {
 
   /** Holds a hint (given to expect, or read from a shared journal) and acts on it for a player held online here. */
   #hold(name: string, held: HeldHint, now = held.since): CheckoutHintOutcome {
-    const outcome = this.#stopping === undefined ? this.#hints.add(name, held, now) : 'stopped';
     const player = this.#players.get(name);
-    // Acted on only for a player held online here; with a run in flight, once it is over.
-    // A hinted run planned already stands: planning again would take a second place in the
-    // hints' share (a hint read again at each poll of a shared journal, or sent again).
-    if (outcome === 'held' && player !== undefined && player.running === undefined && player.waiting.length === 0 && !(player.scheduled && player.hinted)) this.#hinted(player, now);
+    const outcome = this.#stopping === undefined ? this.#hints.add(name, held, now, player !== undefined) : 'stopped';
+    // Acted on only for a player held online here; with a run in flight, once it is over. A run
+    // planned already (a /claim's, queued behind others) becomes the hinted one; a hinted run
+    // planned already stands: planning again would take a second place in the hints' share (a
+    // hint read again at each poll of a shared journal, or sent again).
+    if (outcome === 'held' && player !== undefined && player.running === undefined && !(player.scheduled && player.hinted)) this.#hinted(player, now);
     return outcome;
   }
 
@@ -447,7 +452,12 @@ class Loop implements DeliveryLoop {
   /** After a run: a follow-up soon when something is left to do, else the next routine poll. */
   #afterRun(player: Player): void {
     const now = this.#timers.now();
-    if (player.waiting.length > 0 || player.fast) return this.#schedule(player, Math.max(now, player.lastCallAt + CLAIM_WINDOW_MS), true);
+    if (player.waiting.length > 0 || player.fast) {
+      this.#schedule(player, Math.max(now, player.lastCallAt + CLAIM_WINDOW_MS), true);
+      // A live hint makes it the hinted run: a /claim's run queued behind others goes first then.
+      this.#hinted(player, now);
+      return;
+    }
     if (this.#hinted(player, now)) return;
     const interval = this.#interval();
     const next = now + interval * (0.9 + 0.2 * Math.random());
@@ -458,6 +468,14 @@ class Loop implements DeliveryLoop {
     const again = player.pending > held || player.failed;
     player.failed = false;
     const soon = again ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
+    // A hinted purchase claimed and not given yet (its give failed): the run that gives it is
+    // a hinted one, at its time, while the hint would have lived. Nothing pending: it was given.
+    if (player.pending === 0) this.#hints.given(player.name);
+    const giveAt = player.pending > 0 ? this.#hints.planGive(player.name, Math.min(soon, retry), now) : undefined;
+    if (giveAt !== undefined) {
+      player.fast = this.#options.hintClaimMode === 'fast';
+      return this.#schedule(player, giveAt, true, true);
+    }
     this.#schedule(player, Math.min(soon, next, retry), false);
   }
 

@@ -223,8 +223,12 @@ export interface DeliveryLoop {
    * 20 s after payment, a lost answer loses nothing); `fast`, one claim call each window
    * (given within about 10 s; a claim whose answer is lost is a window for staff). Until a
    * claim delivers the transaction or the hint expires (default 10 minutes; every 20 s once
-   * it is 5 minutes old). A hint for a player not online here is held until they join or it
-   * expires: nothing is called or given for them. One hint per player (a newer one joins it:
+   * it is 5 minutes old); a delivered purchase whose give failed, or whose player left
+   * mid-delivery, is given again in a hinted run while the hint would have lived. A hint's
+   * life runs only while the loop holds the player online here (within an hour of the hint;
+   * a hint read from a shared journal ends with its row): a hint for a player not online
+   * here, or who left, waits for their join, and nothing is called or given for them
+   * meanwhile. One hint per player (a newer one joins it:
    * up to 8 transactions, the later expiry), at most 10,000 held, and hinted runs spend at
    * most 30 % of `maxCallsPerSecond`: a flood of hints waits its turn and never starves the
    * routine polls; the same hint sent again extends nothing, and once a hint has ended, one
