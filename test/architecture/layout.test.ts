@@ -123,7 +123,7 @@ describe('proportions', () => {
     'src/client.ts':
       'the public class: one short method per endpoint and per delivery call, each with the TSDoc and example a user reads on its reference page (most of the file); its parts are already apart (client-parts.ts, client-options.ts, internal/checkout-body.ts) (#45)',
     'src/delivery/loop/scheduler.ts':
-      'the scheduler: one class whose every method reads the same players, heaps, budget, hints and runs in flight; its parts that stand alone are rooms beside it (call-budget, due-heap, player, votes, hints) (#47)',
+      'the scheduler: one class whose every method reads the same players, heaps, budget, hints and runs in flight; its parts that stand alone are files beside it (call-budget, due-heap, player, votes, hints, shared-hints) (#47)',
     'src/delivery/votes/votes.ts':
       'one vote call from the mark to the give: the counters read, the lost calls settled or kept open, the records refused by the journal written one by one, each step ordered against the one before (#43); the move of delivery into rooms (#45) splits it with the core it shares with purchases',
   };
