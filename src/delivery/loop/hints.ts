@@ -88,6 +88,12 @@ export class HintBook {
   /** The seconds before this one are dropped from `#planned`. */
   #swept = Number.NEGATIVE_INFINITY;
   readonly #perSecond: number;
+  /**
+   * While the book is full: no held hint expires before this (the earliest expiry the last
+   * sweep saw), so a flood of hints refused as full costs no sweep of all 10,000 each.
+   * Reset whenever a hint is held anew.
+   */
+  #noSweepBefore = Number.NEGATIVE_INFINITY;
 
   /** Told of what a delivery satisfied: the player, and the transaction (`undefined`: the hint naming none). */
   readonly #onSatisfied: ((name: string, transactionId: string | undefined) => void) | undefined;
@@ -112,7 +118,7 @@ export class HintBook {
     if (ids.length === 0 && (!given.any || this.#wasSpent(anyKey(name), now))) return 'expired';
     const older = this.active(name, now);
     if (older === undefined && this.#held.size >= HINT_LIMIT) {
-      this.#sweep(now);
+      if (now >= this.#noSweepBefore) this.#sweep(now);
       if (this.#held.size >= HINT_LIMIT) return 'full';
     }
     let hint: HeldHint = { ...given, transactionIds: ids, ...(online ? {} : { away: now }) };
@@ -126,6 +132,7 @@ export class HintBook {
     // Deleted first: the map's order stays the order hints were given in.
     this.#held.delete(name);
     this.#held.set(name, hint);
+    this.#noSweepBefore = Number.NEGATIVE_INFINITY;
     return 'held';
   }
 
@@ -292,7 +299,12 @@ export class HintBook {
 
   /** Drops the expired hints (when the book is full): those of players away too, once their life as given is over. */
   #sweep(now: number): void {
-    for (const [name, hint] of this.#held) if (hint.until <= now) this.#end(name, hint, now);
+    let next = Number.POSITIVE_INFINITY;
+    for (const [name, hint] of this.#held) {
+      if (hint.until <= now) this.#end(name, hint, now);
+      else next = Math.min(next, hint.until);
+    }
+    this.#noSweepBefore = next;
   }
 
   /** A hint ends (expired or satisfied): what it named is spent. */
