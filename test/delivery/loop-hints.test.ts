@@ -566,6 +566,60 @@ describe('a hinted purchase claimed but not given yet', () => {
   });
 });
 
+describe('a hinted purchase claimed but not given yet, exactly once (the default hintClaimMode)', () => {
+  /** Whether every claim of `player` came right after a preview of theirs: no one-call claim, whose lost answer would lose what it took unseen. */
+  const previewedFirst = (calls: LoopCall[], player: string) => {
+    const own = calls.filter((c) => c.player === player);
+    return own.every((c, i) => c.preview || own[i - 1]?.preview === true);
+  };
+
+  it('whose give failed is given again in a hinted run that previews first: no one-call claim', async () => {
+    const { mock, client, calls, given } = setup();
+    let failures = 1;
+    const give = (item: DeliveredItem) => {
+      if (item.player_name === 'Ned' && failures-- > 0) throw new Error('inventory full');
+      given.push({ at: Date.now(), item });
+    };
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Ned');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Ned')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Ned', id: 1, quantity: 1 });
+    // A second purchase after the claim, pending while the failed give waits for its backoff.
+    await vi.advanceTimersByTimeAsync(25_000);
+    mock.addPurchase(KEY, { playerName: 'Ned', id: 2, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(given.map((g) => g.item.deliveryId)).toEqual([expect.stringMatching(/^invoice:/), expect.stringMatching(/^invoice:/)]);
+    expect(calls.filter((c) => c.player === 'Ned' && !c.preview).length).toBeGreaterThanOrEqual(2);
+    expect(previewedFirst(calls, 'Ned')).toBe(true);
+    await loop.stop();
+  });
+
+  it('whose player left mid-delivery: the join that gives it previews first: no one-call claim', async () => {
+    const { mock, client, calls, given } = setup();
+    let loop: ReturnType<typeof client.startDeliveryLoop> | undefined;
+    const give = (item: DeliveredItem) => {
+      given.push({ at: Date.now(), item });
+      if (item.player_name === 'Ola' && given.length === 1) loop?.leave('Ola');
+    };
+    loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    loop.join('Ola');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Ola')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Ola', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Ola', id: 2, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(given).toHaveLength(1);
+    // Bought while away: pending at the join, beside the line claimed and not given.
+    mock.addPurchase(KEY, { playerName: 'Ola', id: 3, quantity: 1 });
+    loop.join('Ola');
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(given).toHaveLength(3);
+    expect(previewedFirst(calls, 'Ola')).toBe(true);
+    await loop.stop();
+  });
+});
+
 describe("a hint's life runs while the player is online here", () => {
   it('a checkout while away, paid while away: the hint still holds at their join 15 minutes later, whose run is the hinted one (ahead of a crowd of joins)', async () => {
     const { mock, client, calls, given, give } = setup();
