@@ -41,14 +41,17 @@ describe('startDeliveryLoop before its scheduler has loaded', () => {
     // A checkout hint is checked at once and queued too (held once loaded).
     expect(() => loop.expect('Dee', { expiresInMs: 1 })).toThrow(InvalidInputError);
     expect(loop.expect('Dee', { transactionId: 'tx-1' })).toBe('held');
+    // A hint naming nothing is a hint all the same (not a leave), and a bad name is refused as join refuses it.
+    expect(loop.expect('Fay')).toBe('held');
+    expect(refusal(() => loop.expect('bad\u0007name'))).toEqual(joinRefused);
     // Until it has loaded: the players queued, nothing called, the interval asked for.
-    expect(loop.stats()).toEqual({ online: 2, hints: 1, calls: 0, previews: 0, claims: 0, granted: 0, pending: 0, unverified: 0, errors: 0, lastError: undefined, intervalMs: 20_000, maxCallsInOneSecond: 0, paused: false, blocked: 0, backingOff: 0 });
+    expect(loop.stats()).toEqual({ online: 2, hints: 2, calls: 0, previews: 0, claims: 0, granted: 0, pending: 0, unverified: 0, errors: 0, lastError: undefined, intervalMs: 20_000, maxCallsInOneSecond: 0, paused: false, blocked: 0, backingOff: 0 });
     // The async methods wait for it, then answer as the scheduler does.
     await expect(loop.claimVote('Ann', { reward: 1, amount: 1 })).rejects.toThrow(/options\.giveVoteReward/);
     const status = await loop.status('Ann');
     expect(status.online).toBe(true);
     expect(loop.stats().online).toBe(2);
-    expect(loop.stats().hints).toBe(1);
+    expect(loop.stats().hints).toBe(2);
     expect((await loop.status('Cy')).online).toBe(false);
     expect((await loop.claim('Bo')).code).toBe('OFFLINE');
     // Loaded: join and leave reach the scheduler at once.
