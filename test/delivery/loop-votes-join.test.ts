@@ -185,6 +185,36 @@ describe('the join\'s run and the vote rows', () => {
     await loop.stop();
   });
 
+  it("after the join's pass, a poll reads the journal no more than a loop without vote rewards: the pass is not done again", async () => {
+    const readsPerPoll = async (withVotes: boolean): Promise<[number, number]> => {
+      const inner = new MemoryJournal();
+      const reads: Array<string | undefined> = [];
+      const journal: DeliveryJournal = {
+        append: (entries) => inner.append(entries),
+        pending: (player) => {
+          reads.push(player);
+          return inner.pending(player);
+        },
+        acknowledge: (ids) => inner.acknowledge(ids),
+      };
+      const { client, calls } = setup({ store, journal });
+      const loop = client.startDeliveryLoop({ give: () => {}, pollIntervalMs: 30_000, ...(withVotes ? { giveVoteReward: () => {} } : {}) });
+      loop.join('Cal');
+      await vi.advanceTimersByTimeAsync(1_000);
+      reads.length = 0;
+      calls.length = 0;
+      await vi.advanceTimersByTimeAsync(120_000);
+      const polls = calls.filter((c) => c.player === 'Cal' && c.preview).length;
+      await loop.stop();
+      return [reads.length, polls];
+    };
+    const [withReads, withPolls] = await readsPerPoll(true);
+    const [withoutReads, withoutPolls] = await readsPerPoll(false);
+    expect(withPolls).toBeGreaterThanOrEqual(3);
+    expect(withoutPolls).toBeGreaterThanOrEqual(3);
+    expect(withReads * withoutPolls).toBe(withoutReads * withPolls);
+  });
+
   it('a player who leaves while the join\'s run waits for their turn to give their vote rows (a vote give still running): the run ends at once, its purchases counted', async () => {
     const { mock, client, events } = setup({ store });
     mock.recordVote(KEY, 'Bo', 3);
