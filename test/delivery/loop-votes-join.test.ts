@@ -28,6 +28,21 @@ function busyGame() {
 }
 const store = { seed: storeSeed, key: KEY };
 
+
+/** A memory journal whose `pending` reads are recorded (the player asked for, `undefined` for all). */
+function readCounting() {
+  const inner = new MemoryJournal();
+  const reads: Array<string | undefined> = [];
+  const journal: DeliveryJournal = {
+    append: (entries) => inner.append(entries),
+    pending: (player) => {
+      reads.push(player);
+      return inner.pending(player);
+    },
+    acknowledge: (ids) => inner.acknowledge(ids),
+  };
+  return { inner, reads, journal };
+}
 describe('the join\'s run and the vote rows', () => {
   it('a row a claimVote\'s give failed on is given again by the loop on the give backoff, without a claimVote or a join', async () => {
     const { mock, client } = setup({ store });
@@ -151,16 +166,7 @@ describe('the join\'s run and the vote rows', () => {
   });
 
   it('a row backing off that leaves the journal otherwise (settled by staff) is forgotten: the polls after it read no vote rows', async () => {
-    const inner = new MemoryJournal();
-    const reads: Array<string | undefined> = [];
-    const journal: DeliveryJournal = {
-      append: (entries) => inner.append(entries),
-      pending: (player) => {
-        reads.push(player);
-        return inner.pending(player);
-      },
-      acknowledge: (ids) => inner.acknowledge(ids),
-    };
+    const { inner, reads, journal } = readCounting();
     const { mock, client, calls } = setup({ store, journal });
     mock.recordVote(KEY, 'Ann', 6);
     const loop = client.startDeliveryLoop({ give: () => {}, pollIntervalMs: 30_000, giveVoteReward: () => Promise.reject(new Error('the game is busy')) });
@@ -187,16 +193,7 @@ describe('the join\'s run and the vote rows', () => {
 
   it("after the join's pass, a poll reads the journal no more than a loop without vote rewards: the pass is not done again", async () => {
     const readsPerPoll = async (withVotes: boolean): Promise<[number, number]> => {
-      const inner = new MemoryJournal();
-      const reads: Array<string | undefined> = [];
-      const journal: DeliveryJournal = {
-        append: (entries) => inner.append(entries),
-        pending: (player) => {
-          reads.push(player);
-          return inner.pending(player);
-        },
-        acknowledge: (ids) => inner.acknowledge(ids),
-      };
+      const { reads, journal } = readCounting();
       const { client, calls } = setup({ store, journal });
       const loop = client.startDeliveryLoop({ give: () => {}, pollIntervalMs: 30_000, ...(withVotes ? { giveVoteReward: () => {} } : {}) });
       loop.join('Cal');
@@ -320,16 +317,7 @@ describe('claimVote on a journal with a lock across nodes', () => {
 
 describe('the join\'s journal reads', () => {
   it('a player without vote rows costs the join one read for the vote rewards, not two', async () => {
-    const inner = new MemoryJournal();
-    const reads: Array<string | undefined> = [];
-    const journal: DeliveryJournal = {
-      append: (entries) => inner.append(entries),
-      pending: (player) => {
-        reads.push(player);
-        return inner.pending(player);
-      },
-      acknowledge: (ids) => inner.acknowledge(ids),
-    };
+    const { reads, journal } = readCounting();
     const { client } = setup({ store, journal });
     const withVotes = client.startDeliveryLoop({ give: () => {}, giveVoteReward: () => {} });
     withVotes.join('Ann');
