@@ -191,6 +191,30 @@ describe('the join\'s run and the vote rows', () => {
     await loop.stop();
   });
 
+  it('a row still backing off is not read again before its time: a /claim\'s run then reads the journal as much as for a player without vote rows', async () => {
+    const { reads, journal } = readCounting();
+    const { mock, client } = setup({ store, journal });
+    mock.recordVote(KEY, 'Ann', 6);
+    const loop = client.startDeliveryLoop({ give: () => {}, pollIntervalMs: 300_000, giveVoteReward: () => Promise.reject(new Error('the game is busy')) });
+    loop.join('Ann');
+    // Bo never voted: his run reads what a run reads without vote rows.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await failed).code).toBe('PARTIAL');
+    reads.length = 0;
+    // Their /claims run at 10 s (a window after the joins' previews); Ann's row backs off until 11 s.
+    const ann = loop.claim('Ann');
+    const bo = loop.claim('Bo');
+    await vi.advanceTimersByTimeAsync(8_500);
+    expect([(await ann).code, (await bo).code]).toEqual(['NO_ITEMS', 'NO_ITEMS']);
+    const readsOf = (player: string) => reads.filter((r) => r === player).length;
+    expect(readsOf('Bo')).toBeGreaterThan(0);
+    expect(readsOf('Ann')).toBe(readsOf('Bo'));
+    await loop.stop();
+  });
+
   it("after the join's pass, a poll reads the journal no more than a loop without vote rewards: the pass is not done again", async () => {
     const readsPerPoll = async (withVotes: boolean): Promise<[number, number]> => {
       const { reads, journal } = readCounting();
