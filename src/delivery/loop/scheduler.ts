@@ -262,9 +262,9 @@ class Loop implements DeliveryLoop {
     this.#arm(this.#startAt(player));
   }
 
-  /** Wakes the scheduler at `at` (or sooner, if it is already set sooner). */
+  /** Wakes the scheduler at `at` (or sooner, if it is already set sooner). Never called once stopping: #schedule returns then, and #tick loops only before. */
   #arm(at: number): void {
-    if (this.#stopping !== undefined || at >= this.#timerAt) return;
+    if (at >= this.#timerAt) return;
     this.#timers.clearTimeout(this.#timer);
     this.#timerAt = at;
     this.#timer = this.#timers.setTimeout(() => {
