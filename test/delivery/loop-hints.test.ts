@@ -141,6 +141,26 @@ describe('a hinted player, fast claim mode', () => {
     await loop.stop();
   });
 
+  it('on a journal that keeps no hints (append, pending and acknowledge only), is delivered cleanly: no loop error', async () => {
+    const inner = new MemoryJournal();
+    const journal = {
+      append: (entries: Parameters<typeof inner.append>[0]) => inner.append(entries),
+      pending: (player?: string) => inner.pending(player),
+      acknowledge: (ids: readonly string[]) => inner.acknowledge(ids),
+    };
+    const { mock, client, given, give, events } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Ann')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(given).toHaveLength(1);
+    expect(loop.stats()).toMatchObject({ hints: 0, granted: 1, errors: 0, lastError: undefined, sharedHintsError: undefined });
+    expect(events.filter((e) => e.type === 'loopError')).toEqual([]);
+    await loop.stop();
+  });
+
   it('naming a transaction, waits for that transaction: another purchase delivered meanwhile does not end it', async () => {
     const { mock, client, given, give } = setup();
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
