@@ -9,7 +9,7 @@ import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveredItem,
 import { loopHarness, type LoopCall } from '../support/loop-harness.js';
 import { KEY } from '../support/reliability.js';
 
-const { setup } = loopHarness();
+const { setup, T0 } = loopHarness();
 
 beforeEach(() => {
   // The polls' jitter pinned: each a whole interval after the last run.
@@ -501,6 +501,39 @@ describe('a hinted player whose run is not a hinted one yet', () => {
     expect(given[0]!.at - hintedAt).toBeLessThanOrEqual(10_000);
     await expect(typed).resolves.toMatchObject({ code: 'SUCCESS', granted: [expect.objectContaining({ player_name: 'Jay' })] });
     expect(loop.stats().maxCallsInOneSecond).toBeLessThanOrEqual(2);
+    await loop.stop();
+  });
+
+  it('a /claim planned before the hint, the hints\' share of its second full: that run becomes the hinted one at its own time, not a second later', async () => {
+    const { client, calls, give } = setup();
+    // 10 calls a second: 3 hinted runs a second at most.
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 10, claimMode: 'fast' });
+    for (const name of ['Jay', 'K1', 'K2', 'K3']) loop.join(name);
+    await vi.advanceTimersByTimeAsync(1_000); // the joins' previews, at 0 s
+    const typed = loop.claim('Jay'); // planned at 10 s, a window after Jay's preview
+    await vi.advanceTimersByTimeAsync(0);
+    // Three hints take the second from 10 s; Jay's would come at 11 s.
+    for (const name of ['K1', 'K2', 'K3', 'Jay']) expect(loop.expect(name)).toBe('held');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect((await typed).code).toBe('NO_ITEMS');
+    expect(between(calls, 'Jay', T0 + 1_000, Date.now()).map((c) => c.at - T0)).toEqual([10_000]);
+    await loop.stop();
+  });
+
+  it('a /claim typed once the hinted run is planned leaves that run hinted: it still goes ahead of a crowd of joins, and answers the /claim', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Lee');
+    await vi.advanceTimersByTimeAsync(1_000); // the join's preview
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    const hintedAt = Date.now();
+    expect(loop.expect('Lee')).toBe('held');
+    const typed = loop.claim('Lee');
+    mock.addPurchase(KEY, { playerName: 'Lee', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(given.map((g) => g.item.player_name)).toEqual(['Lee']);
+    expect(given[0]!.at - hintedAt).toBeLessThanOrEqual(10_000);
+    await expect(typed).resolves.toMatchObject({ code: 'SUCCESS' });
     await loop.stop();
   });
 
