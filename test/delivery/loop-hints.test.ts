@@ -402,6 +402,47 @@ describe('a flood of hints', () => {
   });
 });
 
+describe("the hints' share of the budget, one place per hinted run", () => {
+  // 3 calls a second: one hinted run a second. Every hinted run is a claim (fast).
+
+  it('a hint sent again while the hinted run is planned takes no second place: another hinted player is claimed in the next second', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 3, claimMode: 'fast' });
+    loop.join('Amy');
+    loop.join('Ben');
+    await vi.advanceTimersByTimeAsync(5_000); // their joins' previews, at 0 s
+    expect(loop.expect('Amy')).toBe('held'); // claimed at 10 s
+    expect(loop.expect('Amy', { transactionId: 'tx-2' })).toBe('held');
+    expect(loop.expect('Ben')).toBe('held'); // the second from 10 s is Amy's: Ben's is 11 s
+    await vi.advanceTimersByTimeAsync(7_000);
+    const claims = (player: string) => between(calls, player, T0 + 5_000, Date.now()).map((c) => c.at - T0);
+    expect([claims('Amy'), claims('Ben')]).toEqual([[10_000], [11_000]]);
+    await loop.stop();
+  });
+
+  it('a hint for a player whose run is in flight takes no place until that run is over: another hinted player is claimed at once', async () => {
+    // Amy's preview takes 5 s to answer.
+    const { client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        if (String(init?.body).includes('"Amy"')) await new Promise((resolve) => setTimeout(resolve, 5_000));
+        return next(input, init);
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 3, claimMode: 'fast' });
+    loop.join('Ben');
+    await vi.advanceTimersByTimeAsync(20_000);
+    loop.join('Amy');
+    await vi.advanceTimersByTimeAsync(1_000); // Amy's preview on the wire until 25 s
+    expect(loop.expect('Amy')).toBe('held');
+    expect(loop.expect('Ben')).toBe('held');
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(between(calls, 'Ben', T0 + 20_000, Date.now()).map((c) => c.at - T0)).toEqual([21_000]);
+    const stopping = loop.stop();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await stopping;
+  });
+});
+
 describe('a hinted player among many joins', () => {
   it("goes first: a crowd joining (100 s of previews at 2 calls/s) does not hold their claim back; the budget is never exceeded", async () => {
     const { mock, client, calls, given, give } = setup();
