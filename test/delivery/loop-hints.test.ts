@@ -441,6 +441,32 @@ describe("the hints' share of the budget, one place per hinted run", () => {
     await vi.advanceTimersByTimeAsync(5_000);
     await stopping;
   });
+
+  it('a hint for a player who leaves while their run is in flight takes no place once that run is over: another hinted player is claimed in that second', async () => {
+    // Amy's preview takes 5 s to answer.
+    const { client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        if (String(init?.body).includes('"Amy"')) await new Promise((resolve) => setTimeout(resolve, 5_000));
+        return next(input, init);
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 3, claimMode: 'fast' });
+    loop.join('Amy');
+    await vi.advanceTimersByTimeAsync(1_000); // Amy's preview on the wire until 5 s
+    expect(loop.expect('Amy')).toBe('held');
+    loop.leave('Amy');
+    await vi.advanceTimersByTimeAsync(4_000);
+    // Cat's preview at 5 s, as Amy's answer comes: Cat's hinted claim is due at 15 s.
+    loop.join('Cat');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Cat')).toBe('held');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(between(calls, 'Cat', T0, Date.now()).map((c) => [c.at - T0, c.preview])).toEqual([
+      [5_000, true],
+      [15_000, false],
+    ]);
+    await loop.stop();
+  });
 });
 
 describe('a hinted player among many joins', () => {
