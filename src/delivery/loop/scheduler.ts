@@ -417,8 +417,8 @@ class Loop implements DeliveryLoop {
     player.pending = report.pending;
     if (report.granted.length > 0 || report.failed.length > 0) this.#emit({ type: 'delivery', operation: 'startDeliveryLoop', playerName: player.name, report });
     this.#blocking(player, report.code);
-    const error = report.error ?? report.journalError;
-    if (error !== undefined && (report.code === 'ERROR' || report.code === 'OUTCOME_UNKNOWN')) this.#failed(player, error);
+    // The engine's ERROR report carries its error (or the journal's), its OUTCOME_UNKNOWN one the error.
+    if (report.code === 'ERROR' || report.code === 'OUTCOME_UNKNOWN') this.#failed(player, report.error ?? report.journalError);
     else if (report.code !== 'RATE_LIMIT') {
       player.lastError = undefined;
       this.#failures = 0;
