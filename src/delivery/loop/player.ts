@@ -45,7 +45,7 @@ export interface Player {
   voting: number;
   /** When the answer to our last call for the player came back (or the call failed), monotonic: the service's window for them opened before. */
   lastCallAt: number;
-  /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up). */
+  /** The next run: when, and whether it is urgent (a join, a `/claim`, a follow-up); `urgent` and `hinted` are the planned run's, read only while `scheduled`. */
   due: number;
   urgent: boolean;
   /** The next run is a hinted player's ({@link DeliveryLoop.expect}): it goes first, its calls too. */

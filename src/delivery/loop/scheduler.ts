@@ -320,8 +320,6 @@ class Loop implements DeliveryLoop {
     const fast = player.fast;
     const priority: CallPriority = player.hinted ? 'hinted' : player.urgent ? 'urgent' : 'routine';
     player.fast = false;
-    player.urgent = false;
-    player.hinted = false;
     player.joined = player.waiting.splice(0);
     const token = {};
     // Never rejects: every way a run ends is a report (OFFLINE, STOPPED and ERROR included).
