@@ -420,6 +420,39 @@ describe("the hints' share of the budget, one place per hinted run", () => {
     await loop.stop();
   });
 
+  it('a hinted purchase claimed, its give failed, the hint still waiting for another: the next hinted run takes one place, not a second for the give', async () => {
+    const { mock, client, calls } = setup();
+    const loop = client.startDeliveryLoop({
+      give: () => {
+        throw new Error('inventory full');
+      },
+      pollIntervalMs: 600_000,
+      maxCallsPerSecond: 3,
+      claimMode: 'fast',
+      staffAfterAttempts: 1_000,
+    });
+    loop.join('Amy');
+    await vi.advanceTimersByTimeAsync(1_000); // Amy's join preview, at 0 s
+    const transactions: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const checkout = await client.checkout({ username: 'Amy', items: [{ id: 3, quantity: 1 }] });
+      if (checkout.outcome !== 'PAYMENT_REQUIRED') throw new Error(`checkout: ${checkout.outcome}`);
+      expect(loop.expect('Amy', { transactionId: checkout.transactionId })).toBe('held');
+      transactions.push(checkout.transactionId);
+    }
+    mock.completePayment(transactions[0] as string);
+    // Amy's hinted claim at 10 s takes the first purchase; its give fails: her next hinted run is at 20 s.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(loop.stats()).toMatchObject({ hints: 1, pending: 1 });
+    loop.join('Ben'); // his preview at 11 s
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Ben')).toBe('held');
+    await vi.advanceTimersByTimeAsync(11_000);
+    // The second from 20 s is Amy's; the one from 21 s is free for Ben.
+    expect(between(calls, 'Ben', T0 + 12_000, Date.now()).map((c) => c.at - T0)).toEqual([21_000]);
+    await loop.stop();
+  });
+
   it('a hint for a player whose run is in flight takes no place until that run is over: another hinted player is claimed at once', async () => {
     // Amy's preview takes 5 s to answer.
     const { client, calls, give } = setup({
