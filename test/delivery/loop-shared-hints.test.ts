@@ -291,6 +291,32 @@ describe('a read cut at its bound (10,000 rows)', () => {
     expect(loop.stats().hints).toBe(10_000);
     await loop.stop();
   });
+
+  it('counts the rows that are not hints: 9,999 hints and one damaged row are a cut read too', async () => {
+    const shared = new MemoryJournal();
+    let damaged = false;
+    const journal: DeliveryJournal = {
+      ...nodeView(shared, 'game'),
+      // As the SQL journals: the newest 10,000 rows, one of them not a hint once damaged.
+      liveCheckoutHints: async (onBadRow) => {
+        const live = await shared.liveCheckoutHints();
+        if (!damaged) return live;
+        onBadRow?.(new JournalError('PostgresJournal: a row of the checkout hints is not a hint (its player name is not a player name); it was changed outside the SDK'));
+        return live.slice(-9_999);
+      },
+    };
+    const { client, give } = setup({ journal });
+    for (let i = 0; i < 10_000; i++) await shared.addCheckoutHint(`Row${i}`);
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(loop.stats().hints).toBe(10_000);
+    damaged = true;
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
+    // Row0's row was cut from the read, not deleted: its hint is still held.
+    expect(loop.stats().hints).toBe(10_000);
+    expect(loop.stats().sharedHintsError).toBeInstanceOf(JournalError);
+    await loop.stop();
+  });
 });
 
 describe('a read of the hints that fails', () => {

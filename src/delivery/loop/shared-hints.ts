@@ -133,9 +133,11 @@ export class SharedHints {
       this.#failed(new JournalError(`startDeliveryLoop: the journal's checkout hints were not read within ${SHARED_HINTS_READ_TIMEOUT_MS} ms (the database does not answer); read again once it answers`, { operation: 'startDeliveryLoop' }));
     }, SHARED_HINTS_READ_TIMEOUT_MS);
     let badRow: JournalError | undefined;
+    let badRows = 0;
     try {
       const hints = await this.#read((error) => {
         badRow ??= error;
+        badRows += 1;
       });
       if (this.#stopped) return;
       const now = this.#timers.now();
@@ -155,8 +157,8 @@ export class SharedHints {
         if (this.#hold(hint.playerName, held, now) !== 'full') handed.set(key, { since, name: hint.playerName, transactionId: hint.transactionId });
       }
       // A row handed over and gone was delivered on another node (or expired): the book ends
-      // it. Not when the read was cut at its bound: a row left out may still be there.
-      if (hints.length < HINT_LIMIT) for (const [key, row] of this.#handed) if (!handed.has(key)) this.#drop(row.name, row.transactionId, now);
+      // it. Not when the read was cut at its bound (rows not hints count): a row left out may still be there.
+      if (hints.length + badRows < HINT_LIMIT) for (const [key, row] of this.#handed) if (!handed.has(key)) this.#drop(row.name, row.transactionId, now);
       this.#handed = handed;
       this.#failures = 0;
       if (badRow === undefined) this.#recovered();
