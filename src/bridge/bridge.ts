@@ -111,6 +111,10 @@ function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
     case 'playerUnblocked':
       log.info('deliveries of a player are unblocked', { player: event.playerName });
       return;
+    case 'sharedHintsError':
+      if (event.error === undefined) log.info("the journal's checkout hints are read again");
+      else log.error("the journal's checkout hints (the shops' expectCheckout) cannot be read: hinted players wait for the routine polls until they can", { error: event.error });
+      return;
     case 'delivery':
       if (event.report.granted.length > 0 || event.report.failed.length > 0) log.info('delivery', { player: event.playerName, code: event.report.code, granted: event.report.granted.length, failed: event.report.failed.length, pending: event.report.pending });
       return;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { JournalError } from '../errors.js';
 import { describe, fail } from '../internal/validate.js';
 import type { Transaction } from '../wire/claim.js';
 import type { CheckoutHint, SharedCheckoutHint } from './checkout-hints.js';
@@ -277,8 +278,13 @@ export interface DeliveryJournal {
    * newest 10,000, each with its age and remaining life in ms by the journal's clock. A
    * delivery loop on a journal that has it reads it every few seconds and holds each hint
    * as if given to its `expect`. Expired hints are deleted now and then by the reads.
+   *
+   * A row that is not a hint (changed outside the SDK) fails the read with a JournalError,
+   * or, given `onBadRow`, is left out and handed to it, the other hints read: the loop
+   * passes one, so one damaged row never stops the others (it shows in
+   * `stats().sharedHintsError` and a `sharedHintsError` event).
    */
-  liveCheckoutHints?(): Promise<SharedCheckoutHint[]>;
+  liveCheckoutHints?(onBadRow?: (error: JournalError) => void): Promise<SharedCheckoutHint[]>;
   /**
    * Optional, with `liveCheckoutHints`: deletes the hint of the player and transaction
    * (`undefined`: the hint naming none), once a delivery satisfied it. The loop that

@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InvalidInputError, MemoryJournal, type DeliveryLoop, type DeliveryLoopStats } from 'teamgames-sdk';
+import { InvalidInputError, JournalError, MemoryJournal, type DeliveryLoop, type DeliveryLoopStats } from 'teamgames-sdk';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import type { BridgeMetrics } from '../../src/bridge/metrics.js';
 import { Roster } from '../../src/bridge/roster.js';
@@ -240,12 +240,17 @@ describe('routes', () => {
     const counted = await startApi({ openWindows: async () => 3 });
     const health = await counted.call('GET', '/v1/health');
     expect(health.status).toBe(200);
-    expect(health.json).toEqual({ ok: true, paused: false, online: 2, pending: 1, blocked: 1, backingOff: 2, unverified: 0, openWindows: 3, errors: 7, intervalMs: 30_000 });
+    expect(health.json).toEqual({ ok: true, paused: false, online: 2, pending: 1, blocked: 1, backingOff: 2, unverified: 0, openWindows: 3, errors: 7, intervalMs: 30_000, hints: 0 });
+    // The shared journal's hints that cannot be read: their error as name, code and message (nothing that could hold a header), the loop still ok.
+    counted.fake.stats.sharedHintsError = Object.assign(new JournalError('PostgresJournal: could not read the checkout hints: connection refused'), { headers: { authorization: 'Bearer x' } });
+    expect((await counted.call('GET', '/v1/health')).json).toMatchObject({ ok: true, sharedHintsError: { name: 'JournalError', message: 'PostgresJournal: could not read the checkout hints: connection refused' } });
+    expect(JSON.stringify((await counted.call('GET', '/v1/health')).json)).not.toContain('Bearer');
+    delete counted.fake.stats.sharedHintsError;
     counted.fake.stats.paused = true;
     const paused = await counted.call('GET', '/v1/health');
     expect(paused.status).toBe(503);
     expect(paused.json).toMatchObject({ ok: false, paused: true });
-    expect(counted.requests).toEqual([['health', 200], ['health', 503]]);
+    expect(counted.requests).toEqual([['health', 200], ['health', 200], ['health', 200], ['health', 503]]);
     const failing = await startApi({ openWindows: async () => Promise.reject(new Error('journal down')) });
     expect((await failing.call('GET', '/v1/health')).json.openWindows).toBeNull();
     const none = await startApi();

@@ -202,7 +202,7 @@ describe('StorefrontClient', () => {
   });
 
   it('onEvent receives the event union', () => {
-    expectTypeOf<StorefrontEvent['type']>().toEqualTypeOf<'request' | 'response' | 'retry' | 'unverified' | 'journalError' | 'delivery' | 'stuck' | 'playerBlocked' | 'playerUnblocked' | 'loopError'>();
+    expectTypeOf<StorefrontEvent['type']>().toEqualTypeOf<'request' | 'response' | 'retry' | 'unverified' | 'journalError' | 'delivery' | 'stuck' | 'playerBlocked' | 'playerUnblocked' | 'loopError' | 'sharedHintsError'>();
     expectTypeOf<Extract<StorefrontEvent, { type: 'request' }>['headers']>().toEqualTypeOf<Record<string, string>>();
   });
 });

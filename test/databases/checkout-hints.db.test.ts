@@ -148,12 +148,20 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       expect(await count()).toBe(10_000);
     });
 
-    it('a row that is not a hint fails the read loudly (JournalError), never becomes a claim', async () => {
+    it('a row that is not a hint fails the read loudly (JournalError), never becomes a claim; given onBadRow, it is handed over and the others are read', async () => {
       const names = tables();
       const journal = kit.journal(kit.pool(2), names);
       await journal.createTables();
+      await expectCheckout(journal, 'Before', { transactionId: 'tx-1' });
       await sql(kit, names.hintsTable).damage();
+      await expectCheckout(journal, 'After');
       await expect(journal.liveCheckoutHints()).rejects.toThrow(/a row of the checkout hints is not a hint \(its player name is not a player name\)/);
+      const bad: JournalError[] = [];
+      const hints = await journal.liveCheckoutHints((error) => bad.push(error));
+      expect(hints.map((h) => h.playerName).sort()).toEqual(['After', 'Before']);
+      expect(bad).toHaveLength(1);
+      expect(bad[0]).toBeInstanceOf(JournalError);
+      expect(bad[0]!.message).toMatch(/a row of the checkout hints is not a hint \(its player name is not a player name\); it was changed outside the SDK/);
     });
 
     it('the exported DDL creates the table as the journal does; without it (createTables: false) a read is a JournalError', async () => {

@@ -291,6 +291,32 @@ describe('a read cut at its bound (10,000 rows)', () => {
     expect(loop.stats().hints).toBe(10_000);
     await loop.stop();
   });
+
+  it('counts the rows that are not hints: 9,999 hints and one damaged row are a cut read too', async () => {
+    const shared = new MemoryJournal();
+    let damaged = false;
+    const journal: DeliveryJournal = {
+      ...nodeView(shared, 'game'),
+      // As the SQL journals: the newest 10,000 rows, one of them not a hint once damaged.
+      liveCheckoutHints: async (onBadRow) => {
+        const live = await shared.liveCheckoutHints();
+        if (!damaged) return live;
+        onBadRow?.(new JournalError('PostgresJournal: a row of the checkout hints is not a hint (its player name is not a player name); it was changed outside the SDK'));
+        return live.slice(-9_999);
+      },
+    };
+    const { client, give } = setup({ journal });
+    for (let i = 0; i < 10_000; i++) await shared.addCheckoutHint(`Row${i}`);
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(loop.stats().hints).toBe(10_000);
+    damaged = true;
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
+    // Row0's row was cut from the read, not deleted: its hint is still held.
+    expect(loop.stats().hints).toBe(10_000);
+    expect(loop.stats().sharedHintsError).toBeInstanceOf(JournalError);
+    await loop.stop();
+  });
 });
 
 describe('a read of the hints that fails', () => {
@@ -306,7 +332,7 @@ describe('a read of the hints that fails', () => {
         return shared.liveCheckoutHints();
       },
     };
-    const { mock, client, given, give } = setup({ journal });
+    const { mock, client, given, give, events } = setup({ journal });
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 30_000, claimMode: 'fast' });
     loop.join('Hal');
     await vi.advanceTimersByTimeAsync(1_000);
@@ -327,6 +353,43 @@ describe('a read of the hints that fails', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(loop.stats().sharedHintsError).toBeUndefined();
     expect(loop.stats().hints).toBe(1);
+    // One event when the reads started failing (not one per failed read), one when they worked again.
+    const changes = events.filter((e) => e.type === 'sharedHintsError');
+    expect(changes.map((e) => (e.error as Error | undefined)?.message)).toEqual(['PostgresJournal: could not read the checkout hints: connection refused', undefined]);
+    await loop.stop();
+  });
+});
+
+describe('a row of the hints that is not a hint (changed outside the SDK)', () => {
+  it('is left out and reported in stats() and one event; the other hints are held and claimed; once it is gone, the report ends', async () => {
+    const shared = new MemoryJournal();
+    const damage = new JournalError("PostgresJournal: a row of the checkout hints is not a hint (its player name is not a player name); it was changed outside the SDK");
+    let damaged = true;
+    const journal: DeliveryJournal = {
+      ...nodeView(shared, 'game'),
+      // As the SQL journals: without onBadRow the read fails; with it, the row is handed over and left out.
+      liveCheckoutHints: async (onBadRow) => {
+        if (damaged) {
+          if (onBadRow === undefined) throw damage;
+          onBadRow(damage);
+        }
+        return shared.liveCheckoutHints();
+      },
+    };
+    const { mock, client, given, give, events } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Jo');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await shared.addCheckoutHint('Jo');
+    mock.addPurchase(KEY, { playerName: 'Jo', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS + 10_000 + 200);
+    // The good hint was held and claimed within a read and a window, not at the 10-minute poll.
+    expect(given).toHaveLength(1);
+    expect(loop.stats().sharedHintsError).toBe(damage);
+    damaged = false;
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
+    expect(loop.stats().sharedHintsError).toBeUndefined();
+    expect(events.filter((e) => e.type === 'sharedHintsError').map((e) => e.error)).toEqual([damage, undefined]);
     await loop.stop();
   });
 });

@@ -245,7 +245,9 @@ export const ROUTES: readonly Route[] = [
       const s = c.loop.stats();
       // Windows staff have not resolved (in the journal, across restarts); null while the journal cannot be read.
       const openWindows = c.openWindows === undefined ? undefined : await c.openWindows().catch(() => null);
-      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, ...(openWindows === undefined ? {} : { openWindows }), errors: s.errors, intervalMs: s.intervalMs };
+      // The shared journal's checkout hints, when they cannot be read: hinted players then wait for the routine polls.
+      const hints = { hints: s.hints, ...(s.sharedHintsError === undefined ? {} : { sharedHintsError: plainError(s.sharedHintsError) }) };
+      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, ...(openWindows === undefined ? {} : { openWindows }), errors: s.errors, intervalMs: s.intervalMs, ...hints };
       return { status: s.paused ? 503 : 200, json };
     },
   }),

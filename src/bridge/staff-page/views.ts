@@ -194,7 +194,9 @@ ${signalRow('Store', desk.store, stats.paused ? html` <span class="bad">the key 
 ${signalRow('Journal', journalProblem === undefined ? desk.journal : { ...desk.journal, failedAt: desk.now(), failure: journalProblem })}
 ${signalRow(`Game (${sink})`, desk.game)}
 </tbody></table>
-<h2>Now</h2><dl class="stats"><dt>Online</dt><dd>${stats.online}</dd><dt>Pending (online players)</dt><dd>${stats.pending}</dd><dt>Blocked players</dt><dd>${stats.blocked}</dd><dt>Items backing off</dt><dd>${stats.backingOff}</dd><dt>Open windows</dt><dd>${desk.openWindows}</dd><dt>Windows reported since start</dt><dd>${stats.unverified}</dd><dt>Failed runs since start</dt><dd>${stats.errors}</dd><dt>Poll interval</dt><dd>${Math.round(stats.intervalMs / 1000)} s</dd></dl>
+<h2>Now</h2><dl class="stats"><dt>Online</dt><dd>${stats.online}</dd><dt>Pending (online players)</dt><dd>${stats.pending}</dd><dt>Blocked players</dt><dd>${stats.blocked}</dd><dt>Items backing off</dt><dd>${stats.backingOff}</dd><dt>Open windows</dt><dd>${desk.openWindows}</dd><dt>Windows reported since start</dt><dd>${stats.unverified}</dd><dt>Failed runs since start</dt><dd>${stats.errors}</dd><dt>Poll interval</dt><dd>${Math.round(stats.intervalMs / 1000)} s</dd><dt>Checkout hints held</dt><dd>${stats.hints}${
+      stats.sharedHintsError === undefined ? '' : html` <span class="bad">the journal's hints cannot be read: ${stats.sharedHintsError instanceof Error ? stats.sharedHintsError.message : String(stats.sharedHintsError)}</span>`
+    }</dd></dl>
 <h2>Over time</h2>${chart(desk.samples)}`,
     session,
   );

@@ -95,4 +95,18 @@ export type DeliveryEvent =
       playerName: string;
       /** What failed. */
       error: unknown;
+    }
+  | {
+      /**
+       * The checkout hints of a shared journal (written by `expectCheckout`) cannot be read
+       * any more (`error` set: the database down, a read not answered in 30 s, a row that is
+       * not a hint), or can again (`error` undefined). Emitted once at each change, never
+       * at every read; `stats().sharedHintsError` holds the current one. Deliveries go on
+       * meanwhile: hinted players wait for the routine polls.
+       */
+      type: 'sharedHintsError';
+      /** `startDeliveryLoop`. */
+      operation: Operation;
+      /** What failed (a {@link JournalError}), or `undefined` once the hints are read again. */
+      error: unknown;
     };

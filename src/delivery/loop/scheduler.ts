@@ -81,7 +81,13 @@ class Loop implements DeliveryLoop {
     this.#timers = timers;
     this.#budget = new CallBudget(options.maxCallsPerSecond, timers);
     this.#hints = new HintBook(options.maxCallsPerSecond, (name, transactionId) => this.#sharedHints?.satisfied(name, transactionId));
-    this.#sharedHints = SharedHints.start(host.engine.journal, timers, (name, hint, now) => this.#hold(name, hint, now), (name, transactionId, now) => this.#hints.end(name, transactionId, now));
+    this.#sharedHints = SharedHints.start(
+      host.engine.journal,
+      timers,
+      (name, hint, now) => this.#hold(name, hint, now),
+      (name, transactionId, now) => this.#hints.end(name, transactionId, now),
+      (error) => this.#emit({ type: 'sharedHintsError', operation: 'startDeliveryLoop', error }),
+    );
     const { signal } = options;
     if (signal?.aborted) void this.stop();
     // A signal aborts once: its listener needs no `once`.

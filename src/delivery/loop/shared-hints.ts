@@ -38,6 +38,8 @@ const SAME_HINT_MS = 2_000;
 type Hold = (name: string, hint: HeldHint, now: number) => CheckoutHintOutcome;
 /** What the loop does when a row handed over is gone (delivered elsewhere, or expired): its book ends what it named. */
 type Drop = (name: string, transactionId: string | undefined, now: number) => void;
+/** What the loop does when the reads start failing (the error) or work again (`undefined`): its `sharedHintsError` event. */
+type Report = (error: unknown) => void;
 
 /** A row handed to the book: its start on the loop's clock, and what it names. */
 interface Handed {
@@ -48,10 +50,11 @@ interface Handed {
 
 /** Reads a journal's shared hints now and then, and hands each to `hold` (the loop's book). */
 export class SharedHints {
-  readonly #read: () => Promise<SharedCheckoutHint[]>;
+  readonly #read: (onBadRow: (error: JournalError) => void) => Promise<SharedCheckoutHint[]>;
   readonly #timers: LoopTimers;
   readonly #hold: Hold;
   readonly #drop: Drop;
+  readonly #report: Report;
   readonly #journal: DeliveryJournal;
   /**
    * The rows of the last read handed to the book, by player and transaction: their start on
@@ -65,27 +68,36 @@ export class SharedHints {
   #slow: unknown;
   #stopped = false;
   #failures = 0;
-  /** The last read's failure (a database down, a missing table), until a read succeeds. */
-  lastError: unknown;
+  #lastError: unknown;
+
+  /**
+   * The last read's failure (a database down, a missing table, a row that is not a hint),
+   * until a read succeeds (with no such row).
+   */
+  get lastError(): unknown {
+    return this.#lastError;
+  }
 
   /**
    * Starts reading `journal`'s hints at once, then every {@link SHARED_HINTS_POLL_MS}, or
    * returns `undefined` when the journal carries none (no `liveCheckoutHints`).
    */
-  static start(journal: DeliveryJournal, timers: LoopTimers, hold: Hold, drop: Drop): SharedHints | undefined {
+  static start(journal: DeliveryJournal, timers: LoopTimers, hold: Hold, drop: Drop, report: Report): SharedHints | undefined {
     const read = journal.liveCheckoutHints;
     if (typeof read !== 'function') return undefined;
-    const hints = new SharedHints(journal, () => read.call(journal), timers, hold, drop);
+    // A row that is not a hint is left out and reported: it never stops the others.
+    const hints = new SharedHints(journal, (onBadRow) => read.call(journal, onBadRow), timers, hold, drop, report);
     hints.#arm(0);
     return hints;
   }
 
-  private constructor(journal: DeliveryJournal, read: () => Promise<SharedCheckoutHint[]>, timers: LoopTimers, hold: Hold, drop: Drop) {
+  private constructor(journal: DeliveryJournal, read: (onBadRow: (error: JournalError) => void) => Promise<SharedCheckoutHint[]>, timers: LoopTimers, hold: Hold, drop: Drop, report: Report) {
     this.#journal = journal;
     this.#read = read;
     this.#timers = timers;
     this.#hold = hold;
     this.#drop = drop;
+    this.#report = report;
   }
 
   /**
@@ -98,7 +110,7 @@ export class SharedHints {
     const end = this.#journal.endCheckoutHint;
     if (this.#stopped || typeof end !== 'function' || !this.#handed.has(keyOf(name, transactionId))) return;
     end.call(this.#journal, name, transactionId).catch((error: unknown) => {
-      this.lastError = error;
+      this.#failed(error);
     });
   }
 
@@ -118,10 +130,15 @@ export class SharedHints {
   async #poll(): Promise<void> {
     let next = SHARED_HINTS_POLL_MS;
     this.#slow = this.#timers.setTimeout(() => {
-      this.lastError = new JournalError(`startDeliveryLoop: the journal's checkout hints were not read within ${SHARED_HINTS_READ_TIMEOUT_MS} ms (the database does not answer); read again once it answers`, { operation: 'startDeliveryLoop' });
+      this.#failed(new JournalError(`startDeliveryLoop: the journal's checkout hints were not read within ${SHARED_HINTS_READ_TIMEOUT_MS} ms (the database does not answer); read again once it answers`, { operation: 'startDeliveryLoop' }));
     }, SHARED_HINTS_READ_TIMEOUT_MS);
+    let badRow: JournalError | undefined;
+    let badRows = 0;
     try {
-      const hints = await this.#read();
+      const hints = await this.#read((error) => {
+        badRow ??= error;
+        badRows += 1;
+      });
       if (this.#stopped) return;
       const now = this.#timers.now();
       // Oldest first: the book keeps the order hints were given in. Since and until come from
@@ -140,16 +157,17 @@ export class SharedHints {
         if (this.#hold(hint.playerName, held, now) !== 'full') handed.set(key, { since, name: hint.playerName, transactionId: hint.transactionId });
       }
       // A row handed over and gone was delivered on another node (or expired): the book ends
-      // it. Not when the read was cut at its bound: a row left out may still be there.
-      if (hints.length < HINT_LIMIT) for (const [key, row] of this.#handed) if (!handed.has(key)) this.#drop(row.name, row.transactionId, now);
+      // it. Not when the read was cut at its bound (rows not hints count): a row left out may still be there.
+      if (hints.length + badRows < HINT_LIMIT) for (const [key, row] of this.#handed) if (!handed.has(key)) this.#drop(row.name, row.transactionId, now);
       this.#handed = handed;
       this.#failures = 0;
-      this.lastError = undefined;
+      if (badRow === undefined) this.#recovered();
+      else this.#failed(badRow);
     } catch (error) {
       // Hints are an accelerator: a failed read never stops nor slows deliveries (the
       // routine polls bring the purchases); it is retried later, backing off.
       this.#failures += 1;
-      this.lastError = error;
+      this.#failed(error);
       const ceiling = Math.min(BACKOFF_CAP_MS, SHARED_HINTS_POLL_MS * 2 ** this.#failures);
       next = ceiling / 2 + (Math.random() * ceiling) / 2;
     } finally {
@@ -157,6 +175,20 @@ export class SharedHints {
       this.#slow = undefined;
     }
     if (!this.#stopped) this.#arm(next);
+  }
+
+  /** Holds a failure for `stats()`; reported when the reads were working until now. */
+  #failed(error: unknown): void {
+    const before = this.#lastError;
+    this.#lastError = error;
+    if (before === undefined && !this.#stopped) this.#report(error);
+  }
+
+  /** A read worked (no row left out): the failure held, if any, is over, and reported so. */
+  #recovered(): void {
+    if (this.#lastError === undefined) return;
+    this.#lastError = undefined;
+    this.#report(undefined);
   }
 }
 

@@ -97,9 +97,11 @@ export interface DeliveryLoopStats {
   hints: number;
   /**
    * The last failure reading the checkout hints of a shared journal (see
-   * {@link expectCheckout}: a database down, its hints table missing), until a read
-   * succeeds; absent without one. Reads are retried with backoff, and never stop nor slow
-   * deliveries: the purchases of those hints come with the routine polls meanwhile.
+   * {@link expectCheckout}: a database down, its hints table missing, a row that is not a
+   * hint), until a read succeeds with none; absent without one. Reads are retried with
+   * backoff, and never stop nor slow deliveries: the purchases of those hints come with the
+   * routine polls meanwhile. A row that is not a hint is left out, the others read. Each
+   * change is also a `sharedHintsError` event.
    */
   sharedHintsError?: unknown;
   /** Calls sent to the service. */

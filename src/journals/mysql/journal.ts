@@ -220,10 +220,12 @@ export class MySqlJournal implements DeliveryJournal {
    * ```ts
    * const waiting = (await journal.liveCheckoutHints()).length;
    * ```
+   * @param onBadRow - Given, a row that is not a hint (changed outside the SDK) is handed
+   *   to it and left out, the others read; without it, the read fails.
    * @throws JournalError when the database cannot be read (the hints' table missing with
-   *   `createTables: false`), or a row is not a hint.
+   *   `createTables: false`), or a row is not a hint and no `onBadRow` was given.
    */
-  async liveCheckoutHints(): Promise<SharedCheckoutHint[]> {
+  async liveCheckoutHints(onBadRow?: (error: JournalError) => void): Promise<SharedCheckoutHint[]> {
     const hints = quoted(this.#core.options.hintsTable);
     return this.#core.liveCheckoutHints(
       async (db, limit) =>
@@ -239,6 +241,7 @@ export class MySqlJournal implements DeliveryJournal {
         // A derived table with LIMIT is materialized first, so it may read the table the DELETE changes.
         await db.query(`DELETE h FROM ${hints} AS h JOIN (SELECT created_ms FROM ${hints} ORDER BY created_ms DESC LIMIT 1 OFFSET ?) AS cut ON h.created_ms <= cut.created_ms`, [limit]);
       },
+      onBadRow,
     );
   }
 

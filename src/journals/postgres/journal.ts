@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { JournalError } from '../../errors.js';
 import type { DeliveryJournal, JournalEntry, WindowResolution, WindowResolveOutcome } from '../contract.js';
 import type { CheckoutHint, SharedCheckoutHint } from '../checkout-hints.js';
 import { journalFailure, tableText, type SqlJournalOptions, type TableName } from '../sql/common.js';
@@ -205,10 +206,12 @@ export class PostgresJournal implements DeliveryJournal {
    * ```ts
    * const waiting = (await journal.liveCheckoutHints()).length;
    * ```
+   * @param onBadRow - Given, a row that is not a hint (changed outside the SDK) is handed
+   *   to it and left out, the others read; without it, the read fails.
    * @throws JournalError when the database cannot be read (the hints' table missing with
-   *   `createTables: false`), or a row is not a hint.
+   *   `createTables: false`), or a row is not a hint and no `onBadRow` was given.
    */
-  async liveCheckoutHints(): Promise<SharedCheckoutHint[]> {
+  async liveCheckoutHints(onBadRow?: (error: JournalError) => void): Promise<SharedCheckoutHint[]> {
     const hints = quoted(this.#core.options.hintsTable);
     return this.#core.liveCheckoutHints(
       async (db, limit) =>
@@ -220,6 +223,7 @@ export class PostgresJournal implements DeliveryJournal {
           )
         ).rows as HintRow[],
       (db, limit) => db.query(`DELETE FROM ${hints} WHERE expires_at <= now() OR created_at <= (SELECT created_at FROM ${hints} ORDER BY created_at DESC OFFSET $1 LIMIT 1)`, [limit]),
+      onBadRow,
     );
   }
 

@@ -181,12 +181,21 @@ export class SqlJournalCore<Q, C extends Q & FailingConnection, P extends Q> {
   /**
    * The live checkout hints, oldest first: `select` reads at most `limit` rows not expired,
    * newest first, their age and remaining life computed by the database; each row is
-   * checked ({@link sharedHintOf}). At most once a minute, `cleanup` deletes the expired
-   * rows and those past the newest `limit`.
+   * checked ({@link sharedHintOf}): one that is not a hint throws, or with `onBadRow` is
+   * handed to it and left out. At most once a minute, `cleanup` deletes the expired rows
+   * and those past the newest `limit`.
    */
-  async liveCheckoutHints(select: (db: Q, limit: number) => Promise<HintRow[]>, cleanup: (db: Q, limit: number) => Promise<unknown>): Promise<SharedCheckoutHint[]> {
+  async liveCheckoutHints(select: (db: Q, limit: number) => Promise<HintRow[]>, cleanup: (db: Q, limit: number) => Promise<unknown>, onBadRow?: (error: JournalError) => void): Promise<SharedCheckoutHint[]> {
     const rows = await this.query('read the checkout hints', (db) => select(db, HINT_LIMIT));
-    const hints = rows.map((row) => sharedHintOf(this.#name, { playerName: text(row.player_name), transactionId: text(row.transaction_id), ageMs: row.age_ms, remainingMs: row.remaining_ms })).reverse();
+    const hints: SharedCheckoutHint[] = [];
+    for (const row of rows.reverse()) {
+      try {
+        hints.push(sharedHintOf(this.#name, { playerName: text(row.player_name), transactionId: text(row.transaction_id), ageMs: row.age_ms, remainingMs: row.remaining_ms }));
+      } catch (error) {
+        if (onBadRow === undefined) throw error;
+        onBadRow(error as JournalError);
+      }
+    }
     const now = performance.now();
     if (now - this.#hintsCleaned >= HINTS_CLEANUP_MS) {
       this.#hintsCleaned = now;

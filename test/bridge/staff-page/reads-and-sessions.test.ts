@@ -5,7 +5,7 @@
  * end, and the brake holds exactly 10,000 keys.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryJournal } from 'teamgames-sdk';
+import { JournalError, MemoryJournal } from 'teamgames-sdk';
 import { LoginBrake, Sessions } from '../../../src/bridge/staff-page/sessions.js';
 import { PASSWORDS, closePages, startPage, windowEntry } from './harness.js';
 
@@ -67,6 +67,19 @@ describe('what a page reads', () => {
     failing = true;
     const health = await rita.get('/health');
     expect(health.text).toContain('<dt>Open windows</dt><dd>3</dd>');
+  });
+});
+
+describe('the health page and the checkout hints', () => {
+  it("shows how many hints are held, and the shared journal's hints that cannot be read, escaped", async () => {
+    const journal = new MemoryJournal();
+    journal.liveCheckoutHints = () => Promise.reject(new JournalError('PostgresJournal: could not read the checkout hints: <b>relation</b> missing'));
+    const page = await startPage([], { journal });
+    await expect.poll(() => page.loop.stats().sharedHintsError).toBeDefined();
+    const rita = page.browser();
+    await rita.login('rita', PASSWORDS.rita);
+    const health = await rita.get('/health');
+    expect(health.text).toContain(`<dt>Checkout hints held</dt><dd>0 <span class="bad">the journal's hints cannot be read: PostgresJournal: could not read the checkout hints: &lt;b&gt;relation&lt;/b&gt; missing</span></dd>`);
   });
 });
 
