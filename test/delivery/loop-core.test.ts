@@ -207,7 +207,7 @@ describe("the loop's per-item backoff", () => {
     const { giveBackingOff, heldBack, newPlayer } = await import('../../src/delivery/loop/player.js');
     const player = newPlayer('Ann');
     const reward = { deliveryId: 'vote:1:0' };
-    await expect(giveBackingOff(player, () => Promise.reject(new Error('busy')), reward, () => 0, 'vote')).rejects.toThrow('busy');
+    await expect(giveBackingOff(player, () => Promise.reject(new Error('busy')), reward, () => 0, true)).rejects.toThrow('busy');
     expect(player.backoff.get('vote:1:0')).toEqual({ failures: 1, at: 10_000, vote: true });
     expect(heldBack(player, 0)).toEqual({ held: 0, retry: 10_000 });
     // A service window after the last call, at the earliest.

@@ -158,14 +158,14 @@ export function forgetDueVotes(player: Player, now: number): void {
 }
 
 /**
- * Calls the game's `give` (or `giveVoteReward`, `kind: 'vote'`); a failure backs the item
+ * Calls the game's `give` (or `giveVoteReward`, `vote` true); a failure backs the item
  * off (10 s, doubling, at most 1 h), a success clears it: one backoff for both kinds.
  */
-export function giveBackingOff<T extends { deliveryId: string }>(player: Player, give: (item: T) => unknown, item: T, now: () => number, kind: 'item' | 'vote' = 'item'): unknown {
+export function giveBackingOff<T extends { deliveryId: string }>(player: Player, give: (item: T) => unknown, item: T, now: () => number, vote = false): unknown {
   const id = item.deliveryId;
   const failed = (error: unknown) => {
     const failures = (player.backoff.get(id)?.failures ?? 0) + 1;
-    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)), vote: kind === 'vote' });
+    player.backoff.set(id, { failures, at: now() + Math.min(GIVE_BACKOFF_CAP_MS, GIVE_BACKOFF_BASE_MS * 2 ** (failures - 1)), vote });
     throw error;
   };
   // What a give returns is ignored (the core marks its own timeout with a value no give can

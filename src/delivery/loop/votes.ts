@@ -50,7 +50,7 @@ function giveHere(loop: Pick<VoteInLoop, 'player' | 'here' | 'give' | 'now'>): V
   const give = loop.give;
   return (reward) => {
     if (!loop.here()) throw new Interrupted('left');
-    return giveBackingOff(loop.player, give, reward, loop.now, 'vote');
+    return giveBackingOff(loop.player, give, reward, loop.now, true);
   };
 }
 
