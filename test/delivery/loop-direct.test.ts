@@ -41,6 +41,7 @@ describe('startDeliveryLoop on given timers', () => {
     const named = /^startDeliveryLoop: invalid playerName: /;
     expect(() => loop.join('bad\u0007name')).toThrow(named);
     expect(() => loop.leave('bad\u0007name')).toThrow(named);
+    expect(() => loop.expect('bad\u0007name')).toThrow(named);
     await expect(loop.claim('bad\u0007name')).rejects.toBeInstanceOf(InvalidInputError);
     await loop.stop();
     await startDeliveryLoop(host, { give: () => {} }, timers).stop();

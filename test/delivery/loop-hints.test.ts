@@ -9,7 +9,7 @@ import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveredItem,
 import { loopHarness, type LoopCall } from '../support/loop-harness.js';
 import { KEY } from '../support/reliability.js';
 
-const { setup } = loopHarness();
+const { setup, T0 } = loopHarness();
 
 beforeEach(() => {
   // The polls' jitter pinned: each a whole interval after the last run.
@@ -122,6 +122,26 @@ describe('a hinted player, fast claim mode', () => {
     const after = Date.now();
     await vi.advanceTimersByTimeAsync(300_000);
     expect(between(calls, 'Ann', after, Date.now())).toEqual([]);
+    await loop.stop();
+  });
+
+  it('on a journal that keeps no hints (append, pending and acknowledge only), is delivered cleanly: no loop error', async () => {
+    const inner = new MemoryJournal();
+    const journal = {
+      append: (entries: Parameters<typeof inner.append>[0]) => inner.append(entries),
+      pending: (player?: string) => inner.pending(player),
+      acknowledge: (ids: readonly string[]) => inner.acknowledge(ids),
+    };
+    const { mock, client, given, give, events } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Ann')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(given).toHaveLength(1);
+    expect(loop.stats()).toMatchObject({ hints: 0, granted: 1, errors: 0, lastError: undefined, sharedHintsError: undefined });
+    expect(events.filter((e) => e.type === 'loopError')).toEqual([]);
     await loop.stop();
   });
 
@@ -382,6 +402,106 @@ describe('a flood of hints', () => {
   });
 });
 
+describe("the hints' share of the budget, one place per hinted run", () => {
+  // 3 calls a second: one hinted run a second. Every hinted run is a claim (fast).
+
+  it('a hint sent again while the hinted run is planned takes no second place: another hinted player is claimed in the next second', async () => {
+    const { client, calls, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 3, claimMode: 'fast' });
+    loop.join('Amy');
+    loop.join('Ben');
+    await vi.advanceTimersByTimeAsync(5_000); // their joins' previews, at 0 s
+    expect(loop.expect('Amy')).toBe('held'); // claimed at 10 s
+    expect(loop.expect('Amy', { transactionId: 'tx-2' })).toBe('held');
+    expect(loop.expect('Ben')).toBe('held'); // the second from 10 s is Amy's: Ben's is 11 s
+    await vi.advanceTimersByTimeAsync(7_000);
+    const claims = (player: string) => between(calls, player, T0 + 5_000, Date.now()).map((c) => c.at - T0);
+    expect([claims('Amy'), claims('Ben')]).toEqual([[10_000], [11_000]]);
+    await loop.stop();
+  });
+
+  it('a hinted purchase claimed, its give failed, the hint still waiting for another: the next hinted run takes one place, not a second for the give', async () => {
+    const { mock, client, calls } = setup();
+    const loop = client.startDeliveryLoop({
+      give: () => {
+        throw new Error('inventory full');
+      },
+      pollIntervalMs: 600_000,
+      maxCallsPerSecond: 3,
+      claimMode: 'fast',
+      staffAfterAttempts: 1_000,
+    });
+    loop.join('Amy');
+    await vi.advanceTimersByTimeAsync(1_000); // Amy's join preview, at 0 s
+    const transactions: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const checkout = await client.checkout({ username: 'Amy', items: [{ id: 3, quantity: 1 }] });
+      if (checkout.outcome !== 'PAYMENT_REQUIRED') throw new Error(`checkout: ${checkout.outcome}`);
+      expect(loop.expect('Amy', { transactionId: checkout.transactionId })).toBe('held');
+      transactions.push(checkout.transactionId);
+    }
+    mock.completePayment(transactions[0] as string);
+    // Amy's hinted claim at 10 s takes the first purchase; its give fails: her next hinted run is at 20 s.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(loop.stats()).toMatchObject({ hints: 1, pending: 1 });
+    loop.join('Ben'); // his preview at 11 s
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Ben')).toBe('held');
+    await vi.advanceTimersByTimeAsync(11_000);
+    // The second from 20 s is Amy's; the one from 21 s is free for Ben.
+    expect(between(calls, 'Ben', T0 + 12_000, Date.now()).map((c) => c.at - T0)).toEqual([21_000]);
+    await loop.stop();
+  });
+
+  it('a hint for a player whose run is in flight takes no place until that run is over: another hinted player is claimed at once', async () => {
+    // Amy's preview takes 5 s to answer.
+    const { client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        if (String(init?.body).includes('"Amy"')) await new Promise((resolve) => setTimeout(resolve, 5_000));
+        return next(input, init);
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 3, claimMode: 'fast' });
+    loop.join('Ben');
+    await vi.advanceTimersByTimeAsync(20_000);
+    loop.join('Amy');
+    await vi.advanceTimersByTimeAsync(1_000); // Amy's preview on the wire until 25 s
+    expect(loop.expect('Amy')).toBe('held');
+    expect(loop.expect('Ben')).toBe('held');
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(between(calls, 'Ben', T0 + 20_000, Date.now()).map((c) => c.at - T0)).toEqual([21_000]);
+    const stopping = loop.stop();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await stopping;
+  });
+
+  it('a hint for a player who leaves while their run is in flight takes no place once that run is over: another hinted player is claimed in that second', async () => {
+    // Amy's preview takes 5 s to answer.
+    const { client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        if (String(init?.body).includes('"Amy"')) await new Promise((resolve) => setTimeout(resolve, 5_000));
+        return next(input, init);
+      },
+    });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 3, claimMode: 'fast' });
+    loop.join('Amy');
+    await vi.advanceTimersByTimeAsync(1_000); // Amy's preview on the wire until 5 s
+    expect(loop.expect('Amy')).toBe('held');
+    loop.leave('Amy');
+    await vi.advanceTimersByTimeAsync(4_000);
+    // Cat's preview at 5 s, as Amy's answer comes: Cat's hinted claim is due at 15 s.
+    loop.join('Cat');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Cat')).toBe('held');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(between(calls, 'Cat', T0, Date.now()).map((c) => [c.at - T0, c.preview])).toEqual([
+      [5_000, true],
+      [15_000, false],
+    ]);
+    await loop.stop();
+  });
+});
+
 describe('a hinted player among many joins', () => {
   it("goes first: a crowd joining (100 s of previews at 2 calls/s) does not hold their claim back; the budget is never exceeded", async () => {
     const { mock, client, calls, given, give } = setup();
@@ -481,6 +601,39 @@ describe('a hinted player whose run is not a hinted one yet', () => {
     expect(given[0]!.at - hintedAt).toBeLessThanOrEqual(10_000);
     await expect(typed).resolves.toMatchObject({ code: 'SUCCESS', granted: [expect.objectContaining({ player_name: 'Jay' })] });
     expect(loop.stats().maxCallsInOneSecond).toBeLessThanOrEqual(2);
+    await loop.stop();
+  });
+
+  it('a /claim planned before the hint, the hints\' share of its second full: that run becomes the hinted one at its own time, not a second later', async () => {
+    const { client, calls, give } = setup();
+    // 10 calls a second: 3 hinted runs a second at most.
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 10, claimMode: 'fast' });
+    for (const name of ['Jay', 'K1', 'K2', 'K3']) loop.join(name);
+    await vi.advanceTimersByTimeAsync(1_000); // the joins' previews, at 0 s
+    const typed = loop.claim('Jay'); // planned at 10 s, a window after Jay's preview
+    await vi.advanceTimersByTimeAsync(0);
+    // Three hints take the second from 10 s; Jay's would come at 11 s.
+    for (const name of ['K1', 'K2', 'K3', 'Jay']) expect(loop.expect(name)).toBe('held');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect((await typed).code).toBe('NO_ITEMS');
+    expect(between(calls, 'Jay', T0 + 1_000, Date.now()).map((c) => c.at - T0)).toEqual([10_000]);
+    await loop.stop();
+  });
+
+  it('a /claim typed once the hinted run is planned leaves that run hinted: it still goes ahead of a crowd of joins, and answers the /claim', async () => {
+    const { mock, client, given, give } = setup();
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop.join('Lee');
+    await vi.advanceTimersByTimeAsync(1_000); // the join's preview
+    for (let i = 0; i < 200; i++) loop.join(`Crowd${i}`);
+    const hintedAt = Date.now();
+    expect(loop.expect('Lee')).toBe('held');
+    const typed = loop.claim('Lee');
+    mock.addPurchase(KEY, { playerName: 'Lee', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(given.map((g) => g.item.player_name)).toEqual(['Lee']);
+    expect(given[0]!.at - hintedAt).toBeLessThanOrEqual(10_000);
+    await expect(typed).resolves.toMatchObject({ code: 'SUCCESS' });
     await loop.stop();
   });
 

@@ -137,6 +137,38 @@ describe('a give that fails', () => {
     expect(given).toEqual([{ at: 10_000, id: 'first' }, { at: 20_000, id: 'first' }, { at: 30_000, id: 'second' }, { at: 40_000, id: 'first' }]);
     await loop.stop();
   });
+
+  it('whose backoff ran out while the run gave the next item is due at once: no retry time shown, given again by the follow-up a window after the run', async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
+    mock.addPurchase(KEY, { playerName: 'Fay', id: 3, quantity: 1 });
+    const given: Array<{ at: number; id: string }> = [];
+    let failing: string | undefined;
+    const loop = client.startDeliveryLoop({
+      give: (item: DeliveredItem) => {
+        failing ??= item.deliveryId;
+        given.push({ at: Date.now() - T0, id: item.deliveryId === failing ? 'first' : 'second' });
+        if (item.deliveryId === failing) throw new Error('unknown item');
+        // The second takes exactly the first's backoff (10 s): the run ends as it runs out.
+        if (given.length === 2) return new Promise<void>((resolve) => setTimeout(resolve, 10_000));
+        return undefined;
+      },
+      pollIntervalMs: 24 * 3_600_000,
+      staffAfterAttempts: 1_000,
+    });
+    loop.join('Fay');
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(given).toEqual([{ at: 10_000, id: 'first' }, { at: 10_000, id: 'second' }]);
+    const ended = await loop.status('Fay');
+    expect(ended.pending).toEqual([expect.objectContaining({ deliveryId: failing })]);
+    expect(ended.pending[0]).not.toHaveProperty('retryAt');
+    expect(loop.stats().backingOff).toBe(0);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect((await loop.status('Fay')).pending[0]).not.toHaveProperty('retryAt');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given.slice(2)).toEqual([{ at: 30_000, id: 'first' }]);
+    await loop.stop();
+  });
 });
 
 describe('a player whose runs keep failing', () => {
@@ -326,6 +358,21 @@ describe('status(player) of pending items', () => {
       await vi.advanceTimersByTimeAsync(25_000);
     }
     expect(loop.stats()).toMatchObject({ granted: 4, blocked: 0 });
+    expect(events.filter((e) => e.type === 'playerBlocked')).toEqual([]);
+    await loop.stop();
+  });
+
+  it('polls that find every purchase delivered already (ALREADY_CLAIMED) block no one', async () => {
+    const { mock, client, events, give } = setup();
+    mock.addPurchase(KEY, { playerName: 'Liv', id: 1, quantity: 1 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 10_000 });
+    loop.join('Liv');
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(loop.stats()).toMatchObject({ granted: 1 });
+    // Five polls more, each answered ALREADY_CLAIMED: the player has had all they bought.
+    await vi.advanceTimersByTimeAsync(50_000);
+    expect(loop.stats()).toMatchObject({ granted: 1, blocked: 0 });
+    expect((await loop.status('Liv')).blocked).toBeUndefined();
     expect(events.filter((e) => e.type === 'playerBlocked')).toEqual([]);
     await loop.stop();
   });

@@ -158,6 +158,24 @@ describe('stop()', () => {
     expect(loop.stats().online).toBe(0);
   });
 
+  it('plans nothing more for a run that ends while it waits: it resolves then, and leaves no timer behind', async () => {
+    const { mock, client } = setup();
+    mock.addPurchase(KEY, { playerName: 'Fen', id: 1, quantity: 1 });
+    const given: number[] = [];
+    const give = () => new Promise<void>((resolve) => setTimeout(() => resolve(void given.push(Date.now() - T0)), 5_000));
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });
+    loop.join('Fen');
+    // The join's preview at 0 s, its claim at 10 s, the give from 10 s to 15 s.
+    await vi.advanceTimersByTimeAsync(12_000);
+    let stoppedAt: number | undefined;
+    const stopping = loop.stop().then(() => (stoppedAt = Date.now() - T0));
+    await vi.advanceTimersByTimeAsync(3_000);
+    await stopping;
+    expect(given).toEqual([15_000]);
+    expect(stoppedAt).toBe(15_000);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('ends at once with nothing in flight, and leaves no timer behind', async () => {
     const { client, give } = setup();
     const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000 });

@@ -12,7 +12,7 @@ import { loopHarness } from '../support/loop-harness.js';
 // first call asks the budget on fake time.
 import '../../src/delivery/votes/index.js';
 
-const { setup } = loopHarness();
+const { setup, T0 } = loopHarness();
 
 /** A game whose vote reward give throws "busy" until `busy` is set false; what it gave. */
 function busyGame() {
@@ -137,6 +137,43 @@ describe('the join\'s run and the vote rows', () => {
     await loop.stop();
   });
 
+  it('in trouble (another player\'s runs failing), a row a claimVote\'s give failed on is given again by a routine run: it waits out the loop\'s backoff', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    // Every answer for Bo is a 503: the loop is in trouble, its routine runs held back.
+    const { mock, client, calls } = setup({
+      store,
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        return String(init?.body).includes('"Bo"') ? new Response('busy', { status: 503 }) : answer;
+      },
+    });
+    mock.recordVote(KEY, 'Ann', 6);
+    const tries: number[] = [];
+    const loop = client.startDeliveryLoop({
+      give: () => {},
+      pollIntervalMs: 300_000,
+      giveVoteReward: () => {
+        tries.push(Date.now() - T0);
+        if (tries.length === 1) throw new Error('the game is busy');
+      },
+    });
+    loop.join('Ann');
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(41_000);
+    const failed = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await failed).code).toBe('PARTIAL');
+    await vi.advanceTimersByTimeAsync(60_000);
+    const bo = calls.filter((c) => c.player === 'Bo').map((c) => c.at - T0);
+    // Bo's runs fail a window apart (Ann's join run went through at 0 s): the fifth, at 50 s,
+    // holds the routine runs back for half of 32 s, until 66 s.
+    expect(bo.slice(0, 6)).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
+    // The row's backoff ends at 51 s; its run is a routine one, held back until 66 s.
+    expect(tries).toEqual([41_000, 66_000]);
+    await loop.stop();
+    vi.restoreAllMocks();
+  });
+
   it('a row whose backoff is over is given again alone: another row of the player still backing off is left untouched', async () => {
     const { mock, client } = setup({ store });
     mock.recordVote(KEY, 'Ann', 6);
@@ -188,6 +225,30 @@ describe('the join\'s run and the vote rows', () => {
     expect(pollsOf('Bo')).toBeGreaterThanOrEqual(3);
     // As many reads per poll for Ann as for Bo.
     expect(readsOf('Ann') * pollsOf('Bo')).toBe(readsOf('Bo') * pollsOf('Ann'));
+    await loop.stop();
+  });
+
+  it('a row still backing off is not read again before its time: a /claim\'s run then reads the journal as much as for a player without vote rows', async () => {
+    const { reads, journal } = readCounting();
+    const { mock, client } = setup({ store, journal });
+    mock.recordVote(KEY, 'Ann', 6);
+    const loop = client.startDeliveryLoop({ give: () => {}, pollIntervalMs: 300_000, giveVoteReward: () => Promise.reject(new Error('the game is busy')) });
+    loop.join('Ann');
+    // Bo never voted: his run reads what a run reads without vote rows.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = loop.claimVote('Ann', { reward: 1, amount: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await failed).code).toBe('PARTIAL');
+    reads.length = 0;
+    // Their /claims run at 10 s (a window after the joins' previews); Ann's row backs off until 11 s.
+    const ann = loop.claim('Ann');
+    const bo = loop.claim('Bo');
+    await vi.advanceTimersByTimeAsync(8_500);
+    expect([(await ann).code, (await bo).code]).toEqual(['NO_ITEMS', 'NO_ITEMS']);
+    const readsOf = (player: string) => reads.filter((r) => r === player).length;
+    expect(readsOf('Bo')).toBeGreaterThan(0);
+    expect(readsOf('Ann')).toBe(readsOf('Bo'));
     await loop.stop();
   });
 

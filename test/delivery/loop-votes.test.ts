@@ -328,6 +328,47 @@ describe('vote reward rows left in the journal, given when the player joins', ()
     await loop.stop();
   });
 
+  it('a player who leaves during the join\'s give of one row is given no other: the rest stays pending for their next join', async () => {
+    const ctx = setup({ store });
+    ctx.mock.recordVote(KEY, 'Ki', 6);
+    const first = ctx.client.startDeliveryLoop({
+      give: () => {},
+      giveVoteReward: () => {
+        throw new Error('the game is busy');
+      },
+    });
+    first.join('Ki');
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (let i = 0; i < 2; i++) {
+      const failed = first.claimVote('Ki', { reward: 1, amount: 1 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect((await failed).code).toBe('PARTIAL');
+    }
+    await first.stop();
+    expect(await rowsOf(ctx.journal, 'Ki')).toHaveLength(2);
+    const rewards: GivenVoteReward[] = [];
+    let loopRef: ReturnType<typeof ctx.client.startDeliveryLoop> | undefined;
+    const loop = ctx.client.startDeliveryLoop({
+      give: () => {},
+      giveVoteReward: (reward) => {
+        rewards.push(reward);
+        // The player logs out while their first row is given.
+        loopRef?.leave('Ki');
+      },
+    });
+    loopRef = loop;
+    loop.join('Ki');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(rewards).toHaveLength(1);
+    expect(await rowsOf(ctx.journal, 'Ki')).toHaveLength(1);
+    loopRef = undefined;
+    loop.join('Ki');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(new Set(rewards.map((r) => r.deliveryId)).size).toBe(2);
+    expect(await rowsOf(ctx.journal, 'Ki')).toEqual([]);
+    await loop.stop();
+  });
+
   it('gives only the joining player\'s rows', async () => {
     const { client, journal } = await leaveARow();
     const rewards: GivenVoteReward[] = [];

@@ -268,9 +268,9 @@ class Loop implements DeliveryLoop {
     this.#arm(this.#startAt(player));
   }
 
-  /** Wakes the scheduler at `at` (or sooner, if it is already set sooner). */
+  /** Wakes the scheduler at `at` (or sooner, if it is already set sooner). Never called once stopping: #schedule returns then, and #tick loops only before. */
   #arm(at: number): void {
-    if (this.#stopping !== undefined || at >= this.#timerAt) return;
+    if (at >= this.#timerAt) return;
     this.#timers.clearTimeout(this.#timer);
     this.#timerAt = at;
     this.#timer = this.#timers.setTimeout(() => {
@@ -326,8 +326,6 @@ class Loop implements DeliveryLoop {
     const fast = player.fast;
     const priority: CallPriority = player.hinted ? 'hinted' : player.urgent ? 'urgent' : 'routine';
     player.fast = false;
-    player.urgent = false;
-    player.hinted = false;
     player.joined = player.waiting.splice(0);
     const token = {};
     // Never rejects: every way a run ends is a report (OFFLINE, STOPPED and ERROR included).
@@ -423,8 +421,8 @@ class Loop implements DeliveryLoop {
     player.pending = report.pending;
     if (report.granted.length > 0 || report.failed.length > 0) this.#emit({ type: 'delivery', operation: 'startDeliveryLoop', playerName: player.name, report });
     this.#blocking(player, report.code);
-    const error = report.error ?? report.journalError;
-    if (error !== undefined && (report.code === 'ERROR' || report.code === 'OUTCOME_UNKNOWN')) this.#failed(player, error);
+    // The engine's ERROR report carries its error (or the journal's), its OUTCOME_UNKNOWN one the error.
+    if (report.code === 'ERROR' || report.code === 'OUTCOME_UNKNOWN') this.#failed(player, report.error ?? report.journalError);
     else if (report.code !== 'RATE_LIMIT') {
       player.lastError = undefined;
       this.#failures = 0;

@@ -44,8 +44,8 @@ class LoopHandle implements DeliveryLoop {
   readonly #options: CheckedLoopOptions;
   #loop: DeliveryLoop | undefined;
   #ready: Promise<DeliveryLoop> | undefined;
-  /** `join` / `leave` / `expect` calls made before the scheduler loaded, in order. */
-  readonly #queued: Array<{ join: boolean; name: string; hint?: CheckoutHint }> = [];
+  /** `join` / `leave` / `expect` calls made before the scheduler loaded, in order (an `expect` is its hint, no `join`). */
+  readonly #queued: Array<{ join?: boolean; name: string; hint?: CheckoutHint }> = [];
 
   constructor(host: LoopHost, options: CheckedLoopOptions) {
     this.#host = host;
@@ -86,7 +86,7 @@ class LoopHandle implements DeliveryLoop {
     if (this.#loop !== undefined) return this.#loop.expect(name, hint);
     // Checked now (a bad hint throws here too); held once the scheduler has loaded, within its bounds.
     checkHint(hint, 0);
-    this.#queued.push({ join: false, name, hint: hint ?? {} });
+    this.#queued.push({ name, hint: hint ?? {} });
     return 'held';
   }
 

@@ -50,7 +50,7 @@ function giveHere(loop: Pick<VoteInLoop, 'player' | 'here' | 'give' | 'now'>): V
   const give = loop.give;
   return (reward) => {
     if (!loop.here()) throw new Interrupted('left');
-    return giveBackingOff(loop.player, give, reward, loop.now, 'vote');
+    return giveBackingOff(loop.player, give, reward, loop.now, true);
   };
 }
 
@@ -64,8 +64,7 @@ function giveHere(loop: Pick<VoteInLoop, 'player' | 'here' | 'give' | 'now'>): V
  */
 export async function resumeVotesInLoop(loop: VotesAtJoin): Promise<boolean> {
   const { give, votes, player, now } = loop;
-  if (give === undefined || votes === undefined) return true;
-  if (player.votesResumed && !votesDue(player, now())) return true;
+  if (give === undefined || votes === undefined || (player.votesResumed && !votesDue(player, now()))) return true;
   const deliveries = await votes.deliveries();
   try {
     const defer = (row: { deliveryId: string }) => backingOff(player, row.deliveryId, now());
