@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournal } from '../../src/index.js';
 import type { Sent } from '../../src/bridge/rcon/link.js';
-import { listPlayers, parsePlayerList } from '../../src/bridge/rcon/players.js';
+import { listPlayers, parseOnline, parsePlayerList } from '../../src/bridge/rcon/players.js';
 import { rconSuite, recordingLog } from '../support/rcon-sink.js';
 
 const rcon = rconSuite();
@@ -57,7 +57,66 @@ describe('a reply as long as a packet', () => {
   });
 });
 
+describe('parseOnline: ARK and Source replies at their edges', () => {
+  const ark = (lines: string[]) => lines.join('\n');
+  it.each<[string, string, string[]]>([
+    ['ARK: nobody, with a full stop', 'No Players Connected.', []],
+    ['ARK: Windows line ends and trailing spaces', '0. Steve, 76561198000000001 \r\n1. Alex, 76561198000000002\r\n', ['Steve', 'Alex']],
+    ['ARK: ten players or more', ark(Array.from({ length: 11 }, (_, i) => `${i}. P${i}, 7656119800000000${i}`)), Array.from({ length: 11 }, (_, i) => `P${i}`)],
+  ])('%s', (_what, reply, players) => {
+    expect(parseOnline(reply, 'ark')).toEqual(players);
+  });
+
+  it.each<[string, string]>([
+    ['ARK: "nobody" after other text', 'Server: No Players Connected'],
+    ['ARK: "nobody" with more after it', 'No Players Connected yet'],
+    ['ARK: "nobody", then a player', 'No Players Connected\n0. Steve, 76561198000000001'],
+    ['ARK: a player line after other text', 'Players: 0. Steve, 76561198000000001'],
+    ['ARK: a player line with more after its id', '0. Steve, 76561198000000001 (admin)'],
+    ['ARK: a reply filling a whole packet (maybe cut)', `${'0. Steve, 76561198000000001\n'.repeat(146)}0. Steve, 765611980`],
+  ])('%s: not understood', (_what, reply) => {
+    expect(parseOnline(reply, 'ark')).toBeUndefined();
+  });
+
+  const status = (...players: string[]) => ['hostname : My Server', 'players : 2 humans, 0 bots (24 max)', '# userid name uniqueid connected ping loss state rate adr', ...players, '#end'].join('\n');
+  it('Source: a space before the colon, ids of two digits, runs of spaces, lines indented; a quote mid-line is no player', () => {
+    expect(parseOnline(status('#12 "Steve" STEAM_1:0:1 05:00', '#  3   14 "Alex" [U:1:2]', '  # 4   "Eve" [U:1:3]', 'note # 5 "Bot" is not a line of its own'), 'source')).toEqual(['Steve', 'Alex', 'Eve']);
+  });
+
+  it('Source: no "hostname:" line at a line start, or a reply filling a whole packet: not understood', () => {
+    expect(parseOnline(['myhostname: x', '# 2 "Steve" STEAM_1:0:1'].join('\n'), 'source')).toBeUndefined();
+    const full = status(...Array.from({ length: 200 }, (_, i) => `# ${i} "P${i}" STEAM_1:0:${i}`));
+    expect(Buffer.byteLength(full)).toBeGreaterThan(4096);
+    expect(parseOnline(full, 'source')).toBeUndefined();
+    // 4096 bytes exactly: may have been cut too.
+    const base = status('# 2 "Steve" STEAM_1:0:1');
+    expect(parseOnline(`${base}\n${'x'.repeat(4096 - Buffer.byteLength(base) - 1)}`, 'source')).toBeUndefined();
+    expect(parseOnline(`${base}\n${'x'.repeat(4095 - Buffer.byteLength(base) - 1)}`, 'source')).toEqual(['Steve']);
+  });
+
+  it('ARK: 4095 bytes are read, 4096 may have been cut', () => {
+    const line = '0. Steve, 76561198000000001';
+    const pad = (bytes: number) => `${line}\n${' '.repeat(bytes - line.length - 1)}`;
+    expect(parseOnline(pad(4095), 'ark')).toEqual(['Steve']);
+    expect(parseOnline(pad(4096), 'ark')).toBeUndefined();
+  });
+
+  it('a game not named reads as Minecraft', () => {
+    expect(parseOnline('There are 1 of a max of 20 players online: Steve', undefined)).toEqual(['Steve']);
+  });
+});
+
 describe('the list poller', () => {
+  it("reads the list in the game's own form (ARK's ListPlayers)", async () => {
+    const server = await rcon.server();
+    server.answer = (command) => (command === 'ListPlayers' ? '0. Steve, 76561198000000001\n1. Alex, 76561198000000002' : 'Unknown command');
+    const sink = rcon.sink(server, new MemoryJournal(), { game: 'ark', checkOnline: false, players: { source: 'list', listCommand: 'ListPlayers', intervalMs: 1_000 } });
+    const players = await new Promise<string[]>((resolve) => sink.players?.start(resolve));
+    await sink.players?.stop();
+    expect(players).toEqual(['Steve', 'Alex']);
+    expect(server.commands).toEqual(['ListPlayers']);
+  });
+
   it('polls the list command and hands each list over; stop ends it', async () => {
     const server = await rcon.server();
     server.listReply = 'There are 2 of a max of 20 players online: Steve, Alex';

@@ -60,10 +60,11 @@ export function parsePlayerList(reply: string): string[] | undefined {
 /**
  * The player names of a reply to `game`'s list command, or `undefined` when it cannot be
  * read: ARK's `ListPlayers` (`0. Name, 7656…` a line, or `No Players Connected`), a Source
- * game's `status` (a `# userid "name" …` line per player), else {@link parsePlayerList}.
+ * game's `status` (a `# userid "name" …` line per player), else (Minecraft's, a game not
+ * named) {@link parsePlayerList}.
  * @internal
  */
-export function parseOnline(reply: string, game: Game): string[] | undefined {
+export function parseOnline(reply: string, game: Game | undefined): string[] | undefined {
   if (game === 'ark') return parseLines(reply, /^No Players Connected\.?$/iu, /^\d+\. (.+), [0-9A-Za-z]+$/u);
   if (game === 'source') return parseSourceStatus(reply);
   return parsePlayerList(reply);
@@ -107,7 +108,7 @@ export function listPlayers(link: ListLink, options: { listCommand: string; inte
         return link.send(options.listCommand);
       });
       if (!('reply' in sent)) throw 'notSent' in sent ? sent.notSent : sent.unknown;
-      const players = parseOnline(sent.reply, options.game ?? 'minecraft');
+      const players = parseOnline(sent.reply, options.game);
       if (players === undefined) log.warn('RCON list reply not understood; online players unchanged', { command: options.listCommand, reply: sent.reply.slice(0, 200) });
       else onList(players);
     } catch (error) {
