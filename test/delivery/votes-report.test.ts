@@ -221,6 +221,34 @@ describe('the refusals\' wording', () => {
     expect(await refusal(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, 5 as never))).toMatchObject({ argument: 'options', rule: expect.stringMatching(/^must be an object/) });
   });
 
+  it('names the method refused: deliverVoteReward or resumeVoteRewards, in the message and the error\'s operation', async () => {
+    const sdk = client(fresh());
+    const refusal = (call: Promise<unknown>) => call.then(() => expect.unreachable(), (error: unknown) => (expect(error).toBeInstanceOf(InvalidInputError), error as InvalidInputError));
+    expect(await refusal(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, 'give' as never))).toMatchObject({
+      operation: 'deliverVoteReward',
+      argument: 'give',
+      message: expect.stringMatching(/^deliverVoteReward: invalid give: must be a function/),
+    });
+    expect(await refusal(sdk.resumeVoteRewards('give' as never))).toMatchObject({
+      operation: 'resumeVoteRewards',
+      argument: 'give',
+      message: expect.stringMatching(/^resumeVoteRewards: invalid give: must be a function/),
+    });
+    expect(await refusal(sdk.resumeVoteRewards(() => undefined, { grantTimeoutMs: 0 }))).toMatchObject({ operation: 'resumeVoteRewards', argument: 'options.grantTimeoutMs' });
+  });
+
+  it('grantTimeoutMs and its deprecated name giveTimeoutMs given together: refused, saying to give grantTimeoutMs only', async () => {
+    const sdk = client(fresh());
+    for (const call of [
+      sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { grantTimeoutMs: 5, giveTimeoutMs: 5 }),
+      sdk.resumeVoteRewards(() => undefined, { grantTimeoutMs: 5, giveTimeoutMs: 5 }),
+    ]) {
+      const error = await call.then(() => expect.unreachable(), (e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument: 'options.giveTimeoutMs', rule: 'must not be given with options.grantTimeoutMs (its new name): give grantTimeoutMs only' });
+    }
+  });
+
   it('a give that claims for its own player is told why', async () => {
     const journal = fresh();
     mock.recordVote(KEY, 'Ann', 4);
