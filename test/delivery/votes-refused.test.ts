@@ -151,4 +151,26 @@ describe('a failing journal is no refusal', () => {
     expect((await sdk.deliverVoteReward(ask, () => undefined)).code).toBe('SUCCESS');
     expect(service.calls()).toBe(2);
   });
+
+  it('failing after a record was refused: the call claims nothing, and the refused row is still named for staff once the journal is back', async () => {
+    const state = { disk: false };
+    // Refuses the "Cursed" row; while `disk`, fails every other append holding the counters.
+    const { inner, journal } = judging((entries) => (cursed(entries) ? 'invalid' : state.disk && entries.some((e) => e.state === 'voteCounters') ? 'disk' : undefined));
+    const service = scripted([row({ reward_name: 'Cursed', vote_points: 15 })], [row({ vote_points: 10 })]);
+    const { sdk, events } = sdkOf(journal, service.fetch, { now: T0 });
+    expect((await sdk.deliverVoteReward(ask, failing)).code).toBe('PARTIAL');
+    state.disk = true;
+    events.length = 0;
+    const blocked = await sdk.deliverVoteReward(ask, failing);
+    expect(blocked).toMatchObject({ code: 'PARTIAL', journalError: expect.objectContaining({ code: 'JOURNAL_FAILED' }) });
+    // The failure is told too, not only the refusal before it.
+    expect(events).toContainEqual({ type: 'journalError', operation: 'deliverVoteReward', playerName: 'Ann', error: expect.objectContaining({ message: expect.stringMatching(/disk full/) }) });
+    expect(blocked).not.toHaveProperty('unverified');
+    expect(service.calls()).toBe(1);
+    state.disk = false;
+    const back = await sdk.deliverVoteReward(ask, () => undefined);
+    expect(back).toMatchObject({ code: 'SUCCESS', unverified: { playerName: 'Ann', reward: '2' } });
+    expect(service.calls()).toBe(2);
+    expect((await inspectJournal(inner)).openWindows).toEqual([expect.objectContaining({ playerName: 'Ann', reward: '2', cause: 'lostVote' })]);
+  });
 });

@@ -265,8 +265,9 @@ export class VoteDeliveries {
    * Writes what memory holds for a player again. A journal that refuses a record itself
    * (its checks throw `INVALID_INPUT`: no retry will take it), not one that fails, must not
    * hold the player's other records, nor the player, forever: each is written alone, the
-   * refused ones are dropped from memory, and a window names what they were (rows not
-   * given, lost calls not worked out) for staff. True once nothing is left to write.
+   * refused ones are dropped from memory (by the caller, once this returns true), and a
+   * window names what they were (rows not given, lost calls not worked out) for staff.
+   * True once nothing is left to write.
    */
   async #writeRemembered(run: VoteRun, journal: DeliveryJournal, player: string, remembered: readonly JournalEntry[]): Promise<boolean> {
     let failure: unknown;
@@ -286,8 +287,11 @@ export class VoteDeliveries {
         await journal.append([entry]);
         memory.delete(entry.deliveryId);
       } catch (error) {
-        if (!isStorefrontError(error, 'INVALID_INPUT')) return false;
-        memory.delete(entry.deliveryId);
+        // A failing journal: what it refused stays in memory too, to be named once it takes the rest.
+        if (!isStorefrontError(error, 'INVALID_INPUT')) {
+          this.#journalFailed(run, player, error);
+          return false;
+        }
         if (isVoteWork(entry)) lost.push(entry);
       }
     }
