@@ -35,6 +35,24 @@ describe('the report\'s code and text', () => {
     const bare = await client(journal, { fetch: answering([row()]) }).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined);
     expect(bare).toMatchObject({ code: 'SUCCESS', message: 'Your vote reward has been given.' });
   });
+
+  it('a give that wrote a window (it threw `unverified: { from, to }`): PARTIAL with the window\'s text and its event; with a failed row too, both texts', async () => {
+    const PARTIAL_TEXT = 'Some of your vote rewards could not be given yet; they will be given on your next claim.';
+    const WINDOW_TEXT = 'We could not confirm every vote reward you claimed. If one is missing, staff can check it for you.';
+    const unsure = Object.assign(new Error('sent, no answer'), { unverified: { from: T0 - 5, to: T0 + 5 } });
+    const events: StorefrontEvent[] = [];
+    const thrown: Error[] = [unsure, new Error('inventory full')];
+    const both = await client(fresh(), { fetch: answering([row(), row()]), onEvent: (event) => events.push(event) }).deliverVoteReward({ player: 'Ann', reward: 1, amount: 2 }, () => {
+      throw thrown.shift();
+    });
+    expect(both).toMatchObject({ code: 'PARTIAL', message: `${PARTIAL_TEXT} ${WINDOW_TEXT}`, unverified: { playerName: 'Ann', from: T0 - 5, to: T0 + 5, reward: '1' } });
+    expect(both.failed).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'unverified')).toEqual([{ type: 'unverified', operation: 'deliverVoteReward', window: { playerName: 'Ann', from: T0 - 5, to: T0 + 5 } }]);
+    const alone = await client(fresh(), { fetch: answering([row()]) }).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => {
+      throw unsure;
+    });
+    expect(alone).toMatchObject({ code: 'PARTIAL', message: WINDOW_TEXT, failed: [] });
+  });
 });
 
 describe('what the report counts as pending', () => {
