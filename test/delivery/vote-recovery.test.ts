@@ -30,6 +30,12 @@ describe('countersOf', () => {
 describe('account', () => {
   const LATER = 10 + VOTE_LANDING_MS;
 
+  it('no lost call: nothing recovered, nothing kept open, whatever the answer', () => {
+    for (const rewards of [[], [row(20, 10)], [{ ...row(20, 10), total_points: 'x' }]]) {
+      expect(account('Ann', 99, before(20, 15), [], ask(1), rewards)).toStrictEqual({ recovered: [], open: [], counters: expect.anything() });
+    }
+  });
+
   it('a lost call the counters prove carried out (this call alone cannot have spent it, at any price): the lost row, given', () => {
     // Before: 20 earned, 15 left. After: 5 left: 10 spent, not a multiple of this call's 3 units.
     const result = account('Ann', 99, before(20, 15), [mark(1)], ask(3), [row(20, 5, 6)]);
@@ -96,6 +102,41 @@ describe('account', () => {
     expect(account('Ann', LATER, before(20, 15), [mark(1)], ask(1), [row(20, 5)]).open).toEqual([]);
   });
 
+  it('a lost call that can no longer land and is not identified: a window with the points at stake, not the last window of a named call', () => {
+    expect(account('Ann', LATER, before(20, 15), [mark(1)], ask(1), [row(20, 5)])).toStrictEqual({ recovered: [], open: [], window: { from: 10, reward: '2', points: 9 }, counters: expect.anything() });
+  });
+
+  it('the counters prove a lost call spent nothing when what is left is less than its units at a point each (not less than one point)', () => {
+    // 2 spent: this call's unit at 1 or 2 points; the lost call's 3 units would need 3 more. It stays open, no window.
+    const result = account('Ann', 99, before(20, 15), [mark(3)], ask(1, 1), [row(20, 13, 1, 1)]);
+    expect(result).toMatchObject({ recovered: [], open: [mark(3)] });
+    expect(result.window).toBeUndefined();
+  });
+
+  it('what this call can have spent, whatever the price: a number of units of one reward at a whole price each, else at least one point', () => {
+    // Nothing spent, yet a row given: this call alone cannot explain it; a window (no points).
+    expect(account('Ann', 99, before(20, 15), [mark(1)], ask(1), [row(20, 15)])).toMatchObject({ recovered: [], open: [mark(1)], window: { from: 10, reward: '2' } });
+    // This call asked for all: one point spent is its own, the lost call spent nothing; none, and it is a window.
+    expect(account('Ann', 99, before(20, 15), [mark(1)], ask('all'), [row(20, 14)])).toMatchObject({ recovered: [], open: [mark(1)] });
+    expect(account('Ann', 99, before(20, 15), [mark(1)], ask('all'), [row(20, 14)]).window).toBeUndefined();
+    expect(account('Ann', 99, before(20, 15), [mark(1)], ask('all'), [row(20, 15)])).toMatchObject({ recovered: [], window: { from: 10, reward: '2' } });
+    // Two rows for 3 units: at least a point in all (not 3), so 9 of the 10 spent are at stake.
+    expect(account('Ann', 99, before(20, 15), [mark(1)], ask(3), [row(20, 10, 3), row(20, 5, 3)]).window).toEqual({ from: 10, reward: '2', points: 9 });
+  });
+
+  it('the lost call\'s price is its own reward\'s: a price known for another reward that this row happens to fit recovers nothing', () => {
+    const box = { reward: '3', name: 'Box', cost: 1, give: 2, learnedAt: 0 };
+    const result = account('Ann', 99, before(20, 15, [price, box]), [mark(1, '3')], ask(3), [row(20, 5, 6)]);
+    expect(result.recovered).toEqual([]);
+    expect(result.window).toEqual({ from: 10, reward: '3', points: 7 });
+  });
+
+  it('a split of the points found only by taking this call\'s units from what was spent (not adding them): 3 lost units and 2 of this call\'s at a point each', () => {
+    const result = account('Ann', 99, before(20, 15, [{ ...price, give: 2 }]), [mark(3)], ask(2), [row(20, 10, 4)]);
+    expect(result.recovered.map((r) => r.reward.give_amount)).toEqual([6]);
+    expect(result.window).toBeUndefined();
+  });
+
   it.each<[string, Parameters<typeof account>]>([
     ['the lost call asked for all', ['Ann', 99, before(20, 15), [mark('all')], ask(3), [row(20, 5, 6)]]],
     ['the lost call asked another reward than this call', ['Ann', 99, before(20, 15), [mark(1, '3')], ask(3), [row(20, 5, 6)]]],
@@ -134,6 +175,9 @@ describe('account', () => {
     const result = account('Ann', 99, before(20, 15, [big]), [mark(2)], ask(3), [{ ...row(20, 4), give_amount: 3 * MAX_SERVICE_COUNT }]);
     expect(result.recovered).toEqual([]);
     expect(result.window).toMatchObject({ points: 8 });
+    // Exactly at the bound: a row.
+    const at = account('Ann', 99, before(20, 15, [big]), [mark(1)], ask(3), [{ ...row(20, 4), give_amount: 3 * MAX_SERVICE_COUNT }]);
+    expect(at.recovered.map((r) => r.reward.give_amount)).toEqual([MAX_SERVICE_COUNT]);
   });
 
   it.each<[string, Parameters<typeof account>]>([
@@ -187,6 +231,9 @@ describe('account', () => {
 
   it('a message row spends nothing: the count stays; a reward row without readable counters drops it', () => {
     expect(account('Ann', 99, before(20, 15), [], ask(1), []).counters).toMatchObject({ totalPoints: 20, votePoints: 15, recordedAt: 99 });
+    // A count known only by half is no count: the message row keeps none.
+    const half: JournalVoteCounters = { deliveryId: 'votes:Ann', playerName: 'Ann', state: 'voteCounters', totalPoints: 20, recordedAt: 0, prices: [price] };
+    expect(account('Ann', 99, half, [], ask(1), []).counters).not.toHaveProperty('totalPoints');
     expect(account('Ann', 99, before(20, 15), [], ask(1), [{ ...row(20, 5), total_points: 'x' }]).counters).not.toHaveProperty('totalPoints');
   });
 });

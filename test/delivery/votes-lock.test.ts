@@ -154,6 +154,30 @@ describe('an error of the call\'s own work under the lock', () => {
 });
 
 describe('resumeVoteRewards on a journal with a lock across nodes', () => {
+  it('aborted while the lock is waited for: rejects at once with the reason; the row is not given once the lock comes', async () => {
+    mock.reset();
+    mock.recordVote(KEY, 'Ann', 4);
+    const storage = new MemoryJournal();
+    const failed = await client(storage).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => {
+      throw new Error('inventory full');
+    });
+    expect(failed.code).toBe('PARTIAL');
+    let enter!: () => void;
+    const gate = new Promise<void>((resolve) => (enter = resolve));
+    const { journal, held, released } = lockedJournal(storage, () => gate);
+    const controller = new AbortController();
+    const handed: string[] = [];
+    const call = client(journal).resumeVoteRewards((reward) => void handed.push(reward.deliveryId), { signal: controller.signal });
+    await expect.poll(() => held).toEqual(['Ann']);
+    const reason = new Error('shutting down');
+    controller.abort(reason);
+    expect(await within(call)).toEqual({ error: reason });
+    enter();
+    await expect.poll(() => released).toEqual(['Ann']);
+    expect(handed).toEqual([]);
+    expect((await storage.pending('Ann')).filter((e) => e.state === 'voteClaimed')).toHaveLength(1);
+  });
+
   it('takes the lock only for players with vote rows to give, not for those whose records are counters or marks', async () => {
     mock.reset();
     mock.recordVote(KEY, 'Ann', 4);

@@ -35,6 +35,24 @@ describe('the report\'s code and text', () => {
     const bare = await client(journal, { fetch: answering([row()]) }).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined);
     expect(bare).toMatchObject({ code: 'SUCCESS', message: 'Your vote reward has been given.' });
   });
+
+  it('a give that wrote a window (it threw `unverified: { from, to }`): PARTIAL with the window\'s text and its event; with a failed row too, both texts', async () => {
+    const PARTIAL_TEXT = 'Some of your vote rewards could not be given yet; they will be given on your next claim.';
+    const WINDOW_TEXT = 'We could not confirm every vote reward you claimed. If one is missing, staff can check it for you.';
+    const unsure = Object.assign(new Error('sent, no answer'), { unverified: { from: T0 - 5, to: T0 + 5 } });
+    const events: StorefrontEvent[] = [];
+    const thrown: Error[] = [unsure, new Error('inventory full')];
+    const both = await client(fresh(), { fetch: answering([row(), row()]), onEvent: (event) => events.push(event) }).deliverVoteReward({ player: 'Ann', reward: 1, amount: 2 }, () => {
+      throw thrown.shift();
+    });
+    expect(both).toMatchObject({ code: 'PARTIAL', message: `${PARTIAL_TEXT} ${WINDOW_TEXT}`, unverified: { playerName: 'Ann', from: T0 - 5, to: T0 + 5, reward: '1' } });
+    expect(both.failed).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'unverified')).toEqual([{ type: 'unverified', operation: 'deliverVoteReward', window: { playerName: 'Ann', from: T0 - 5, to: T0 + 5 } }]);
+    const alone = await client(fresh(), { fetch: answering([row()]) }).deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => {
+      throw unsure;
+    });
+    expect(alone).toMatchObject({ code: 'PARTIAL', message: WINDOW_TEXT, failed: [] });
+  });
 });
 
 describe('what the report counts as pending', () => {
@@ -219,6 +237,34 @@ describe('the refusals\' wording', () => {
     expect(await refusal(sdk.deliverVoteReward({ player: 'Ann', reward: 0, amount: 1 }, () => undefined))).toMatchObject({ argument: 'input.reward', rule: expect.stringMatching(/^must be a positive integer/) });
     expect(await refusal(sdk.deliverVoteReward({ player: 'Ann', reward: ' ', amount: 1 }, () => undefined))).toMatchObject({ argument: 'input.reward', rule: 'must not be blank' });
     expect(await refusal(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, 5 as never))).toMatchObject({ argument: 'options', rule: expect.stringMatching(/^must be an object/) });
+  });
+
+  it('names the method refused: deliverVoteReward or resumeVoteRewards, in the message and the error\'s operation', async () => {
+    const sdk = client(fresh());
+    const refusal = (call: Promise<unknown>) => call.then(() => expect.unreachable(), (error: unknown) => (expect(error).toBeInstanceOf(InvalidInputError), error as InvalidInputError));
+    expect(await refusal(sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, 'give' as never))).toMatchObject({
+      operation: 'deliverVoteReward',
+      argument: 'give',
+      message: expect.stringMatching(/^deliverVoteReward: invalid give: must be a function/),
+    });
+    expect(await refusal(sdk.resumeVoteRewards('give' as never))).toMatchObject({
+      operation: 'resumeVoteRewards',
+      argument: 'give',
+      message: expect.stringMatching(/^resumeVoteRewards: invalid give: must be a function/),
+    });
+    expect(await refusal(sdk.resumeVoteRewards(() => undefined, { grantTimeoutMs: 0 }))).toMatchObject({ operation: 'resumeVoteRewards', argument: 'options.grantTimeoutMs' });
+  });
+
+  it('grantTimeoutMs and its deprecated name giveTimeoutMs given together: refused, saying to give grantTimeoutMs only', async () => {
+    const sdk = client(fresh());
+    for (const call of [
+      sdk.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => undefined, { grantTimeoutMs: 5, giveTimeoutMs: 5 }),
+      sdk.resumeVoteRewards(() => undefined, { grantTimeoutMs: 5, giveTimeoutMs: 5 }),
+    ]) {
+      const error = await call.then(() => expect.unreachable(), (e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument: 'options.giveTimeoutMs', rule: 'must not be given with options.grantTimeoutMs (its new name): give grantTimeoutMs only' });
+    }
   });
 
   it('a give that claims for its own player is told why', async () => {

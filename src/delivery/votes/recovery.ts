@@ -89,13 +89,13 @@ export function account(player: string, now: number, before: JournalVoteCounters
   });
   const start = before?.totalPoints === undefined || before.votePoints === undefined ? undefined : { total: before.totalPoints, left: before.votePoints };
   // What this call and the lost ones spent together, when both answers' counters are known and agree.
-  const spent = start === undefined || after === undefined || after.total < start.total ? undefined : after.total - after.left - (start.total - start.left);
+  const moved = start === undefined || after === undefined || after.total < start.total ? undefined : { after, spent: after.total - after.left - (start.total - start.left) };
   if (lost.length === 0) {
     // A message row spends nothing: the record stays. A reward row whose counters cannot be
     // read spent what nobody can tell: the next answer starts a new count.
     if (after === undefined) return { recovered: [], open: [], counters: record(rewards.length === 0 ? start : undefined, prices) };
     // Spending nobody can tell (no counters before, or they went back) teaches no price.
-    const learned = priceOf(input, rewards, spent ?? 0, now);
+    const learned = priceOf(input, rewards, moved?.spent ?? 0, now);
     return { recovered: [], open: [], counters: record(after, learned === undefined ? prices : [...prices.filter((p) => p.reward !== learned.reward), learned]) };
   }
   // Folded, not spread: a player can have many lost calls open (no spread over a big array).
@@ -104,12 +104,12 @@ export function account(player: string, now: number, before: JournalVoteCounters
   const landing = lost.filter((m) => !(now - m.recordedAt >= VOTE_LANDING_MS));
   const own = ownSpending(input, rewards);
   const counters = record(after, prices);
-  if (spent !== undefined && own.can(spent) && spent - own.least < lost.reduce((least, m) => Math.min(least, leastSpending(m)), Number.POSITIVE_INFINITY)) {
+  if (moved !== undefined && own.can(moved.spent) && moved.spent - own.least < lost.reduce((least, m) => Math.min(least, leastSpending(m)), Number.POSITIVE_INFINITY)) {
     // The counters prove the lost calls spent nothing so far: those that can still land stay open.
     return { recovered: [], open: landing, counters };
   }
   const only = lost.length === 1 ? lost[0] : undefined;
-  const recovered = only === undefined || spent === undefined ? undefined : recover(only, input, rewards, prices, spent, own, after);
+  const recovered = only === undefined || moved === undefined ? undefined : recover(only, input, rewards, prices, moved, own);
   if (recovered !== undefined) return { recovered: [{ mark: only as JournalVoteClaim, reward: recovered }], open: [], counters };
   const reward = [...new Set(lost.map((m) => m.reward))].join(',');
   // A window named them already and this answer cannot rule them out either: a last window
@@ -117,7 +117,7 @@ export function account(player: string, now: number, before: JournalVoteCounters
   // be told now), and they are settled: at most two windows per lost call.
   if (landing.length > 0 && landing.every((m) => m.window !== undefined)) return { recovered: [], open: [], window: { from, reward, until: landing.reduce((last, m) => Math.max(last, m.recordedAt), 0) + VOTE_LANDING_MS }, counters };
   // Not identified: staff check it; calls that can still land stay open for the next answer.
-  const stake = spent === undefined ? 0 : spent - own.least;
+  const stake = moved === undefined ? 0 : moved.spent - own.least;
   return { recovered: [], open: landing, window: { from, reward, ...(stake > 0 ? { points: stake } : {}) }, counters };
 }
 
@@ -126,14 +126,14 @@ function leastSpending(mark: JournalVoteClaim): number {
   return typeof mark.amount === 'number' ? mark.amount : 1;
 }
 
-/** What this call's own answer can have spent, whatever the price: a message row nothing; rows at least a point a unit. */
+/** What this call's own answer can have spent, whatever the price: at least a point a unit. */
 interface OwnSpending {
   least: number;
   can: (points: number) => boolean;
 }
 
 function ownSpending(input: VoteRewardInput, rewards: readonly VoteReward[]): OwnSpending {
-  if (rewards.length === 0) return { least: 0, can: (points) => points === 0 };
+  // Read only with the counters of this answer, so of a reward row (a message row carries none).
   const amount = input.amount;
   const row = rewards[0] as VoteReward;
   // A number of units of one reward: that many units at one whole price each.
@@ -147,9 +147,10 @@ function ownSpending(input: VoteRewardInput, rewards: readonly VoteReward[]): Ow
  * price for the lost call's units, and the units one unit gives is confirmed twice: by
  * the price learned before and by this answer, for the same reward. Otherwise undefined.
  */
-function recover(mark: JournalVoteClaim, input: VoteRewardInput, rewards: readonly VoteReward[], prices: readonly VoteRewardPrice[], spent: number, own: OwnSpending, after: Counters | undefined): VoteReward | undefined {
+function recover(mark: JournalVoteClaim, input: VoteRewardInput, rewards: readonly VoteReward[], prices: readonly VoteRewardPrice[], moved: { after: Counters; spent: number }, own: OwnSpending): VoteReward | undefined {
   const amount = mark.amount;
-  if (typeof amount !== 'number' || typeof input.amount !== 'number' || after === undefined || own.can(spent)) return undefined;
+  const { after, spent } = moved;
+  if (typeof amount !== 'number' || typeof input.amount !== 'number' || own.can(spent)) return undefined;
   if (mark.window !== undefined || mark.reward !== String(input.reward) || rewards.length !== 1) return undefined;
   const row = rewards[0] as VoteReward;
   const price = prices.find((p) => p.reward === mark.reward);

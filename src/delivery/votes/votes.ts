@@ -265,8 +265,9 @@ export class VoteDeliveries {
    * Writes what memory holds for a player again. A journal that refuses a record itself
    * (its checks throw `INVALID_INPUT`: no retry will take it), not one that fails, must not
    * hold the player's other records, nor the player, forever: each is written alone, the
-   * refused ones are dropped from memory, and a window names what they were (rows not
-   * given, lost calls not worked out) for staff. True once nothing is left to write.
+   * refused ones are dropped from memory (by the caller, once this returns true), and a
+   * window names what they were (rows not given, lost calls not worked out) for staff.
+   * True once nothing is left to write.
    */
   async #writeRemembered(run: VoteRun, journal: DeliveryJournal, player: string, remembered: readonly JournalEntry[]): Promise<boolean> {
     let failure: unknown;
@@ -279,18 +280,21 @@ export class VoteDeliveries {
     }
     if (!isStorefrontError(failure, 'INVALID_INPUT')) return false;
     const memory = memoryOf(journal);
-    const refused: JournalEntry[] = [];
+    // What the journal refused of the work left (rows not given, lost calls not worked out).
+    const lost: Array<Row | JournalVoteClaim> = [];
     for (const entry of remembered) {
       try {
         await journal.append([entry]);
         memory.delete(entry.deliveryId);
       } catch (error) {
-        if (!isStorefrontError(error, 'INVALID_INPUT')) return false;
-        memory.delete(entry.deliveryId);
-        refused.push(entry);
+        // A failing journal: what it refused stays in memory too, to be named once it takes the rest.
+        if (!isStorefrontError(error, 'INVALID_INPUT')) {
+          this.#journalFailed(run, player, error);
+          return false;
+        }
+        if (isVoteWork(entry)) lost.push(entry);
       }
     }
-    const lost = refused.filter((e): e is Row | JournalVoteClaim => e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true));
     if (lost.length === 0) return true;
     const now = this.#host.now();
     const from = lost.reduce((least, e) => Math.min(least, e.recordedAt), now);
@@ -436,12 +440,13 @@ function refuseReentry(locks: PlayerLocks, player: string, op: Operation): void 
 }
 
 /** A row still to give, or a lost answer still to work out. */
-function isVoteWork(e: JournalEntry): boolean {
+function isVoteWork(e: JournalEntry): e is Row | JournalVoteClaim {
   return e.state === 'voteClaimed' || (e.state === 'voteClaiming' && e.settled !== true);
 }
 
 function emit(run: VoteRun, event: DeliveryEvent): void {
   try {
+    // Stryker disable next-line OptionalChaining: calling a missing listener throws inside the try that ignores listeners' failures: the same outcome
     run.via.onEvent?.(event);
   } catch {
     // A listener's failure must not change the outcome of a delivery.
