@@ -112,6 +112,34 @@ describe('the player checked online before the first command, on the same connec
     expect(server.logins.ok).toBe(1);
   });
 
+  it('not in the list: the info line names the item and the player', async () => {
+    const server = await rcon.server();
+    server.online = ['Alex'];
+    const { journal, line } = await journalWith('invoice:7');
+    const log = recordingLog();
+    await expect(rcon.sink(server, journal, { checkOnline: undefined }, log).give(itemOf(line))).rejects.toThrow('Steve is not online');
+    expect(log.lines).toEqual([{ level: 'info', message: 'RCON: the player is not online; nothing sent, kept for their next join', fields: { deliveryId: 'invoice:7', player: 'Steve' } }]);
+  });
+
+  it("the players' own list command is the check too (players.source 'list' with listCommand)", async () => {
+    const server = await rcon.server();
+    server.answer = (command) => (command === 'who' ? 'Steve' : server.minecraft(command));
+    const { journal, line } = await journalWith('invoice:8');
+    await rcon.sink(server, journal, { checkOnline: undefined, players: { source: 'list', listCommand: 'who', intervalMs: 60_000 } }).give(itemOf(line));
+    expect(server.commands).toEqual(['who', 'give Steve whip 1']);
+  });
+
+  it('the list command lost on the connection: nothing marked, the item waits, the error says the check failed', async () => {
+    const server = await rcon.server();
+    server.answer = (command) => (command === 'list' ? { drop: true } : server.minecraft(command));
+    const { journal, line } = await journalWith('invoice:9');
+    const error = await rcon.sink(server, journal, { checkOnline: undefined }).give(itemOf(line)).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(RconWindowError);
+    expect((error as Error).message).toMatch(/^RCON: not sent for product 42: the online check \(list\) failed: RCON: /);
+    expect(await lineOf(journal, 'invoice:9')).toEqual(line);
+    expect(await windowOf(journal, 'invoice:9')).toBeUndefined();
+  });
+
   it('names match exactly: "Steve2", "steve" and "XSteve" online are not Steve', async () => {
     const server = await rcon.server();
     server.online = ['Steve2', 'steve', 'XSteve'];
@@ -127,7 +155,17 @@ describe('the player checked online before the first command, on the same connec
     const log = recordingLog();
     await expect(rcon.sink(server, journal, { checkOnline: undefined }, log).give(itemOf(line))).rejects.toThrow('the reply to list could not be read, so whether Steve is online is not known');
     expect(server.commands).toEqual(['list']);
-    expect(log.lines.map((l) => l.message)).toContain('RCON list reply not understood; the item waits (is the game right, or set checkOnline: false)');
+    expect(log.lines).toContainEqual({ level: 'warn', message: 'RCON list reply not understood; the item waits (is the game right, or set checkOnline: false)', fields: { deliveryId: 'invoice:3', command: 'list', reply: 'Unknown or incomplete command, see below for error' } });
+  });
+
+  it('a list reply that cannot be read, long: the log holds its first 200 characters', async () => {
+    const server = await rcon.server();
+    const reply = `Error: ${'x'.repeat(300)}`;
+    server.answer = (command) => (command === 'list' ? reply : server.minecraft(command));
+    const { journal, line } = await journalWith('invoice:3');
+    const log = recordingLog();
+    await expect(rcon.sink(server, journal, { checkOnline: undefined }, log).give(itemOf(line))).rejects.toThrow('could not be read');
+    expect(log.lines[0]?.fields).toEqual({ deliveryId: 'invoice:3', command: 'list', reply: reply.slice(0, 200) });
   });
 
   it('checkOnline false, or a game without a list command: no list sent', async () => {
@@ -161,6 +199,18 @@ describe('replies that say it did not happen', () => {
     expect(await lineOf(journal, 'invoice:10')).toEqual(line);
     expect(await windowOf(journal, 'invoice:10')).toBeUndefined();
     expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(['RCON: the game says the player is not there; nothing given, kept for their next join']);
+  });
+
+  it("long replies: the error holds the reply's first 200 characters", async () => {
+    const server = await rcon.server();
+    const absent = `No player was found ${'x'.repeat(300)}`;
+    server.answer = (command) => (command === 'list' ? 'There are 1 of a max of 20 players online: Steve' : absent);
+    const { journal, line } = await journalWith('invoice:12');
+    await expect(rcon.sink(server, journal, { checkOnline: undefined }).give(itemOf(line))).rejects.toThrow(`RCON: product 42 not given: the game answered "${absent.slice(0, 200)}" (the player is not there); given when they are back`);
+    const refused = `Unknown or incomplete command ${'y'.repeat(300)}`;
+    server.answer = () => refused;
+    const other = await journalWith('invoice:13');
+    await expect(rcon.sink(server, other.journal).give(itemOf(other.line))).rejects.toThrow(`RCON: product 42 not given: the game refused "give Steve whip 1" with "${refused.slice(0, 200)}" (fix the command template or the product, then retry it)`);
   });
 
   it('an unknown command (a typo in the template): for staff at once, an error log naming the product, the mark removed, no window', async () => {
@@ -198,11 +248,13 @@ describe('replies that say nothing known: a window, never given', () => {
     const { journal, line } = await journalWith('invoice:20');
     const log = recordingLog();
     const sink = rcon.sink(server, journal, {}, log);
-    await expect(sink.give(itemOf(line))).rejects.toMatchObject({ name: 'RconWindowError', unverified: { from: NOW, to: NOW } });
+    const window = commandWindowId('invoice:20');
+    await expect(sink.give(itemOf(line))).rejects.toMatchObject({ name: 'RconWindowError', unverified: { from: NOW, to: NOW }, message: `RCON: the outcome of product 42 is unknown: window ${window} for staff (never sent again)` });
     expect(await windowOf(journal, 'invoice:20')).toMatchObject({ cause: 'unknownCommand', command: 'give Steve whip 1' });
     expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual(['RCON reply not understood: the outcome is unknown; a window for staff, never sent again']);
     expect(log.lines.some((l) => l.message === 'RCON command run')).toBe(false);
-    await expect(sink.give(itemOf(line))).rejects.toBeInstanceOf(RconWindowError);
+    // Given again: the window is found, the same words.
+    await expect(sink.give(itemOf(line))).rejects.toMatchObject({ name: 'RconWindowError', message: `RCON: the outcome of product 42 is unknown: window ${window} for staff (never sent again)` });
     expect(server.commands).toEqual(['give Steve whip 1']);
   });
 

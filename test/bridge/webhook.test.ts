@@ -4,7 +4,7 @@
  * 500, a timeout or a refused connection), and log lines with no secret in any form.
  */
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredItem, GivenVoteReward } from 'teamgames-sdk';
 import { createLogger, secretRedactor, type BridgeLogger } from '../../src/bridge/log.js';
 import { WEBHOOK_BODY_LIMIT, createWebhookSink } from '../../src/bridge/webhook/sink.js';
@@ -155,7 +155,22 @@ describe('the webhook sink', () => {
     await gone;
     // What the sockets' buffers took besides the limit: far from the whole body.
     expect(written).toBeLessThan(16 * 1024 * 1024);
-    expect(WEBHOOK_BODY_LIMIT).toBe(1024 * 1024);
+    // The module loaded afresh (its constant is computed while the test runs).
+    vi.resetModules();
+    expect((await import('../../src/bridge/webhook/sink.js')).WEBHOOK_BODY_LIMIT).toBe(1024 * 1024);
+  });
+
+  it('a body of exactly WEBHOOK_BODY_LIMIT bytes is read to its end: its connection is reused', async () => {
+    const sockets = new Set<unknown>();
+    const answer = Buffer.alloc(WEBHOOK_BODY_LIMIT, 'x');
+    const game = await servers.start((_, res, req) => {
+      sockets.add(req.socket);
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(answer.length) }).end(answer);
+    });
+    const sink = createWebhookSink({ url: game.url, timeoutMs: 5_000 }, { token: TOKEN, log: silent });
+    for (let i = 0; i < 6; i++) await sink.give({ ...ITEM, deliveryId: `invoice:${i}` });
+    expect(game.requests).toHaveLength(6);
+    expect(sockets.size).toBeLessThanOrEqual(2);
   });
 
   it('close() aborts a give in flight', async () => {

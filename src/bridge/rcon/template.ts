@@ -14,8 +14,8 @@ export const PURCHASE_PLACEHOLDERS = ['player', 'quantity', 'productId', 'produc
 /** The placeholders of a vote reward's commands. @internal */
 export const VOTE_PLACEHOLDERS = ['player', 'amount', 'rewardId', 'rewardName', 'deliveryId'] as const;
 
-// The patterns are declared functions, built where they are used (none has the `g` flag, so
-// a fresh one tests as a shared one would): StrykerJS (`npm run mutate`, `ignoreStatic`) never
+// The patterns are declared functions, built where they are used (a fresh one tests as a
+// shared one would; placeholder()'s `g` flag keeps no lastIndex from one use to the next): StrykerJS (`npm run mutate`, `ignoreStatic`) never
 // switches on a mutant chosen while the module loads, so module constants went untested.
 
 /**
@@ -43,7 +43,9 @@ function unsafeText(): RegExp {
 /** The longest text value, in UTF-16 units. */
 const MAX_TEXT = 100;
 /** A placeholder `{name}`, or a literal brace written twice (`{{`, `}}`: JSON text in `tellraw`). */
-const PLACEHOLDER = /\{\{|\}\}|\{([^{}]*)\}/g;
+function placeholder(): RegExp {
+  return /\{\{|\}\}|\{([^{}]*)\}/g;
+}
 /** A template of text, placeholders and doubled braces only: no brace left alone. */
 function wellFormed(): RegExp {
   return /^(?:[^{}]|\{\{|\}\}|\{[^{}]*\})*$/;
@@ -60,7 +62,7 @@ export type Rendered = { commands: string[] } | { refused: string };
 export function templateProblem(template: unknown, placeholders: readonly string[]): string | undefined {
   if (typeof template !== 'string' || template.trim() === '') return 'must be a non-empty string';
   if (/[\p{Cc}\p{Zl}\p{Zp}]/u.test(template)) return 'must not contain control characters (a newline would send a second command)';
-  for (const match of template.matchAll(PLACEHOLDER)) {
+  for (const match of template.matchAll(placeholder())) {
     if (match[1] !== undefined && !placeholders.includes(match[1])) return `has an unknown placeholder {${match[1] as string}} (known: ${placeholders.map((p) => `{${p}}`).join(', ')})`;
   }
   if (!wellFormed().test(template)) return 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})';
@@ -89,7 +91,7 @@ export function render(templates: readonly string[], values: Readonly<Record<str
   const commands: string[] = [];
   for (const template of templates) {
     let refused: string | undefined;
-    const command = template.replace(PLACEHOLDER, (whole: string, name: string | undefined) => {
+    const command = template.replace(placeholder(), (whole: string, name: string | undefined) => {
       if (name === undefined) return whole.charAt(0);
       const value = values[name] ?? '';
       const problem = valueProblem(name, value);

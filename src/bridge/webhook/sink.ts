@@ -57,23 +57,17 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  * the bridge's memory with it. Bounded in time by the call's signal too.
  */
 async function readAway(response: Response): Promise<void> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return;
+  if (response.body === null) return;
   let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      size += value.byteLength;
-      if (size > WEBHOOK_BODY_LIMIT) {
-        await reader.cancel();
-        return;
-      }
+    // Leaving the loop early cancels the body (its connection is closed, not reused). A web
+    // ReadableStream is async iterable in Node 18+, Bun and Deno; the DOM types say not yet.
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > WEBHOOK_BODY_LIMIT) break;
     }
   } catch {
     // A body cut or aborted: the status already said what happened.
-  } finally {
-    reader.releaseLock();
   }
 }
 
