@@ -6,7 +6,8 @@
  * clock faked and moved each time the command looks); a lock another resolve takes at
  * every attempt; a write the file system refuses (EACCES, EPERM injected where the
  * journal creates its lock); a bridge that cannot be reached beside a held file; the
- * messages of a window that is not there; the resolution flushed to disk.
+ * messages of a window that is not there; the resolution flushed to disk; a database row
+ * changed outside the SDK.
  */
 import { statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,10 +17,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileJournal } from '../../src/index.js';
 import { fsCalls } from '../../src/journals/file/files.js';
-import { EXIT } from '../../src/cli/program.js';
+import { EXIT, runTeamgames } from '../../src/cli/program.js';
 import { openSource } from '../../src/cli/journal-sources.js';
 import { UsageError } from '../../src/common/command-line.js';
-import { runCli } from '../support/cli.js';
+import { runCli, stream } from '../support/cli.js';
 import { fileHandlePrototype, fsError } from '../support/file-journals.js';
 import { journalWindow } from '../support/journal.js';
 
@@ -299,5 +300,29 @@ describe('teamgames journal --postgres-env: the variable is a name, not a file',
     expect(statSync('LICENSE').mode & 0o077).not.toBe(0);
     const r = await runCli(['journal', 'status', '--postgres-env', 'LICENSE'], () => T0, { LICENSE: 'http://u:pw@127.0.0.1/db' });
     expect(r).toEqual({ code: EXIT.USAGE, stdout: '', stderr: 'teamgames journal: --postgres-env must be a postgres: or postgresql: URL, got http: (see teamgames journal --help)\n' });
+  });
+});
+
+describe('teamgames journal --postgres-env: a row changed outside the SDK', () => {
+  /** A `pg` whose every query answers one row that is not a journal entry. */
+  const damagedPg = async () => ({
+    Pool: class {
+      query = async () => ({ rows: [{ entry: '{"deliveryId":"x"}' }], rowCount: 1 });
+      connect = async () => Promise.reject(new Error('no connection in this test'));
+      on() {
+        return this;
+      }
+      end = async () => undefined;
+    },
+  });
+
+  it("is the journal's own failure, said as it is: not readable, exit 1", async () => {
+    const out = { stdout: '', stderr: '' };
+    const io = { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: false, confirm: async () => false };
+    const code = await runTeamgames(['journal', 'status', '--postgres-env', 'DB'], io, { DB: 'postgres://u@h/db' }, {}, { now: () => T0, importDriver: damagedPg });
+    expect(code).toBe(EXIT.FAILURE);
+    const said = 'PostgresJournal: a row of the journal is not a journal entry';
+    expect(out.stdout).toMatch(new RegExp(`^journal +PostgreSQL postgres://u@h/db, table teamgames_deliveries\nreadable +no: ${said} \\(.+\\); it was changed outside the SDK\n$`));
+    expect(out.stderr).toMatch(new RegExp(`^teamgames journal: ${said} \\(.+\\); it was changed outside the SDK\n$`));
   });
 });
