@@ -9,7 +9,7 @@
  * messages of a window that is not there; the resolution flushed to disk; a database row
  * changed outside the SDK.
  */
-import { statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
@@ -296,9 +296,8 @@ describe('teamgames journal resolve --file: the resolution is durable', () => {
 
 describe('teamgames journal --postgres-env: the variable is a name, not a file', () => {
   it('a file of that name in the working directory, readable by others, is never looked at: no warning about its mode', async () => {
-    // LICENSE, in the repository's root (the tests' working directory), is mode 0644.
-    expect(statSync('LICENSE').mode & 0o077).not.toBe(0);
-    const r = await runCli(['journal', 'status', '--postgres-env', 'LICENSE'], () => T0, { LICENSE: 'http://u:pw@127.0.0.1/db' });
+    // src, in the repository's root (the tests' working directory, a mutation run's sandbox too), is mode 0755.
+    const r = await runCli(['journal', 'status', '--postgres-env', 'src'], () => T0, { src: 'http://u:pw@127.0.0.1/db' });
     expect(r).toEqual({ code: EXIT.USAGE, stdout: '', stderr: 'teamgames journal: --postgres-env must be a postgres: or postgresql: URL, got http: (see teamgames journal --help)\n' });
   });
 });
