@@ -120,7 +120,8 @@ export interface DatabaseJournalOptions {
  */
 export async function openDatabaseJournal(engine: 'postgres' | 'mysql', url: string, options: DatabaseJournalOptions, deps: JournalDeps): Promise<{ journal: DeliveryJournal; end: () => Promise<void> }> {
   const { origin, table, timeoutMs, connections, createTables } = options;
-  const tableOption = table === undefined ? {} : { table };
+  // An undefined table is the default one to both journals (table ?? DEFAULT_TABLE).
+  const tableOption = { table } as { table?: string };
   if (engine === 'postgres') {
     checkUrl(url, origin, ['postgres:', 'postgresql:']);
     const pg = await loadDriver<PgModule>(deps, origin, 'pg', 'pg');
