@@ -54,9 +54,14 @@ function holdBy(path: string, holder: { pid: number; host: string; since: string
 /** A live process of this host other than this one: the test runner's parent. */
 const otherProcess = () => ({ pid: process.ppid, host: hostname() });
 
-/** The clock (performance.now and Date) faked at T0; it moves only when a test moves it. */
+/**
+ * The clock (performance.now and Date) faked at T0; it moves only when a test moves it.
+ * performance.now() starts an hour in, as on a host that has run for a while: a sum taken
+ * for a difference of two of its readings would show.
+ */
 function fakeClock(): void {
-  vi.useFakeTimers({ toFake: ['performance', 'Date'], now: T0 });
+  vi.useFakeTimers({ toFake: ['performance', 'Date'], now: T0 - 3_600_000 });
+  vi.advanceTimersByTime(3_600_000);
 }
 
 /** Moves the clock `step` ms each time the command opens the lock file of `path` (each look at who holds it). */
