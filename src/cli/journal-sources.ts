@@ -11,7 +11,7 @@ import { resolve as absolute } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { UsageError } from '../common/command-line.js';
 import { inspectEntries, type JournalInspection } from '../delivery/inspect/index.js';
-import { inspectJournal, resolveWindow } from '../delivery/staff/index.js';
+import { inspectJournal, resolveWindow, type ResolveWindowInput } from '../delivery/staff/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { DeliveryJournal, JournalWindow } from '../journals/contract.js';
 import { manyNames, realFile } from '../journals/file/files.js';
@@ -400,7 +400,8 @@ async function resolveIn(journal: DeliveryJournal, input: ResolveArgs, now: numb
     if (windowId !== undefined && !known.includes(windowId)) throw new CommandFailure(`${player} has no window ${windowId}; ${ids}`);
   }
   try {
-    return await resolveWindow(journal, { ...(player === undefined ? {} : { playerName: player }), ...(windowId === undefined ? {} : { windowId }), by, note }, { now });
+    // An undefined field is an absent one to resolveWindow (checkResolveInput).
+    return await resolveWindow(journal, { playerName: player, windowId, by, note } as ResolveWindowInput, { now });
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     throw new CommandFailure(player === undefined ? `no window ${windowId} in this journal (teamgames journal windows --all lists every window)` : `${player}: ${error.rule}`);

@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import { FileJournal } from '../../src/index.js';
@@ -99,6 +99,12 @@ describe('teamgames journal: the API key is never printed', () => {
     const json = await run(['journal', 'windows', '--json', '--file', path], { env: { TEAMGAMES_API_KEY: key } });
     expect(json.stderr).not.toContain(key);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: 'JOURNAL_FAILED', message: expect.stringContaining('<redacted>.jsonl') });
+  });
+
+  it('a key file that is not there: no key to hide, no warning, the journal shown', async () => {
+    const path = await withWindow();
+    const r = await run(['journal', 'windows', '--file', path], { env: { TEAMGAMES_API_KEY_FILE: join(dirname(path), 'no-key') } });
+    expect(r).toMatchObject({ code: EXIT.OK, stderr: '', stdout: expect.stringContaining('window:w1') });
   });
 });
 
