@@ -107,7 +107,7 @@ describe('teamgames bridge, in process', () => {
     let started: RunningBridge | undefined;
     const io = { stdout: stream(() => {}), stderr: stream(() => {}), interactive: false, confirm: async () => false };
     const done = runBridgeCommand(['--config', path], io, { TEAMGAMES_API_KEY: 'command-test-key-5f2a9c', TEAMGAMES_BRIDGE_TOKEN: TOKEN }, { stopSignal: new Promise<void>((ok) => (stop = ok)), onStarted: (b) => (started = b), logDestination });
-    await expect.poll(() => started).toBeDefined();
+    await expect.poll(() => started, { timeout: 20_000 }).toBeDefined(); // a real start: more than poll's default second on a loaded machine
     const health = await fetch(`${started!.url}/v1/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(health.status).toBe(200);
     stop();

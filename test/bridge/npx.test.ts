@@ -117,7 +117,8 @@ describe('the watch on the parent, in process', () => {
       onStarted: (b) => (started = b),
       logDestination: { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) },
     });
-    await expect.poll(() => started).toBeDefined();
+    // The start is real work (a journal opened, a port bound): on a loaded machine it takes more than poll's default second.
+    await expect.poll(() => started, { timeout: 20_000 }).toBeDefined();
     const sigterm = process.listeners('SIGTERM').filter((l) => !before.includes(l));
     return { done, lines, sigterm, orphan: () => (parent = 1) };
   }
