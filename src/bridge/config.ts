@@ -42,7 +42,7 @@ export interface RconGiveConfig {
   /** Commands per vote reward id (`"*"`: any other), with `{player}`, `{amount}`, `{rewardId}`, `{rewardName}`, `{deliveryId}`. */
   voteCommands: Record<string, string[]>;
   /** Who is online: the game over the HTTP API (`game`), or the bridge polling `listCommand` (`list`). */
-  players: { source: 'game' | 'list'; listCommand: string; intervalMs: number };
+  players: { source: 'game' | 'list'; listCommand?: string; intervalMs: number };
   /** Whose replies the preset patterns read. Default `minecraft` (vanilla, Paper, Spigot). */
   game: Game;
   /** The game's reply patterns, tried before the preset's. */
@@ -151,10 +151,11 @@ const rcon = z
     players: z
       .strictObject({
         source: z.enum(['game', 'list'], { error: 'must be "game" (the game calls the HTTP API) or "list" (the bridge polls the RCON list command)' }).default('game'),
-        listCommand: template([]).default('list'),
+        // Absent: the game's own (list, ListPlayers, status; list for a custom game).
+        listCommand: template([]).optional(),
         intervalMs: int(1000, 3_600_000).default(10_000),
       })
-      .default({ source: 'game', listCommand: 'list', intervalMs: 10_000 }),
+      .default({ source: 'game', intervalMs: 10_000 }),
     game: z.enum(GAMES, { error: `must be one of ${GAMES.join(', ')}` }).default('minecraft'),
     replies: replies.optional(),
     productReplies: z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product id (1 to 64 characters, no spaces) or "*"'), replies, { error: 'must be an object: product id → reply patterns' }).optional(),

@@ -65,7 +65,8 @@ describe('bounds, one inside and one outside', () => {
 
   it('rcon: port 1 to 65535, timeoutMs 1 to 600000, intervalMs 1000 to 3600000, a host not blank', () => {
     const rcon = checkBridgeConfig({ give: RCON({ host: 'game', port: 1, timeoutMs: 1, players: { intervalMs: 1000 } }) }, '/srv').give.rcon;
-    expect(rcon).toMatchObject({ host: 'game', port: 1, timeoutMs: 1, players: { source: 'game', listCommand: 'list', intervalMs: 1000 } });
+    expect(rcon).toMatchObject({ host: 'game', port: 1, timeoutMs: 1, players: { source: 'game', intervalMs: 1000 } });
+    expect(rcon?.players).not.toHaveProperty('listCommand');
     expect(checkBridgeConfig({ give: RCON({ port: 65_535, timeoutMs: 600_000, players: { intervalMs: 3_600_000 } }) }, '/srv').give.rcon).toMatchObject({ port: 65_535, timeoutMs: 600_000, players: { intervalMs: 3_600_000 } });
     expect(problems({ give: RCON({ host: '', port: 65_536, timeoutMs: 600_001, players: { intervalMs: 3_600_001 } }) })).toEqual([
       'give.rcon.host: must not be blank',
@@ -142,7 +143,7 @@ describe('exactly one of', () => {
     expect(problems({ give: {} })).toEqual(['give: needs exactly one of "webhook" or "rcon"']);
     expect(problems({ give: { ...WEBHOOK, ...RCON() } })).toEqual(['give: needs exactly one of "webhook" or "rcon"']);
     expect(problems({ give: { rcon: { commands: { '*': ['say'] } } } })).toEqual(['give.rcon: needs exactly one of "passwordEnv" (an environment variable holding the RCON password) or "passwordFile" (a file holding it)']);
-    expect(checkBridgeConfig({ give: RCON() }, '/srv').give.rcon).toEqual({ host: '127.0.0.1', port: 25575, passwordEnv: 'RCON_PASSWORD', timeoutMs: 5000, commands: { '*': ['say {player}'] }, voteCommands: {}, players: { source: 'game', listCommand: 'list', intervalMs: 10_000 }, game: 'minecraft' });
+    expect(checkBridgeConfig({ give: RCON() }, '/srv').give.rcon).toEqual({ host: '127.0.0.1', port: 25575, passwordEnv: 'RCON_PASSWORD', timeoutMs: 5000, commands: { '*': ['say {player}'] }, voteCommands: {}, players: { source: 'game', intervalMs: 10_000 }, game: 'minecraft' });
     expect(checkBridgeConfig({ give: { rcon: { passwordFile: '/run/pw', commands: { '*': ['say'] } } } }, '/srv').give.rcon?.passwordFile).toBe('/run/pw');
   });
 });

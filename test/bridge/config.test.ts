@@ -204,7 +204,7 @@ describe('bridge.json', () => {
       timeoutMs: 5000,
       commands: { '12': ['give {player} diamond {quantity}'], '*': ['say {player} bought {productName}'] },
       voteCommands: {},
-      players: { source: 'list', listCommand: 'list', intervalMs: 10_000 },
+      players: { source: 'list', intervalMs: 10_000 },
       game: 'minecraft',
     });
     expect(config.journal).toEqual({ kind: 'mysql', urlEnv: 'DATABASE_URL', table: 'tg' });

@@ -117,6 +117,18 @@ describe('the list poller', () => {
     expect(server.commands).toEqual(['ListPlayers']);
   });
 
+  it("without a listCommand, polls the game's own: ARK's ListPlayers; a custom game's list", async () => {
+    const server = await rcon.server();
+    server.answer = (command) => (command === 'ListPlayers' ? '0. Steve, 76561198000000001' : command === 'list' ? 'Alex' : 'Unknown command');
+    const ark = rcon.sink(server, new MemoryJournal(), { game: 'ark', checkOnline: false, players: { source: 'list', intervalMs: 1_000 } });
+    expect(await new Promise<string[]>((resolve) => ark.players?.start(resolve))).toEqual(['Steve']);
+    await ark.close();
+    const custom = rcon.sink(server, new MemoryJournal(), { game: 'custom', replies: { done: ['.*'] }, checkOnline: false, players: { source: 'list', intervalMs: 1_000 } });
+    expect(await new Promise<string[]>((resolve) => custom.players?.start(resolve))).toEqual(['Alex']);
+    await custom.close();
+    expect(server.commands).toEqual(['ListPlayers', 'list']);
+  });
+
   it('polls the list command and hands each list over; stop ends it', async () => {
     const server = await rcon.server();
     server.listReply = 'There are 2 of a max of 20 players online: Steve, Alex';

@@ -57,12 +57,11 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  * the bridge's memory with it. Bounded in time by the call's signal too.
  */
 async function readAway(response: Response): Promise<void> {
-  if (response.body === null) return;
   let size = 0;
   try {
     // Leaving the loop early cancels the body (its connection is closed, not reused). A web
     // ReadableStream is async iterable in Node 18+, Bun and Deno; the DOM types say not yet.
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
       size += chunk.byteLength;
       if (size > WEBHOOK_BODY_LIMIT) break;
     }
