@@ -62,6 +62,20 @@ describe('over a scripted connection', () => {
     expect((await memory.pending()).find((e) => e.state === 'unverified')).toMatchObject({ from: NOW, command: 'give Steve whip 1\nsay thanks Steve' });
   });
 
+  it('the online check certainly not sent, or sent without an answer: nothing marked, the error names what failed', async () => {
+    const journal = new MemoryJournal();
+    const line = whip('invoice:6');
+    await journal.append([line]);
+    const { replies: _custom, ...rest } = config;
+    const checked: RconGiveConfig = { ...rest, game: 'minecraft', checkOnline: true };
+    const notSent = scripted([{ notSent: new Error('RCON: the command could not be written') }]);
+    await expect(rconSinkOn(notSent, checked, { journal, log: recordingLog(), now: () => NOW }).give(itemOf(line))).rejects.toThrow('RCON: not sent for product 42: the online check (list) failed: RCON: the command could not be written');
+    const unknown = scripted([{ unknown: new Error('RCON: Connection closed') }]);
+    await expect(rconSinkOn(unknown, checked, { journal, log: recordingLog(), now: () => NOW }).give(itemOf(line))).rejects.toThrow('RCON: not sent for product 42: the online check (list) failed: RCON: Connection closed');
+    expect([notSent.sent, unknown.sent]).toEqual([['list'], ['list']]);
+    expect(await journal.pending()).toEqual([line]);
+  });
+
   it('what a run command logs: the item, the command and its reply (200 characters at most)', async () => {
     const log = recordingLog();
     const link = scripted([{ reply: 'x'.repeat(300) }, { reply: 'fine' }]);
