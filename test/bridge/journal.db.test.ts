@@ -22,11 +22,12 @@ const TOKEN = 'db-bridge-token-0123456789abcdef0123456789';
 describe.each(['postgres', 'mysql'] as const)('teamgames bridge on a %s journal', (engine) => {
   const url = urlWithPassword(databaseUrl(engine));
 
-  it.skipIf(url === undefined)('opens the journal from the env var the config names, reads it, and never logs the password', async () => {
+  /** `teamgames bridge` on the engine's journal (`table`), the store a mock; stop() ends it (exit 0) and gives its whole output. */
+  async function startOn(table: string, more: Record<string, unknown> = {}): Promise<{ started: RunningBridge; stop: () => Promise<string> }> {
     const mock = createMockService({ seed: storeSeed });
     const dir = await mkdtemp(join(tmpdir(), 'bridge-db-'));
     const config = join(dir, 'bridge.json');
-    await writeFile(config, JSON.stringify({ listen: { port: 0 }, baseUrl: 'https://mock.test', journal: { [engine]: { urlEnv: 'GAME_DB', table: uniqueName('bridge') } }, give: { webhook: { url: 'http://127.0.0.1:9/x' } }, log: { level: 'debug' } }));
+    await writeFile(config, JSON.stringify({ listen: { port: 0 }, baseUrl: 'https://mock.test', journal: { [engine]: { urlEnv: 'GAME_DB', table } }, give: { webhook: { url: 'http://127.0.0.1:9/x' } }, ...more }));
     let out = '';
     let stop!: () => void;
     let started: RunningBridge | undefined;
@@ -39,13 +40,24 @@ describe.each(['postgres', 'mysql'] as const)('teamgames bridge on a %s journal'
     });
     await expect.poll(() => started ?? out.match(/teamgames bridge: .*/)?.[0], { timeout: 20_000 }).toBeDefined();
     expect(started, out).toBeDefined();
-    const status = await fetch(`${started!.url}/v1/players/Steve/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    return {
+      started: started as RunningBridge,
+      stop: async () => {
+        stop();
+        expect(await done).toBe(0);
+        return out;
+      },
+    };
+  }
+
+  it.skipIf(url === undefined)('opens the journal from the env var the config names, reads it, and never logs the password', async () => {
+    const bridge = await startOn(uniqueName('bridge'), { log: { level: 'debug' } });
+    const status = await fetch(`${bridge.started.url}/v1/players/Steve/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(status.status).toBe(200);
     const view = (await status.json()) as Record<string, unknown>;
     expect(view).toMatchObject({ playerName: 'Steve', pending: [], openWindows: [] });
     expect(view.journalError).toBeUndefined();
-    stop();
-    expect(await done).toBe(0);
+    const out = await bridge.stop();
     const { username, password } = new URL(url as string);
     expect(out).toContain(`journal ${engine} `);
     // (A throwaway server's password may be a word the log holds anyway, such as "teamgames": the URL's form is what must not appear.)
@@ -64,8 +76,6 @@ describe.each(['postgres', 'mysql'] as const)('teamgames bridge on a %s journal'
   });
 
   it.skipIf(url === undefined)("shows a row of the checkout hints that is not a hint on /v1/health and in one log line, never echoing it; the other hints are held", async () => {
-    const mock = createMockService({ seed: storeSeed });
-    const dir = await mkdtemp(join(tmpdir(), 'bridge-db-'));
     const table = uniqueName('bridge');
     // The tables exist (the default hints table of every bridge on this server), with the bad row and a good hint in.
     const shop = kit.journal(kit.pool(2), { table });
@@ -77,29 +87,15 @@ describe.each(['postgres', 'mysql'] as const)('teamgames bridge on a %s journal'
       [hostile],
     );
     await shop.addCheckoutHint(uniqueName('Shopper'), { expiresInMs: 60_000 });
-    const config = join(dir, 'bridge.json');
-    await writeFile(config, JSON.stringify({ listen: { port: 0 }, baseUrl: 'https://mock.test', journal: { [engine]: { urlEnv: 'GAME_DB', table } }, give: { webhook: { url: 'http://127.0.0.1:9/x' } } }));
-    let out = '';
-    let stop!: () => void;
-    let started: RunningBridge | undefined;
-    const io = { stdout: stream(() => {}), stderr: stream((t) => (out += t)), interactive: false, confirm: async () => false };
-    const done = runBridgeCommand(['--config', config], io, { TEAMGAMES_API_KEY: KEY, TEAMGAMES_BRIDGE_TOKEN: TOKEN, GAME_DB: url as string }, {
-      stopSignal: new Promise<void>((ok) => (stop = ok)),
-      onStarted: (b) => (started = b),
-      fetch: mock.fetch,
-      logDestination: { write: (line: string) => void (out += line) },
-    });
-    await expect.poll(() => started ?? out.match(/teamgames bridge: .*/)?.[0], { timeout: 20_000 }).toBeDefined();
-    expect(started, out).toBeDefined();
-    const health = async () => (await (await fetch(`${started!.url}/v1/health`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as Record<string, unknown>;
+    const bridge = await startOn(table);
+    const health = async () => (await (await fetch(`${bridge.started.url}/v1/health`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as Record<string, unknown>;
     // The loop reads the hints at its start: the bad row is reported, the good hint held.
     await expect.poll(async () => (await health())['sharedHintsError'], { timeout: 10_000 }).toBeDefined();
     const view = await health();
     expect(view['sharedHintsError']).toMatchObject({ name: 'JournalError', message: expect.stringMatching(/a row of the checkout hints is not a hint \(its player name is not a player name\); it was changed outside the SDK/) });
     expect(view['hints']).toBeGreaterThanOrEqual(1);
     expect(view['ok']).toBe(true);
-    stop();
-    expect(await done).toBe(0);
+    const out = await bridge.stop();
     const reports = out.split('\n').filter((line) => line.includes("checkout hints (the shops' expectCheckout) cannot be read"));
     expect(reports).toHaveLength(1);
     expect(reports[0]).toMatch(/not a hint/);
