@@ -8,69 +8,66 @@
  * run again). Reports: reports/mutation/ (HTML and JSON, ignored by git).
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
-export default {
-  testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
-  coverageAnalysis: 'perTest',
-  // The engine, the delivery loop (#33: loop, its player bookkeeping, its votes, budget,
-  // due heap, options), what staff see (staff.ts and the `teamgames journal` command), the
-  // vote rewards, and every journal.
-  mutate: [
+/**
+ * The scope, room by room (`npm run mutate:rooms` runs one room at a time, each with its own
+ * incremental file: scripts/mutate-rooms.ts); `mutate` below is every room's patterns.
+ * @type {Record<string, string[]>}
+ */
+export const rooms = {
+  // The delivery core: the one bounded give, the memory of given-not-acknowledged, the
+  // players' locks, what a give threw, the records a give writes itself.
+  core: [
+    'src/delivery/core/shared.ts',
+    'src/delivery/core/locks.ts',
+    'src/delivery/core/give.ts',
+    'src/delivery/core/thrown.ts',
+    'src/delivery/records/item-records.ts',
+    'src/delivery/records/checked.ts',
+  ],
+  // The engine: its modes, records, grants, report and options.
+  engine: [
     'src/delivery/engine/engine.ts',
     'src/delivery/engine/modes.ts',
     'src/delivery/engine/records.ts',
     'src/delivery/engine/grants.ts',
-    'src/delivery/core/shared.ts',
-    'src/delivery/core/locks.ts',
     'src/delivery/engine/report.ts',
+    'src/delivery/engine/options.ts',
+  ],
+  // What staff see (staff.ts, inspect.ts) and the vote rewards.
+  votes: ['src/delivery/staff/staff.ts', 'src/delivery/inspect/inspect.ts', 'src/delivery/votes/votes.ts', 'src/delivery/votes/recovery.ts'],
+  // The delivery loop (#33): its schedule, player bookkeeping, votes, budget, due heap.
+  loop: [
     'src/delivery/loop/scheduler.ts',
     'src/delivery/loop/player.ts',
     'src/delivery/loop/start.ts',
     'src/delivery/loop/votes.ts',
     'src/delivery/loop/call-budget.ts',
     'src/delivery/loop/due-heap.ts',
-    'src/delivery/engine/options.ts',
-    'src/delivery/staff/staff.ts',
-    'src/delivery/inspect/inspect.ts',
-    'src/delivery/votes/votes.ts',
-    'src/delivery/votes/recovery.ts',
-    'src/delivery/core/give.ts',
-    'src/delivery/core/thrown.ts',
-    'src/delivery/records/item-records.ts',
-    'src/delivery/records/checked.ts',
-    // The checkout hints (#47): how long, how many, which share of the budget, for whom.
-    'src/delivery/loop/hints.ts',
-    // The hints a shop wrote into a shared journal (#47): how often they are read, backoff, stop.
-    'src/delivery/loop/shared-hints.ts',
-    'src/cli/journal-command.ts',
-    'src/cli/journal-sources.ts',
-    'src/cli/journal-print.ts',
-    'src/host/databases.ts',
-    'src/journals/**/*.ts',
-    // The bridge's sinks (#37): what they send, when they stop sending; what counts as given.
-    // (rcon/link.ts, the connection, is below with the bridge's decisions: its suite uses a
-    // fake server, so its mutants no longer hang a socket until the timeout.)
-    'src/bridge/rcon/sink.ts',
-    'src/bridge/rcon/template.ts',
-    'src/bridge/webhook/sink.ts',
-    // Who is online, hence who is given anything: the RCON list poller and the roster.
-    'src/bridge/rcon/players.ts',
-    'src/bridge/roster.ts',
-    // The staff page (#48): what it lets through and who may resolve (routes, sessions and
-    // the brake, the accounts file and hashes, the escaper).
-    'src/bridge/staff-page/routes.ts',
-    'src/bridge/staff-page/sessions.ts',
-    'src/bridge/staff-page/accounts.ts',
-    'src/bridge/staff-page/html.ts',
-    // The client core (#46): what is sent and how (the client, the endpoint table, the one
-    // transport, the credentials and their redaction), what an answer says (every reader of
-    // src/wire/), when a failure is "outcome unknown" and what an error holds (to-error, the
-    // error classes), the local claim guard, the catalog cache, every argument and option
-    // check, what reaches onEvent, the signals' links. Left out, each for one reason:
-    // - src/index.ts: the public exports, a list of names.
-    // - src/types.ts, src/wire/options.ts: interfaces only (no code runs).
-    // - src/version.ts: one constant, written by the build.
-    // - src/internal/clock.ts: `performance.now()` behind a name, nothing to decide.
+  ],
+  // The checkout hints (#47): how long, how many, which share of the budget, for whom; those
+  // a shop wrote into a shared journal (how often they are read, backoff, stop).
+  hints: ['src/delivery/loop/hints.ts', 'src/delivery/loop/shared-hints.ts'],
+  // The `teamgames journal` command and the database options it shares with the bridge.
+  cli: ['src/cli/journal-command.ts', 'src/cli/journal-sources.ts', 'src/cli/journal-print.ts', 'src/host/databases.ts'],
+  // Every journal.
+  journals: ['src/journals/**/*.ts'],
+  // The bridge's sinks (#37): what they send, when they stop sending; what counts as given;
+  // who is online (the RCON list poller, the roster). (rcon/link.ts, the connection, is with
+  // the bridge's decisions: its suite uses a fake server.)
+  sinks: ['src/bridge/rcon/sink.ts', 'src/bridge/rcon/template.ts', 'src/bridge/webhook/sink.ts', 'src/bridge/rcon/players.ts', 'src/bridge/roster.ts'],
+  // The staff page (#48): what it lets through and who may resolve (routes, sessions and
+  // the brake, the accounts file and hashes, the escaper).
+  staffPage: ['src/bridge/staff-page/routes.ts', 'src/bridge/staff-page/sessions.ts', 'src/bridge/staff-page/accounts.ts', 'src/bridge/staff-page/html.ts'],
+  // The client core (#46): what is sent and how (the client, the endpoint table, the one
+  // transport, the credentials and their redaction), what an answer says (every reader of
+  // src/wire/), when a failure is "outcome unknown" and what an error holds (to-error, the
+  // error classes), the local claim guard, the catalog cache, every argument and option
+  // check, what reaches onEvent, the signals' links. Left out, each for one reason:
+  // - src/index.ts: the public exports, a list of names.
+  // - src/types.ts, src/wire/options.ts: interfaces only (no code runs).
+  // - src/version.ts: one constant, written by the build.
+  // - src/internal/clock.ts: `performance.now()` behind a name, nothing to decide.
+  client: [
     'src/client.ts',
     'src/client-parts.ts',
     'src/client-options.ts',
@@ -82,14 +79,16 @@ export default {
     'src/internal/*.ts',
     '!src/internal/clock.ts',
     '!src/wire/options.ts',
-    // The bridge's and the CLI's decisions (#46, in-process suites test/bridge/*-decisions and
-    // test/cli/*-decisions): the HTTP API (token, body limits, 503 while stopping, each
-    // route's refusals), bridge.json's rules, the secrets (the token's minimum, file modes and
-    // owners), what the log redacts, the RCON connection (not sent vs unknown, packet bounds),
-    // the assembly, the loop's option bounds, and both CLI layers (`teamgames` and what it
-    // shares with `teamgames journal`). Left out: bridge/journal.ts (opens the journal the
-    // config names: wiring over host/databases.ts, which is in), bridge/sink.ts and
-    // bridge/rcon/types.ts (types only), host/io.ts (an interface), cli/index.ts (the bin's process wiring).
+  ],
+  // The bridge's and the CLI's decisions (#46, in-process suites test/bridge/*-decisions and
+  // test/cli/*-decisions): the HTTP API (token, body limits, 503 while stopping, each
+  // route's refusals), bridge.json's rules, the secrets (the token's minimum, file modes and
+  // owners), what the log redacts, the RCON connection (not sent vs unknown, packet bounds),
+  // what a game's RCON reply says (#44), the assembly, the loop's option bounds, and both CLI
+  // layers. Left out: bridge/journal.ts (opens the journal the config names: wiring over
+  // host/databases.ts, which is in), bridge/sink.ts and bridge/rcon/types.ts (types only),
+  // host/io.ts (an interface), cli/index.ts (the bin's process wiring).
+  decisions: [
     'src/bridge/http/server.ts',
     'src/bridge/http/routes.ts',
     'src/bridge/secrets.ts',
@@ -98,13 +97,20 @@ export default {
     'src/bridge/config.ts',
     'src/bridge/log.ts',
     'src/bridge/rcon/link.ts',
-    // What a game's RCON reply says (given, absent player, refused), its presets (#44).
     'src/bridge/rcon/replies.ts',
     'src/bridge/bridge.ts',
     'src/delivery/loop/types.ts',
     'src/cli/shared.ts',
     'src/cli/program.ts',
   ],
+};
+
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  // Every room's patterns (see `rooms` above).
+  mutate: Object.values(rooms).flat(),
   // Mutants in module-level constants would each need every suite: left out, for speed.
   // Counted once (#46: a dry run of every file below plus all of src/bridge/, cli/program.ts
   // and cli/shared.ts, against one test that imports them all): 614 of 12,798 mutants are
