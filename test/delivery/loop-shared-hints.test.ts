@@ -389,7 +389,10 @@ describe('a row of the hints that is not a hint (changed outside the SDK)', () =
     damaged = false;
     await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS);
     expect(loop.stats().sharedHintsError).toBeUndefined();
-    expect(events.filter((e) => e.type === 'sharedHintsError').map((e) => e.error)).toEqual([damage, undefined]);
+    expect(events.filter((e) => e.type === 'sharedHintsError')).toEqual([
+      { type: 'sharedHintsError', operation: 'startDeliveryLoop', error: damage },
+      { type: 'sharedHintsError', operation: 'startDeliveryLoop', error: undefined },
+    ]);
     await loop.stop();
   });
 });
