@@ -197,10 +197,10 @@ describe("the loop's per-item backoff", () => {
     const item = { deliveryId: 'invoice:1' } as DeliveredItem;
     let now = 0;
     await expect(giveBackingOff(player, () => Promise.reject(new Error('busy')), item, () => now)).rejects.toThrow('busy');
-    expect(player.backoff.get('invoice:1')).toEqual({ failures: 1, at: 10_000, vote: false });
+    expect(player.backoff?.get('invoice:1')).toEqual({ failures: 1, at: 10_000, vote: false });
     now = 10_000;
     await expect(giveBackingOff(player, () => 'late', item, () => now)).resolves.toBeUndefined();
-    expect(player.backoff.has('invoice:1')).toBe(false);
+    expect(player.backoff?.has('invoice:1')).toBe(false);
   });
 
   it('a vote reward row backing off sets when the next run comes, but is not weighed against the purchases pending', async () => {
@@ -208,7 +208,7 @@ describe("the loop's per-item backoff", () => {
     const player = newPlayer('Ann');
     const reward = { deliveryId: 'vote:1:0' };
     await expect(giveBackingOff(player, () => Promise.reject(new Error('busy')), reward, () => 0, true)).rejects.toThrow('busy');
-    expect(player.backoff.get('vote:1:0')).toEqual({ failures: 1, at: 10_000, vote: true });
+    expect(player.backoff?.get('vote:1:0')).toEqual({ failures: 1, at: 10_000, vote: true });
     expect(heldBack(player, 0)).toEqual({ held: 0, retry: 10_000 });
     // A service window after the last call, at the earliest.
     player.lastCallAt = 5_000;
