@@ -692,6 +692,31 @@ describe('a hinted purchase claimed but not given yet', () => {
     await loop.stop();
   });
 
+  it('in the fast hint claim mode, whose give failed: given again in a one-call hinted run, then done: the routine polls that follow preview first', async () => {
+    const { mock, client, calls, given } = setup();
+    let failures = 1;
+    const give = (item: DeliveredItem) => {
+      if (item.player_name === 'Lia' && failures-- > 0) throw new Error('inventory full');
+      given.push({ at: Date.now(), item });
+    };
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 60_000, hintClaimMode: 'fast' });
+    loop.join('Lia');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(loop.expect('Lia')).toBe('held');
+    mock.addPurchase(KEY, { playerName: 'Lia', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(given).toHaveLength(1);
+    const givenAt = given[0]!.at;
+    // The join's preview, the hinted claim whose give failed, the hinted claim that gave it.
+    expect(between(calls, 'Lia', T0, givenAt + 1).map((c) => c.preview)).toEqual([true, false, false]);
+    // In their hands: the hint's life is not over, but the player is polled as any other.
+    await vi.advanceTimersByTimeAsync(150_000);
+    const after = between(calls, 'Lia', givenAt + 1, Date.now());
+    expect(after.length).toBeGreaterThanOrEqual(2);
+    expect(after.every((c) => c.preview)).toBe(true);
+    await loop.stop();
+  });
+
   it('whose player left mid-delivery is given at once when they come back, ahead of a crowd of joins', async () => {
     const { mock, client, given } = setup();
     let loop: ReturnType<typeof client.startDeliveryLoop> | undefined;

@@ -473,9 +473,10 @@ class Loop implements DeliveryLoop {
     player.failed = false;
     const soon = again ? Math.max(now, player.lastCallAt) + CLAIM_WINDOW_MS : next;
     // A hinted purchase claimed and not given yet (its give failed): the run that gives it is
-    // a hinted one, at its time, while the hint would have lived. Nothing pending: it was given.
+    // a hinted one, at its time, while the hint would have lived. Nothing pending: it was given,
+    // and no give is planned.
     if (player.pending === 0) this.#hints.given(player.name);
-    const giveAt = player.pending > 0 ? this.#hints.planGive(player.name, Math.min(soon, retry), now) : undefined;
+    const giveAt = this.#hints.planGive(player.name, Math.min(soon, retry), now);
     if (giveAt !== undefined) {
       player.fast = this.#options.hintClaimMode === 'fast';
       return this.#schedule(player, giveAt, true, true);
