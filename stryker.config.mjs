@@ -105,9 +105,19 @@ export const rooms = {
   ],
 };
 
+/**
+ * Rooms run against suites of their own (`npm run mutate:rooms` passes them in
+ * MUTATE_ROOM_SUITES); the others run against vitest.mutate.config.ts's.
+ * @type {Record<string, string>}
+ */
+export const roomSuites = {
+  // Without the child-process suites, which cost a journal mutant seconds each and see none.
+  journals: 'vitest.mutate-journals.config.ts',
+};
+
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
+  vitest: { configFile: process.env.MUTATE_ROOM_SUITES ?? 'vitest.mutate.config.ts', related: false },
   coverageAnalysis: 'perTest',
   // Every room's patterns (see `rooms` above).
   mutate: Object.values(rooms).flat(),

@@ -49,13 +49,15 @@ function git(...args: string[]): string {
 /** The rooms of stryker.config.mjs, in the order a full run takes them: name → patterns. */
 type Rooms = Record<string, string[]>;
 
-function runRoom(rooms: Rooms, room: string): void {
+function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string): void {
   const patterns = rooms[room] as string[];
+  const suites = roomSuites[room];
   const started = Date.now();
   const commit = git('rev-parse', '--short', 'HEAD');
   const clean = git('status', '--porcelain', '--untracked-files=no') === '';
-  console.log(`\n== room ${room}: ${patterns.join(' ')} (commit ${commit}${clean ? '' : ', with changes'})`);
-  const run = spawnSync('npx', ['stryker', 'run', '--mutate', patterns.join(','), '--incrementalFile', `reports/mutation/rooms/${room}.incremental.json`], { cwd: ROOT, stdio: 'inherit' });
+  console.log(`\n== room ${room}: ${patterns.join(' ')} (commit ${commit}${clean ? '' : ', with changes'}${suites === undefined ? '' : `; suites: ${suites}`})`);
+  const env = suites === undefined ? process.env : { ...process.env, MUTATE_ROOM_SUITES: suites };
+  const run = spawnSync('npx', ['stryker', 'run', '--mutate', patterns.join(','), '--incrementalFile', `reports/mutation/rooms/${room}.incremental.json`], { cwd: ROOT, stdio: 'inherit', env });
   if (run.status !== 0) throw new Error(`mutate:rooms: the run of room ${room} failed (exit ${run.status ?? run.signal})`);
   copyFileSync(join(ROOT, 'reports/mutation/mutation.json'), join(DIR, `${room}.json`));
   const done: RoomRun = { room, commit, clean, seconds: Math.round((Date.now() - started) / 1000), at: new Date().toISOString() };
@@ -102,7 +104,7 @@ function printTable(rooms: Rooms): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { rooms } = (await import(pathToFileURL(join(ROOT, 'stryker.config.mjs')).href)) as { rooms: Rooms };
+  const { rooms, roomSuites } = (await import(pathToFileURL(join(ROOT, 'stryker.config.mjs')).href)) as { rooms: Rooms; roomSuites: Record<string, string> };
   mkdirSync(DIR, { recursive: true });
   const tableOnly = argv.includes('--table');
   const resume = argv.includes('--resume');
@@ -117,7 +119,7 @@ async function main(argv: string[]): Promise<void> {
         console.log(`room ${room}: already run on ${head}, kept`);
         continue;
       }
-      runRoom(rooms, room);
+      runRoom(rooms, roomSuites, room);
     }
   }
   printTable(rooms);
