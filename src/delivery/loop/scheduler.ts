@@ -53,9 +53,8 @@ class Loop implements DeliveryLoop {
   readonly #sharedHints: SharedHints | undefined;
   readonly #players = new Map<string, Player>();
   /** Due runs: hinted players'; joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
-  readonly #hintedRuns = new DueHeap<Player>();
-  readonly #urgent = new DueHeap<Player>();
-  readonly #routine = new DueHeap<Player>();
+  /** The planned runs, a queue per priority. */
+  readonly #due: Readonly<Record<CallPriority, DueHeap<Player>>> = { hinted: new DueHeap(), urgent: new DueHeap(), routine: new DueHeap() };
   /** Runs in flight, by the token their async context carries. */
   readonly #running = new Map<object, Promise<unknown>>();
   /** Runs started that have not asked the budget for their first call yet. */
@@ -105,7 +104,7 @@ class Loop implements DeliveryLoop {
     this.#hints.back(name, now);
     const hinted = this.#hints.active(name, now) !== undefined || this.#hints.giving(name, now);
     player.fast = this.#options.hintClaimMode === 'fast' && hinted;
-    this.#schedule(player, now, true, hinted);
+    this.#schedule(player, now, hinted ? 'hinted' : 'urgent');
   }
 
   leave(playerName: string): void {
@@ -154,7 +153,7 @@ class Loop implements DeliveryLoop {
     const report = new Promise<LoopClaimReport>((resolve) => player.waiting.push(resolve));
     // Fast: one call when the service's window is open again. Exactly once: a preview then.
     player.fast = this.#options.claimMode === 'fast';
-    this.#schedule(player, Math.max(this.#timers.now(), player.lastCallAt + CLAIM_WINDOW_MS), true);
+    this.#schedule(player, Math.max(this.#timers.now(), player.lastCallAt + CLAIM_WINDOW_MS), 'urgent');
     return report;
   }
 
@@ -175,7 +174,7 @@ class Loop implements DeliveryLoop {
       await this.#budget.take('urgent', player.gone.signal);
       this.#stats.calls += 1;
     };
-    return claimVoteInLoop({ player, here, call, plan: (at) => this.#schedule(player, at, false), votes, give: giveVote, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts, now: () => this.#timers.now() }, input);
+    return claimVoteInLoop({ player, here, call, plan: (at) => this.#schedule(player, at, 'routine'), votes, give: giveVote, grantTimeoutMs: this.#options.grantTimeoutMs, staffAfterAttempts: this.#options.staffAfterAttempts, now: () => this.#timers.now() }, input);
   }
 
   stats(): DeliveryLoopStats {
@@ -231,9 +230,7 @@ class Loop implements DeliveryLoop {
     }
     this.#players.clear();
     this.#hints.clear();
-    this.#hintedRuns.clear();
-    this.#urgent.clear();
-    this.#routine.clear();
+    for (const heap of Object.values(this.#due)) heap.clear();
     this.#host.engine.releaseLoop(this.#owner);
   }
 
@@ -248,8 +245,10 @@ class Loop implements DeliveryLoop {
     return player.urgent ? player.due : Math.max(player.due, this.#holdUntil);
   }
 
-  #schedule(player: Player, at: number, urgent: boolean, hinted = false): void {
+  /** Plans the player's next run at `at`, in the budget's queue of its priority (a hinted run is urgent too). */
+  #schedule(player: Player, at: number, priority: CallPriority): void {
     if (this.#stopping !== undefined) return;
+    const hinted = priority === 'hinted';
     // An urgent run already planned stays: it is never later than a new one (the clock and
     // lastCallAt only move forward), and a routine plan is only made by #afterRun, when no
     // plan but an urgent one (a /claim during the run) can exist. A hint makes it hinted, at
@@ -261,10 +260,10 @@ class Loop implements DeliveryLoop {
     // Stryker disable next-line AssignmentOperator: any new value marks the older entries stale; counting down does too
     player.version += 1;
     player.due = at;
-    player.urgent = urgent || hinted;
+    player.urgent = priority !== 'routine';
     player.hinted = hinted;
     player.scheduled = true;
-    (hinted ? this.#hintedRuns : urgent ? this.#urgent : this.#routine).push(at, player);
+    this.#due[priority].push(at, player);
     this.#arm(this.#startAt(player));
   }
 
@@ -290,14 +289,14 @@ class Loop implements DeliveryLoop {
     const live = (entry: DueEntry<Player>) => this.#players.get(entry.owner.name) === entry.owner;
     while (this.#stopping === undefined) {
       const now = this.#timers.now();
-      const hinted = this.#hintedRuns.peek(live);
+      const hinted = this.#due.hinted.peek(live);
       if (hinted !== undefined && hinted.due <= now) {
-        this.#hintedRuns.pop();
+        this.#due.hinted.pop();
         this.#startPlanned(hinted.owner);
         continue;
       }
-      const urgent = this.#urgent.peek(live);
-      const routine = this.#routine.peek(live);
+      const urgent = this.#due.urgent.peek(live);
+      const routine = this.#due.routine.peek(live);
       const routineAt = routine === undefined ? Number.POSITIVE_INFINITY : Math.max(routine.due, this.#holdUntil);
       let next: DueEntry<Player> | undefined;
       if (urgent !== undefined && urgent.due <= now) next = urgent;
@@ -311,7 +310,7 @@ class Loop implements DeliveryLoop {
       if (next === undefined) return this.#arm(Math.min(hinted?.due ?? Number.POSITIVE_INFINITY, urgent?.due ?? Number.POSITIVE_INFINITY, routineAt));
       // Runs queue for the budget inside their calls: a second's worth waiting (or about to) is enough.
       if (this.#budget.waiting + this.#starting >= this.#options.maxCallsPerSecond) return this.#arm(Math.min(hinted?.due ?? Number.POSITIVE_INFINITY, now + 1_000 / this.#options.maxCallsPerSecond));
-      (next === urgent ? this.#urgent : this.#routine).pop();
+      (next === urgent ? this.#due.urgent : this.#due.routine).pop();
       this.#startPlanned(next.owner);
     }
   }
@@ -457,7 +456,7 @@ class Loop implements DeliveryLoop {
   #afterRun(player: Player): void {
     const now = this.#timers.now();
     if (player.waiting.length > 0 || player.fast) {
-      this.#schedule(player, Math.max(now, player.lastCallAt + CLAIM_WINDOW_MS), true);
+      this.#schedule(player, Math.max(now, player.lastCallAt + CLAIM_WINDOW_MS), 'urgent');
       // A live hint makes it the hinted run: a /claim's run queued behind others goes first then.
       this.#hinted(player, now);
       return;
@@ -479,9 +478,9 @@ class Loop implements DeliveryLoop {
     const giveAt = this.#hints.planGive(player.name, Math.min(soon, retry), now);
     if (giveAt !== undefined) {
       player.fast = this.#options.hintClaimMode === 'fast';
-      return this.#schedule(player, giveAt, true, true);
+      return this.#schedule(player, giveAt, 'hinted');
     }
-    this.#schedule(player, Math.min(soon, next, retry), false);
+    this.#schedule(player, Math.min(soon, next, retry), 'routine');
   }
 
   /**
@@ -493,7 +492,7 @@ class Loop implements DeliveryLoop {
     const at = this.#hints.planAt(player.name, player.lastCallAt, now);
     if (at === undefined) return false;
     player.fast = this.#options.hintClaimMode === 'fast';
-    this.#schedule(player, at, true, true);
+    this.#schedule(player, at, 'hinted');
     return true;
   }
 
