@@ -4,8 +4,8 @@
  * whole deliveries, checked here value by value.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryJournal, type JournalEntry, type JournalLine, type JournalVoteReward } from '../../src/index.js';
-import { failureOf, notedFailure, sharedOf } from '../../src/delivery/core/index.js';
+import { JournalError, MemoryJournal, type JournalEntry, type JournalLine, type JournalVoteReward } from '../../src/index.js';
+import { claimLoop, failureOf, journalErrorOf, notedFailure, releaseLoop, sharedOf } from '../../src/delivery/core/index.js';
 import { readThrown, thrownText } from '../../src/delivery/core/thrown.js';
 import { itemRecordsOf } from '../../src/delivery/records/index.js';
 import { journalLine } from '../support/journal.js';
@@ -105,5 +105,30 @@ describe('the core records a give writes through', () => {
     expect(await records.window(window)).toEqual(new Error('the journal refused the window'));
     expect(records.unwritten('window:command:invoice:1')).toEqual(window);
     await expect(records.mark(journalLine('invoice:1', 'Ann'))).rejects.toBeUndefined();
+  });
+});
+
+describe("the journal's shared state", () => {
+  it('a journal failure as a JournalError: its text redacted when a redaction is given, then cut to 200; one already a JournalError as it is', () => {
+    const failure = new Error(`disk full at k3y-secret ${'x'.repeat(300)}`);
+    const plain = journalErrorOf('deliver', failure, undefined);
+    expect(plain).toBeInstanceOf(JournalError);
+    expect(plain.message).toBe(`deliver: the delivery journal failed (${`disk full at k3y-secret ${'x'.repeat(300)}`.slice(0, 200)})`);
+    expect(plain.cause).toBe(failure);
+    const redacted = journalErrorOf('deliver', failure, (text) => text.replaceAll('k3y-secret', '[redacted]'));
+    expect(redacted.message).toBe(`deliver: the delivery journal failed (${`disk full at [redacted] ${'x'.repeat(300)}`.slice(0, 200)})`);
+    expect(journalErrorOf('deliver', plain, undefined)).toBe(plain);
+  });
+
+  it("one loop per journal: a second is told the first; a release by a loop that is not the journal's leaves the journal's registered", () => {
+    const journal = new MemoryJournal();
+    const first = {};
+    const second = {};
+    expect(claimLoop(journal, first)).toBeUndefined();
+    expect(claimLoop(journal, second)).toBe(first);
+    releaseLoop(journal, second);
+    expect(claimLoop(journal, second)).toBe(first);
+    releaseLoop(journal, first);
+    expect(claimLoop(journal, second)).toBeUndefined();
   });
 });
