@@ -41,6 +41,9 @@ describe('entryProblem', () => {
     ['a vote reward row with its sending mark (RCON)', { ...voteRow, sending: 1 }],
     ['a window of a command whose outcome is unknown, naming it', { ...window, cause: 'unknownCommand', command: 'give Ann whip 1\nsay Ann thanks' }],
     ['a window of a command, resolved, its command unknown', { ...resolved, cause: 'unknownCommand' }],
+    ['a claim mark with its start', { ...mark, since: 5 }],
+    ['a lost vote window whose points are none left', { ...voteWindow, points: 0 }],
+    ['a line marked for staff', { ...line, lastError: { message: 'm', at: 1, attempts: 3, stuck: true } }],
   ])('%s: a journal entry', (_name, value) => {
     expect(entryProblem(value)).toBeUndefined();
   });
@@ -86,6 +89,9 @@ describe('entryProblem', () => {
     ['a lost vote window without its reward', { ...voteWindow, reward: undefined }, 'reward is not a non-empty string on a lostVote window'],
     ['a claim window naming a reward', { ...window, reward: '1' }, 'reward is not a non-empty string on a lostVote window (and absent on others)'],
     ['a lost vote window with negative points', { ...voteWindow, points: -1 }, 'points is not a non-negative integer'],
+    ['a lost vote window with an empty reward', { ...voteWindow, reward: '' }, 'reward is not a non-empty string on a lostVote window'],
+    ['a claim mark whose start is text', { ...mark, since: '5' }, 'since is not a number'],
+    ['a lastError whose stuck mark is text', { ...line, lastError: { message: 'm', at: 1, attempts: 3, stuck: 'yes' } }, 'lastError.stuck is not a boolean'],
     ['a claim window with points', { ...window, points: 1 }, 'points is not a non-negative integer on a lostVote window'],
     ['a vote mark without its reward', { ...voteMark, reward: '' }, 'reward is not a non-empty string'],
     ['a vote mark of zero units', { ...voteMark, amount: 0 }, "amount is not a positive integer or 'all'"],
