@@ -134,6 +134,14 @@ describe('MemoryJournal: checkout hints', () => {
     expect(hint).toEqual({ playerName: 'Ann', transactionId: 'tx-1', ageMs: 0, remainingMs: 60_000 });
   });
 
+  it('written again the moment it expires, with no read between: written anew, not kept expired', async () => {
+    const journal = new MemoryJournal();
+    await journal.addCheckoutHint('Ann', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    await journal.addCheckoutHint('Ann', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    expect(await journal.liveCheckoutHints()).toEqual([{ playerName: 'Ann', transactionId: 'tx-1', ageMs: 0, remainingMs: 60_000 }]);
+  });
+
   it('one hint per player and transaction: another transaction, or none, is another hint', async () => {
     const journal = new MemoryJournal();
     await journal.addCheckoutHint('Ann', { transactionId: 'tx-1' });
