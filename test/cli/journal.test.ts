@@ -175,6 +175,15 @@ describe('teamgames journal status', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('resolve on a file that does not exist: refused, and nothing created, not the journal nor its lock (exit 1)', async () => {
+    const path = await tempPath('missing.jsonl');
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'granted by hand', '--by', 'mod:bob', '--file', path]);
+    expect(r.code).toBe(EXIT.FAILURE);
+    expect(r.stderr).toBe(`teamgames journal: FileJournal: there is no journal file at ${path} (nothing was created)\n`);
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it('colours what needs a look on a terminal: yellow for open windows and pending lines, not in a pipe', async () => {
     const path = await journalWithACase();
     const tty = await run(['journal', 'status', '--file', path], { tty: true });

@@ -4,11 +4,13 @@
  * twice the pending entries), a compacted file keeps working through a failed write and a
  * restart, and every kind of damaged line is refused with its line number and its problem.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
+import { FileStore } from '../../src/journals/file/store.js';
+import { OWNER_ONLY } from '../../src/journals/file/trust.js';
 import { fileHandlePrototype, reload, scratchJournals, type FileHandleMethods } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 
@@ -199,5 +201,22 @@ describe('opening a journal removes its own compaction leftovers, never anything
     for (const name of [...ours, ...others]) writeFileSync(join(dir, name), 'x');
     await journal(path).pending();
     expect(readdirSync(dir).sort()).toEqual(['game-1.jsonl', 'game-1.jsonl.lock', ...others].sort());
+  });
+});
+
+describe("staff's store (teamgames journal resolve, in the file itself)", () => {
+  it('on a journal removed since it was read: refused, naming the path, and nothing created, not the journal nor its lock', async () => {
+    const path = file();
+    const store = new FileStore(path, 1_000, true, OWNER_ONLY, true);
+    try {
+      const error = await store.pending().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(JournalError);
+      expect((error as JournalError).message).toBe(`FileJournal: there is no journal file at ${path} (nothing was created)`);
+      expect((error as JournalError).path).toBe(path);
+      expect(existsSync(path)).toBe(false);
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -160,11 +160,14 @@ export class FileStore {
         const { found, dirOwner } = await checkJournalPath(real, this.#path, trust);
         this.#dirOwner = dirOwner;
         await checkRegular(real, this.#path);
-        if (this.#staff && found === undefined) throw new JournalError(`FileJournal: there is no journal file at ${this.#path} (nothing was created)`, { path: this.#path });
+        if (this.#staff) {
+          // Staff resolve in the journal that is there (it was read a moment ago): never create one.
+          if (found === undefined) throw new JournalError(`FileJournal: there is no journal file at ${this.#path} (nothing was created)`, { path: this.#path });
+          // Only root gives files away (and must: the bridge's user could not remove a lock of root's in a sticky folder).
+          if (trust.uid === 0 && found.uid !== 0) owner = { uid: found.uid, gid: found.gid };
+        }
         // The lock is readable by whom the journal is (staff's `teamgames journal status`).
         lockMode = found === undefined ? this.#mode : (found.mode & 0o640) | OWNER_ONLY;
-        // Only root gives files away (and must: the bridge's user could not remove a lock of root's in a sticky folder).
-        if (this.#staff && found !== undefined && trust.uid === 0 && found.uid !== 0) owner = { uid: found.uid, gid: found.gid };
       } catch (error) {
         if (error instanceof JournalError) throw error;
         throw new JournalError(`FileJournal: could not open ${this.#path}: ${(error as Error).message}`, { path: this.#path, cause: error });
