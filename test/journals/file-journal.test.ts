@@ -6,7 +6,7 @@
  * says what it is (wrapped once, with its cause), the size limit is exact, and every kind
  * of entry comes back field by field after a restart.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { constants, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -201,6 +201,50 @@ describe('FileJournal: errors on opening say what they are, wrapped once', () =>
     expect(existsSync(`${path}.lock`)).toBe(false);
     vi.restoreAllMocks();
     expect(await ids(j)).toEqual(['a']);
+  });
+
+  it('a file that vanishes again after another process created it first: opened twice at most, then the failure (no endless retry)', async () => {
+    const path = file();
+    const realOpen = fsCalls.open;
+    let calls = 0;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, flags, mode) => {
+      if (target !== path) return realOpen(target, flags, mode);
+      calls += 1;
+      // The exclusive create finds it there (created meanwhile); each plain open finds it gone.
+      throw fsError(((flags as number) & constants.O_EXCL) !== 0 ? 'EEXIST' : 'ENOENT');
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect(((error as JournalError).cause as NodeJS.ErrnoException).code).toBe('ENOENT');
+    expect(calls).toBe(3);
+  });
+
+  it('a new file it may not create (EACCES): that failure, not a retry', async () => {
+    const path = file();
+    const realOpen = fsCalls.open;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (target, flags, mode) => {
+      if (target !== path) return realOpen(target, flags, mode);
+      throw fsError(((flags as number) & constants.O_EXCL) !== 0 ? 'EACCES' : 'ENOENT');
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toBe(`FileJournal: could not open ${path}: EACCES: injected failure`);
+  });
+
+  it('a new file whose mode cannot be set (chmod refused): that failure, and the file it created removed', async () => {
+    const path = file();
+    const realChmod = handles.chmod;
+    let chmods = 0;
+    // The lock file is created first (its chmod goes through), then the journal.
+    vi.spyOn(handles, 'chmod').mockImplementation(function (this: FileHandle, mode) {
+      chmods += 1;
+      return chmods === 2 ? Promise.reject(fsError('EPERM')) : realChmod.call(this, mode);
+    });
+    const error = await journal(path).pending().catch((e: unknown) => e);
+    expect(chmods).toBe(2);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toBe(`FileJournal: could not open ${path}: EPERM: injected failure`);
+    expect(existsSync(path)).toBe(false);
   });
 
   it('what is not a regular file: its own message, not wrapped in "could not open"', async () => {
