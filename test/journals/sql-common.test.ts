@@ -2,7 +2,9 @@
  * What the PostgreSQL and MySQL journals share (src/journals/sql/common.ts), through the
  * public classes on pools of the test's making (no server): the rows read back (a damaged
  * row is a JournalError naming the journal and what is wrong, never an item to grant), the
- * driver failures as JournalError, the turns of the pool's lock connections, the calls
+ * driver failures as JournalError naming what could not be done, a window's rounds of
+ * compare-and-set, the checkout hints' cleanup (once a minute) and endCheckoutHint's
+ * argument checks, the turns of the pool's lock connections, the calls
  * made after a lock was released, and the limits and names the module starts with.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
