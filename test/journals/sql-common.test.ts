@@ -179,6 +179,18 @@ describe.each(engines)('$name: resolving a window', ({ name, journal }) => {
     expect(log).toEqual(Array.from({ length: 3 }, () => ['pool: SELECT', 'pool: UPDATE']).flat());
   });
 
+  it('with no row: notFound; resolved already: alreadyResolved with the first resolution; either after one read, nothing written', async () => {
+    const first = { ...journalWindow('window:w1'), state: 'resolved', resolution: { by: 'mod:bob', at: 1_767_200_000_000, note: 'first' } };
+    for (const [rows, outcome] of [
+      [[], { outcome: 'notFound' }],
+      [[JSON.stringify(first)], { outcome: 'alreadyResolved', window: first }],
+    ] as const) {
+      const log: string[] = [];
+      expect(await journal(() => ({ entries: [...rows] }), log).resolveWindow('window:w1', resolution)).toEqual(outcome);
+      expect(log).toEqual(['pool: SELECT']);
+    }
+  });
+
   it('whose row changed twice while it was open: the third round resolves it', async () => {
     const log: string[] = [];
     expect(await changing(2, log).resolveWindow('window:w1', resolution)).toEqual({ outcome: 'resolved', window: { ...journalWindow('window:w1'), state: 'resolved', resolution } });
