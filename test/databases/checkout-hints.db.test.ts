@@ -3,9 +3,12 @@
  * table created on first use (and by the exported DDL), what a shop's journal object writes
  * another node's reads, times from the database's clock only, a hint written again never
  * extending itself, expired rows deleted by the reads, a flood bounded, a row that is not a
- * hint refused, and a missing table a JournalError. The loop's use of them runs on the
+ * hint refused, a missing table a JournalError, and the engines' SQL (module-level texts)
+ * run by a module loaded inside a test. The loop's use of them runs on the
  * MemoryJournal (test/delivery/loop-shared-hints.test.ts).
  */
+import type mysql from 'mysql2/promise';
+import type pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expectCheckout, JournalError } from 'teamgames-sdk';
 import { uniqueName } from '../support/databases.js';
@@ -63,6 +66,26 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       expect(hints[0]!.remainingMs).toBeLessThanOrEqual(60_000);
       expect(hints[1]!.remainingMs).toBeGreaterThan(595_000);
       expect(hints[1]!.remainingMs).toBeLessThanOrEqual(600_000);
+    });
+
+    it("written and read by the journal's module loaded afresh: its SQL texts are module-level constants, run inside this test", async () => {
+      const names = tables();
+      // The suites import the journals at the top, before any test: under StrykerJS's
+      // ignoreStatic, a mutant of a module-level text (MySQL's clock expression) runs only
+      // against the tests that loaded its module themselves, as this one does.
+      vi.resetModules();
+      const journal =
+        kit.engine === 'postgres'
+          ? new (await import('teamgames-sdk/postgres')).PostgresJournal(kit.pool(2) as pg.Pool, names)
+          : new (await import('teamgames-sdk/mysql')).MySqlJournal(kit.pool(2) as mysql.Pool, names);
+      await journal.addCheckoutHint('Ann', { transactionId: 'tx-1', expiresInMs: 60_000 });
+      const [hint, ...more] = await journal.liveCheckoutHints();
+      expect(more).toEqual([]);
+      expect(hint).toMatchObject({ playerName: 'Ann', transactionId: 'tx-1' });
+      expect(hint!.ageMs).toBeGreaterThanOrEqual(0);
+      expect(hint!.ageMs).toBeLessThan(5_000);
+      expect(hint!.remainingMs).toBeGreaterThan(55_000);
+      expect(hint!.remainingMs).toBeLessThanOrEqual(60_000);
     });
 
     it("live by the database's clock, not the node's: a node's clock a day ahead changes nothing", async () => {

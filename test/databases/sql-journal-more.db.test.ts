@@ -1,14 +1,15 @@
 /**
  * More of what users rely on from PostgresJournal, MySqlJournal and recordDelivery, on the
  * real servers (the `databases` global setup starts them): tables in a schema of their own,
- * created again after a failure; the DDL's own lock between nodes; a lock's connection
+ * created again after a failure; the DDL's own locks between nodes (taken in one order:
+ * journals whose names cross never deadlock); a lock's connection
  * back in the pool as it was; ids that are not strings or too long; the dedupe helper's
  * errors, its own and the server's.
  */
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { JournalError, isStorefrontError } from 'teamgames-sdk';
-import { uniqueName } from '../support/databases.js';
+import { pgPool, uniqueName } from '../support/databases.js';
 import { journalLine } from '../support/journal.js';
 import { engineKits, until, type EngineKit } from './kits.js';
 
@@ -99,6 +100,10 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
       expect(after).toEqual({ pid, timeout: '0' });
     });
 
+    /** How many connections wait for the advisory lock of `key`. */
+    const waiters = async (key: string) =>
+      Number((await kit.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid::bigint = (hashtextextended($1, 0) & 4294967295)", [key]))[0]?.['n']);
+
     it('nodes creating the same tables take turns: one waits while another node holds the DDL lock', async () => {
       const names = tables();
       const key = `teamgames-sdk:ddl:${names.table}`;
@@ -109,16 +114,37 @@ describe.each(engineKits())('$label', (kit: EngineKit) => {
         .journal(kit.pool(), names)
         .createTables()
         .finally(() => (settled = true));
-      const waiters = async () =>
-        Number(
-          (await kit.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid::bigint = (hashtextextended($1, 0) & 4294967295)", [key]))[0]?.['n'],
-        );
-      await until(async () => (await waiters()) === 1, 'the DDL waits for the lock');
+      await until(async () => (await waiters(key)) === 1, 'the DDL waits for the lock');
       expect(settled).toBe(false);
       expect(await kit.tableExists(names.table)).toBe(false);
       await holder.commit();
       await creating;
       expect(await kit.tableExists(names.table)).toBe(true);
+    });
+
+    it("two journals whose names cross (in two schemas by their pools' search_path, one's journal table named as the other's hints table) create their tables at once: the DDL locks are taken in one order, no deadlock", async () => {
+      const [low, high] = [uniqueName('crossed'), uniqueName('crossed')].sort() as [string, string];
+      const schemas = [uniqueName('node'), uniqueName('node')] as const;
+      for (const schema of schemas) await kit.query(`CREATE SCHEMA ${schema}`);
+      const node = (schema: string) => pgPool(kit.url as string, { max: 2, options: `-c search_path=${schema}` });
+      const x = kit.journal(node(schemas[0]), { table: low, hintsTable: high, grantedTable: uniqueName('granted') });
+      const y = kit.journal(node(schemas[1]), { table: high, hintsTable: low, grantedTable: uniqueName('granted') });
+      // Another node holds the lock of the first name: x queues for it first, then y (which,
+      // taking its own table's lock first, would hold the second name's lock meanwhile).
+      const first = `teamgames-sdk:ddl:${low}`;
+      const holder = await kit.begin(kit.pool());
+      await holder.run('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [first]);
+      const creating = [x.createTables()];
+      await until(async () => (await waiters(first)) === 1, 'x waits for the first lock');
+      creating.push(y.createTables());
+      await until(async () => (await waiters(first)) === 2, 'y waits for the first lock');
+      await holder.commit();
+      // x is let in first; in any other order it would then wait for y, and y for x (a deadlock the server breaks by failing one).
+      await Promise.all(creating);
+      for (const schema of schemas) {
+        expect(await kit.tableExists(`${schema}.${low}`)).toBe(true);
+        expect(await kit.tableExists(`${schema}.${high}`)).toBe(true);
+      }
     });
   });
 

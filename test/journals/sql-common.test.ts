@@ -2,7 +2,9 @@
  * What the PostgreSQL and MySQL journals share (src/journals/sql/common.ts), through the
  * public classes on pools of the test's making (no server): the rows read back (a damaged
  * row is a JournalError naming the journal and what is wrong, never an item to grant), the
- * driver failures as JournalError, the turns of the pool's lock connections, the calls
+ * driver failures as JournalError naming what could not be done, a window's rounds of
+ * compare-and-set, the checkout hints' cleanup (once a minute) and endCheckoutHint's
+ * argument checks, the turns of the pool's lock connections, the calls
  * made after a lock was released, and the limits and names the module starts with.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,7 +13,7 @@ import { MySqlJournal, type MySqlPool, type MySqlPoolConnection } from 'teamgame
 import { PostgresJournal, type PgPool, type PgPoolClient } from 'teamgames-sdk/postgres';
 import { deferred } from '../support/answers.js';
 import { expectInstance, failureOf } from '../support/errors.js';
-import { journalLine } from '../support/journal.js';
+import { journalLine, journalWindow } from '../support/journal.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -25,14 +27,16 @@ async function settle(): Promise<void> {
 /** What a fake pool's query answers: the `entry` column of the rows read, or a failure. */
 type Answer = { entries: unknown[] } | { fail: unknown };
 
-/** A pg-shaped pool and a mysql2-shaped pool answering every query with `answer()`, logging where each ran. */
+/** A pg-shaped pool and a mysql2-shaped pool answering every query with `answer(sql)`, logging where each ran (and the statement's first word). */
 const engines = [
   {
     name: 'PostgresJournal',
-    journal(answer: () => Answer, log: string[] = [], options: object = { createTables: false }) {
+    /** The statements of a read's cleanup of the checkout hints. */
+    cleanup: ['pool: DELETE'],
+    journal(answer: (sql: string) => Answer, log: string[] = [], options: object = { createTables: false }) {
       const run = async (where: string, sql: string) => {
         log.push(`${where}: ${sql.split(' ')[0]}`);
-        const a = answer();
+        const a = answer(sql);
         if ('fail' in a) throw a.fail;
         return { rows: a.entries.map((entry) => ({ entry })), rowCount: a.entries.length };
       };
@@ -48,12 +52,14 @@ const engines = [
   },
   {
     name: 'MySqlJournal',
-    journal(answer: () => Answer, log: string[] = [], options: object = { createTables: false }) {
+    cleanup: ['pool: DELETE', 'pool: DELETE'],
+    journal(answer: (sql: string) => Answer, log: string[] = [], options: object = { createTables: false }) {
       const run = async (where: string, sql: string) => {
         log.push(`${where}: ${sql.split(' ')[0]}`);
-        const a = answer();
+        const a = answer(sql);
         if ('fail' in a) throw a.fail;
-        return [a.entries.map((entry) => ({ entry })), []] as [unknown, unknown];
+        // A read gives rows; a write, mysql2's result header.
+        return [sql.startsWith('SELECT') ? a.entries.map((entry) => ({ entry })) : { affectedRows: a.entries.length }, []] as [unknown, unknown];
       };
       const connection = {
         query: (sql: string) => (sql.includes('GET_LOCK') ? Promise.resolve([[{ got: 1 }], []]) : sql.includes('RELEASE_LOCK') ? Promise.resolve([[{ released: 1 }], []]) : run('lock connection', sql)),
@@ -116,6 +122,22 @@ describe.each(engines)('$name: a failure of the database', ({ name, journal }) =
     expect(odd.message).toBe(`${name}: could not acknowledge in the journal: socket hang up`);
   });
 
+  it('names what the journal could not do: resolve a window, write, read, clean up and delete checkout hints', async () => {
+    const down = journal(() => ({ fail: new Error('connection refused') }));
+    const calls: Array<[string, Promise<unknown>]> = [
+      ['resolve a window in the journal', down.resolveWindow('window:w1', { by: 'mod:alice', at: 1, note: 'checked' })],
+      ['write a checkout hint', down.addCheckoutHint('Ann')],
+      ['read the checkout hints', down.liveCheckoutHints()],
+      ['delete a checkout hint', down.endCheckoutHint('Ann', 'tx-1')],
+    ];
+    for (const [doing, call] of calls) {
+      expect(expectInstance(await failureOf(call), JournalError).message).toBe(`${name}: could not ${doing}: connection refused`);
+    }
+    // The hints read, then their cleanup refused.
+    const cleanup = journal((sql) => (sql.startsWith('DELETE') ? { fail: new Error('connection refused') } : { entries: [] }));
+    expect(expectInstance(await failureOf(cleanup.liveCheckoutHints()), JournalError).message).toBe(`${name}: could not delete the expired checkout hints: connection refused`);
+  });
+
   it('that is a JournalError already (the tables could not be created) is passed on as it is, not wrapped again', async () => {
     const denied = new Error('permission denied for schema public');
     const failing = journal(() => ({ fail: denied }), [], { table: 'game.deliveries' });
@@ -134,6 +156,76 @@ describe.each(engines)('$name: a failure of the database', ({ name, journal }) =
     expect(error.message).toBe('PostgresJournal: no connection of the pool was free within 500 ms to take the lock on player "Ann"; nothing was done. Give the pool more connections than players delivered at once.');
     connecting.reject(new Error('ECONNREFUSED'));
     await settle();
+  });
+});
+
+describe.each(engines)('$name: resolving a window', ({ name, journal }) => {
+  const resolution = { by: 'mod:alice', at: 1_767_300_000_000, note: 'checked' };
+  /** A row read open every time, whose UPDATE finds it changed `changes` times (0 rows), then matches; at most 10 reads. */
+  const changing = (changes: number, log: string[]) => {
+    let updates = 0;
+    let reads = 0;
+    return journal((sql) => {
+      if (sql.startsWith('SELECT')) return ++reads > 10 ? { fail: new Error('read 10 times') } : { entries: [JSON.stringify(journalWindow('window:w1'))] };
+      // An UPDATE: as many rows changed as `entries` has (pg's rowCount, mysql2's affectedRows).
+      return ++updates > changes ? { entries: [''] } : { entries: [] };
+    }, log);
+  };
+
+  it('whose row something outside the SDK keeps rewriting: three rounds of read and compare-and-set, then a JournalError saying so', async () => {
+    const log: string[] = [];
+    const error = expectInstance(await failureOf(changing(Number.POSITIVE_INFINITY, log).resolveWindow('window:w1', resolution)), JournalError);
+    expect(error.message).toBe(`${name}: could not resolve the window "window:w1": its row kept changing while it was open; nothing was written`);
+    expect(log).toEqual(Array.from({ length: 3 }, () => ['pool: SELECT', 'pool: UPDATE']).flat());
+  });
+
+  it('with no row: notFound; resolved already: alreadyResolved with the first resolution; either after one read, nothing written', async () => {
+    const first = { ...journalWindow('window:w1'), state: 'resolved', resolution: { by: 'mod:bob', at: 1_767_200_000_000, note: 'first' } };
+    for (const [rows, outcome] of [
+      [[], { outcome: 'notFound' }],
+      [[JSON.stringify(first)], { outcome: 'alreadyResolved', window: first }],
+    ] as const) {
+      const log: string[] = [];
+      expect(await journal(() => ({ entries: [...rows] }), log).resolveWindow('window:w1', resolution)).toEqual(outcome);
+      expect(log).toEqual(['pool: SELECT']);
+    }
+  });
+
+  it('whose row changed twice while it was open: the third round resolves it', async () => {
+    const log: string[] = [];
+    expect(await changing(2, log).resolveWindow('window:w1', resolution)).toEqual({ outcome: 'resolved', window: { ...journalWindow('window:w1'), state: 'resolved', resolution } });
+    expect(log).toHaveLength(6);
+  });
+});
+
+describe.each(engines)("$name: the checkout hints' cleanup and ending", ({ journal, cleanup }) => {
+  it('a read deletes the expired hints on the first read, then at most once a minute by the monotonic clock', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const log: string[] = [];
+    const hints = journal(() => ({ entries: [] }), log);
+    const read = async () => {
+      log.length = 0;
+      expect(await hints.liveCheckoutHints()).toEqual([]);
+      return log;
+    };
+    expect(await read()).toEqual(['pool: SELECT', ...cleanup]);
+    expect(await read()).toEqual(['pool: SELECT']);
+    vi.advanceTimersByTime(59_999);
+    expect(await read()).toEqual(['pool: SELECT']);
+    vi.advanceTimersByTime(1);
+    expect(await read()).toEqual(['pool: SELECT', ...cleanup]);
+    expect(await read()).toEqual(['pool: SELECT']);
+  });
+
+  it('endCheckoutHint refuses a blank player name and a transactionId that is not a string, before any statement', async () => {
+    const log: string[] = [];
+    const hints = journal(() => ({ entries: [] }), log);
+    expect(expectInstance(await failureOf(hints.endCheckoutHint(' ')), InvalidInputError)).toMatchObject({ argument: 'playerName', rule: 'must not be blank' });
+    expect(expectInstance(await failureOf(hints.endCheckoutHint('Ann', 5 as never)), InvalidInputError)).toMatchObject({ argument: 'transactionId', rule: 'must be a string or undefined, got 5' });
+    expect(log).toEqual([]);
+    await hints.endCheckoutHint('Ann');
+    await hints.endCheckoutHint('Ann', 'tx-1');
+    expect(log).toEqual(['pool: DELETE', 'pool: DELETE']);
   });
 });
 
