@@ -17,7 +17,7 @@ import { fsCalls } from '../../src/journals/file/files.js';
 import { JournalError } from '../../src/errors.js';
 import type { JournalClaimMark, JournalEntry, JournalLine, JournalWindow } from '../../src/journals/contract.js';
 import { fileHandlePrototype, fsError, type FileHandleMethods, type Write, reload, scratchJournals, underSizeLimit } from '../support/file-journals.js';
-import { journalLine } from '../support/journal.js';
+import { journalLine, journalWindow } from '../support/journal.js';
 
 const { root, file, journal, closing } = scratchJournals('file-journal-more');
 afterEach(() => {
@@ -139,6 +139,14 @@ describe('FileJournal: the lines it writes', () => {
     await expect(j.append([journalLine('b')])).rejects.toThrow(/^FileJournal: could not write .*: EIO: injected failure; nothing was recorded$/);
     await expect(j.acknowledge(['a'])).rejects.toThrow(/^FileJournal: could not write .*: EIO: injected failure; nothing was acknowledged$/);
     expect(await ids(j)).toEqual(['a']);
+  });
+
+  it('a failed resolution says nothing was recorded, and the window stays open', async () => {
+    const j = journal(file());
+    await j.append([journalWindow('window:1')]);
+    vi.spyOn(handles, 'datasync').mockRejectedValueOnce(fsError('EIO'));
+    await expect(j.resolveWindow('window:1', { by: 'mod:bob', at: 5, note: 'granted by hand' })).rejects.toThrow(/^FileJournal: could not write .*: EIO: injected failure; nothing was recorded$/);
+    expect((await j.pending()).map((e) => e.state)).toEqual(['unverified']);
   });
 });
 

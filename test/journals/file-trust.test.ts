@@ -14,6 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { InvalidInputError, JournalError } from '../../src/errors.js';
 import { FileJournal } from '../../src/journals/file/journal.js';
 import { fsCalls } from '../../src/journals/file/files.js';
+import { FileStore } from '../../src/journals/file/store.js';
+import { OWNER_ONLY } from '../../src/journals/file/trust.js';
 import { scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 import { needsRoot, secondUser } from '../support/second-user.js';
@@ -189,6 +191,21 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     symlinkSync(dirname(path), folder);
     lchownSync(folder, other.uid, other.gid);
     await refused(path, /the symbolic link .*folder on the way to the journal is owned by user/, join(folder, 'journal.jsonl'));
+  });
+
+  it("staff's store as root, on a journal of root's whose group is the other user's: the lock stays root's (only another user's journal has its lock given to that user)", async () => {
+    const path = file();
+    writeFileSync(path, put('a'));
+    chownSync(path, 0, other.gid);
+    chmodSync(path, 0o640);
+    const store = new FileStore(path, 1_000, true, OWNER_ONLY, true);
+    try {
+      expect((await store.pending()).map((e) => e.deliveryId)).toEqual(['a']);
+      const lock = statSync(`${path}.lock`);
+      expect({ uid: lock.uid, gid: lock.gid, mode: lock.mode & 0o7777 }).toEqual({ uid: 0, gid: process.getegid?.(), mode: 0o640 });
+    } finally {
+      await store.close();
+    }
   });
 
   it("a link of root or of this user is followed as before", async () => {
