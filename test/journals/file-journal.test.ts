@@ -244,7 +244,7 @@ describe('FileJournal: errors on opening say what they are, wrapped once', () =>
     const realChmod = handles.chmod;
     let chmods = 0;
     // The lock file is created first (its chmod goes through), then the journal.
-    vi.spyOn(handles, 'chmod').mockImplementation(function (this: FileHandle, mode) {
+    vi.spyOn(handles, 'chmod').mockImplementation(function (this: FileHandle, mode: number) {
       chmods += 1;
       return chmods === 2 ? Promise.reject(fsError('EPERM')) : realChmod.call(this, mode);
     });

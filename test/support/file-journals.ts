@@ -68,6 +68,7 @@ export interface FileHandleMethods {
   datasync: () => Promise<void>;
   sync: () => Promise<void>;
   truncate: (length?: number) => Promise<void>;
+  chmod: (mode: number) => Promise<void>;
 }
 
 /**
