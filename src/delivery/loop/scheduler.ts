@@ -52,8 +52,7 @@ class Loop implements DeliveryLoop {
   /** The hints of a shared journal (written by a shop elsewhere with expectCheckout), read into #hints. */
   readonly #sharedHints: SharedHints | undefined;
   readonly #players = new Map<string, Player>();
-  /** Due runs: hinted players'; joins, `/claim` and follow-ups; routine polls. Entries may be stale. */
-  /** The planned runs, a queue per priority. */
+  /** Due runs, a queue per priority: hinted players'; joins, `/claim` and follow-ups (urgent); routine polls. Entries may be stale. */
   readonly #due: Readonly<Record<CallPriority, DueHeap<Player>>> = { hinted: new DueHeap(), urgent: new DueHeap(), routine: new DueHeap() };
   /** Runs in flight, by the token their async context carries. */
   readonly #running = new Map<object, Promise<unknown>>();
