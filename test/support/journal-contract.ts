@@ -133,6 +133,25 @@ function resolutionContract(make: () => DeliveryJournal | Promise<DeliveryJourna
     await close(journal);
   });
 
+  it("refuses a resolution it would read back as damage, or no window's id, naming the argument and the rule, and writes nothing", async () => {
+    const journal = await make();
+    await journal.append([journalWindow('window:w1')]);
+    const resolution = { by: 'mod:alice', at: 5, note: 'granted by hand' };
+    const refused = (windowId: unknown, given: unknown) => journal.resolveWindow?.(windowId as string, given as typeof resolution).catch((error: unknown) => error);
+    for (const windowId of ['', 7]) {
+      const error = await refused(windowId, resolution);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument: 'windowId', rule: `must be a non-empty string, got ${windowId === '' ? '""' : '7'}` });
+    }
+    for (const given of [null, { ...resolution, by: 1 }, { ...resolution, at: Number.NaN }, { ...resolution, note: undefined }]) {
+      const error = await refused('window:w1', given);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ argument: 'resolution', rule: expect.stringMatching(/^must be \{ by: string, at: finite number, note: string \}, got /) });
+    }
+    expect(await journal.pending()).toEqual([journalWindow('window:w1')]);
+    await close(journal);
+  });
+
   it('resolves by the id alone; an id of no window (unknown, a line) writes nothing', async () => {
     const journal = await make();
     const name = 'Ann\u001b[2J\u202e';
