@@ -45,6 +45,15 @@ describe('expectCheckout', () => {
     expect(hints[1]).not.toHaveProperty('transactionId');
   });
 
+  it('hands the journal the hint it checked: the transaction and the life, or the life alone (no transactionId key at all)', async () => {
+    const journal = new MemoryJournal();
+    const add = vi.spyOn(journal, 'addCheckoutHint');
+    await expectCheckout(journal, 'Player123', { transactionId: 'tx-1', expiresInMs: 60_000 });
+    await expectCheckout(journal, 'Ann');
+    expect(add.mock.calls[0]).toStrictEqual(['Player123', { transactionId: 'tx-1', expiresInMs: 60_000 }]);
+    expect(add.mock.calls[1]).toStrictEqual(['Ann', { expiresInMs: 600_000 }]);
+  });
+
   it.each([
     ['a blank name', '', undefined, 'playerName'],
     ['a name with a control character', 'Ann\u0007', undefined, 'playerName'],
@@ -90,7 +99,7 @@ describe('expectCheckout', () => {
       const error = await thrown(() => expectCheckout(journal as DeliveryJournal, 'Ann', { transactionId: 'tx-1' }));
       expect(error).toBeInstanceOf(InvalidInputError);
       expect((error as InvalidInputError).argument).toBe('journal');
-      expect((error as Error).message).toMatch(/addCheckoutHint.*PostgresJournal or MySqlJournal/);
+      expect((error as Error).message).toMatch(/^expectCheckout: invalid journal: must be a journal the game's nodes share that carries checkout hints \(with addCheckoutHint\): a PostgresJournal or MySqlJournal/);
     }
     // The name is checked first: a bad one fails the same way whatever the journal.
     expect(((await thrown(() => expectCheckout(own, ''))) as InvalidInputError).argument).toBe('playerName');
