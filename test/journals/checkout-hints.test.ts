@@ -64,6 +64,7 @@ describe('expectCheckout', () => {
     ['a life over an hour', 'Ann', { expiresInMs: 3_600_001 }, 'hint.expiresInMs'],
     ['an unknown option', 'Ann', { expiresInMS: 60_000 }, 'hint.expiresInMS'],
     ['a hint that is a string', 'Ann', 'tx-1', 'hint'],
+    ['a transactionId that is a number', 'Ann', { transactionId: 7 }, 'hint.transactionId'],
   ])('refuses %s (InvalidInputError naming it) before anything is written', async (_, name, hint, argument) => {
     const journal = new MemoryJournal();
     const add = vi.spyOn(journal, 'addCheckoutHint');
@@ -71,6 +72,7 @@ describe('expectCheckout', () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).argument).toBe(argument);
     expect((error as InvalidInputError).message).toMatch(/^expectCheckout: invalid /);
+    expect((error as InvalidInputError).rule).toMatch(argument === 'hint' ? /^must be an object, got / : argument === 'hint.transactionId' ? /^must be the transactionId checkout returned \(1 to 128 letters, digits, '_', '\.', ':' or '-'\), got / : /./);
     expect(add).not.toHaveBeenCalled();
     expect(await journal.liveCheckoutHints()).toEqual([]);
   });
@@ -179,6 +181,13 @@ describe('a hint read back from a database row', () => {
     expect(sharedHintOf('PostgresJournal', row)).toEqual(row);
     expect(sharedHintOf('PostgresJournal', { ...row, transactionId: '', ageMs: '1000.4', remainingMs: '59000' })).toEqual({ playerName: 'Ann', ageMs: 1_000, remainingMs: 59_000 });
     expect(sharedHintOf('PostgresJournal', { ...row, transactionId: null })).toEqual({ playerName: 'Ann', ageMs: 1_000, remainingMs: 59_000 });
+    expect(sharedHintOf('PostgresJournal', { ...row, transactionId: undefined })).toEqual({ playerName: 'Ann', ageMs: 1_000, remainingMs: 59_000 });
+    // An hour at most: exactly an hour is a hint.
+    expect(sharedHintOf('PostgresJournal', { ...row, remainingMs: 3_600_000 })).toEqual({ ...row, remainingMs: 3_600_000 });
+  });
+
+  it('says what is wrong with its times, showing them', () => {
+    expect(() => sharedHintOf('MySqlJournal', { ...row, ageMs: 'soon', remainingMs: 5 })).toThrow('MySqlJournal: a row of the checkout hints is not a hint (its times are not a hint\'s: age "soon", remaining 5); it was changed outside the SDK');
   });
 
   it.each([
