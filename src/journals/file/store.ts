@@ -13,7 +13,7 @@ import { JournalError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { MAX_JOURNAL_BYTES, checkRegular, createFile, fsCalls, openJournalFile, readAtMost, realFile, syncDirectory, writeAll } from './files.js';
 import { FileLock, checkOneName } from './lock.js';
-import { OWNER_ONLY, bridgeTrust, checkJournalPath, staffTrust, type Trust } from './trust.js';
+import { OWNER_ONLY, bridgeTrust, checkJournalPath, staffLockOwner, staffTrust, type Trust } from './trust.js';
 import { checkEntries, entryProblem } from '../entry-checks.js';
 import { resolvedWindow, unresolvedOutcome, type JournalEntry, type WindowResolution, type WindowResolveOutcome } from '../contract.js';
 
@@ -160,12 +160,7 @@ export class FileStore {
         const { found, dirOwner } = await checkJournalPath(real, this.#path, trust);
         this.#dirOwner = dirOwner;
         await checkRegular(real, this.#path);
-        if (this.#staff) {
-          // Staff resolve in the journal that is there (it was read a moment ago): never create one.
-          if (found === undefined) throw new JournalError(`FileJournal: there is no journal file at ${this.#path} (nothing was created)`, { path: this.#path });
-          // Only root gives files away (and must: the bridge's user could not remove a lock of root's in a sticky folder).
-          if (trust.uid === 0 && found.uid !== 0) owner = { uid: found.uid, gid: found.gid };
-        }
+        if (this.#staff) owner = staffLockOwner(found, trust, this.#path);
         // The lock is readable by whom the journal is (staff's `teamgames journal status`).
         lockMode = found === undefined ? this.#mode : (found.mode & 0o640) | OWNER_ONLY;
       } catch (error) {

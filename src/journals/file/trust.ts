@@ -201,3 +201,16 @@ export async function checkJournalPath(real: string, name: string, trust: Trust)
   if (found?.isFile() === true) checkOwnFile(found, 'journal', real, name, trust, dirOwner);
   return { dirOwner, found };
 }
+
+/**
+ * Staff's rules for the journal they resolve in (`teamgames journal resolve`, in the file
+ * itself): it must be there (it was read a moment ago; staff never create one), and root
+ * gives the lock to the journal's owner (the bridge's user could not remove a lock of
+ * root's in a sticky folder). Returns that owner, or `undefined`: the lock stays this
+ * process's.
+ */
+export function staffLockOwner(found: Stats | undefined, trust: Trust, path: string): { uid: number; gid: number } | undefined {
+  if (found === undefined) throw new JournalError(`FileJournal: there is no journal file at ${path} (nothing was created)`, { path });
+  // Only root gives files away.
+  return trust.uid === 0 && found.uid !== 0 ? { uid: found.uid, gid: found.gid } : undefined;
+}
