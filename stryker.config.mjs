@@ -107,12 +107,20 @@ export const rooms = {
 
 /**
  * Rooms run against suites of their own (`npm run mutate:rooms` passes them in
- * MUTATE_ROOM_SUITES); the others run against vitest.mutate.config.ts's.
+ * MUTATE_ROOM_SUITES); the others run against vitest.mutate.config.ts's. A room with
+ * suites of its own then runs its survivors again against the whole set (the second pass,
+ * narrowed to their lines), and its scores count that verdict.
  * @type {Record<string, string>}
  */
 export const roomSuites = {
   // Without the child-process suites, which cost a journal mutant seconds each and see none.
   journals: 'vitest.mutate-journals.config.ts',
+  // Without the suites that only call the client on the way to something else (every
+  // delivery, journal and bridge suite).
+  client: 'vitest.mutate-client.config.ts',
+  // The bridge's and the CLI's in-process suites and the loop's, without the journals',
+  // databases' and client's.
+  decisions: 'vitest.mutate-decisions.config.ts',
 };
 
 export default {

@@ -13,12 +13,15 @@
  *   npm run mutate:rooms -- --table      only the joined table of the rooms' last reports
  *
  * The rooms are stryker.config.mjs's `rooms` (its `mutate` is their patterns together).
+ * A room named in its `roomSuites` runs first against those suites, then its survivors
+ * again against the whole set, narrowed to their lines (the second pass: `<room>.pass2.json`),
+ * and the table counts the second pass's verdict.
  * Run under `test/support/throwaway-databases.ts` (as `npm run mutate:rooms` is), the
  * database servers start once for every room. A figure, not a test: it exits 0 unless a
  * room's run fails.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -31,11 +34,16 @@ interface RoomRun {
   commit: string;
   clean: boolean;
   seconds: number;
+  /** Of `seconds`, the second pass's (rooms with suites of their own), when it ran. */
+  secondPassSeconds?: number;
   at: string;
 }
 
 interface MutantResult {
   status: string;
+  mutatorName: string;
+  replacement?: string;
+  location: { start: { line: number; column: number }; end: { line: number; column: number } };
 }
 
 interface Report {
@@ -56,12 +64,60 @@ function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string)
   const commit = git('rev-parse', '--short', 'HEAD');
   const clean = git('status', '--porcelain', '--untracked-files=no') === '';
   console.log(`\n== room ${room}: ${patterns.join(' ')} (commit ${commit}${clean ? '' : ', with changes'}${suites === undefined ? '' : `; suites: ${suites}`})`);
-  const env = suites === undefined ? process.env : { ...process.env, MUTATE_ROOM_SUITES: suites };
-  const run = spawnSync('npx', ['stryker', 'run', '--mutate', patterns.join(','), '--incrementalFile', `reports/mutation/rooms/${room}.incremental.json`], { cwd: ROOT, stdio: 'inherit', env });
-  if (run.status !== 0) throw new Error(`mutate:rooms: the run of room ${room} failed (exit ${run.status ?? run.signal})`);
-  copyFileSync(join(ROOT, 'reports/mutation/mutation.json'), join(DIR, `${room}.json`));
-  const done: RoomRun = { room, commit, clean, seconds: Math.round((Date.now() - started) / 1000), at: new Date().toISOString() };
+  rmSync(join(DIR, `${room}.pass2.json`), { force: true });
+  stryker(room, patterns, suites, `${room}.incremental.json`, `${room}.json`);
+  let secondPassSeconds: number | undefined;
+  if (suites !== undefined) {
+    const second = Date.now();
+    secondPass(room);
+    secondPassSeconds = Math.round((Date.now() - second) / 1000);
+  }
+  const done: RoomRun = { room, commit, clean, seconds: Math.round((Date.now() - started) / 1000), ...(secondPassSeconds === undefined ? {} : { secondPassSeconds }), at: new Date().toISOString() };
   writeFileSync(join(DIR, `${room}.run.json`), `${JSON.stringify(done)}\n`);
+}
+
+/** One StrykerJS run over `patterns` (against `suites`, else vitest.mutate.config.ts's), its report kept as `report`. */
+function stryker(room: string, patterns: string[], suites: string | undefined, incremental: string, report: string): void {
+  const env: NodeJS.ProcessEnv = { ...process.env, MUTATE_ROOM_SUITES: suites };
+  if (suites === undefined) delete env.MUTATE_ROOM_SUITES;
+  const run = spawnSync('npx', ['stryker', 'run', '--mutate', patterns.join(','), '--incrementalFile', `reports/mutation/rooms/${incremental}`], { cwd: ROOT, stdio: 'inherit', env });
+  if (run.status !== 0) throw new Error(`mutate:rooms: the run of room ${room} failed (exit ${run.status ?? run.signal})`);
+  copyFileSync(join(ROOT, 'reports/mutation/mutation.json'), join(DIR, report));
+}
+
+const alive = (m: MutantResult) => m.status === 'Survived' || m.status === 'NoCoverage';
+/** The same mutant in two reports of one commit. */
+const mutantKey = (m: MutantResult) => `${m.location.start.line}:${m.location.start.column}:${m.mutatorName}:${m.replacement ?? ''}`;
+
+/**
+ * A room with suites of its own runs its survivors again against the whole set
+ * (vitest.mutate.config.ts), narrowed to their lines: fewer suites can only kill fewer
+ * mutants, and a survivor must be one no suite kills. The table counts this pass's verdict.
+ */
+function secondPass(room: string): void {
+  const report = JSON.parse(readFileSync(join(DIR, `${room}.json`), 'utf8')) as Report;
+  const lines = new Set<string>();
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    for (const m of mutants.filter(alive)) lines.add(`${file}:${m.location.start.line}-${m.location.end.line}`);
+  }
+  if (lines.size === 0) return;
+  console.log(`\n== room ${room}, second pass: ${lines.size} lines' survivors against every suite`);
+  stryker(room, [...lines], undefined, `${room}.pass2.incremental.json`, `${room}.pass2.json`);
+}
+
+/** A room's last report, its survivors given the second pass's verdict where it ran. */
+function roomReport(room: string): Report | undefined {
+  const path = join(DIR, `${room}.json`);
+  if (!existsSync(path)) return undefined;
+  const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
+  const secondPath = join(DIR, `${room}.pass2.json`);
+  if (!existsSync(secondPath)) return report;
+  const second = JSON.parse(readFileSync(secondPath, 'utf8')) as Report;
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    const again = new Map((second.files[file]?.mutants ?? []).map((m) => [mutantKey(m), m.status]));
+    for (const m of mutants) if (alive(m)) m.status = again.get(mutantKey(m)) ?? m.status;
+  }
+  return report;
 }
 
 function lastRun(room: string): RoomRun | undefined {
@@ -75,9 +131,8 @@ function printTable(rooms: Rooms): void {
   const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0 };
   let below = 0;
   for (const room of Object.keys(rooms)) {
-    const path = join(DIR, `${room}.json`);
-    if (!existsSync(path)) continue;
-    const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
+    const report = roomReport(room);
+    if (report === undefined) continue;
     for (const [file, { mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
       const count = (status: string) => mutants.filter((m) => m.status === status).length;
       const c = { killed: count('Killed'), timeout: count('Timeout'), survived: count('Survived'), noCoverage: count('NoCoverage'), ignored: count('Ignored') };
