@@ -581,6 +581,18 @@ describe('loop.expect', () => {
     await loop.stop();
     expect(loop.expect('Jo')).toBe('stopped');
   });
+
+  it("names startDeliveryLoop in a bad hint's error; the hints held are dropped once the loop stopped", async () => {
+    const { client, give } = setup();
+    const loop = client.startDeliveryLoop({ give });
+    expect(() => loop.expect('Jo', { expiresInMs: 9_999 })).toThrow(expect.objectContaining({ operation: 'startDeliveryLoop', message: expect.stringMatching(/^startDeliveryLoop: invalid hint\.expiresInMs/) }));
+    loop.join('Jo');
+    expect(loop.expect('Jo')).toBe('held');
+    expect(loop.expect('Al', { transactionId: 't1' })).toBe('held');
+    expect(loop.stats().hints).toBe(2);
+    await loop.stop();
+    expect(loop.stats().hints).toBe(0);
+  });
 });
 
 describe('a hinted player whose run is not a hinted one yet', () => {

@@ -108,6 +108,11 @@ export class HintBook {
     return this.#held.size;
   }
 
+  /** How many seconds have hinted runs planned (used by tests only: the seconds gone by are forgotten). */
+  get plannedSeconds(): number {
+    return this.#planned.size;
+  }
+
   /**
    * Holds the hint (joined to the player's live one); refused when the book is full of live
    * hints, or when all it names has had its hint. `now` is the loop's clock (a hint read from
