@@ -80,7 +80,7 @@ export class HintBook {
    * in their hands yet (its give failed, they left mid-delivery): until when (the hint's
    * expiry, monotonic) the run that gives it is a hinted one. At most `HINT_LIMIT`, oldest first.
    */
-  readonly #giving = new Map<string, { until: number; since: number; away?: number }>();
+  readonly #giving = new Map<string, { until: number; since: number; away?: number | undefined }>();
   /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
   readonly #planned = new Map<number, number>();
   /** Every second from the current one up to this one (excluded) is full: plans start here at the earliest. */
@@ -298,7 +298,8 @@ export class HintBook {
   /** A claim delivered (some of) what the hint named: until it is given, the player's runs stay hinted, within the hint's life. */
   #claimed(name: string, hint: HeldHint): void {
     this.#giving.delete(name);
-    this.#giving.set(name, { until: hint.until, since: hint.since });
+    // A claim answered once the player left (it was in flight): its life waits for them too.
+    this.#giving.set(name, { until: hint.until, since: hint.since, away: hint.away });
     if (this.#giving.size > HINT_LIMIT) this.#giving.delete(this.#giving.keys().next().value as string);
   }
 
@@ -344,7 +345,7 @@ export class HintBook {
  * away, to `away` now (so that it moves by each stretch once), never past an hour after
  * `given`. A hint read from a shared journal still ends when its row does (shared-hints.ts).
  */
-function resume(life: { until: number; away?: number }, now: number, given: number): void {
+function resume(life: { until: number; away?: number | undefined }, now: number, given: number): void {
   // A life over when the player left (`away` at or after `until`) moves to `now` at most: still over.
   if (life.away === undefined) return;
   life.until = Math.min(life.until + (now - life.away), Math.max(life.until, given + HINT_MAX_MS));
