@@ -190,11 +190,27 @@ describe('a hint read back from a database row', () => {
     expect(() => sharedHintOf('MySqlJournal', { ...row, ageMs: 'soon', remainingMs: 5 })).toThrow('MySqlJournal: a row of the checkout hints is not a hint (its times are not a hint\'s: age "soon", remaining 5); it was changed outside the SDK');
   });
 
+  /** What sharedHintOf throws for `bad` (vitest's toThrow(text) passes when `undefined` is thrown: the error itself is checked). */
+  const rowError = (bad: Parameters<typeof sharedHintOf>[1]): unknown => {
+    try {
+      sharedHintOf('PostgresJournal', bad);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
   it('says which field is not a hint\'s: the name, or the transaction id (a number is not one, though its digits would be)', () => {
     const prefix = 'PostgresJournal: a row of the checkout hints is not a hint';
-    expect(() => sharedHintOf('PostgresJournal', { ...row, playerName: 'Ann\u0007' })).toThrow(`${prefix} (its player name is not a player name); it was changed outside the SDK`);
-    expect(() => sharedHintOf('PostgresJournal', { ...row, playerName: 7 })).toThrow(`${prefix} (its player name is not a player name)`);
-    expect(() => sharedHintOf('PostgresJournal', { ...row, transactionId: 7 })).toThrow(`${prefix} (its transaction id is not one); it was changed outside the SDK`);
+    for (const [bad, what] of [
+      [{ ...row, playerName: 'Ann\u0007' }, 'its player name is not a player name'],
+      [{ ...row, playerName: 7 }, 'its player name is not a player name'],
+      [{ ...row, transactionId: 7 }, 'its transaction id is not one'],
+    ] as const) {
+      const error = rowError(bad);
+      expect(error).toBeInstanceOf(JournalError);
+      expect((error as Error).message).toBe(`${prefix} (${what}); it was changed outside the SDK`);
+    }
   });
 
   it.each([
@@ -203,6 +219,7 @@ describe('a hint read back from a database row', () => {
     ['a remaining life over an hour', { ...row, remainingMs: 3_600_001 }],
     ['times that are not numbers', { ...row, ageMs: 'soon' }],
   ])('fails loudly with %s (JournalError naming the journal)', (_, bad) => {
+    expect(() => sharedHintOf('MySqlJournal', bad)).toThrow(JournalError);
     expect(() => sharedHintOf('MySqlJournal', bad)).toThrow(/^MySqlJournal: a row of the checkout hints is not a hint/);
   });
 });

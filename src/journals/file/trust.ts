@@ -84,7 +84,8 @@ export function remember(error: JournalError): JournalError {
 }
 
 function trusts(trust: Trust, uid: number | bigint, also?: number | bigint): boolean {
-  return Number(uid) === trust.uid || Number(uid) === 0 || (also !== undefined && Number(uid) === Number(also));
+  // Without `also`, Number(undefined) is NaN, equal to no uid.
+  return Number(uid) === trust.uid || Number(uid) === 0 || Number(uid) === Number(also);
 }
 
 /**
