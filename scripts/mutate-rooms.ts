@@ -11,6 +11,11 @@
  *   npm run mutate:rooms -- loop votes   only these rooms; then the joined table
  *   npm run mutate:rooms -- --resume     every room but those already run on this commit
  *   npm run mutate:rooms -- --table      only the joined table of the rooms' last reports
+ *   npm run mutate:rooms -- decisions --concurrency=4
+ *                                        StrykerJS's --concurrency for these runs (the
+ *                                        bridge's suites wait on sockets and child processes
+ *                                        more than they compute: two runners leave the two
+ *                                        cores about 70 % idle there)
  *
  * The rooms are stryker.config.mjs's `rooms` (its `mutate` is their patterns together).
  * A room named in its `roomSuites` runs first against those suites, then its survivors
@@ -57,7 +62,7 @@ function git(...args: string[]): string {
 /** The rooms of stryker.config.mjs, in the order a full run takes them: name → patterns. */
 type Rooms = Record<string, string[]>;
 
-function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string): void {
+function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string, concurrency: string[]): void {
   const patterns = rooms[room] as string[];
   const suites = roomSuites[room];
   const started = Date.now();
@@ -65,11 +70,11 @@ function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string)
   const clean = git('status', '--porcelain', '--untracked-files=no') === '';
   console.log(`\n== room ${room}: ${patterns.join(' ')} (commit ${commit}${clean ? '' : ', with changes'}${suites === undefined ? '' : `; suites: ${suites}`})`);
   rmSync(join(DIR, `${room}.pass2.json`), { force: true });
-  stryker(room, patterns, suites, `${room}.incremental.json`, `${room}.json`);
+  stryker(room, patterns, suites, `${room}.incremental.json`, `${room}.json`, concurrency);
   let secondPassSeconds: number | undefined;
   if (suites !== undefined) {
     const second = Date.now();
-    secondPass(room);
+    secondPass(room, concurrency);
     secondPassSeconds = Math.round((Date.now() - second) / 1000);
   }
   const done: RoomRun = { room, commit, clean, seconds: Math.round((Date.now() - started) / 1000), ...(secondPassSeconds === undefined ? {} : { secondPassSeconds }), at: new Date().toISOString() };
@@ -77,10 +82,10 @@ function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string)
 }
 
 /** One StrykerJS run over `patterns` (against `suites`, else vitest.mutate.config.ts's), its report kept as `report`. */
-function stryker(room: string, patterns: string[], suites: string | undefined, incremental: string, report: string): void {
+function stryker(room: string, patterns: string[], suites: string | undefined, incremental: string, report: string, concurrency: string[]): void {
   const env: NodeJS.ProcessEnv = { ...process.env, MUTATE_ROOM_SUITES: suites };
   if (suites === undefined) delete env.MUTATE_ROOM_SUITES;
-  const run = spawnSync('npx', ['stryker', 'run', '--mutate', patterns.join(','), '--incrementalFile', `reports/mutation/rooms/${incremental}`], { cwd: ROOT, stdio: 'inherit', env });
+  const run = spawnSync('npx', ['stryker', 'run', '--mutate', patterns.join(','), '--incrementalFile', `reports/mutation/rooms/${incremental}`, ...concurrency], { cwd: ROOT, stdio: 'inherit', env });
   if (run.status !== 0) throw new Error(`mutate:rooms: the run of room ${room} failed (exit ${run.status ?? run.signal})`);
   copyFileSync(join(ROOT, 'reports/mutation/mutation.json'), join(DIR, report));
 }
@@ -94,7 +99,7 @@ const mutantKey = (m: MutantResult) => `${m.location.start.line}:${m.location.st
  * (vitest.mutate.config.ts), narrowed to their lines: fewer suites can only kill fewer
  * mutants, and a survivor must be one no suite kills. The table counts this pass's verdict.
  */
-function secondPass(room: string): void {
+function secondPass(room: string, concurrency: string[]): void {
   const report = JSON.parse(readFileSync(join(DIR, `${room}.json`), 'utf8')) as Report;
   const lines = new Set<string>();
   for (const [file, { mutants }] of Object.entries(report.files)) {
@@ -102,7 +107,7 @@ function secondPass(room: string): void {
   }
   if (lines.size === 0) return;
   console.log(`\n== room ${room}, second pass: ${lines.size} lines' survivors against every suite`);
-  stryker(room, [...lines], undefined, `${room}.pass2.incremental.json`, `${room}.pass2.json`);
+  stryker(room, [...lines], undefined, `${room}.pass2.incremental.json`, `${room}.pass2.json`, concurrency);
 }
 
 /** A room's last report, its survivors given the second pass's verdict where it ran. */
@@ -164,6 +169,10 @@ async function main(argv: string[]): Promise<void> {
   const tableOnly = argv.includes('--table');
   const resume = argv.includes('--resume');
   const named = argv.filter((a) => !a.startsWith('--'));
+  const concurrency = argv.filter((a) => a.startsWith('--concurrency=')).map((a) => {
+    if (!/^--concurrency=[1-9]\d*$/.test(a)) throw new Error(`mutate:rooms: ${a}: the concurrency must be a positive integer`);
+    return a;
+  });
   const unknown = named.filter((r) => !(r in rooms));
   if (unknown.length > 0) throw new Error(`mutate:rooms: no room ${unknown.map((r) => JSON.stringify(r)).join(', ')}; the rooms are ${Object.keys(rooms).join(', ')}`);
   if (!tableOnly) {
@@ -174,7 +183,7 @@ async function main(argv: string[]): Promise<void> {
         console.log(`room ${room}: already run on ${head}, kept`);
         continue;
       }
-      runRoom(rooms, roomSuites, room);
+      runRoom(rooms, roomSuites, room, concurrency);
     }
   }
   printTable(rooms);

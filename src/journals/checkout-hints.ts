@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { playerNameProblem } from '../common/player-name.js';
 import { JournalError } from '../errors.js';
 import { checkIntegerInRange, checkOptionsObject, checkPlayerName, describe, describeSecret, fail } from '../internal/validate.js';
 import { CLAIM_WINDOW_MS } from '../wire/claim.js';
@@ -116,16 +117,8 @@ export function sharedHintOf(journal: string, row: { playerName: unknown; transa
   const ageMs = Math.max(0, Math.round(Number(row.ageMs)));
   const remainingMs = Math.round(Number(row.remainingMs));
   const bad = (what: string) => new JournalError(`${journal}: a row of the checkout hints is not a hint (${what}); it was changed outside the SDK`);
-  if (typeof playerName !== 'string' || checkedName(playerName) === undefined) throw bad('its player name is not a player name');
+  if (typeof playerName !== 'string' || playerNameProblem(playerName) !== undefined) throw bad('its player name is not a player name');
   if (transactionId !== null && transactionId !== undefined && transactionId !== '' && (typeof transactionId !== 'string' || !TRANSACTION_ID.test(transactionId))) throw bad('its transaction id is not one');
   if (!Number.isFinite(ageMs) || !Number.isFinite(remainingMs) || remainingMs > HINT_MAX_MS) throw bad(`its times are not a hint's: age ${describe(row.ageMs)}, remaining ${describe(row.remainingMs)}`);
   return typeof transactionId === 'string' && transactionId !== '' ? { playerName, transactionId, ageMs, remainingMs } : { playerName, ageMs, remainingMs };
-}
-
-function checkedName(name: string): string | undefined {
-  try {
-    return checkPlayerName(name, 'playerName');
-  } catch {
-    return undefined;
-  }
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { expectCheckout, FileJournal, InvalidInputError, JournalError, MemoryJournal, type DeliveryJournal } from '../../src/index.js';
-import { sharedHintOf } from '../../src/journals/checkout-hints.js';
+import { checkCheckoutHint, sharedHintOf } from '../../src/journals/checkout-hints.js';
 
 // 25 bytes: its Base64 ends with '=', which no transactionId holds.
 const SECRET = 'tg_live_9f8e7d6c5b4a32101';
@@ -190,12 +190,68 @@ describe('a hint read back from a database row', () => {
     expect(() => sharedHintOf('MySqlJournal', { ...row, ageMs: 'soon', remainingMs: 5 })).toThrow('MySqlJournal: a row of the checkout hints is not a hint (its times are not a hint\'s: age "soon", remaining 5); it was changed outside the SDK');
   });
 
+  /** What sharedHintOf throws for `bad` (vitest's toThrow(text) passes when `undefined` is thrown: the error itself is checked). */
+  const rowError = (bad: Parameters<typeof sharedHintOf>[1]): unknown => {
+    try {
+      sharedHintOf('PostgresJournal', bad);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('says which field is not a hint\'s: the name, or the transaction id (a number is not one, though its digits would be)', () => {
+    const prefix = 'PostgresJournal: a row of the checkout hints is not a hint';
+    for (const [bad, what] of [
+      [{ ...row, playerName: 'Ann\u0007' }, 'its player name is not a player name'],
+      [{ ...row, playerName: 7 }, 'its player name is not a player name'],
+      [{ ...row, transactionId: 7 }, 'its transaction id is not one'],
+    ] as const) {
+      const error = rowError(bad);
+      expect(error).toBeInstanceOf(JournalError);
+      expect((error as Error).message).toBe(`${prefix} (${what}); it was changed outside the SDK`);
+    }
+  });
+
   it.each([
     ['a name that is not a player name', { ...row, playerName: '' }],
     ['a transaction id that is not one', { ...row, transactionId: 'a b' }],
     ['a remaining life over an hour', { ...row, remainingMs: 3_600_001 }],
     ['times that are not numbers', { ...row, ageMs: 'soon' }],
   ])('fails loudly with %s (JournalError naming the journal)', (_, bad) => {
+    expect(() => sharedHintOf('MySqlJournal', bad)).toThrow(JournalError);
     expect(() => sharedHintOf('MySqlJournal', bad)).toThrow(/^MySqlJournal: a row of the checkout hints is not a hint/);
+  });
+});
+
+describe('the checks of a hint, as the loop and the bridge call them', () => {
+  it('echo a bad transactionId by default (it is no secret there), and describe it only when secretSafe', () => {
+    const error = (secretSafe?: boolean) => {
+      try {
+        checkCheckoutHint({ transactionId: 'a b' }, 'startDeliveryLoop', secretSafe);
+      } catch (e) {
+        return e as InvalidInputError;
+      }
+      throw new Error('expected a throw');
+    };
+    expect(error().rule).toMatch(/, got "a b"$/);
+    expect(error(undefined).rule).toMatch(/, got "a b"$/);
+    expect(error(true).rule).not.toContain('a b');
+  });
+});
+
+describe('the transactionId pattern (a module-level constant), loaded afresh', () => {
+  afterEach(() => {
+    vi.resetModules();
+  });
+
+  it('is the whole id: a good part before or after a space does not pass', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/journals/checkout-hints.js');
+    for (const id of ['a b', 'tx-1 ', ' tx-1', 'tx-1\n']) {
+      expect(() => fresh.checkCheckoutHint({ transactionId: id }, 'startDeliveryLoop')).toThrow(/invalid hint\.transactionId/);
+      expect(() => fresh.sharedHintOf('PostgresJournal', { ...{ playerName: 'Ann', ageMs: 0, remainingMs: 60_000 }, transactionId: id })).toThrow(/its transaction id is not one/);
+    }
+    expect(fresh.checkCheckoutHint({ transactionId: 'tx-1.a:b_C' }, 'startDeliveryLoop').transactionId).toBe('tx-1.a:b_C');
   });
 });

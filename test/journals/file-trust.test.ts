@@ -7,7 +7,7 @@
  * the mode and what to do. The cases about another user chown files to a second Unix
  * user, so they need root (CI runs as root).
  */
-import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -15,7 +15,7 @@ import { InvalidInputError, JournalError } from '../../src/errors.js';
 import { FileJournal } from '../../src/journals/file/journal.js';
 import { fsCalls } from '../../src/journals/file/files.js';
 import { FileStore } from '../../src/journals/file/store.js';
-import { OWNER_ONLY } from '../../src/journals/file/trust.js';
+import { OWNER_ONLY, bridgeTrust, checkJournalPath, checkOwnFile, isRefusal, readerTrust, staffLockOwner, staffTrust, walkTrusted, type Trust } from '../../src/journals/file/trust.js';
 import { scratchJournals } from '../support/file-journals.js';
 import { journalLine } from '../support/journal.js';
 import { needsRoot, secondUser } from '../support/second-user.js';
@@ -181,7 +181,8 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     const target = join(dirname(path), 'victim.txt');
     symlinkSync(target, path);
     lchownSync(path, other.uid, other.gid);
-    await refused(path, new RegExp(`the symbolic link ${path} on the way to the journal is owned by user ${other.uid}`));
+    const error = await refused(path, new RegExp(`the symbolic link ${path} on the way to the journal is owned by user ${other.uid}`));
+    expect(error.message).toMatch(/Give the journal's real path instead, or remove the link \(or have it owned by user 0\)\.$/);
     expect(existsSync(target)).toBe(false);
   });
 
@@ -239,7 +240,8 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
   it("the journal's directory owned by another user: refused (that user could swap the journal)", async () => {
     const path = file();
     chownSync(dirname(path), other.uid, other.gid);
-    await refused(path, new RegExp(`the directory ${dirname(path)} is owned by user ${other.uid} \\(mode 0755\\)`));
+    const error = await refused(path, new RegExp(`the directory ${dirname(path)} is owned by user ${other.uid} \\(mode 0755\\)`));
+    expect(error.message).toMatch(/Keep the journal in a directory that belongs to user 0 \(or root\), all the way up\.$/);
   });
 
   it('a journal given to another user between the check and the open: refused on what was opened, nothing read', async () => {
@@ -288,5 +290,162 @@ describe.skipIf(user === undefined)(needsRoot('files of another Unix user', user
     expect(beside(path)).toEqual(['journal.jsonl', 'journal.jsonl.lock']);
     expect(statSync(path).gid).toBe(other.gid);
     expect(mode(path)).toBe(0o640);
+  });
+});
+
+/** What a platform without Unix owners trusts: nothing is checked. */
+const NO_OWNERS: Trust = { uid: undefined, reader: false };
+/** The rejection of `work` (it must reject). */
+const rejection = (work: Promise<unknown>): Promise<NodeJS.ErrnoException> => work.then(() => new Error('expected a rejection'), (error: unknown) => error as NodeJS.ErrnoException);
+/** The error `work` throws, or `undefined`. */
+function thrown(work: () => void): Error | undefined {
+  try {
+    work();
+  } catch (error) {
+    return error as Error;
+  }
+  return undefined;
+}
+
+describe('the rules one by one (trust.ts)', () => {
+  it('whom each trusts: the bridge its user and root; a reader the directory\'s owner too; staff writing, as a reader but their own links only', () => {
+    const uid = process.geteuid?.();
+    expect(bridgeTrust()).toStrictEqual({ uid, reader: false });
+    expect(readerTrust()).toStrictEqual({ uid, reader: true });
+    expect(staffTrust()).toStrictEqual({ uid, reader: true, writer: true });
+  });
+
+  it('without Unix owners (no process.geteuid): the same, with no user to check', () => {
+    const geteuid = process.geteuid;
+    (process as { geteuid?: unknown }).geteuid = undefined;
+    try {
+      expect([bridgeTrust(), readerTrust(), staffTrust()].map((trust) => trust.uid)).toEqual([undefined, undefined, undefined]);
+    } finally {
+      (process as { geteuid?: unknown }).geteuid = geteuid;
+    }
+  });
+
+  it('isRefusal: a refusal of a planted file, not any other error or value', async () => {
+    const path = file();
+    chmodSync(dirname(path), 0o777);
+    const refusal = await journal(path).pending().catch((e: unknown) => e);
+    expect(isRefusal(refusal)).toBe(true);
+    for (const other of [new JournalError('FileJournal: could not open it'), new Error('EIO'), null, undefined, 'a refusal', 0]) expect(isRefusal(other)).toBe(false);
+  });
+
+  describe('checkOwnFile, for a process of user 4242', () => {
+    const stats = (uid: number, mode = 0o100600) => ({ uid, mode }) as Stats;
+    const bridge: Trust = { uid: 4242, reader: false };
+    const reader: Trust = { uid: 4242, reader: true };
+
+    it('trusts a file of its user or root; a reader also one of the directory\'s owner', () => {
+      expect(thrown(() => checkOwnFile(stats(4242), 'journal', '/j', 'j', bridge))).toBeUndefined();
+      expect(thrown(() => checkOwnFile(stats(0), 'journal', '/j', 'j', bridge))).toBeUndefined();
+      expect(thrown(() => checkOwnFile(stats(999), 'journal', '/j', 'j', reader, 999))).toBeUndefined();
+      expect(thrown(() => checkOwnFile({ uid: 4242n, mode: 0o100600n } as never, 'journal', '/j', 'j', bridge))).toBeUndefined();
+    });
+
+    it('refuses a file of another user: the bridge even one of the directory\'s owner, a reader one of a user who owns nothing here', () => {
+      const refusal = thrown(() => checkOwnFile(stats(999), 'lock file', '/j.lock', 'j', bridge, 999));
+      expect(refusal?.message).toBe(
+        "FileJournal: j: the lock file /j.lock is owned by user 999 (mode 0600), not by this process's user (4242) or root; another local user could have planted or changed it, so nothing was read or written. If it is really the bridge's, give it to user 4242 (chown 4242 /j.lock); otherwise move it away, and keep the journal in a directory only user 4242 can write.",
+      );
+      expect(isRefusal(refusal)).toBe(true);
+      expect(thrown(() => checkOwnFile(stats(999), 'journal', '/j', 'j', reader, 998))?.message).toContain('is owned by user 999');
+      expect(thrown(() => checkOwnFile(stats(999), 'journal', '/j', 'j', reader))?.message).toContain('is owned by user 999');
+    });
+
+    it('refuses one its group or others may write, showing the mode in four octal digits', () => {
+      expect(thrown(() => checkOwnFile(stats(4242, 0o100066), 'journal', '/j', 'j', bridge))?.message).toContain('the journal /j (owner 4242, mode 0066) can be written by its group or others');
+    });
+
+    it('without Unix owners checks nothing', () => {
+      expect(thrown(() => checkOwnFile(stats(999, 0o100666), 'journal', '/j', 'j', NO_OWNERS))).toBeUndefined();
+    });
+  });
+
+  describe('walkTrusted: the real path, link by link', () => {
+    it("resolves '.', '..', doubled and trailing '/'; a missing last name is where the journal goes", async () => {
+      const dir = dirname(file());
+      mkdirSync(join(dir, 'sub'));
+      expect(await walkTrusted(`${dir}/./sub/../journal.jsonl`, 'j', bridgeTrust())).toBe(join(dir, 'journal.jsonl'));
+      expect(await walkTrusted(`${dir}//sub//journal.jsonl/`, 'j', bridgeTrust())).toBe(join(dir, 'sub', 'journal.jsonl'));
+      expect(await walkTrusted(`${dir}/sub/..`, 'j', bridgeTrust())).toBe(dir);
+    });
+
+    it("follows relative and absolute links, a doubled or trailing '/' in the target too; '..' after a link is its target's parent, as the kernel's", async () => {
+      const dir = dirname(file());
+      mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+      symlinkSync('a//b/', join(dir, 'rel'));
+      symlinkSync(join(dir, 'a', 'b'), join(dir, 'abs'));
+      symlinkSync('a/b//new.jsonl/', join(dir, 'dangling'));
+      expect(await walkTrusted(join(dir, 'rel', 'journal.jsonl'), 'j', bridgeTrust())).toBe(join(dir, 'a', 'b', 'journal.jsonl'));
+      expect(await walkTrusted(`${dir}/abs/../journal.jsonl`, 'j', bridgeTrust())).toBe(join(dir, 'a', 'journal.jsonl'));
+      expect(await walkTrusted(join(dir, 'dangling'), 'j', bridgeTrust())).toBe(join(dir, 'a', 'b', 'new.jsonl'));
+    });
+
+    it('a missing directory on the way, or a name under a file: the error is passed on (only a missing last name is created)', async () => {
+      const path = file();
+      writeFileSync(path, '');
+      expect((await rejection(walkTrusted(join(dirname(path), 'missing', 'journal.jsonl'), 'j', bridgeTrust()))).code).toBe('ENOENT');
+      expect((await rejection(walkTrusted(join(path, 'journal.jsonl'), 'j', bridgeTrust()))).code).toBe('ENOTDIR');
+    });
+  });
+
+  describe('checkJournalPath: before anything is read or written', () => {
+    it('refuses an existing journal its group or others may write, before it is opened', async () => {
+      const path = file();
+      writeFileSync(path, '');
+      chmodSync(path, 0o666);
+      const error = await rejection(checkJournalPath(path, 'j', bridgeTrust()));
+      expect(error.message).toContain(`the journal ${path} (owner ${statSync(path).uid}, mode 0666) can be written by its group or others`);
+    });
+
+    it('passes on an error other than "missing" (ENOTDIR); a missing journal: its directory\'s owner, nothing found', async () => {
+      const path = file();
+      writeFileSync(path, '');
+      expect((await rejection(checkJournalPath(join(path, 'x.jsonl'), 'j', bridgeTrust()))).code).toBe('ENOTDIR');
+      expect(await checkJournalPath(join(dirname(path), 'new.jsonl'), 'j', bridgeTrust())).toStrictEqual({ dirOwner: statSync(dirname(path)).uid, found: undefined });
+    });
+
+    it('without Unix owners: nothing checked, the file as found', async () => {
+      const path = file();
+      chmodSync(dirname(path), 0o777);
+      writeFileSync(path, '');
+      chmodSync(path, 0o666);
+      const checked = await checkJournalPath(path, 'j', NO_OWNERS);
+      expect(Object.keys(checked).sort()).toEqual(['dirOwner', 'found']);
+      expect(checked.dirOwner).toBeUndefined();
+      expect(checked.found?.isFile()).toBe(true);
+    });
+  });
+
+  it('staffLockOwner: the journal must be there; root gives the lock to the journal\'s owner, and only root', () => {
+    const stats = (uid: number, gid: number) => ({ uid, gid }) as Stats;
+    const missing = thrown(() => staffLockOwner(undefined, { uid: 0, reader: true, writer: true }, '/srv/j.jsonl'));
+    expect(missing).toBeInstanceOf(JournalError);
+    expect(missing?.message).toBe('FileJournal: there is no journal file at /srv/j.jsonl (nothing was created)');
+    expect(staffLockOwner(stats(4242, 77), { uid: 0, reader: true, writer: true }, '/j')).toStrictEqual({ uid: 4242, gid: 77 });
+    expect(staffLockOwner(stats(0, 77), { uid: 0, reader: true, writer: true }, '/j')).toBeUndefined();
+    expect(staffLockOwner(stats(4242, 77), { uid: 555, reader: true, writer: true }, '/j')).toBeUndefined();
+  });
+});
+
+describe.skipIf(user === undefined)(needsRoot("a link of the directory's owner (trust.ts, checkLink)", user), () => {
+  const other = user ?? { uid: -1, gid: -1 };
+
+  it('in a directory of another user, a link of that user: a reader follows it (as protected_symlinks would); the bridge and staff writing refuse it', async () => {
+    const dir = join(dirname(file()), 'theirs');
+    mkdirSync(dir, { mode: 0o755 });
+    const link = join(dir, 'journal.jsonl');
+    symlinkSync('../journal.jsonl', link);
+    lchownSync(link, other.uid, other.gid);
+    chownSync(dir, other.uid, other.gid);
+    expect(await walkTrusted(link, 'j', readerTrust())).toBe(join(dirname(dir), 'journal.jsonl'));
+    for (const trust of [bridgeTrust(), staffTrust()]) {
+      const error = await rejection(walkTrusted(link, 'j', trust));
+      expect(error.message).toContain(`the symbolic link ${link} on the way to the journal is owned by user ${other.uid}`);
+      expect(isRefusal(error)).toBe(true);
+    }
   });
 });

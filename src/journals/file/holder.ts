@@ -21,31 +21,39 @@ export interface Incarnation {
   start?: string;
 }
 
+/**
+ * How this module reads `/proc`: a file's text, or `undefined` when it cannot be read
+ * (gone, hidden, not Linux). Tests give it another machine's texts.
+ * @internal
+ */
+export const proc = {
+  read(path: string): string | undefined {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  },
+};
+
 let boot: string | undefined | null = null;
 
 /** This boot's id, read once (it never changes while the machine runs); `undefined` off Linux. */
 export function thisBoot(): string | undefined {
-  if (boot === null) boot = readProc('/proc/sys/kernel/random/boot_id')?.trim() || undefined;
+  if (boot === null) boot = proc.read('/proc/sys/kernel/random/boot_id')?.trim() || undefined;
   return boot;
 }
 
 /** A process's state (field 3) and start time (field 22) from `/proc/<pid>/stat`; `undefined` when it cannot be read (gone, hidden, not Linux). */
 function processStat(pid: number): { state: string; start: string } | undefined {
-  const text = readProc(`/proc/${pid}/stat`);
+  const text = proc.read(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
   // Field 2, the command's name, is in parentheses and may hold spaces and ')': the fields
-  // after the last ')' start at field 3.
+  // after the last ')' start at field 3. split gives at least one field (the state); a
+  // missing field 22 reads as 'undefined', which is not a start time.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const [state, start] = [fields[0], fields[22 - 3]];
-  return state !== undefined && start !== undefined && /^\d+$/.test(start) ? { state, start } : undefined;
-}
-
-function readProc(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const [state, start] = [fields[0] as string, String(fields[22 - 3])];
+  return /^\d+$/.test(start) ? { state, start } : undefined;
 }
 
 /** What the lock this process writes records of it: this boot and its start time. */

@@ -19,10 +19,6 @@ import { JournalError } from '../../errors.js';
 
 /** The mode of a new journal and its lock: owner only. */
 export const OWNER_ONLY = 0o600;
-/** The mode of a new journal a group may read (`FileJournal` option `mode`). */
-export const GROUP_READABLE = 0o640;
-/** The modes `FileJournal` creates files with. */
-export const FILE_MODES: readonly number[] = [OWNER_ONLY, GROUP_READABLE];
 
 /** Who may own what a reader trusts. */
 export interface Trust {
@@ -60,16 +56,21 @@ export function staffTrust(): Trust {
 
 /** S_ISVTX: in a sticky directory only a file's owner may rename or remove it. */
 const STICKY = 0o1000;
-const octal = (mode: number | bigint) => `0${(Number(mode) & 0o7777).toString(8).padStart(3, '0')}`;
+function octal(mode: number | bigint): string {
+  return `0${(Number(mode) & 0o7777).toString(8).padStart(3, '0')}`;
+}
 /** Writable by its group or others, without the sticky bit that stops them renaming or removing what is not theirs. */
-const othersCanWrite = (mode: number | bigint) => (Number(mode) & 0o022) !== 0 && (Number(mode) & STICKY) === 0;
+function othersCanWrite(mode: number | bigint): boolean {
+  return (Number(mode) & 0o022) !== 0 && (Number(mode) & STICKY) === 0;
+}
 
 /** The errors {@link refuse} made: a reader tells a refusal from a failure to read. */
 const refusals = new WeakSet<object>();
 
 /** Whether `error` is a refusal of a file another user could have planted (not a failure to read it). */
 export function isRefusal(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && refusals.has(error);
+  // A WeakSet holds objects only: has() is false for anything else, null included.
+  return refusals.has(error as object);
 }
 
 function refuse(name: string, what: string, todo: string): JournalError {
@@ -83,7 +84,8 @@ export function remember(error: JournalError): JournalError {
 }
 
 function trusts(trust: Trust, uid: number | bigint, also?: number | bigint): boolean {
-  return Number(uid) === trust.uid || Number(uid) === 0 || (also !== undefined && Number(uid) === Number(also));
+  // Without `also`, Number(undefined) is NaN, equal to no uid.
+  return Number(uid) === trust.uid || Number(uid) === 0 || Number(uid) === Number(also);
 }
 
 /**
@@ -96,11 +98,8 @@ export async function walkTrusted(path: string, name: string, trust: Trust): Pro
   let rest = path.split(sep).filter((part) => part !== '');
   for (let links = 0; rest.length > 0; ) {
     const part = rest.shift() as string;
-    if (part === '.') continue;
-    if (part === '..') {
-      done = dirname(done);
-      continue;
-    }
+    // '.' and '..' need no case of their own: join() resolves them, and `done` never holds
+    // a link, so its parent by name is its real parent (the kernel's '..').
     const next = join(done, part);
     const found = await lstat(next).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' && rest.length === 0) return undefined; // created on first use

@@ -7,8 +7,21 @@ import { scrypt as scryptCallback, type ScryptOptions } from 'node:crypto';
 import { chmod, chown, mkdtemp, readdir, readlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hashPassword, parseAccounts, readAccounts, verifyPassword } from '../../../src/bridge/staff-page/accounts.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Accounts from '../../../src/bridge/staff-page/accounts.js';
+
+let hashPassword: typeof Accounts.hashPassword;
+let parseAccounts: typeof Accounts.parseAccounts;
+let readAccounts: typeof Accounts.readAccounts;
+let verifyPassword: typeof Accounts.verifyPassword;
+
+// Loaded afresh for each test: the name and hash patterns, the roles and the file's size
+// bound are module-level constants, which a module loaded once before any test would hide
+// from every test here (StrykerJS's mutants of module-level code; issue #46).
+beforeEach(async () => {
+  vi.resetModules();
+  ({ hashPassword, parseAccounts, readAccounts, verifyPassword } = await import('../../../src/bridge/staff-page/accounts.js'));
+});
 
 const ROOT = process.geteuid?.() === 0;
 const LINUX = process.platform === 'linux';
@@ -101,6 +114,22 @@ describe('the lines of the accounts file', () => {
     );
     expect([...parseAccounts(`${'a'.repeat(64)} read ${hash}\nx.y_z-1@h:2 read ${hash}\n`, 'f').keys()]).toEqual(['a'.repeat(64), 'x.y_z-1@h:2']);
     expect(await messageOf(() => parseAccounts('# nobody\n', 'f'))).toBe('staff.accountsFile: f lists no account (make one with teamgames bridge staff-hash)');
+  });
+
+  it('takes a hash only whole: nothing before "scrypt$" nor after the key', async () => {
+    const refused = 'staff.accountsFile has 1 problem:\n  f line 1: the hash must be a line made by teamgames bridge staff-hash (scrypt$N$r$p$salt$hash)';
+    expect(await messageOf(() => parseAccounts(`bob read x${hash}\n`, 'f'))).toBe(refused);
+    expect(await messageOf(() => parseAccounts(`bob read ${hash}!\n`, 'f'))).toBe(refused);
+    expect(await verifyPassword('x', `x${hash}`)).toBe(false);
+  });
+
+  it("checks an unknown name's password against a hash of the same form and cost as a real one (the same time)", async () => {
+    const { UNKNOWN_ACCOUNT_HASH } = await import('../../../src/bridge/staff-page/accounts.js');
+    const real = (await hashPassword('x')).split('$');
+    const unknown = UNKNOWN_ACCOUNT_HASH.split('$');
+    expect(unknown.slice(0, 4)).toEqual(real.slice(0, 4));
+    expect(unknown.map((part) => part.length)).toEqual(real.map((part) => part.length));
+    expect(parseAccounts(`nobody read ${UNKNOWN_ACCOUNT_HASH}\n`, 'f').get('nobody')?.hash).toBe(UNKNOWN_ACCOUNT_HASH);
   });
 });
 

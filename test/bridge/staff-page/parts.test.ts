@@ -3,13 +3,39 @@
  * passwords (their bounds), the password hashes (what they refuse), and the desk (what it
  * records of gives and events, the chart's samples and its timer).
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hashPassword, parseAccounts, verifyPassword, UNKNOWN_ACCOUNT_HASH } from '../../../src/bridge/staff-page/accounts.js';
-import { StaffDesk } from '../../../src/bridge/staff-page/desk.js';
-import { escapeText, exact, html } from '../../../src/bridge/staff-page/html.js';
-import { LoginBrake, Sessions, sameSecret } from '../../../src/bridge/staff-page/sessions.js';
-import { chart } from '../../../src/bridge/staff-page/views.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Accounts from '../../../src/bridge/staff-page/accounts.js';
+import type * as Desk from '../../../src/bridge/staff-page/desk.js';
+import type * as Html from '../../../src/bridge/staff-page/html.js';
+import type * as SessionsModule from '../../../src/bridge/staff-page/sessions.js';
+import type * as Views from '../../../src/bridge/staff-page/views.js';
 import type { DeliveredItem, DeliveryLoopStats, GivenVoteReward, StorefrontEvent } from 'teamgames-sdk';
+
+let hashPassword: typeof Accounts.hashPassword;
+let parseAccounts: typeof Accounts.parseAccounts;
+let verifyPassword: typeof Accounts.verifyPassword;
+let UNKNOWN_ACCOUNT_HASH: typeof Accounts.UNKNOWN_ACCOUNT_HASH;
+let StaffDesk: typeof Desk.StaffDesk;
+let escapeText: typeof Html.escapeText;
+let exact: typeof Html.exact;
+let html: typeof Html.html;
+let LoginBrake: typeof SessionsModule.LoginBrake;
+let Sessions: typeof SessionsModule.Sessions;
+let sameSecret: typeof SessionsModule.sameSecret;
+let chart: typeof Views.chart;
+
+// The parts loaded afresh for each test: their module-level constants (the escaper's
+// entities, the brake's 5-minute cap, the session tokens, the accounts' patterns) are
+// decisions too, and a module loaded once, before any test, would hide a change to them
+// from every test here (StrykerJS's mutants of module-level code; issue #46).
+beforeEach(async () => {
+  vi.resetModules();
+  ({ hashPassword, parseAccounts, verifyPassword, UNKNOWN_ACCOUNT_HASH } = await import('../../../src/bridge/staff-page/accounts.js'));
+  ({ StaffDesk } = await import('../../../src/bridge/staff-page/desk.js'));
+  ({ escapeText, exact, html } = await import('../../../src/bridge/staff-page/html.js'));
+  ({ LoginBrake, Sessions, sameSecret } = await import('../../../src/bridge/staff-page/sessions.js'));
+  ({ chart } = await import('../../../src/bridge/staff-page/views.js'));
+});
 
 afterEach(() => {
   vi.useRealTimers();

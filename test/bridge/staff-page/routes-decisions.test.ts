@@ -1,7 +1,7 @@
 /**
  * The staff page's decisions at their edges, as staff meet them: the exact page each refusal
  * shows (title and text), the Retry-After of a slowed login, what the log records, which
- * forms are read (the content type, 16 KiB exactly), which cookie is found, which methods
+ * forms are read (the content type; 16 KiB exactly in page-afresh.test.ts), which cookie is found, which methods
  * reach which route, the note a resolve needs, and the clock a resolution records.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,17 +77,11 @@ describe('logging in, exactly', () => {
     expect(json.text).toContain(refusal('Not a form', "<p>Send the page's form.</p>"));
   });
 
-  it('reads a form of exactly 16 KiB, refuses one byte more', async () => {
+  it('takes a login form without a name as a blank name (a wrong login, the name field left empty)', async () => {
     const page = await startPage();
-    const form = (size: number) => {
-      const head = `name=rita&password=${PASSWORDS.rita}&pad=`;
-      return head + 'x'.repeat(size - head.length);
-    };
-    const post = (body: string) => raw(page, '/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
-    expect((await post(form(16 * 1024))).status).toBe(303);
-    const over = await post(form(16 * 1024 + 1));
-    expect(over.status).toBe(413);
-    expect(over.text).toContain(refusal('Too large', '<p>The form must be at most 16384 bytes.</p>'));
+    const reply = await raw(page, '/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=x' });
+    expect(reply.status).toBe(401);
+    expect(reply.text).toContain('<input name="name" autocomplete="username" required maxlength="64" value="">');
   });
 
   it('finds its cookie among others, with blanks around it', async () => {
@@ -202,6 +196,17 @@ describe('resolving, exactly', () => {
     const other = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Bo', note: 'x' });
     expect(other.status).toBe(400);
     expect(other.text).toMatch(/<h1>Not resolved<\/h1><p>windowId must name a window of [^<]*\. Nothing was written\.<\/p>/);
+  });
+
+  it('reads a missing window or player as blank, and says so', async () => {
+    const { page, alice } = await aliceOn([windowEntry('w1', 'Ann')]);
+    const noWindow = await alice.post('/resolve', { csrf: alice.csrf as string, player: 'Ann', note: 'x' });
+    expect(noWindow.status).toBe(400);
+    expect(noWindow.text).toContain('<h1>Not resolved</h1><p>windowId must not be blank. Nothing was written.</p>');
+    const noPlayer = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', note: 'x' });
+    expect(noPlayer.status).toBe(400);
+    expect(noPlayer.text).toContain('<h1>Not resolved</h1><p>playerName must not be blank. Nothing was written.</p>');
+    expect(await resolvedOf(page.journal, 'window:w1')).toMatchObject({ state: 'unverified' });
   });
 
   it('shows a failed write as it is, and a slow one as slow, with the time waited', async () => {
