@@ -5,7 +5,7 @@
  * online; a lost answer is a window for staff, never a second grant.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveredItem, type StorefrontEvent } from '../../src/index.js';
+import { InvalidInputError, MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryLoop, type StorefrontEvent } from '../../src/index.js';
 import { loopHarness, type LoopCall } from '../support/loop-harness.js';
 import { KEY } from '../support/reliability.js';
 
@@ -581,6 +581,18 @@ describe('loop.expect', () => {
     await loop.stop();
     expect(loop.expect('Jo')).toBe('stopped');
   });
+
+  it("names startDeliveryLoop in a bad hint's error; the hints held are dropped once the loop stopped", async () => {
+    const { client, give } = setup();
+    const loop = client.startDeliveryLoop({ give });
+    expect(() => loop.expect('Jo', { expiresInMs: 9_999 })).toThrow(expect.objectContaining({ operation: 'startDeliveryLoop', message: expect.stringMatching(/^startDeliveryLoop: invalid hint\.expiresInMs/) }));
+    loop.join('Jo');
+    expect(loop.expect('Jo')).toBe('held');
+    expect(loop.expect('Al', { transactionId: 't1' })).toBe('held');
+    expect(loop.stats().hints).toBe(2);
+    await loop.stop();
+    expect(loop.stats().hints).toBe(0);
+  });
 });
 
 describe('a hinted player whose run is not a hinted one yet', () => {
@@ -879,6 +891,40 @@ describe('a hinted purchase claimed, its give still to come', () => {
     expect(given[1]!.at - backAt).toBeLessThanOrEqual(1_000);
     expect(between(calls, 'Quin', backAt, Date.now()).map((c) => c.preview)).toEqual([false]);
     await loop.stop();
+  });
+
+  it('waits out an absence that began while its claim was in flight: the player back after the hint would have expired still gets a hinted join', async () => {
+    let loop: DeliveryLoop | undefined;
+    // The claim that takes Quin's purchase is answered just after Quin logged out.
+    const fetch = (next: typeof globalThis.fetch): typeof globalThis.fetch => async (input, init) => {
+      const response = await next(input, init);
+      const body = JSON.parse(String(init?.body ?? '{}')) as { playerName?: string; preview?: boolean };
+      if (body.playerName === 'Quin' && body.preview !== true && response.ok) loop?.leave('Quin');
+      return response;
+    };
+    const { mock, client, calls, given, give } = setup({ fetch });
+    const started = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, maxCallsPerSecond: 2, claimMode: 'fast' });
+    loop = started;
+    started.join('Quin');
+    await vi.advanceTimersByTimeAsync(1_000);
+    started.expect('Quin', { expiresInMs: 30_000 });
+    mock.addPurchase(KEY, { playerName: 'Quin', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(15_000);
+    // Claimed as they left: nothing given, the hint ended with the claim.
+    expect(between(calls, 'Quin', T0, Date.now()).map((c) => c.preview)).toEqual([true, false]);
+    expect(given).toHaveLength(0);
+    expect(started.stats().hints).toBe(0);
+    // Away for 5 minutes, far past the hint's 30 s.
+    await vi.advanceTimersByTimeAsync(300_000);
+    for (let i = 0; i < 200; i++) started.join(`Crowd${i}`);
+    await vi.advanceTimersByTimeAsync(500);
+    const backAt = Date.now();
+    started.join('Quin');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given).toHaveLength(1);
+    expect(given[0]!.at - backAt).toBeLessThanOrEqual(1_000);
+    expect(between(calls, 'Quin', backAt, Date.now()).map((c) => c.preview)).toEqual([false]);
+    await started.stop();
   });
 
   it('once given, is forgotten: the player back a minute later is previewed first, as any other', async () => {

@@ -7,7 +7,7 @@
  * runs the SQL statements against real servers).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { expectCheckout, JournalError, MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryJournal } from '../../src/index.js';
+import { expectCheckout, JournalError, MemoryJournal, StorefrontClient, type DeliveredItem, type DeliveryJournal, type SharedCheckoutHint } from '../../src/index.js';
 import { SHARED_HINTS_POLL_MS } from '../../src/delivery/loop/shared-hints.js';
 import { loopHarness, type LoopCall } from '../support/loop-harness.js';
 import { KEY } from '../support/reliability.js';
@@ -410,7 +410,8 @@ describe('a read of the hints that never answers', () => {
     mock.addPurchase(KEY, { playerName: 'Ivy', id: 1, quantity: 1 });
     await vi.advanceTimersByTimeAsync(2_000);
     expect(loop.stats().sharedHintsError).toBeInstanceOf(JournalError);
-    expect(String((loop.stats().sharedHintsError as Error).message)).toMatch(/checkout hints were not read within 30000 ms/);
+    expect(String((loop.stats().sharedHintsError as Error).message)).toMatch(/^startDeliveryLoop: the journal's checkout hints were not read within 30000 ms/);
+    expect((loop.stats().sharedHintsError as JournalError).operation).toBe('startDeliveryLoop');
     await vi.advanceTimersByTimeAsync(300_000);
     expect(reads).toBe(1);
     expect(given).toHaveLength(1);
@@ -428,6 +429,56 @@ describe('stop() while a read hangs', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     await loop.stop();
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('stop() while a read is in flight', () => {
+  it.each(['answers', 'fails'])('the read that %s after it changes nothing: no report, no read after it, no timer', async (settles) => {
+    const shared = new MemoryJournal();
+    let reads = 0;
+    let settle: (() => void) | undefined;
+    const journal: DeliveryJournal = {
+      ...nodeView(shared, 'game'),
+      liveCheckoutHints: () => {
+        reads += 1;
+        if (reads === 1) return Promise.reject(new JournalError('PostgresJournal: could not read the checkout hints: connection refused'));
+        return new Promise<SharedCheckoutHint[]>((resolve, reject) => {
+          settle = () => (settles === 'answers' ? resolve([{ playerName: 'Abe', ageMs: 0, remainingMs: 60_000 }]) : reject(new JournalError('PostgresJournal: could not read the checkout hints: connection reset')));
+        });
+      },
+    };
+    const { client, give, events } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give });
+    loop.join('Abe');
+    // The first read failed (reported once), the second (7.5 s later, backing off) hangs.
+    await vi.advanceTimersByTimeAsync(8_000);
+    expect(reads).toBe(2);
+    const reports = () => events.filter((e) => e.type === 'sharedHintsError').map((e) => (e.error as Error | undefined)?.message);
+    expect(reports()).toEqual(['PostgresJournal: could not read the checkout hints: connection refused']);
+    await loop.stop();
+    settle?.();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(reads).toBe(2);
+    expect(reports()).toEqual(['PostgresJournal: could not read the checkout hints: connection refused']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("a hint's row that cannot be deleted once a delivery here satisfied it", () => {
+  it('shows in stats() and one event; the purchase is given all the same', async () => {
+    const shared = new MemoryJournal();
+    const refused = new JournalError('PostgresJournal: could not end a checkout hint: connection refused');
+    const journal: DeliveryJournal = { ...nodeView(shared, 'game'), endCheckoutHint: () => Promise.reject(refused) };
+    const { mock, client, given, give, events } = setup({ journal });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 600_000, claimMode: 'fast' });
+    loop.join('Abe');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await shared.addCheckoutHint('Abe');
+    mock.addPurchase(KEY, { playerName: 'Abe', id: 1, quantity: 1 });
+    await vi.advanceTimersByTimeAsync(SHARED_HINTS_POLL_MS + 10_000 + 200);
+    expect(given).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'sharedHintsError')[0]?.error).toBe(refused);
+    await loop.stop();
   });
 });
 

@@ -80,7 +80,7 @@ export class HintBook {
    * in their hands yet (its give failed, they left mid-delivery): until when (the hint's
    * expiry, monotonic) the run that gives it is a hinted one. At most `HINT_LIMIT`, oldest first.
    */
-  readonly #giving = new Map<string, { until: number; since: number; away?: number }>();
+  readonly #giving = new Map<string, { until: number; since: number; away?: number | undefined }>();
   /** Hinted runs planned per second of the clock (`floor(ms / 1000)`), for the seconds to come. */
   readonly #planned = new Map<number, number>();
   /** Every second from the current one up to this one (excluded) is full: plans start here at the earliest. */
@@ -96,9 +96,9 @@ export class HintBook {
   #noSweepBefore = Number.NEGATIVE_INFINITY;
 
   /** Told of what a delivery satisfied: the player, and the transaction (`undefined`: the hint naming none). */
-  readonly #onSatisfied: ((name: string, transactionId: string | undefined) => void) | undefined;
+  readonly #onSatisfied: (name: string, transactionId: string | undefined) => void;
 
-  constructor(maxCallsPerSecond: number, onSatisfied?: (name: string, transactionId: string | undefined) => void) {
+  constructor(maxCallsPerSecond: number, onSatisfied: (name: string, transactionId: string | undefined) => void) {
     this.#perSecond = Math.max(1, Math.floor(maxCallsPerSecond * HINT_SHARE));
     this.#onSatisfied = onSatisfied;
   }
@@ -108,12 +108,17 @@ export class HintBook {
     return this.#held.size;
   }
 
+  /** How many seconds have hinted runs planned (used by tests only: the seconds gone by are forgotten). */
+  get plannedSeconds(): number {
+    return this.#planned.size;
+  }
+
   /**
    * Holds the hint (joined to the player's live one); refused when the book is full of live
    * hints, or when all it names has had its hint. `now` is the loop's clock (a hint read from
    * a shared journal was given before it: its `since`).
    */
-  add(name: string, given: HeldHint, now = given.since, online = true): CheckoutHintOutcome {
+  add(name: string, given: HeldHint, now: number, online: boolean): CheckoutHintOutcome {
     const ids = given.transactionIds.filter((id) => !this.#wasSpent(id, now));
     if (ids.length === 0 && (!given.any || this.#wasSpent(anyKey(name), now))) return 'expired';
     const older = this.active(name, now);
@@ -127,7 +132,12 @@ export class HintBook {
       // (a retrying shop, a loop in its code) never keeps a player claimed past its life.
       const fresh = ids.filter((id) => !older.transactionIds.includes(id));
       if (fresh.length === 0 && (older.any || !given.any)) return 'held';
-      hint = { transactionIds: [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER), any: older.any || given.any, since: now, until: Math.max(older.until, given.until), ...(older.away === undefined ? {} : { away: older.away }) };
+      // Joined into the live hint (its time away, if the player is away, kept).
+      older.transactionIds = [...older.transactionIds, ...fresh].slice(-TRANSACTIONS_PER_PLAYER);
+      older.any ||= given.any;
+      older.since = now;
+      older.until = Math.max(older.until, given.until);
+      hint = older;
     }
     // Deleted first: the map's order stays the order hints were given in.
     this.#held.delete(name);
@@ -154,8 +164,9 @@ export class HintBook {
   left(name: string, now: number): void {
     const hint = this.active(name, now);
     if (hint !== undefined) hint.away = now;
+    // One already over stays over (resume() never moves an end that came before the absence).
     const giving = this.#giving.get(name);
-    if (giving !== undefined && giving.until > now) giving.away = now;
+    if (giving !== undefined) giving.away = now;
   }
 
   /** The player is online here again: their hint's life runs on from where it stood when they left. */
@@ -201,9 +212,11 @@ export class HintBook {
 
   /** Whether the player has a hinted purchase claimed and not given yet (their join's run is then hinted). */
   giving(name: string, now: number): boolean {
-    const until = this.#giving.get(name)?.until;
-    if (until !== undefined && until <= now) this.#giving.delete(name);
-    return until !== undefined && until > now;
+    const giving = this.#giving.get(name);
+    if (giving === undefined) return false;
+    if (giving.until > now) return true;
+    this.#giving.delete(name);
+    return false;
   }
 
   /** The player has nothing pending any more: their hinted purchase is in their hands. */
@@ -220,7 +233,7 @@ export class HintBook {
     if (second > Math.floor(at / 1_000)) at = second * 1_000;
     if (at >= until) return undefined;
     this.#planned.set(second, (this.#planned.get(second) ?? 0) + 1);
-    if (second === this.#cursor) while (this.#full(this.#cursor)) this.#cursor += 1;
+    while (this.#full(this.#cursor)) this.#cursor += 1;
     return at;
   }
 
@@ -248,8 +261,8 @@ export class HintBook {
     if (hint.any || rows === undefined) {
       this.#claimed(name, hint);
       this.#end(name, hint, now);
-      for (const id of hint.transactionIds) this.#onSatisfied?.(name, id);
-      if (hint.any) this.#onSatisfied?.(name, undefined);
+      for (const id of hint.transactionIds) this.#onSatisfied(name, id);
+      if (hint.any) this.#onSatisfied(name, undefined);
       return;
     }
     const delivered = new Set(rows.map((row) => String(row.transactionid)));
@@ -259,7 +272,7 @@ export class HintBook {
     for (const id of done) this.#spend(id, now);
     hint.transactionIds = hint.transactionIds.filter((id) => !delivered.has(id));
     if (hint.transactionIds.length === 0) this.#held.delete(name);
-    for (const id of done) this.#onSatisfied?.(name, id);
+    for (const id of done) this.#onSatisfied(name, id);
   }
 
   /**
@@ -285,7 +298,8 @@ export class HintBook {
   /** A claim delivered (some of) what the hint named: until it is given, the player's runs stay hinted, within the hint's life. */
   #claimed(name: string, hint: HeldHint): void {
     this.#giving.delete(name);
-    this.#giving.set(name, { until: hint.until, since: hint.since });
+    // A claim answered once the player left (it was in flight): its life waits for them too.
+    this.#giving.set(name, { until: hint.until, since: hint.since, away: hint.away });
     if (this.#giving.size > HINT_LIMIT) this.#giving.delete(this.#giving.keys().next().value as string);
   }
 
@@ -331,8 +345,9 @@ export class HintBook {
  * away, to `away` now (so that it moves by each stretch once), never past an hour after
  * `given`. A hint read from a shared journal still ends when its row does (shared-hints.ts).
  */
-function resume(life: { until: number; away?: number }, now: number, given: number): void {
-  if (life.away === undefined || life.away >= life.until) return;
+function resume(life: { until: number; away?: number | undefined }, now: number, given: number): void {
+  // A life over when the player left (`away` at or after `until`) moves to `now` at most: still over.
+  if (life.away === undefined) return;
   life.until = Math.min(life.until + (now - life.away), Math.max(life.until, given + HINT_MAX_MS));
   life.away = now;
 }
