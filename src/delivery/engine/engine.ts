@@ -107,7 +107,7 @@ export class DeliveryEngine {
   /** The modes when their module is loaded already (made now if this engine has none yet): no turn waited. */
   #ready(): DeliveryModes | undefined {
     const Modes = loadedModes.DeliveryModes as typeof DeliveryModes | undefined;
-    if (this.#modes === undefined && Modes !== undefined) this.#modes = new Modes({ ...this.#config, journal: this.journal });
+    if (Modes !== undefined) this.#modes ??= new Modes({ ...this.#config, journal: this.journal });
     return this.#modes;
   }
 
