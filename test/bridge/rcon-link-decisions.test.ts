@@ -5,8 +5,8 @@
  * wire, its timeout, the password read at each connection); one connection reused while it
  * is usable; every packet's size held to 10 bytes .. 1 MiB, at both edges; close.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import net, { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MAX_PACKET_SIZE, RconLink, messageOf, type Sent } from '../../src/bridge/rcon/link.js';
 import { TestRconServer, onPackets, packet, type TestRconServerOptions } from '../support/rcon-server.js';
 
@@ -34,6 +34,13 @@ function linkTo(port: number, password: () => Promise<string> = async () => 'sec
   const link = new RconLink({ host: '127.0.0.1', port, password, timeoutMs }, log);
   links.push(link);
   return link;
+}
+
+/** The client sockets rcon-client opens from now on (it connects through node:net's `connect`), in order. */
+function clientSockets(): () => Socket[] {
+  const spy = vi.spyOn(net, 'connect');
+  onTestFinished(() => spy.mockRestore());
+  return () => spy.mock.results.map((result) => result.value as Socket);
 }
 
 const text = (sent: Sent) => ('reply' in sent ? `reply ${sent.reply}` : 'notSent' in sent ? `notSent ${sent.notSent.message}` : `unknown ${sent.unknown.message}`);
@@ -92,13 +99,37 @@ describe('send', () => {
     expect(server.commands).toEqual(['silent']);
   });
 
-  it('a connection the game closed is not used again: not connected', async () => {
+  it('a connection the game closed is not used again: not connected; the next exchange logs in afresh', async () => {
     const server = await game();
+    const sockets = clientSockets();
     const link = linkTo(server.port);
     await link.connect();
+    const socket = sockets()[0] as Socket;
+    const closed = new Promise((resolve) => socket.once('close', resolve));
     server.dropAll();
-    await expect.poll(async () => text(await link.send('say hi'))).toBe('notSent RCON: not connected');
+    // Once closed for good (rcon-client has let go of its socket), as well as while closing.
+    await closed;
+    expect(text(await link.send('say hi'))).toBe('notSent RCON: not connected');
     expect(server.commands).toEqual([]);
+    await link.connect();
+    expect(text(await link.send('say hi'))).toBe('reply ');
+    expect(server.logins.ok).toBe(2);
+  });
+
+  it('a connection that is ending (no longer writable, not yet closed) is not used: the next exchange logs in afresh', async () => {
+    const server = await game();
+    const sockets = clientSockets();
+    const link = linkTo(server.port);
+    await link.connect();
+    expect(sockets()).toHaveLength(1);
+    // Ending is at once; the close comes turns later, once the game has answered the end.
+    sockets()[0]?.end();
+    expect(text(await link.send('say hi'))).toBe('notSent RCON: not connected');
+    await link.connect();
+    expect(sockets()).toHaveLength(2);
+    expect(text(await link.send('say hi'))).toBe('reply ');
+    expect(server.logins.ok).toBe(2);
+    expect(server.commands).toEqual(['say hi']);
   });
 });
 
@@ -186,6 +217,16 @@ describe('connect', () => {
     const link = linkTo((server.address() as AddressInfo).port);
     await link.connect();
     expect(text(await link.send('ping'))).toBe('reply pong');
+  });
+
+  it("leaves none of the login's listeners on the socket once logged in: only rcon-client's own", async () => {
+    const server = await game();
+    const sockets = clientSockets();
+    const link = linkTo(server.port);
+    await link.connect();
+    const socket = sockets()[0] as Socket;
+    // rcon-client reads the socket through one pipe ('data') and clears its state on one 'close'.
+    expect({ data: socket.listenerCount('data'), close: socket.listenerCount('close') }).toEqual({ data: 1, close: 1 });
   });
 
   it('leaves no timer behind once logged in', async () => {

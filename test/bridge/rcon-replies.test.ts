@@ -9,7 +9,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal, type DeliveryJournal, type JournalLine, type JournalWindow } from '../../src/index.js';
 import { RconStaffError, RconWindowError, commandWindowId } from '../../src/bridge/rcon/sink.js';
-import { meaningOf, replyRules } from '../../src/bridge/rcon/replies.js';
 import { parseOnline } from '../../src/bridge/rcon/players.js';
 import { NOW, itemOf, rconSuite, recordingLog, whip } from '../support/rcon-sink.js';
 
@@ -26,61 +25,8 @@ async function journalWith(deliveryId: string, player = 'Steve'): Promise<{ jour
   return { journal, line };
 }
 
-describe('the presets read the games\' own replies', () => {
-  const minecraft = replyRules('minecraft');
-  it.each([
-    ['Gave 64 [Diamond] to Jeb_', 'done'],
-    ['Gave 1 [Whip] to 2 players', 'done'],
-    ['Applied effect Speed to Steve', 'done'],
-    ['', 'done'],
-    ['No player was found', 'absent'],
-    ['§cNo player was found', 'absent'],
-    ['No entity was found', 'absent'],
-    ['That player does not exist', 'absent'],
-    ['Unknown or incomplete command, see below for error\ngvie Steve whip 1<--[HERE]', 'refused'],
-    ['Unknown or incomplete command. See below for error', 'refused'],
-    ['Incorrect argument for command\ngive Steve whip 1 x<--[HERE]', 'refused'],
-    ['Unknown command. Type "/help" for help.', 'refused'],
-    ["Unknown item 'minecraft:whipp'", 'refused'],
-    ["Invalid integer 'x'", 'refused'],
-    ['Integer must not be less than 1, found 0', 'refused'],
-    ["Can't give more than 6400 of [Whip]", 'refused'],
-    ['An unexpected error occurred trying to execute that command', 'unknown'],
-    ['ok', 'unknown'],
-    ['Gave nothing to anyone', 'unknown'],
-    // Hostile: a product named like a failure is still a give; a failure behind an escape sequence fits no pattern (a window, never "done").
-    ['Gave 1 [No player was found] to Steve', 'done'],
-    ['\u001b[31mNo player was found', 'unknown'],
-    ['x'.repeat(4096), 'unknown'],
-  ] as const)('Minecraft: %j is %s', (reply, meaning) => {
-    expect(meaningOf(reply, minecraft)).toBe(meaning);
-  });
-
-  it.each([
-    ['source', 'Unknown command "sm_givee"', 'refused'],
-    ['source', '[SM] No matching client was found.', 'absent'],
-    ['source', '[SM] More than one client matched the given pattern.', 'refused'],
-    ['source', '', 'done'],
-    ['source', 'whatever a plugin prints', 'done'],
-    ['ark', 'Server received, But no response!! ', 'done'],
-    ['ark', 'anything', 'done'],
-    ['custom', 'anything', 'unknown'],
-  ] as const)('%s: %j is %s', (game, reply, meaning) => {
-    expect(meaningOf(reply, replyRules(game))).toBe(meaning);
-  });
-
-  it('the config\'s patterns come before the preset\'s; a product\'s before the game\'s; "informative" from the most specific that says it', () => {
-    const game = { done: ['^Bought '], absent: ['^Offline:'] };
-    const product = { refused: ['^Bought nothing'], informative: false };
-    expect(meaningOf('Bought a whip', replyRules('minecraft', game))).toBe('done');
-    expect(meaningOf('Offline: Steve', replyRules('minecraft', game))).toBe('absent');
-    expect(meaningOf('Bought nothing', replyRules('minecraft', product, game))).toBe('refused');
-    expect(meaningOf('something else', replyRules('minecraft', product, game))).toBe('done');
-    expect(meaningOf('something else', replyRules('minecraft', game))).toBe('unknown');
-    // A "did not happen" pattern wins over a "done" one that also fits.
-    expect(meaningOf('No player was found', replyRules('minecraft', { done: ['.*'] }))).toBe('absent');
-  });
-
+// What each reply says, by the presets and the config's patterns: rcon-replies-presets.test.ts (loaded afresh).
+describe('the list replies', () => {
   it('who is online: Minecraft\'s list, ARK\'s ListPlayers, a Source status; names exactly as written', () => {
     expect(parseOnline('There are 2 of a max of 20 players online: Steve, Alex', 'minecraft')).toEqual(['Steve', 'Alex']);
     expect(parseOnline('0. Steve, 76561198000000001\n1. Alex_2, 76561198000000002\n', 'ark')).toEqual(['Steve', 'Alex_2']);

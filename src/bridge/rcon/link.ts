@@ -73,17 +73,14 @@ export class RconLink {
       rcon.socket?.destroy();
       throw new Error(`RCON: could not connect to ${host}:${port} and log in (nothing sent): ${messageOf(error)}`);
     }
-    rcon.on('end', () => {
-      if (this.#rcon === rcon) this.#rcon = undefined;
-    });
     this.#rcon = rcon;
   }
 
   /** Sends one command on the connection `connect` made; never throws. */
   async send(command: string): Promise<Sent> {
-    const rcon = this.#usable();
-    const socket = rcon?.socket;
-    if (rcon === undefined || socket === null || socket === undefined) return { notSent: new Error('RCON: not connected') };
+    const usable = this.#usable();
+    if (usable === undefined) return { notSent: new Error('RCON: not connected') };
+    const { rcon, socket } = usable;
     // rcon-client writes the packet synchronously within send() when its queue is free;
     // the socket's byte count tells whether it did: only then may the game have run it.
     const before = socket.bytesWritten;
@@ -108,10 +105,16 @@ export class RconLink {
     await this.exclusive(async () => this.#drop());
   }
 
-  #usable(): Rcon | undefined {
+  /**
+   * The connection and its socket while commands can be written on it. rcon-client sets
+   * `socket` to null once the connection closed (and keeps an Rcon here only once logged
+   * in); a socket that is ending or destroyed is no longer `writable`.
+   */
+  #usable(): { rcon: Rcon; socket: Socket } | undefined {
     const rcon = this.#rcon;
-    const socket = rcon?.socket;
-    return rcon !== undefined && rcon.authenticated && socket != null && !socket.destroyed && socket.writable ? rcon : undefined;
+    if (rcon === undefined) return undefined;
+    const socket = rcon.socket;
+    return socket !== null && socket.writable ? { rcon, socket } : undefined;
   }
 
   #drop(): void {
@@ -128,28 +131,30 @@ export class RconLink {
  */
 async function loggedIn(rcon: Rcon): Promise<void> {
   const connecting = rcon.connect();
-  const socket = rcon.socket;
-  if (socket !== null) guardFrames(socket);
+  // rcon-client opens its socket synchronously, within connect().
+  const socket = rcon.socket as Socket;
+  guardFrames(socket);
   let confirmed!: (ok: boolean) => void;
   const authAnswer = new Promise<boolean>((resolve) => (confirmed = resolve));
   let buffer = Buffer.alloc(0);
   const sniff = (chunk: Buffer): void => {
     buffer = Buffer.concat([buffer, chunk]);
-    while (buffer.length >= 12 && buffer.length >= 4 + buffer.readInt32LE(0)) {
+    // A whole packet is at least 4 + MIN_SIZE bytes (a smaller size field is refused by frameCheck, which ends the login).
+    while (buffer.length >= 4 + MIN_SIZE && buffer.length >= 4 + buffer.readInt32LE(0)) {
       const [size, id, type] = [buffer.readInt32LE(0), buffer.readInt32LE(4), buffer.readInt32LE(8)];
       buffer = buffer.subarray(4 + Math.max(size, 8));
       if (type === AUTH_RESPONSE) confirmed(id !== -1);
     }
   };
   const closed = (): void => confirmed(false);
-  socket?.on('data', sniff);
-  socket?.once('close', closed);
+  socket.on('data', sniff);
+  socket.once('close', closed);
   try {
     await connecting;
     if (!(await authAnswer)) throw new Error('Authentication failed');
   } finally {
-    socket?.off('data', sniff);
-    socket?.off('close', closed);
+    socket.off('data', sniff);
+    socket.off('close', closed);
   }
 }
 
@@ -175,7 +180,7 @@ function frameCheck(socket: Socket): Transform {
   let buffer: Buffer = Buffer.alloc(0);
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
-      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+      buffer = Buffer.concat([buffer, chunk]);
       while (buffer.length >= 4) {
         const size = buffer.readInt32LE(0);
         if (size < MIN_SIZE || size > MAX_PACKET_SIZE) {
