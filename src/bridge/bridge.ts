@@ -51,17 +51,16 @@ export interface RunningBridge {
 /**
  * The bridge's redaction: the secrets read at start, and from the moment it is read an RCON
  * password that differs from the one read at start (a rotated one; the latest only).
+ * @internal
  */
-function redaction(secrets: BridgeSecrets): { redact: Redact; hide: (rconPassword: string) => void } {
+export function redaction(secrets: BridgeSecrets): { redact: Redact; hide: (rconPassword: string) => void } {
   const atStart = secretRedactor(secrets);
-  let latest = secrets.rconPassword;
+  // The latest password read, whatever it is: the one read at start is redacted by both.
   let rotated: Redact | undefined;
   return {
     redact: (text) => (rotated === undefined ? atStart(text) : rotated(atStart(text))),
     hide: (rconPassword) => {
-      if (rconPassword === latest) return;
-      latest = rconPassword;
-      rotated = rconPassword === secrets.rconPassword ? undefined : secretRedactor({ rconPassword });
+      rotated = secretRedactor({ rconPassword });
     },
   };
 }
@@ -85,12 +84,13 @@ async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: D
   return { sink: await openRconSink(rconConfig, { journal, log, now: Date.now }, password), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
-function isLoopback(host: string): boolean {
+/** Whether a listener's host is loopback only (`localhost`, `::1`, `127.x.y.z`). @internal */
+export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The client's events worth a line: what staff must see, never a request's headers. */
-function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
+/** The client's events worth a line: what staff must see, never a request's headers. @internal */
+export function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
   switch (event.type) {
     case 'retry':
       log.warn('retrying a call to the store', { operation: event.operation, attempt: event.attempt, reason: event.reason });
@@ -123,13 +123,13 @@ function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
   }
 }
 
-/** Whether a give's error says its outcome is unknown and its window is written (the engine then reports the window). */
-function inWindow(error: unknown): boolean {
+/** Whether a give's error says its outcome is unknown and its window is written (the engine then reports the window). @internal */
+export function inWindow(error: unknown): boolean {
   return Number.isFinite((error as { unverified?: { from?: unknown } } | null | undefined)?.unverified?.from);
 }
 
-/** The sink's gives, counted and logged: given, not given (pending), or in a window (never "given"). */
-function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: BridgeLogger) {
+/** The sink's gives, counted and logged: given, not given (pending), or in a window (never "given"). @internal */
+export function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: BridgeLogger) {
   const track = async <T extends { deliveryId: string }>(kind: 'purchase' | 'vote', give: (x: T) => Promise<void>, x: T, player: string) => {
     try {
       await give(x);
@@ -161,8 +161,8 @@ function iso(ms: number): string {
 /** How long a count of open windows is reused (a scrape and a health check close together read the journal once). */
 const WINDOW_COUNT_MS = 5_000;
 
-/** The journal's windows staff have not resolved, counted at most every {@link WINDOW_COUNT_MS} (monotonic clock). */
-function windowCounter(journal: DeliveryJournal): () => Promise<number> {
+/** The journal's windows staff have not resolved, counted at most every {@link WINDOW_COUNT_MS} (monotonic clock). @internal */
+export function windowCounter(journal: DeliveryJournal): () => Promise<number> {
   let last: { at: number; count: Promise<number> } | undefined;
   return () => {
     const now = performance.now();
