@@ -152,6 +152,15 @@ export function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, lo
   };
 }
 
+/** What a poll of the game's player list does: the roster takes the valid names; a change is a debug line. @internal */
+export function onPlayerList(roster: Pick<Roster, 'replace'>, log: BridgeLogger): (list: readonly string[]) => void {
+  return (list) => {
+    const valid = list.filter((name) => playerNameProblem(name) === undefined);
+    const { joined, left } = roster.replace(valid);
+    if (joined.length > 0 || left.length > 0) log.debug('online players reconciled', { joined: joined.length, left: left.length });
+  };
+}
+
 /** An epoch-ms time as ISO text; one outside Date's range as its number. */
 function iso(ms: number): string {
   const date = new Date(ms);
@@ -237,11 +246,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     const roster = new Roster(loop);
     if (sink.players !== undefined) {
       const players = sink.players;
-      players.start((list) => {
-        const valid = list.filter((name) => playerNameProblem(name) === undefined);
-        const { joined, left } = roster.replace(valid);
-        if (joined.length > 0 || left.length > 0) log.debug('online players reconciled', { joined: joined.length, left: left.length });
-      });
+      players.start(onPlayerList(roster, log));
       cleanups.push(() => players.stop());
     }
     const server = await startBridgeServer({ loop, roster, metrics, log, journal: journal.journal, token: secrets.token, redact, host: config.listen.host, port: config.listen.port, openWindows });

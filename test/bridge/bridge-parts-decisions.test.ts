@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredItem, GivenVoteReward, StorefrontEvent } from '../../src/index.js';
 import type { DeliveryJournal, JournalEntry } from '../../src/journals/contract.js';
-import { counted, inWindow, isLoopback, logEvent, redaction, windowCounter } from '../../src/bridge/bridge.js';
+import { counted, inWindow, isLoopback, logEvent, onPlayerList, redaction, windowCounter } from '../../src/bridge/bridge.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import type { BridgeMetrics } from '../../src/bridge/metrics.js';
 import type { BridgeSecrets } from '../../src/bridge/secrets.js';
@@ -121,6 +121,26 @@ describe('gives, counted and logged', () => {
     expect(outcome).toEqual({ rejected: undefined });
     expect(counts).toEqual(['purchase failed']);
     expect(calls).toEqual([['warn', 'item not given; it stays pending and is tried again', { player: 'Steve', deliveryId: 'invoice:1', error: undefined }]]);
+  });
+});
+
+describe("a poll of the game's player list", () => {
+  it('hands the roster the valid names only; a change is one debug line with the counts, no change none', () => {
+    const { log, calls } = recorder();
+    const handed: string[][] = [];
+    let answer = { joined: ['Steve'], left: [] as string[] };
+    const poll = onPlayerList({ replace: (players) => (handed.push([...players]), answer) }, log);
+    poll(['Steve', '', 'x'.repeat(65)]);
+    expect(handed).toEqual([['Steve']]);
+    expect(calls).toEqual([['debug', 'online players reconciled', { joined: 1, left: 0 }]]);
+    answer = { joined: [], left: [] };
+    poll(['Steve']);
+    answer = { joined: [], left: ['Steve', 'Alex'] };
+    poll([]);
+    expect(calls).toEqual([
+      ['debug', 'online players reconciled', { joined: 1, left: 0 }],
+      ['debug', 'online players reconciled', { joined: 0, left: 2 }],
+    ]);
   });
 });
 
