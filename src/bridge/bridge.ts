@@ -118,9 +118,8 @@ export function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
     case 'delivery':
       if (event.report.granted.length > 0 || event.report.failed.length > 0) log.info('delivery', { player: event.playerName, code: event.report.code, granted: event.report.granted.length, failed: event.report.failed.length, pending: event.report.pending });
       return;
-    default:
-      return;
   }
+  // Any other event (a request, a response…) is no line.
 }
 
 /** Whether a give's error says its outcome is unknown and its window is written (the engine then reports the window). @internal */
@@ -185,6 +184,13 @@ export function windowCounter(journal: DeliveryJournal): () => Promise<number> {
   };
 }
 
+/** Runs the steps pushed so far, last first, once each; a step that fails is logged and the others still run. @internal */
+export function undoer(steps: Array<() => Promise<void>>, log: BridgeLogger): () => Promise<void> {
+  return async () => {
+    for (const step of steps.splice(0).reverse()) await step().catch((error: unknown) => log.error('stopping: a step failed', { error }));
+  };
+}
+
 /**
  * Starts the bridge the config file describes.
  * @throws UsageError for a bad config or a missing secret; the journal's, the sink's or
@@ -199,9 +205,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
   const { redact, hide } = redaction(secrets);
   const log = createLogger(config.log.level, redact, deps.logDestination);
   const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    for (const step of cleanups.splice(0).reverse()) await step().catch((error: unknown) => log.error('stopping: a step failed', { error }));
-  };
+  const cleanup = undoer(cleanups, log);
   try {
     const journal: BridgeJournal = await openBridgeJournal(config.journal, secrets.databaseUrl, deps.journalDeps);
     cleanups.push(() => journal.close());
@@ -234,7 +238,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     if (waiting.openWindows.length > 0) {
       log.error('the journal holds unverified windows staff have not resolved: items that may not have reached their players (teamgames journal windows)', {
         openWindows: waiting.openWindows.length,
-        windows: waiting.openWindows.slice(0, 20).map((w) => ({ player: w.playerName, from: iso(w.from), to: iso(w.to), cause: w.cause, ...(w.command === undefined ? {} : { command: w.command }) })),
+        windows: waiting.openWindows.slice(0, 20).map((w) => ({ player: w.playerName, from: iso(w.from), to: iso(w.to), cause: w.cause, command: w.command })),
       });
     }
     const openWindows = windowCounter(journal.journal);

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredItem, GivenVoteReward, StorefrontEvent } from '../../src/index.js';
 import type { DeliveryJournal, JournalEntry } from '../../src/journals/contract.js';
-import { counted, inWindow, isLoopback, logEvent, onPlayerList, redaction, windowCounter } from '../../src/bridge/bridge.js';
+import { counted, inWindow, isLoopback, logEvent, onPlayerList, redaction, undoer, windowCounter } from '../../src/bridge/bridge.js';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import type { BridgeMetrics } from '../../src/bridge/metrics.js';
 import type { BridgeSecrets } from '../../src/bridge/secrets.js';
@@ -129,7 +129,12 @@ describe("a poll of the game's player list", () => {
     const { log, calls } = recorder();
     const handed: string[][] = [];
     let answer = { joined: ['Steve'], left: [] as string[] };
-    const poll = onPlayerList({ replace: (players) => (handed.push([...players]), answer) }, log);
+    const poll = onPlayerList({
+        replace: (players) => {
+          handed.push([...players]);
+          return answer;
+        },
+      }, log);
     poll(['Steve', '', 'x'.repeat(65)]);
     expect(handed).toEqual([['Steve']]);
     expect(calls).toEqual([['debug', 'online players reconciled', { joined: 1, left: 0 }]]);
@@ -141,6 +146,27 @@ describe("a poll of the game's player list", () => {
       ['debug', 'online players reconciled', { joined: 1, left: 0 }],
       ['debug', 'online players reconciled', { joined: 0, left: 2 }],
     ]);
+  });
+});
+
+describe('what stop undoes', () => {
+  it('every step, last first, once; a step that fails is logged and the next still runs', async () => {
+    const { log, calls } = recorder();
+    const ran: string[] = [];
+    const failure = new Error('cannot close');
+    const steps: Array<() => Promise<void>> = [async () => void ran.push('journal'), async () => {
+        ran.push('sink');
+        throw failure;
+      }, async () => void ran.push('server')];
+    const undo = undoer(steps, log);
+    await undo();
+    expect(ran).toEqual(['server', 'sink', 'journal']);
+    expect(calls).toEqual([['error', 'stopping: a step failed', { error: failure }]]);
+    await undo();
+    expect(ran).toEqual(['server', 'sink', 'journal']);
+    steps.push(async () => void ran.push('late'));
+    await undo();
+    expect(ran).toEqual(['server', 'sink', 'journal', 'late']);
   });
 });
 
