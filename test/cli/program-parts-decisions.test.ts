@@ -64,8 +64,9 @@ describe('the purchase rows', () => {
     expect(r.stdout).toBe('NO_ITEMS: nothing\n\nPurchase rows:\ninvoice  productid  quantity  givequantity  paymentstatus  deliverystatus  created\n-------  ---------  --------  ------------  -------------  --------------  -------\n7        385        1                       Paid           Undelivered\n');
   });
 
-  it('--raw with no rows: no block; without --raw (and for a claim): never', async () => {
+  it('--raw with no rows (or none sent): no block; without --raw (and for a claim): never', async () => {
     expect((await run(['preview', 'Steve', '--raw'], { overrides: answering(claimAnswer([])) })).stdout).toBe('NO_ITEMS: nothing\n');
+    expect((await run(['preview', 'Steve', '--raw'], { overrides: answering({ status: 'SUCCESS', code: 'NO_ITEMS', message: 'nothing', data: { claims: [] } }) })).stdout).toBe('NO_ITEMS: nothing\n');
     expect((await run(['preview', 'Steve'], { overrides: answering(claimAnswer([row])) })).stdout).toBe('NO_ITEMS: nothing\n');
     expect((await run(['claim', 'Steve', '--yes'], { overrides: answering(claimAnswer([row])) })).stdout).toBe('NO_ITEMS: nothing\n');
   });
