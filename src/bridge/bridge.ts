@@ -51,17 +51,16 @@ export interface RunningBridge {
 /**
  * The bridge's redaction: the secrets read at start, and from the moment it is read an RCON
  * password that differs from the one read at start (a rotated one; the latest only).
+ * @internal
  */
-function redaction(secrets: BridgeSecrets): { redact: Redact; hide: (rconPassword: string) => void } {
+export function redaction(secrets: BridgeSecrets): { redact: Redact; hide: (rconPassword: string) => void } {
   const atStart = secretRedactor(secrets);
-  let latest = secrets.rconPassword;
+  // The latest password read, whatever it is: the one read at start is redacted by both.
   let rotated: Redact | undefined;
   return {
     redact: (text) => (rotated === undefined ? atStart(text) : rotated(atStart(text))),
     hide: (rconPassword) => {
-      if (rconPassword === latest) return;
-      latest = rconPassword;
-      rotated = rconPassword === secrets.rconPassword ? undefined : secretRedactor({ rconPassword });
+      rotated = secretRedactor({ rconPassword });
     },
   };
 }
@@ -85,12 +84,13 @@ async function openSink(config: BridgeConfig, secrets: BridgeSecrets, journal: D
   return { sink: await openRconSink(rconConfig, { journal, log, now: Date.now }, password), where: `rcon ${rconConfig.host}:${rconConfig.port}` };
 }
 
-function isLoopback(host: string): boolean {
+/** Whether a listener's host is loopback only (`localhost`, `::1`, `127.x.y.z`). @internal */
+export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The client's events worth a line: what staff must see, never a request's headers. */
-function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
+/** The client's events worth a line: what staff must see, never a request's headers. @internal */
+export function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
   switch (event.type) {
     case 'retry':
       log.warn('retrying a call to the store', { operation: event.operation, attempt: event.attempt, reason: event.reason });
@@ -118,18 +118,17 @@ function logEvent(log: BridgeLogger, event: StorefrontEvent): void {
     case 'delivery':
       if (event.report.granted.length > 0 || event.report.failed.length > 0) log.info('delivery', { player: event.playerName, code: event.report.code, granted: event.report.granted.length, failed: event.report.failed.length, pending: event.report.pending });
       return;
-    default:
-      return;
   }
+  // Any other event (a request, a response…) is no line.
 }
 
-/** Whether a give's error says its outcome is unknown and its window is written (the engine then reports the window). */
-function inWindow(error: unknown): boolean {
+/** Whether a give's error says its outcome is unknown and its window is written (the engine then reports the window). @internal */
+export function inWindow(error: unknown): boolean {
   return Number.isFinite((error as { unverified?: { from?: unknown } } | null | undefined)?.unverified?.from);
 }
 
-/** The sink's gives, counted and logged: given, not given (pending), or in a window (never "given"). */
-function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: BridgeLogger) {
+/** The sink's gives, counted and logged: given, not given (pending), or in a window (never "given"). @internal */
+export function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: BridgeLogger) {
   const track = async <T extends { deliveryId: string }>(kind: 'purchase' | 'vote', give: (x: T) => Promise<void>, x: T, player: string) => {
     try {
       await give(x);
@@ -152,6 +151,15 @@ function counted(sink: ItemSink, metrics: { current?: BridgeMetrics }, log: Brid
   };
 }
 
+/** What a poll of the game's player list does: the roster takes the valid names; a change is a debug line. @internal */
+export function onPlayerList(roster: Pick<Roster, 'replace'>, log: BridgeLogger): (list: readonly string[]) => void {
+  return (list) => {
+    const valid = list.filter((name) => playerNameProblem(name) === undefined);
+    const { joined, left } = roster.replace(valid);
+    if (joined.length > 0 || left.length > 0) log.debug('online players reconciled', { joined: joined.length, left: left.length });
+  };
+}
+
 /** An epoch-ms time as ISO text; one outside Date's range as its number. */
 function iso(ms: number): string {
   const date = new Date(ms);
@@ -161,8 +169,8 @@ function iso(ms: number): string {
 /** How long a count of open windows is reused (a scrape and a health check close together read the journal once). */
 const WINDOW_COUNT_MS = 5_000;
 
-/** The journal's windows staff have not resolved, counted at most every {@link WINDOW_COUNT_MS} (monotonic clock). */
-function windowCounter(journal: DeliveryJournal): () => Promise<number> {
+/** The journal's windows staff have not resolved, counted at most every {@link WINDOW_COUNT_MS} (monotonic clock). @internal */
+export function windowCounter(journal: DeliveryJournal): () => Promise<number> {
   let last: { at: number; count: Promise<number> } | undefined;
   return () => {
     const now = performance.now();
@@ -173,6 +181,13 @@ function windowCounter(journal: DeliveryJournal): () => Promise<number> {
       last = { at: now, count };
     }
     return last.count;
+  };
+}
+
+/** Runs the steps pushed so far, last first, once each; a step that fails is logged and the others still run. @internal */
+export function undoer(steps: Array<() => Promise<void>>, log: BridgeLogger): () => Promise<void> {
+  return async () => {
+    for (const step of steps.splice(0).reverse()) await step().catch((error: unknown) => log.error('stopping: a step failed', { error }));
   };
 }
 
@@ -190,9 +205,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
   const { redact, hide } = redaction(secrets);
   const log = createLogger(config.log.level, redact, deps.logDestination);
   const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    for (const step of cleanups.splice(0).reverse()) await step().catch((error: unknown) => log.error('stopping: a step failed', { error }));
-  };
+  const cleanup = undoer(cleanups, log);
   try {
     const journal: BridgeJournal = await openBridgeJournal(config.journal, secrets.databaseUrl, deps.journalDeps);
     cleanups.push(() => journal.close());
@@ -225,7 +238,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     if (waiting.openWindows.length > 0) {
       log.error('the journal holds unverified windows staff have not resolved: items that may not have reached their players (teamgames journal windows)', {
         openWindows: waiting.openWindows.length,
-        windows: waiting.openWindows.slice(0, 20).map((w) => ({ player: w.playerName, from: iso(w.from), to: iso(w.to), cause: w.cause, ...(w.command === undefined ? {} : { command: w.command }) })),
+        windows: waiting.openWindows.slice(0, 20).map((w) => ({ player: w.playerName, from: iso(w.from), to: iso(w.to), cause: w.cause, command: w.command })),
       });
     }
     const openWindows = windowCounter(journal.journal);
@@ -237,11 +250,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     const roster = new Roster(loop);
     if (sink.players !== undefined) {
       const players = sink.players;
-      players.start((list) => {
-        const valid = list.filter((name) => playerNameProblem(name) === undefined);
-        const { joined, left } = roster.replace(valid);
-        if (joined.length > 0 || left.length > 0) log.debug('online players reconciled', { joined: joined.length, left: left.length });
-      });
+      players.start(onPlayerList(roster, log));
       cleanups.push(() => players.stop());
     }
     const server = await startBridgeServer({ loop, roster, metrics, log, journal: journal.journal, token: secrets.token, redact, host: config.listen.host, port: config.listen.port, openWindows });

@@ -334,7 +334,7 @@ export async function runTeamgames(
     // A one-shot process: the local guard and the cache would never see a second call.
     const client = new StorefrontClient({
       ...overrides,
-      apiKey: apiKey.trim(),
+      apiKey,
       ...(baseUrl === undefined ? {} : { baseUrl }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(progress.enabled ? { onEvent } : {}),

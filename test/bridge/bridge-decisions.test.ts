@@ -10,10 +10,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BASE_URL, FileJournal } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { startBridge, type RunningBridge } from '../../src/bridge/bridge.js';
+import { runBridgeCommand } from '../../src/bridge/command.js';
+import { stream } from '../support/cli.js';
 import { KEY, T0, storeSeed } from '../support/fixtures.js';
 import { journalLine, journalWindow } from '../support/journal.js';
 import { TestRconServer } from '../support/rcon-server.js';
@@ -230,6 +233,22 @@ describe('the RCON list poll', () => {
     await expect.poll(async () => (await (await call(bridge, 'GET', '/v1/health')).json()).online, { timeout: 5_000 }).toBe(1);
     expect(s.lines).toContainEqual(expect.objectContaining({ level: 'debug', msg: 'online players reconciled', joined: 1, left: 0 }));
     expect(banner(s)).toMatchObject({ sink: `rcon 127.0.0.1:${game.port}` });
+  });
+});
+
+describe('the staff page', () => {
+  it('is said at start, with its address and that a loopback one is reached by a tunnel; it closes at stop', async () => {
+    const s = await setup();
+    let account = '';
+    const io = { stdout: stream((t) => (account += t)), stderr: stream(() => undefined), interactive: false, confirm: async () => false };
+    expect(await runBridgeCommand(['staff-hash', 'alice', 'read'], io, {}, { stdin: Readable.from(['alice-password-long']) })).toBe(0);
+    await writeFile(join(s.dir, 'staff-accounts'), account, { mode: 0o600 });
+    const bridge = await start(s, { staff: { listen: { host: '127.0.0.1', port: 0 }, accountsFile: 'staff-accounts' } });
+    expect(bridge.staffUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(s.lines.filter((l) => l.msg.startsWith('staff page'))).toEqual([expect.objectContaining({ level: 'info', msg: `staff page on ${bridge.staffUrl} (loopback: reach it by an SSH tunnel or a TLS reverse proxy)`, staffPage: bridge.staffUrl })]);
+    running.splice(running.indexOf(bridge), 1);
+    await bridge.stop();
+    await expect(fetch(`${bridge.staffUrl}/login`)).rejects.toThrow();
   });
 });
 
