@@ -8,9 +8,22 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { checkBridgeConfig, readBridgeConfig } from '../../src/bridge/config.js';
-import { UsageError } from '../../src/common/command-line.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Config from '../../src/bridge/config.js';
+import type * as CommandLine from '../../src/common/command-line.js';
+
+// Loaded afresh before each test: the schema, its bounds and patterns are module-level
+// decisions, and a module loaded once before the tests would hide a change to them
+// (StrykerJS's mutants of module-level code, issue #46). The error class with it, so that
+// `toBeInstanceOf` compares with the same copy.
+let checkBridgeConfig: typeof Config.checkBridgeConfig;
+let readBridgeConfig: typeof Config.readBridgeConfig;
+let UsageError: typeof CommandLine.UsageError;
+beforeEach(async () => {
+  vi.resetModules();
+  ({ checkBridgeConfig, readBridgeConfig } = await import('../../src/bridge/config.js'));
+  ({ UsageError } = await import('../../src/common/command-line.js'));
+});
 
 const URL_ = 'http://127.0.0.1:9000/teamgames';
 const WEBHOOK = { webhook: { url: URL_ } };
