@@ -139,4 +139,9 @@ describe('redaction', () => {
     expect(redact.NO_SECRET('key-1 and all')).toBe('key-1 and all');
     expect(redact.redactValue({ a: ['key-1'] }, redact.NO_SECRET)).toEqual({ a: ['key-1'] });
   });
+
+  it('a blank key removes nothing; a key is removed', () => {
+    expect(redact.keyRedactor('')('a b')).toBe('a b');
+    expect(redact.keyRedactor('key-1')('a key-1 b')).toBe('a <redacted> b');
+  });
 });
