@@ -82,7 +82,8 @@ const acrossFields = { when: (payload: z.core.ParsePayload) => payload.value !==
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const envName = z.string({ error: 'must be the name of an environment variable' }).regex(ENV_NAME, 'must be the name of an environment variable (letters, digits, _)');
 const path = z.string({ error: 'must be a file path (a string)' }).trim().min(1, 'must not be blank').max(4096, 'must be at most 4096 characters');
-const int = (min: number, max: number) => z.number({ error: `must be an integer from ${min} to ${max}` }).int(`must be an integer from ${min} to ${max}`).min(min, `must be an integer from ${min} to ${max}`).max(max, `must be an integer from ${min} to ${max}`);
+// The schema's own error says every one of its issues (a wrong type, a fraction, a bound).
+const int = (min: number, max: number) => z.number({ error: `must be an integer from ${min} to ${max}` }).int().min(min).max(max);
 const httpUrl = z.string({ error: 'must be an http or https URL' }).refine((text) => {
   const url = URL.parse(text);
   return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
@@ -195,7 +196,6 @@ const schema = z.strictObject({
 });
 
 const SECRET_NAME = /^(api_?key|key|token|password|passwd|pwd|secret)$|(apikey|token|password|secret)$/i;
-const ALLOWED_NAMES = new Set(['passwordEnv', 'passwordFile']);
 const DATABASE_URL = /^\s*(postgres|postgresql|mysql|mariadb):\/\//i;
 
 /** Where a secret goes instead of the config, for the field at `at`. */
@@ -215,7 +215,7 @@ function secretProblems(value: unknown, at: string[] = []): string[] {
   for (const [name, inner] of Object.entries(value)) {
     const here = [...at, name];
     const field = here.join('.');
-    if (!ALLOWED_NAMES.has(name) && SECRET_NAME.test(name)) {
+    if (SECRET_NAME.test(name)) {
       problems.push(`${field}: secrets are never read from the config file (nor the command line); ${secretHint(here)}`);
       delete (value as Record<string, unknown>)[name];
     } else if (typeof inner === 'string' && DATABASE_URL.test(inner)) {
