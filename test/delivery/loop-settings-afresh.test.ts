@@ -7,11 +7,15 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as Sdk from '../../src/index.js';
+import type * as Mock from '../../src/mock/index.js';
+import { KEY, T0, storeSeed } from '../support/fixtures.js';
 
 let sdk: typeof Sdk;
+let mock: typeof Mock;
 beforeEach(async () => {
   vi.resetModules();
   sdk = await import('../../src/index.js');
+  mock = await import('../../src/mock/index.js');
 });
 
 const refusal = (settings: unknown): Sdk.InvalidInputError => {
@@ -51,5 +55,22 @@ describe('checkDeliveryLoopSettings', () => {
     const error = refusal({ hintClaimMode: 'slow' });
     expect(error.argument).toBe('options.hintClaimMode');
     expect(error.rule).toBe('must be \'exactlyOnce\' or \'fast\' (default: claimMode), got "slow"');
+  });
+});
+
+describe('startDeliveryLoop', () => {
+  it("takes each of the loop's options by its name, and names what is not one under startDeliveryLoop", async () => {
+    const service = mock.createMockService({ seed: storeSeed, now: T0 });
+    const client = new sdk.StorefrontClient({ apiKey: KEY, fetch: service.fetch, now: service.clock.now, journal: new sdk.MemoryJournal() });
+    const loop = client.startDeliveryLoop({ give: () => undefined, giveVoteReward: () => undefined, signal: new AbortController().signal, pollIntervalMs: 60_000, maxCallsPerSecond: 5, grantTimeoutMs: 7_000, claimMode: 'fast', hintClaimMode: 'fast', staffAfterAttempts: 3 });
+    await loop.stop();
+    let error: unknown;
+    try {
+      client.startDeliveryLoop(undefined as unknown as Sdk.DeliveryLoopOptions);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(sdk.InvalidInputError);
+    expect(error).toMatchObject({ argument: 'options', operation: 'startDeliveryLoop', message: 'startDeliveryLoop: invalid options: must be an object with at least { give }' });
   });
 });
