@@ -6,11 +6,10 @@
  *
  * @module
  */
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../common/command-line.js';
+import { readSmallFile } from '../host/secrets.js';
 import { InvalidInputError, checkDeliveryLoopSettings, type DeliveryLoopSettings } from '../index.js';
 import { checkBaseUrl, isLoopbackHost } from '../internal/validate.js';
 import type { LogLevel } from './log.js';
@@ -83,14 +82,11 @@ const acrossFields = { when: (payload: z.core.ParsePayload) => payload.value !==
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const envName = z.string({ error: 'must be the name of an environment variable' }).regex(ENV_NAME, 'must be the name of an environment variable (letters, digits, _)');
 const path = z.string({ error: 'must be a file path (a string)' }).trim().min(1, 'must not be blank').max(4096, 'must be at most 4096 characters');
-const int = (min: number, max: number) => z.number({ error: `must be an integer from ${min} to ${max}` }).int(`must be an integer from ${min} to ${max}`).min(min, `must be an integer from ${min} to ${max}`).max(max, `must be an integer from ${min} to ${max}`);
+// The schema's own error says every one of its issues (a wrong type, a fraction, a bound).
+const int = (min: number, max: number) => z.number({ error: `must be an integer from ${min} to ${max}` }).int().min(min).max(max);
 const httpUrl = z.string({ error: 'must be an http or https URL' }).refine((text) => {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
-  } catch {
-    return false;
-  }
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
 }, 'must be an http or https URL without credentials in it');
 
 const urlSource = z
@@ -105,7 +101,6 @@ const LOOP_KEYS = Object.keys({ pollIntervalMs: 0, maxCallsPerSecond: 0, claimMo
 const loop = z.strictObject(Object.fromEntries(LOOP_KEYS.map((k) => [k, z.unknown().optional()])) as Record<(typeof LOOP_KEYS)[number], z.ZodOptional<z.ZodUnknown>>).superRefine((values, ctx) => {
   // The SDK's own validator, one setting at a time so every wrong one is named.
   for (const key of LOOP_KEYS) {
-    if (values[key] === undefined) continue;
     try {
       checkDeliveryLoopSettings({ [key]: values[key] });
     } catch (error) {
@@ -124,14 +119,14 @@ const template = (fields: readonly string[]) =>
     .max(1000, 'must be at most 1000 characters')
     .superRefine((t, ctx) => {
       const problem = templateProblem(t, fields);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      if (problem !== undefined) ctx.addIssue(problem);
     });
 const commands = (fields: readonly string[]) =>
   z.record(z.string().regex(/^(\*|[^\s{}]{1,64})$/, 'must be a product or reward id (1 to 64 characters, no spaces) or "*"'), z.array(template(fields), { error: 'must be a list of commands' }).min(1, 'must list at least one command').max(20, 'must list at most 20 commands'), { error: 'must be an object: id → list of commands' });
 
 const pattern = z.string({ error: 'must be a regular expression (a string)' }).max(500, 'must be at most 500 characters').superRefine((p, ctx) => {
   const problem = patternProblem(p);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  if (problem !== undefined) ctx.addIssue(problem);
 });
 const patterns = z.array(pattern, { error: 'must be a list of regular expressions' }).max(100, 'must list at most 100 patterns').optional();
 const replies = z.strictObject(
@@ -187,7 +182,7 @@ const schema = z.strictObject({
         checkBaseUrl(text, 'baseUrl');
       } catch (error) {
         if (!(error instanceof InvalidInputError)) throw error;
-        ctx.addIssue({ code: 'custom', message: error.rule });
+        ctx.addIssue(error.rule);
       }
     })
     .optional(),
@@ -201,7 +196,6 @@ const schema = z.strictObject({
 });
 
 const SECRET_NAME = /^(api_?key|key|token|password|passwd|pwd|secret)$|(apikey|token|password|secret)$/i;
-const ALLOWED_NAMES = new Set(['passwordEnv', 'passwordFile']);
 const DATABASE_URL = /^\s*(postgres|postgresql|mysql|mariadb):\/\//i;
 
 /** Where a secret goes instead of the config, for the field at `at`. */
@@ -221,7 +215,7 @@ function secretProblems(value: unknown, at: string[] = []): string[] {
   for (const [name, inner] of Object.entries(value)) {
     const here = [...at, name];
     const field = here.join('.');
-    if (!ALLOWED_NAMES.has(name) && SECRET_NAME.test(name)) {
+    if (SECRET_NAME.test(name)) {
       problems.push(`${field}: secrets are never read from the config file (nor the command line); ${secretHint(here)}`);
       delete (value as Record<string, unknown>)[name];
     } else if (typeof inner === 'string' && DATABASE_URL.test(inner)) {
@@ -239,7 +233,8 @@ function issueText(issue: z.core.$ZodIssue): string[] {
   if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${at === '' ? '' : `${at}.`}${k}: unknown field`);
   // A record's key: the key's own rule, not the record's.
   if (issue.code === 'invalid_key') return [`${at}: ${issue.issues[0]?.message ?? issue.message}`];
-  return [`${at === '' ? '(the file)' : at}: ${issue.message}`];
+  // Every other issue has a path: the file is an object (checked first), and no rule sits on it whole.
+  return [`${at}: ${issue.message}`];
 }
 
 /**
@@ -287,7 +282,8 @@ const AT_POSITION = / in JSON at position (\d+)/;
 
 /** Where JSON.parse failed on `text`: the fault's offset, and V8's words for it when they quote nothing of the text. */
 function faultOf(text: string, error: unknown): { at: number; why: string } {
-  const message = error instanceof Error ? error.message : '';
+  // JSON.parse throws a SyntaxError, always.
+  const message = (error as SyntaxError).message;
   if (message === END_OF_INPUT) return { at: text.length, why: 'the text ends too early' };
   const positioned = AT_POSITION.exec(message);
   // V8's words before the position quote JSON's own punctuation only, never the text.
@@ -299,7 +295,7 @@ function faultOf(text: string, error: unknown): { at: number; why: string } {
       JSON.parse(text.slice(0, end));
       return false;
     } catch (inner) {
-      const words = inner instanceof Error ? inner.message : '';
+      const words = (inner as SyntaxError).message;
       const at = AT_POSITION.exec(words);
       return words !== END_OF_INPUT && (at === null || Number(at[1]) < end);
     }
@@ -327,29 +323,15 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * The config file's text: a regular file only (a FIFO would hang the start, a device never
- * end), opened without blocking, of at most {@link MAX_CONFIG_BYTES}.
+ * end), opened without blocking, of at most {@link MAX_CONFIG_BYTES} (read as a secret's file is,
+ * by host/secrets.ts).
  */
 async function configText(file: string): Promise<string> {
-  const refuse = (why: string) => new UsageError(`--config: cannot read ${file} (${why})`);
-  let handle: FileHandle;
-  try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw refuse(String((error as { code?: unknown }).code ?? 'unreadable'));
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw refuse('not a regular file');
-    if (stats.size > MAX_CONFIG_BYTES) throw refuse(`${stats.size} bytes; a config is at most ${MAX_CONFIG_BYTES}`);
-    const buffer = Buffer.alloc(stats.size);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw refuse(String((error as { code?: unknown }).code ?? 'unreadable'));
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  return readSmallFile(file, {
+    refuse: (why) => new UsageError(`--config: cannot read ${file} (${why})`),
+    maxBytes: MAX_CONFIG_BYTES,
+    check: (stats) => (stats.size > MAX_CONFIG_BYTES ? `${stats.size} bytes; a config is at most ${MAX_CONFIG_BYTES}` : undefined),
+  });
 }
 
 /**

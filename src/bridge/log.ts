@@ -10,7 +10,7 @@
  */
 import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
 import { URL_PASSWORD, urlSecrets } from '../host/databases.js';
-import { keyRedactor, redactValue, type Redact } from '../host/redact.js';
+import { NO_SECRET, keyRedactor, redactValue, type Redact } from '../host/redact.js';
 import { plainError } from './plain-error.js';
 
 /** The log levels (pino's): how much the log says, `log.level` in bridge.json. */
@@ -60,7 +60,8 @@ export function secretRedactor(secrets: SecretsToHide): Redact {
       // A parameter's value as the URL spells it (`k3y%21`): the parsed one above is decoded.
       for (const pair of url.search.slice(1).split('&')) {
         const raw = pair.slice(pair.indexOf('=') + 1);
-        if (found.includes(new URLSearchParams(`v=${raw}`).get('v') ?? '')) add(raw);
+        // Never null: the parameter `v` is there.
+        if (found.includes(String(new URLSearchParams(`v=${raw}`).get('v')))) add(raw);
       }
     } catch {
       // Not a URL: the whole text is masked above.
@@ -68,7 +69,8 @@ export function secretRedactor(secrets: SecretsToHide): Redact {
   }
   // Longest first, so a secret inside a longer one (a password inside its URL) never leaves a piece behind.
   words.sort((a, b) => b.length - a.length);
-  const key = secrets.apiKey === undefined || secrets.apiKey === '' ? (t: string) => t : keyRedactor(secrets.apiKey);
+  // No key (absent or blank): nothing of it to remove.
+  const key = secrets.apiKey ? keyRedactor(secrets.apiKey) : NO_SECRET;
   return (text) => {
     let out = key(text);
     for (const w of words) out = out.split(w).join(REDACTED);

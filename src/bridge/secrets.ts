@@ -67,10 +67,11 @@ export async function readSecrets(config: BridgeConfig, env: TeamgamesEnv): Prom
   const settled = await Promise.allSettled(reads);
   const problems = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason instanceof Error ? s.reason.message : String(s.reason)] : []));
   if (problems.length > 0) throw new UsageError(problems.length === 1 ? (problems[0] as string) : `${problems.length} secrets are missing or bad:\n  ${problems.join('\n  ')}`);
-  const [key, token, databaseUrl, rconPassword] = settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+  // Every read fulfilled (none refused above): their values.
+  const [key, token, databaseUrl, rconPassword] = await Promise.all(reads);
   return {
-    apiKey: key as string,
-    token: token as string,
+    apiKey: key,
+    token,
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
     ...(rconPassword === undefined ? {} : { rconPassword }),
   };

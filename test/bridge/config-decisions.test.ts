@@ -8,9 +8,22 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { checkBridgeConfig, readBridgeConfig } from '../../src/bridge/config.js';
-import { UsageError } from '../../src/common/command-line.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Config from '../../src/bridge/config.js';
+import type * as CommandLine from '../../src/common/command-line.js';
+
+// Loaded afresh before each test: the schema, its bounds and patterns are module-level
+// decisions, and a module loaded once before the tests would hide a change to them
+// (StrykerJS's mutants of module-level code, issue #46). The error class with it, so that
+// `toBeInstanceOf` compares with the same copy.
+let checkBridgeConfig: typeof Config.checkBridgeConfig;
+let readBridgeConfig: typeof Config.readBridgeConfig;
+let UsageError: typeof CommandLine.UsageError;
+beforeEach(async () => {
+  vi.resetModules();
+  ({ checkBridgeConfig, readBridgeConfig } = await import('../../src/bridge/config.js'));
+  ({ UsageError } = await import('../../src/common/command-line.js'));
+});
 
 const URL_ = 'http://127.0.0.1:9000/teamgames';
 const WEBHOOK = { webhook: { url: URL_ } };
@@ -38,6 +51,8 @@ describe('the whole file', () => {
   it('one problem is counted in the singular; an unknown field at the top is named alone', () => {
     expect(problems({ give: WEBHOOK, extra: 1 })).toEqual(['extra: unknown field']);
     expect(problems({ give: WEBHOOK, extra: 1, more: 2 })).toEqual(['extra: unknown field', 'more: unknown field']);
+    // Named like a secret only whole (key, pwd…) or at its end for the long names (…token, …password): a monkey is no key.
+    expect(problems({ give: { webhook: { url: URL_, monkey: 1, Apikey: 2 } } })).toEqual(['give.webhook.Apikey: secrets are never read from the config file (nor the command line); set TEAMGAMES_API_KEY or TEAMGAMES_API_KEY_FILE', 'give.webhook.monkey: unknown field']);
     expect(problems({})).toEqual(['give: must be an object with "webhook" or "rcon"']);
   });
 });
@@ -67,6 +82,7 @@ describe('bounds, one inside and one outside', () => {
     const rcon = checkBridgeConfig({ give: RCON({ host: 'game', port: 1, timeoutMs: 1, players: { intervalMs: 1000 } }) }, '/srv').give.rcon;
     expect(rcon).toMatchObject({ host: 'game', port: 1, timeoutMs: 1, players: { source: 'game', intervalMs: 1000 } });
     expect(rcon?.players).not.toHaveProperty('listCommand');
+    expect(checkBridgeConfig({ give: RCON({ players: { source: 'game' } }) }, '/srv').give.rcon?.players).toEqual({ source: 'game', intervalMs: 10_000 });
     expect(checkBridgeConfig({ give: RCON({ port: 65_535, timeoutMs: 600_000, players: { intervalMs: 3_600_000 } }) }, '/srv').give.rcon).toMatchObject({ port: 65_535, timeoutMs: 600_000, players: { intervalMs: 3_600_000 } });
     expect(problems({ give: RCON({ host: '', port: 65_536, timeoutMs: 600_001, players: { intervalMs: 3_600_001 } }) })).toEqual([
       'give.rcon.host: must not be blank',
@@ -207,6 +223,7 @@ describe('the rest', () => {
     expect(problems({ give: WEBHOOK, baseUrl: 7 })).toEqual(['baseUrl: must be an http or https URL']);
     expect(accepts({ log: { level: 'silent' } }).log).toEqual({ level: 'silent' });
     expect(accepts({ log: {} }).log).toEqual({ level: 'info' });
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) expect(accepts({ log: { level } }).log).toEqual({ level });
     expect(problems({ give: WEBHOOK, log: { level: 'INFO' } })).toEqual(['log.level: must be one of fatal, error, warn, info, debug, trace, silent']);
   });
 });

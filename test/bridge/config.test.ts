@@ -6,13 +6,30 @@ import { execFileSync } from 'node:child_process';
 import { chmod, chown, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { checkBridgeConfig, readBridgeConfig } from '../../src/bridge/config.js';
-import { render } from '../../src/bridge/rcon/template.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Config from '../../src/bridge/config.js';
+import type * as Template from '../../src/bridge/rcon/template.js';
 import { exampleSeed } from '../../src/mock/service/example-seed.js';
-import { readSecrets } from '../../src/bridge/secrets.js';
-import { UsageError } from '../../src/common/command-line.js';
+import type * as Secrets from '../../src/bridge/secrets.js';
+import type * as CommandLine from '../../src/common/command-line.js';
 import { needsRoot, secondUser } from '../support/second-user.js';
+
+// Loaded afresh before each test: the config's schema and the secrets' bounds are
+// module-level decisions, and modules loaded once before the tests would hide a change to
+// them (StrykerJS's mutants of module-level code, issue #46). The error class with them, so
+// that `toBeInstanceOf` compares with the same copy.
+let checkBridgeConfig: typeof Config.checkBridgeConfig;
+let readBridgeConfig: typeof Config.readBridgeConfig;
+let render: typeof Template.render;
+let readSecrets: typeof Secrets.readSecrets;
+let UsageError: typeof CommandLine.UsageError;
+beforeEach(async () => {
+  vi.resetModules();
+  ({ checkBridgeConfig, readBridgeConfig } = await import('../../src/bridge/config.js'));
+  ({ render } = await import('../../src/bridge/rcon/template.js'));
+  ({ readSecrets } = await import('../../src/bridge/secrets.js'));
+  ({ UsageError } = await import('../../src/common/command-line.js'));
+});
 
 const WEBHOOK = { webhook: { url: 'http://127.0.0.1:9000/teamgames' } };
 

@@ -6,9 +6,25 @@
  * pino writes (level names, the levels let through, the header paths censored).
  */
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { createLogger, secretRedactor } from '../../src/bridge/log.js';
-import { plainError } from '../../src/bridge/plain-error.js';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Log from '../../src/bridge/log.js';
+import type * as PlainError from '../../src/bridge/plain-error.js';
+
+// Loaded afresh before each test: what replaces a secret is a module-level constant, and a
+// module loaded once before the tests would hide a change to it (StrykerJS's mutants of
+// module-level code, issue #46).
+let createLogger: typeof Log.createLogger;
+let secretRedactor: typeof Log.secretRedactor;
+let plainError: typeof PlainError.plainError;
+beforeEach(async () => {
+  vi.resetModules();
+  ({ createLogger, secretRedactor } = await import('../../src/bridge/log.js'));
+  ({ plainError } = await import('../../src/bridge/plain-error.js'));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const forms = (secret: string) => [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')];
 
@@ -130,6 +146,13 @@ describe('createLogger', () => {
     expect(seen).toEqual([]);
     log.warn('w');
     expect(seen).toEqual(['w']);
+  });
+
+  it('writes to stdout by default, synchronously (nothing lost when the process exits)', () => {
+    const stdout = { write: () => true, flush: () => undefined } as unknown as ReturnType<typeof pino.destination>;
+    const destination = vi.spyOn(pino, 'destination').mockReturnValue(stdout);
+    createLogger('info', (t) => t);
+    expect(destination.mock.calls).toEqual([[{ fd: 1, sync: true }]]);
   });
 
   it('flush reaches the destination', () => {

@@ -304,9 +304,9 @@ export interface CheckedLoopOptions {
 const DEFAULT_POLL_MS = 30_000;
 const DEFAULT_CALLS_PER_SECOND = 10;
 const DEFAULT_STAFF_AFTER_ATTEMPTS = 5;
-const KEYS = { give: true, pollIntervalMs: true, maxCallsPerSecond: true, signal: true, grantTimeoutMs: true, claimMode: true, hintClaimMode: true, staffAfterAttempts: true, giveVoteReward: true } satisfies Record<keyof DeliveryLoopOptions, true>;
-const OPTIONS = Object.keys(KEYS);
-const SETTINGS = Object.keys({ pollIntervalMs: true, maxCallsPerSecond: true, grantTimeoutMs: true, claimMode: true, hintClaimMode: true, staffAfterAttempts: true } satisfies Record<keyof DeliveryLoopSettings, true>);
+// The names are the keys; the values (0) say nothing (`satisfies` keeps the lists complete).
+const OPTIONS = Object.keys({ give: 0, pollIntervalMs: 0, maxCallsPerSecond: 0, signal: 0, grantTimeoutMs: 0, claimMode: 0, hintClaimMode: 0, staffAfterAttempts: 0, giveVoteReward: 0 } satisfies Record<keyof DeliveryLoopOptions, 0>);
+const SETTINGS = Object.keys({ pollIntervalMs: 0, maxCallsPerSecond: 0, grantTimeoutMs: 0, claimMode: 0, hintClaimMode: 0, staffAfterAttempts: 0 } satisfies Record<keyof DeliveryLoopSettings, 0>);
 
 /**
  * Checks the settings of a delivery loop by the rules {@link StorefrontClient.startDeliveryLoop}
