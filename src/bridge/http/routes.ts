@@ -203,8 +203,9 @@ const REWARD = 'must be the reward id (a string or a positive integer)';
 const AMOUNT = 'must be a positive integer or "all"';
 const voteBody = z.object({
   player: playerName,
-  reward: z.union([z.string({ error: REWARD }).regex(/\S/, { error: REWARD }), z.int({ error: REWARD }).min(1, { error: REWARD })], { error: REWARD }),
-  amount: z.union([z.literal('all', { error: AMOUNT }), z.int({ error: AMOUNT }).min(1, { error: AMOUNT })], { error: AMOUNT }),
+  // A schema's error covers its checks, the union's its options' types: each error is said once.
+  reward: z.union([z.string({ error: REWARD }).regex(/\S/), z.int({ error: REWARD }).min(1)], { error: REWARD }),
+  amount: z.union([z.literal('all'), z.int({ error: AMOUNT }).min(1)], { error: AMOUNT }),
 });
 
 const onlineBody = z.object({
