@@ -233,6 +233,7 @@ describe('routes', () => {
     expect((await api.call('GET', '/v1/players/%E0%A4%A/status')).json.error).toEqual({ code: 'INVALID_FIELD', message: 'the player in the path must be URL-encoded UTF-8', field: 'player' });
     expect((await api.call('GET', '/v1/players/%20/status')).json.error).toEqual({ code: 'INVALID_FIELD', message: 'player must not be blank', field: 'player' });
     expect(api.fake.calls).toEqual([['status', 'Big Steve']]);
+    expect(api.requests).toEqual([['status', 200], ['status', 400], ['status', 400]]);
   });
 
   it("status writes only the time fields' finite numbers in Date's range as ISO text, errors as name, code and message, and the store's objects as they are", async () => {
@@ -250,6 +251,7 @@ describe('routes', () => {
       lastError: Object.assign(new Error('the game refused'), { code: 'GAME_DOWN', stack: 'secret stack' }),
       other: new TypeError('bad'),
       pending: [{ recordedAt: at, item: { recordedAt: at, at }, reward: { to: at }, lastError: { at, attempts: 2 } }],
+      backoff: { retryAt: at, from: at, to: at },
     });
     const r = await api.call('GET', '/v1/players/Steve/status');
     expect(r.json).toEqual({
@@ -264,6 +266,7 @@ describe('routes', () => {
       lastError: { name: 'Error', message: 'the game refused', code: 'GAME_DOWN' },
       other: { name: 'TypeError', message: 'bad' },
       pending: [{ recordedAt: '2026-01-01T00:00:00.000Z', item: { recordedAt: at, at }, reward: { to: at }, lastError: { at: '2026-01-01T00:00:00.000Z', attempts: 2 } }],
+      backoff: { retryAt: '2026-01-01T00:00:00.000Z', from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' },
     });
   });
 
@@ -528,7 +531,7 @@ describe('staff resolve a window through the API', () => {
     expect(second.status).toBe(409);
     expect(second.json.error).toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', windowId: 'window:w1', playerName: 'Steve', resolution: { by: 'ann', note: 'given by hand' } });
     expect(second.json.error.message).toContain('already resolved by "ann"');
-    expect(api.requests.map(([, status]) => status)).toEqual([400, 400, 400, 400, 200, 409]);
+    expect(api.requests).toEqual([['resolve', 400], ['resolve', 400], ['resolve', 400], ['resolve', 400], ['resolve', 200], ['resolve', 409]]);
   });
 
   it("a journal's own InvalidInputError is a 400 naming its argument: a leading input. dropped, playerName alone called player", async () => {
