@@ -4,15 +4,45 @@
  * the 503 while stopping, how a failure becomes a status (and which are logged), and what
  * the metrics are told. The loop is a stand-in that records what it is asked, so each
  * answer is exactly the one the route builds; the windows route runs on a real journal.
+ *
+ * The API (and the SDK it uses) is loaded afresh before each test: the route table, the
+ * bodies' schemas and limits and the paths' patterns are module-level decisions, and a
+ * module loaded once before any test would hide a change to them (StrykerJS's mutants of
+ * module-level code, issue #46). Everything of the SDK a test uses comes from that fresh
+ * load, so its classes are the ones the API checks errors against.
  */
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { InvalidInputError, JournalError, MemoryJournal, type DeliveryLoop, type DeliveryLoopStats } from 'teamgames-sdk';
+import { connect } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type * as Sdk from 'teamgames-sdk';
+import type { DeliveryLoop, DeliveryLoopStats } from 'teamgames-sdk';
 import type { BridgeLogger } from '../../src/bridge/log.js';
 import type { BridgeMetrics } from '../../src/bridge/metrics.js';
-import { Roster } from '../../src/bridge/roster.js';
-import { ApiError, closeGracefully, listenOn, startBridgeServer, type BridgeServer } from '../../src/bridge/http/index.js';
+import type * as RosterModule from '../../src/bridge/roster.js';
+import type * as Http from '../../src/bridge/http/index.js';
+import type * as Routes from '../../src/bridge/http/routes.js';
+import type { BridgeServer } from '../../src/bridge/http/index.js';
 import { journalWindow } from '../support/journal.js';
+
+let InvalidInputError: typeof Sdk.InvalidInputError;
+let JournalError: typeof Sdk.JournalError;
+let MemoryJournal: typeof Sdk.MemoryJournal;
+let Roster: typeof RosterModule.Roster;
+let ApiError: typeof Http.ApiError;
+let closeGracefully: typeof Http.closeGracefully;
+let listenOn: typeof Http.listenOn;
+let startBridgeServer: typeof Http.startBridgeServer;
+let routeList: typeof Http.routeList;
+let checkedBody: typeof Routes.checkedBody;
+
+beforeEach(async () => {
+  vi.resetModules();
+  ({ InvalidInputError, JournalError, MemoryJournal } = await import('teamgames-sdk'));
+  ({ Roster } = await import('../../src/bridge/roster.js'));
+  ({ ApiError, closeGracefully, listenOn, startBridgeServer, routeList } = await import('../../src/bridge/http/index.js'));
+  ({ checkedBody } = await import('../../src/bridge/http/routes.js'));
+});
 
 const TOKEN = 'server-decisions-token-0123456789abcdef';
 const SMALL = 16 * 1024;
@@ -24,8 +54,8 @@ interface Fake {
   loop: DeliveryLoop;
   calls: unknown[][];
   stats: DeliveryLoopStats;
-  /** What the next claim/claimVote/status does (a value to resolve, or a function to run). */
-  next: { claim?: () => unknown; status?: () => unknown };
+  /** What the next claim/claimVote/status/expect does (a value to resolve, or a function to run). */
+  next: { claim?: () => unknown; status?: () => unknown; expect?: () => unknown };
 }
 
 function fakeLoop(): Fake {
@@ -38,6 +68,7 @@ function fakeLoop(): Fake {
     claimVote: async (p: string, input: unknown) => (fake.calls.push(['claimVote', p, input]), (fake.next.claim ?? (() => report))()),
     stats: () => fake.stats,
     status: async (p: string) => (fake.calls.push(['status', p]), (fake.next.status ?? (() => ({ playerName: p })))()),
+    expect: (p: string, hint: unknown) => (fake.calls.push(['expect', p, hint]), (fake.next.expect ?? (() => 'held'))()),
     stop: async () => undefined,
   } as unknown as DeliveryLoop;
   return fake;
@@ -46,7 +77,7 @@ function fakeLoop(): Fake {
 interface Api {
   server: BridgeServer;
   fake: Fake;
-  journal: MemoryJournal;
+  journal: Sdk.MemoryJournal;
   requests: Array<[string, number]>;
   logged: Array<[string, string, Record<string, unknown> | undefined]>;
   call(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string | number>; chunks?: string[] }): Promise<{ status: number; json: any; text: string; headers: Record<string, string | string[] | undefined> }>;
@@ -202,6 +233,7 @@ describe('routes', () => {
     expect((await api.call('GET', '/v1/players/%E0%A4%A/status')).json.error).toEqual({ code: 'INVALID_FIELD', message: 'the player in the path must be URL-encoded UTF-8', field: 'player' });
     expect((await api.call('GET', '/v1/players/%20/status')).json.error).toEqual({ code: 'INVALID_FIELD', message: 'player must not be blank', field: 'player' });
     expect(api.fake.calls).toEqual([['status', 'Big Steve']]);
+    expect(api.requests).toEqual([['status', 200], ['status', 400], ['status', 400]]);
   });
 
   it("status writes only the time fields' finite numbers in Date's range as ISO text, errors as name, code and message, and the store's objects as they are", async () => {
@@ -219,6 +251,7 @@ describe('routes', () => {
       lastError: Object.assign(new Error('the game refused'), { code: 'GAME_DOWN', stack: 'secret stack' }),
       other: new TypeError('bad'),
       pending: [{ recordedAt: at, item: { recordedAt: at, at }, reward: { to: at }, lastError: { at, attempts: 2 } }],
+      backoff: { retryAt: at, from: at, to: at },
     });
     const r = await api.call('GET', '/v1/players/Steve/status');
     expect(r.json).toEqual({
@@ -233,6 +266,7 @@ describe('routes', () => {
       lastError: { name: 'Error', message: 'the game refused', code: 'GAME_DOWN' },
       other: { name: 'TypeError', message: 'bad' },
       pending: [{ recordedAt: '2026-01-01T00:00:00.000Z', item: { recordedAt: at, at }, reward: { to: at }, lastError: { at: '2026-01-01T00:00:00.000Z', attempts: 2 } }],
+      backoff: { retryAt: '2026-01-01T00:00:00.000Z', from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' },
     });
   });
 
@@ -263,6 +297,90 @@ describe('routes', () => {
     expect(r).toMatchObject({ status: 200, text: 'teamgames_bridge_up 1\n' });
     expect(r.headers['content-type']).toBe('text/plain; version=0.0.4');
     expect(r.headers['cache-control']).toBeUndefined();
+  });
+
+  it('expect hands the loop the player and only the hint fields the body gives: 200 with the outcome', async () => {
+    const api = await startApi();
+    const hint = (body: Record<string, unknown>) => api.call('POST', '/v1/expect', { body: { player: 'Steve', ...body } });
+    expect((await hint({})).json).toEqual({ ok: true, outcome: 'held' });
+    expect((await hint({ transactionId: 't-1' })).status).toBe(200);
+    expect((await hint({ expiresInMs: 60_000 })).status).toBe(200);
+    expect((await hint({ transactionId: 't-2', expiresInMs: 90_000 })).status).toBe(200);
+    // Strictly: a field the body left out is not handed on as `undefined`.
+    expect(api.fake.calls).toStrictEqual([
+      ['expect', 'Steve', {}],
+      ['expect', 'Steve', { transactionId: 't-1' }],
+      ['expect', 'Steve', { expiresInMs: 60_000 }],
+      ['expect', 'Steve', { transactionId: 't-2', expiresInMs: 90_000 }],
+    ]);
+    expect(api.requests).toEqual([['expect', 200], ['expect', 200], ['expect', 200], ['expect', 200]]);
+  });
+
+  it("expect: the loop's refusal of a hint field is a 400 naming it; full, expired and stopped say why (429, 409, 503); anything else thrown is a 500", async () => {
+    const api = await startApi();
+    const hint = async (next: () => unknown) => {
+      api.fake.next.expect = next;
+      const r = await api.call('POST', '/v1/expect', { body: { player: 'Steve', expiresInMs: 1 } });
+      return { status: r.status, error: r.json.error };
+    };
+    const refuse = (argument: string) => () => {
+      throw new InvalidInputError(argument, 'must be at least 10000');
+    };
+    expect(await hint(refuse('hint.expiresInMs'))).toEqual({ status: 400, error: { code: 'INVALID_FIELD', message: 'expiresInMs must be at least 10000', field: 'expiresInMs' } });
+    // Only a leading `hint.` is the loop's own prefix.
+    expect(await hint(refuse('shop.hint.expiresInMs'))).toEqual({ status: 400, error: { code: 'INVALID_FIELD', message: 'shop.hint.expiresInMs must be at least 10000', field: 'shop.hint.expiresInMs' } });
+    expect(await hint(() => 'full')).toEqual({ status: 429, error: { code: 'HINTS_FULL', message: 'the delivery loop holds as many checkout hints as it keeps (10,000); the purchase is delivered by the routine polls' } });
+    expect(await hint(() => 'expired')).toEqual({
+      status: 409,
+      error: { code: 'HINT_EXPIRED', message: 'what this hint names had its hint in the last hour (delivered, or its hint expired): it is not claimed for again; the purchase is delivered by the routine polls' },
+    });
+    expect(await hint(() => 'stopped')).toEqual({ status: 503, error: { code: 'STOPPING', message: 'the bridge is stopping; the purchase is delivered after its restart' } });
+    expect(await hint(() => {
+      throw new Error('the hints are gone');
+    })).toEqual({ status: 500, error: { code: 'INTERNAL', message: 'the hints are gone' } });
+    expect(api.requests).toEqual([['expect', 400], ['expect', 400], ['expect', 429], ['expect', 409], ['expect', 503], ['expect', 500]]);
+  });
+});
+
+describe('the route table', () => {
+  const handle = () => ({ status: 200, json: null });
+
+  it('--help lists every route in order: its method, its path, its body as its schema says, its note', () => {
+    expect(routeList()).toBe(
+      [
+        'POST /v1/join {"player"}',
+        'POST /v1/leave {"player"}',
+        'PUT /v1/online {"players":[…]}',
+        'POST /v1/claim {"player"}',
+        'POST /v1/vote {"player","reward","amount"}',
+        'GET /v1/players/<name>/status',
+        'GET /v1/health',
+        'POST /v1/expect {"player","transactionId"?,"expiresInMs"?} (a web shop\'s checkout hint)',
+        'POST /v1/windows/resolve {"player"?,"windowId"?,"by","note"}',
+        'GET /metrics (Prometheus text)',
+      ].join('\n'),
+    );
+  });
+
+  it('shows a body that is not an object as {…}', () => {
+    expect(routeList([{ method: 'PUT', path: '/x', name: 'x', note: '(a list)', body: { limit: 1, schema: z.array(z.string()) }, handle }, { method: 'GET', path: '/y', name: 'y', handle }])).toBe('PUT /x {…} (a list)\nGET /y');
+  });
+
+  it("names a nested field by its path; an unknown field of a body that is not an object lists no fields; a route without a body reads none", () => {
+    const row = (schema: z.ZodType) => ({ method: 'POST' as const, path: '/x', name: 'x', body: { limit: 1, schema }, handle });
+    const thrown = (read: () => unknown): unknown => {
+      try {
+        return read();
+      } catch (error) {
+        return error;
+      }
+    };
+    const nested = thrown(() => checkedBody(row(z.object({ cart: z.array(z.object({ sku: z.string() })) })), { cart: [{ sku: 'a' }, { sku: 7 }] }));
+    expect(nested).toBeInstanceOf(ApiError);
+    expect(nested).toMatchObject({ status: 400, code: 'INVALID_FIELD', field: 'cart[1].sku' });
+    expect((nested as Error).message).toMatch(/^cart\[1\]\.sku /);
+    expect(thrown(() => checkedBody(row(z.array(z.strictObject({ sku: z.string() }))), [{ sku: 'a', color: 'red' }]))).toMatchObject({ status: 400, code: 'INVALID_FIELD', message: 'unknown field "color" ()', field: 'color' });
+    expect(checkedBody({ method: 'GET', path: '/y', name: 'y', handle }, { anything: 1 })).toBeUndefined();
   });
 });
 
@@ -310,6 +428,16 @@ describe('the body', () => {
     const exact = padded(SMALL);
     expect((await api.call('POST', '/v1/join', { chunks: [exact.slice(0, 10_000), exact.slice(10_000)] })).status).toBe(200);
     expect(api.fake.calls).toEqual([['join', 'Steve'], ['join', 'Steve']]);
+  });
+
+  it('refuses a declared length over the limit before any of the body arrives', async () => {
+    const api = await startApi();
+    // The body is never sent: only the declared length can answer this request.
+    const r = await api.call('POST', '/v1/join', { headers: { 'content-type': 'application/json', 'content-length': SMALL + 1 } });
+    expect(r.status).toBe(413);
+    expect(r.json.error).toEqual({ code: 'TOO_LARGE', message: `the body must be at most ${SMALL} bytes` });
+    expect(r.headers.connection).toBe('close');
+    expect(api.fake.calls).toEqual([]);
   });
 
   it('a complete body answered with an error keeps the connection', async () => {
@@ -365,6 +493,18 @@ describe('failures', () => {
     expect(api.requests).toEqual([['claim', 400], ['vote', 400], ['claim', 500], ['claim', 500]]);
   });
 
+  it("names the field of a loop's InvalidInputError by its argument: a leading input. dropped, nothing else renamed", async () => {
+    const api = await startApi();
+    const fields: string[] = [];
+    for (const argument of ['input.amount', 'options.input.reward', 'playerNames']) {
+      api.fake.next.claim = () => {
+        throw new InvalidInputError(argument, 'is refused');
+      };
+      fields.push((await api.call('POST', '/v1/claim', { body: { player: 'Steve' } })).json.error.field);
+    }
+    expect(fields).toEqual(['amount', 'options.input.reward', 'playerNames']);
+  });
+
   it('ApiError is named and keeps its status, code and field', () => {
     const error = new ApiError(418, 'TEAPOT', 'no coffee', 'cup');
     expect(error).toMatchObject({ name: 'ApiError', status: 418, code: 'TEAPOT', message: 'no coffee', field: 'cup' });
@@ -391,7 +531,22 @@ describe('staff resolve a window through the API', () => {
     expect(second.status).toBe(409);
     expect(second.json.error).toMatchObject({ code: 'WINDOW_ALREADY_RESOLVED', windowId: 'window:w1', playerName: 'Steve', resolution: { by: 'ann', note: 'given by hand' } });
     expect(second.json.error.message).toContain('already resolved by "ann"');
-    expect(api.requests.map(([, status]) => status)).toEqual([400, 400, 400, 400, 200, 409]);
+    expect(api.requests).toEqual([['resolve', 400], ['resolve', 400], ['resolve', 400], ['resolve', 400], ['resolve', 200], ['resolve', 409]]);
+  });
+
+  it("a journal's own InvalidInputError is a 400 naming its argument: a leading input. dropped, playerName alone called player", async () => {
+    const api = await startApi();
+    const fields: string[] = [];
+    for (const argument of ['input.playerName', 'input.note', 'row.input.note', 'input.playerNames', 'input.oldplayerName']) {
+      api.journal.resolveWindow = async () => {
+        throw new InvalidInputError(argument, 'is refused by this journal');
+      };
+      const r = await api.call('POST', '/v1/windows/resolve', { body: { windowId: 'window:w1', by: 'ann', note: 'x' } });
+      expect(r.status).toBe(400);
+      expect(r.json.error.message).toBe(`${r.json.error.field} is refused by this journal`);
+      fields.push(r.json.error.field);
+    }
+    expect(fields).toEqual(['player', 'note', 'row.input.note', 'playerNames', 'oldplayerName']);
   });
 
   it('a journal that fails is a 500', async () => {
@@ -418,7 +573,33 @@ describe('stopping', () => {
     expect(api.fake.calls).toEqual([]);
   });
 
-  it('close stops accepting a request already on a kept-alive connection, and a busy connection is closed after the grace', async () => {
+  it('close: a request that arrives after it on a connection still busy is answered 503 STOPPING', async () => {
+    const api = await startApi();
+    let release!: () => void;
+    api.fake.next.claim = () => new Promise((resolve) => (release = () => resolve({ code: 'SUCCESS', message: 'ok', granted: [], pending: 0 })));
+    const socket = connect(Number(new URL(api.server.url).port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const ended = new Promise((resolve) => socket.on('close', resolve));
+    const body = JSON.stringify({ player: 'Steve' });
+    socket.write(`POST /v1/claim HTTP/1.1\r\nhost: bridge\r\nauthorization: Bearer ${TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    await expect.poll(() => api.fake.calls.length).toBe(1);
+    const closed = api.server.close(5_000);
+    open.splice(0);
+    socket.write(`GET /v1/health HTTP/1.1\r\nhost: bridge\r\nauthorization: Bearer ${TOKEN}\r\n\r\n`);
+    release();
+    await expect.poll(() => (received.match(/HTTP\/1\.1 /g) ?? []).length).toBe(2);
+    socket.destroy();
+    await ended;
+    await closed;
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/).map((answer) => answer.split('\r\n')[0]);
+    expect([first, second]).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 503 Service Unavailable']);
+    expect(received).toContain('{"error":{"code":"STOPPING","message":"the bridge is stopping; try again once it is back"}}');
+    expect(api.requests).toEqual([['claim', 200], ['health', 503]]);
+  });
+
+  it('close closes a connection still busy once the grace is over', async () => {
     const api = await startApi();
     let release!: () => void;
     api.fake.next.claim = () => new Promise<never>((resolve) => (release = () => resolve(undefined as never)));

@@ -65,7 +65,7 @@ const MAX_PLAYERS = 100_000;
 /** A player's exact name, held to the SDK's rule. */
 const playerName = z.string({ error: "must be a string (the player's exact name)" }).superRefine((name, ctx) => {
   const problem = playerNameProblem(name);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  if (problem !== undefined) ctx.addIssue(problem);
 });
 
 const playerBody = z.object({ player: playerName });
@@ -193,7 +193,8 @@ function isoTimes(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = WIRE_FIELDS.has(k) ? v : TIME_FIELDS.has(k) && typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15 ? new Date(v).toISOString() : isoTimes(v);
+    // Date's range (NaN and the infinities fail the bound too).
+    out[k] = WIRE_FIELDS.has(k) ? v : TIME_FIELDS.has(k) && typeof v === 'number' && Math.abs(v) <= 8.64e15 ? new Date(v).toISOString() : isoTimes(v);
   }
   return out;
 }
@@ -202,8 +203,9 @@ const REWARD = 'must be the reward id (a string or a positive integer)';
 const AMOUNT = 'must be a positive integer or "all"';
 const voteBody = z.object({
   player: playerName,
-  reward: z.union([z.string({ error: REWARD }).regex(/\S/, { error: REWARD }), z.int({ error: REWARD }).min(1, { error: REWARD })], { error: REWARD }),
-  amount: z.union([z.literal('all', { error: AMOUNT }), z.int({ error: AMOUNT }).min(1, { error: AMOUNT })], { error: AMOUNT }),
+  // A schema's error covers its checks, the union's its options' types: each error is said once.
+  reward: z.union([z.string({ error: REWARD }).regex(/\S/), z.int({ error: REWARD }).min(1)], { error: REWARD }),
+  amount: z.union([z.literal('all'), z.int({ error: AMOUNT }).min(1)], { error: AMOUNT }),
 });
 
 const onlineBody = z.object({
@@ -246,8 +248,9 @@ export const ROUTES: readonly Route[] = [
       // Windows staff have not resolved (in the journal, across restarts); null while the journal cannot be read.
       const openWindows = c.openWindows === undefined ? undefined : await c.openWindows().catch(() => null);
       // The shared journal's checkout hints, when they cannot be read: hinted players then wait for the routine polls.
-      const hints = { hints: s.hints, ...(s.sharedHintsError === undefined ? {} : { sharedHintsError: plainError(s.sharedHintsError) }) };
-      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, ...(openWindows === undefined ? {} : { openWindows }), errors: s.errors, intervalMs: s.intervalMs, ...hints };
+      // JSON leaves out a field that is undefined (no counter, no error).
+      const hints = { hints: s.hints, sharedHintsError: plainError(s.sharedHintsError) };
+      const json = { ok: !s.paused, paused: s.paused, online: s.online, pending: s.pending, blocked: s.blocked, backingOff: s.backingOff, unverified: s.unverified, openWindows, errors: s.errors, intervalMs: s.intervalMs, ...hints };
       return { status: s.paused ? 503 : 200, json };
     },
   }),

@@ -34,7 +34,7 @@ function match(method: string, pathname: string): { route: Route; param: string 
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const type = ((req.headers['content-type'] ?? '').split(';')[0] as string).trim().toLowerCase();
   if (type !== 'application/json') throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON (Content-Type: application/json)');
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw new ApiError(413, 'TOO_LARGE', `the body must be at most ${limit} bytes`);
@@ -94,8 +94,9 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   async function answer(req: IncomingMessage): Promise<Answer & { route: string; allow?: string }> {
     // Hashes of equal length: the comparison takes the same time whatever the token sent.
     if (!timingSafeEqual(digest(req.headers.authorization ?? ''), expected)) throw Object.assign(new ApiError(401, 'UNAUTHORIZED', 'missing or wrong bearer token (Authorization: Bearer <TEAMGAMES_BRIDGE_TOKEN>)'), { route: 'unauthorized' });
-    const pathname = new URL(req.url ?? '/', 'http://bridge').pathname;
-    const found = match(req.method ?? 'GET', pathname);
+    // A server's request always has its URL and method.
+    const pathname = new URL(req.url as string, 'http://bridge').pathname;
+    const found = match(req.method as string, pathname);
     if (found instanceof ApiError) throw found;
     const { route, param } = found;
     if (stopping) throw Object.assign(new ApiError(503, 'STOPPING', 'the bridge is stopping; try again once it is back'), { route: route.name });
@@ -139,7 +140,8 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
         if (allow !== undefined) headers.allow = allow;
         // A body left unread (413, 401, 415): the connection is not reused.
         if (!req.complete) headers.connection = 'close';
-        send(res, { status: api.status, json: { error: { code: api.code, message: api.message, ...(api.field === undefined ? {} : { field: api.field }) } } }, headers);
+        // JSON leaves `field` out when the error names none.
+        send(res, { status: api.status, json: { error: { code: api.code, message: api.message, field: api.field } } }, headers);
       },
     );
   });
