@@ -140,6 +140,12 @@ export default {
   // derived from by Object.keys, which reads names only). StrykerJS has no mutator for number
   // literals: limits (the 200-character excerpt, the 30 s Retry-After cap, the 10 s backoff
   // cap, the 1,024-player sweep) are pinned by tests of their edges instead.
+  // A module loaded by a test file's static imports never sees a mutant of its module-level
+  // code (StrykerJS switches the mutant on in a beforeAll, after the imports), yet such a
+  // mutant is not dropped here when some suite loads the module lazily inside a test: it
+  // survives whatever the suites check. The suites that check a module-level decision load
+  // their module afresh in a beforeEach (vi.resetModules() and import(); e.g.
+  // test/bridge/staff-page/parts.test.ts), in a file that does not also load it once.
   ignoreStatic: true,
   // Two cores: one vitest per core.
   concurrency: 2,
