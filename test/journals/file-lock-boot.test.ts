@@ -44,13 +44,23 @@ function otherProgram(): number {
   return child.pid as number;
 }
 
-/** A process that has exited and is not reaped (its parent, `sleep`, never waits): a zombie. Its pid. */
+const until = async (done: () => boolean) => {
+  while (!done()) await new Promise((r) => setImmediate(r));
+};
+
+/**
+ * A process that has exited and is not reaped: a zombie. Its pid. The shell starts `head`,
+ * which waits for a byte, then becomes `sleep`, which never waits for children; only then
+ * does `head` get its byte and exit. Were `head` to exit before the shell became `sleep`,
+ * the shell could reap it first (CI saw it: `sleep 0 &` was gone once in some hundred runs).
+ */
 async function zombie(): Promise<number> {
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const parent = spawn('sh', ['-c', 'exec 3<&0; head -c1 <&3 >/dev/null & echo $!; exec sleep 60 3<&-'], { stdio: ['pipe', 'pipe', 'ignore'] });
   children.push(parent);
   const pid = Number(await new Promise<string>((resolve) => parent.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
-  // It turns into a zombie as soon as it exits, within milliseconds.
-  while (!readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')) await new Promise((r) => setImmediate(r));
+  await until(() => readFileSync(`/proc/${parent.pid}/comm`, 'utf8') === 'sleep\n');
+  parent.stdin?.end('x');
+  await until(() => readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '));
   return pid;
 }
 
