@@ -4,11 +4,23 @@
  * the loop's monotonic clock given as numbers (the joins of hints for one player, the
  * memory of the hints ended, the purchases claimed and not given yet, the hinted runs
  * planned per second and what they cost). loop-hints.test.ts proves the same rules
- * through `startDeliveryLoop`.
+ * through `startDeliveryLoop`. The module is loaded afresh for each test: its key for a
+ * player's hint naming none is made by a module-level function, which a module loaded once,
+ * before the tests, would hide from a mutation run (stryker.config.mjs says why).
  */
-import { describe, expect, it } from 'vitest';
-import { checkHint, HINT_LIMIT, HINT_MAX_MS, HintBook, type HeldHint } from '../../src/delivery/loop/hints.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Hints from '../../src/delivery/loop/hints.js';
+import type { HeldHint } from '../../src/delivery/loop/hints.js';
 import type { ClaimResult, Transaction } from '../../src/wire/claim.js';
+
+let checkHint: typeof Hints.checkHint;
+let HintBook: typeof Hints.HintBook;
+let HINT_LIMIT: number;
+let HINT_MAX_MS: number;
+beforeEach(async () => {
+  vi.resetModules();
+  ({ checkHint, HintBook, HINT_LIMIT, HINT_MAX_MS } = await import('../../src/delivery/loop/hints.js'));
+});
 
 const line: Transaction = { player_name: 'Abe', product_id: 1, product_id_string: '1', product_name: 'Gem', product_price: 1, quantity_to_grant: 1, quantity_purchased: 1, product_amount: 1, amount_purchased: 1 };
 /** A claim that delivered one line, with the raw rows of these transactions. */
