@@ -7,34 +7,16 @@
  */
 import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { EXIT, USAGE, runTeamgames, type ClientOverrides, type TeamgamesEnv } from '../../src/cli/program.js';
+import { EXIT, USAGE } from '../../src/cli/program.js';
 import { VERSION } from '../../src/index.js';
-import { stream } from '../support/cli.js';
+import { against, answering } from '../support/cli.js';
 import { T0 } from '../support/fixtures.js';
 
 const KEY = exampleSeed.servers[0]!.apiKey;
 const mock = createMockService({ seed: exampleSeed, now: T0 });
 beforeEach(() => mock.reset());
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], options: { env?: TeamgamesEnv; overrides?: ClientOverrides; confirm?: boolean } = {}): Promise<Run> {
-  const out = { stdout: '', stderr: '' };
-  const code = await runTeamgames(
-    argv,
-    { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: options.confirm !== undefined, confirm: async () => options.confirm ?? false },
-    options.env ?? { TEAMGAMES_API_KEY: KEY },
-    { fetch: mock.fetch, now: mock.clock.now, retry: 0, ...options.overrides },
-  );
-  return { code, ...out };
-}
-
-/** A fetch that answers every call with `body` (as the store would, HTTP 200). */
-const answering = (body: unknown): ClientOverrides => ({ fetch: async () => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }) });
+const run = against(mock, KEY);
 
 describe('the command line', () => {
   it.each([
@@ -110,7 +92,7 @@ describe('the answers', () => {
 
   it('a claim a person declines changes nothing: exit 1', async () => {
     mock.addPurchase(KEY, { playerName: 'Steve', id: 301, quantity: 1 });
-    const r = await run(['claim', 'Steve'], { confirm: false });
+    const r = await run(['claim', 'Steve'], { confirm: async () => false });
     expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames: claim cancelled; nothing changed\n' });
     expect(mock.purchases(KEY, 'Steve')[0]!.deliverystatus).not.toBe('Delivered');
   });
@@ -175,14 +157,7 @@ describe('the exact texts', () => {
   });
 
   it('a failure that is neither a usage error nor the SDK\'s: exit 1, FAILURE in JSON', async () => {
-    const out = { stdout: '', stderr: '' };
-    const code = await runTeamgames(
-      ['claim', 'Steve', '--json'],
-      { stdout: stream((t) => (out.stdout += t)), stderr: stream((t) => (out.stderr += t)), interactive: true, confirm: async () => Promise.reject(new Error('the terminal is gone')) },
-      { TEAMGAMES_API_KEY: KEY },
-      { fetch: mock.fetch, now: mock.clock.now, retry: 0 },
-    );
-    expect(code).toBe(EXIT.FAILURE);
+    const { code, ...out } = await run(['claim', 'Steve', '--json'], { confirm: async () => Promise.reject(new Error('the terminal is gone')) });
     expect(out).toEqual({ stdout: '', stderr: '{"error":"FAILURE","message":"the terminal is gone"}\n' });
   });
 

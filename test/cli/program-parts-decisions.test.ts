@@ -9,39 +9,16 @@
 import { createMockService, exampleSeed } from 'teamgames-sdk/mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { OutputStream } from '../../src/common/output.js';
-import { EXIT, runTeamgames, type ClientOverrides, type TeamgamesEnv } from '../../src/cli/program.js';
+import { EXIT } from '../../src/cli/program.js';
 import { InvalidInputError, JournalError, VERSION } from '../../src/index.js';
-import { stream } from '../support/cli.js';
+import { against, answering, stream } from '../support/cli.js';
 import { T0 } from '../support/fixtures.js';
 
 const KEY = exampleSeed.servers[0]!.apiKey;
 const mock = createMockService({ seed: exampleSeed, now: T0 });
 beforeEach(() => mock.reset());
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], options: { env?: TeamgamesEnv; overrides?: ClientOverrides; stderr?: OutputStream; stdout?: OutputStream; confirm?: () => Promise<boolean> } = {}): Promise<Run> {
-  const out = { stdout: '', stderr: '' };
-  const code = await runTeamgames(
-    argv,
-    {
-      stdout: options.stdout ?? stream((t) => (out.stdout += t)),
-      stderr: options.stderr ?? stream((t) => (out.stderr += t)),
-      interactive: options.confirm !== undefined,
-      confirm: options.confirm ?? (async () => false),
-    },
-    options.env ?? { TEAMGAMES_API_KEY: KEY },
-    { fetch: mock.fetch, now: mock.clock.now, retry: 0, ...options.overrides },
-  );
-  return { code, ...out };
-}
-
-/** A fetch that answers every call with `body` (as the store would, HTTP 200). */
-const answering = (body: unknown): ClientOverrides => ({ fetch: async () => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }) });
+const run = against(mock, KEY);
 
 /** `teamgames claim Steve` confirmed by a person whose terminal fails with `error`: how the CLI prints an error. */
 const failingWith = (error: unknown, argv = ['claim', 'Steve']) => run(argv, { confirm: async () => Promise.reject(error) });
