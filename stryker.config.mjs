@@ -135,9 +135,9 @@ export default {
   // static; 253 of the 9,671 in this scope, 100 of them in the client core (texts and codes
   // answers are read by, option names and defaults, not-sent connection codes, retried
   // statuses, masked headers, the error brand). test/client/module-constants.test.ts loads the
-  // SDK afresh inside its tests, so a changed constant fails a test there; 18 of the 100 are
+  // SDK afresh inside its tests, so a changed constant fails a test there; 18 of the 100 were
   // equivalent (`true` → `false` in the objects CLIENT_OPTIONS and DERIVABLE_OPTIONS are
-  // derived from by Object.keys, which reads names only). StrykerJS has no mutator for number
+  // derived from by Object.keys, which reads names only), and their values are now 0. StrykerJS has no mutator for number
   // literals: limits (the 200-character excerpt, the 30 s Retry-After cap, the 10 s backoff
   // cap, the 1,024-player sweep) are pinned by tests of their edges instead.
   // A module loaded by a test file's static imports never sees a mutant of its module-level

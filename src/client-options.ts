@@ -43,31 +43,32 @@ export const API_KEY_ENV = 'TEAMGAMES_API_KEY';
 /** The environment variable read for `baseUrl` when the option is absent. */
 export const BASE_URL_ENV = 'TEAMGAMES_BASE_URL';
 
-// Derived from the interface: a new option cannot be left out of the allow-list.
+// Derived from the interface: a new option cannot be left out of the allow-list. Only the
+// keys are read (the values are 0, which no mutant changes).
 export const CLIENT_OPTIONS = Object.keys({
-  apiKey: true,
-  baseUrl: true,
-  timeoutMs: true,
-  retry: true,
-  maxResponseBytes: true,
-  catalogCacheTtlMs: true,
-  rateLimit: true,
-  now: true,
-  fetch: true,
-  userAgent: true,
-  onEvent: true,
-  journal: true,
-} satisfies Record<keyof StorefrontClientOptions, true>);
+  apiKey: 0,
+  baseUrl: 0,
+  timeoutMs: 0,
+  retry: 0,
+  maxResponseBytes: 0,
+  catalogCacheTtlMs: 0,
+  rateLimit: 0,
+  now: 0,
+  fetch: 0,
+  userAgent: 0,
+  onEvent: 0,
+  journal: 0,
+} satisfies Record<keyof StorefrontClientOptions, 0>);
 // What `withOptions` may change: how calls are sent and observed, never which service and
 // key they reach, nor what the derived client shares (guard, cache, journal, clock).
 export const DERIVABLE_OPTIONS = Object.keys({
-  timeoutMs: true,
-  retry: true,
-  maxResponseBytes: true,
-  fetch: true,
-  userAgent: true,
-  onEvent: true,
-} satisfies Record<keyof DerivedClientOptions, true>);
+  timeoutMs: 0,
+  retry: 0,
+  maxResponseBytes: 0,
+  fetch: 0,
+  userAgent: 0,
+  onEvent: 0,
+} satisfies Record<keyof DerivedClientOptions, 0>);
 
 /**
  * The options {@link StorefrontClient.withOptions} may change: how calls are sent and

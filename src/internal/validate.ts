@@ -141,7 +141,7 @@ export function checkBaseUrl(value: unknown, argument = 'options.baseUrl'): stri
   return url.href.replace(/\/+$/, '');
 }
 
-export function checkTimeout(value: unknown, argument = 'options.timeoutMs', operation?: Operation): number {
+export function checkTimeout(value: unknown, argument: string, operation?: Operation): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
     fail(argument, `must be a positive integer number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describeSecret(value)}`, operation);
   }
@@ -179,11 +179,10 @@ export function describe(value: unknown): string {
       return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
     case 'number':
       return String(value);
-    case 'undefined':
-      return 'undefined';
     case 'object':
       return 'an object';
     default:
+      // undefined, a boolean, a bigint, a symbol, a function: its type.
       return typeof value;
   }
 }

@@ -62,10 +62,45 @@ describe('getCatalog', () => {
     ['categoryId NaN', { categoryId: Number.NaN }, 'options.categoryId', POSITIVE_INT],
     ["categoryId '3'", { categoryId: '3' }, 'options.categoryId', POSITIVE_INT],
     ['an unknown option, with a did-you-mean', { categoryid: 3 }, 'options.categoryid', /unknown option \(did you mean categoryId\?\)/],
+    ['an unknown option, the known ones listed', { category: 3 }, 'options.category', /^unknown option; known: categoryId, signal, timeoutMs$/],
     ['options not an object', 'all', 'options', /must be an object/],
     ['a signal that is not an AbortSignal', { signal: {} }, 'options.signal', /must be an AbortSignal/],
   ])('rejects %s', async (_, options, argument, rule) => {
     await expectRejected((c) => c.getCatalog(bad(options)), argument, rule);
+  });
+});
+
+describe('a bad argument of a call, as the error describes it', () => {
+  const client = () => new StorefrontClient({ apiKey: KEY, retry: 0 });
+  const ruleOf = async (categoryId: unknown) => {
+    const error = await client().getCatalog({ categoryId: bad(categoryId) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    return (error as InvalidInputError).rule;
+  };
+
+  it('by its type, its number, or a short string as sent; a longer string by its length only', async () => {
+    const described: Array<[unknown, string]> = [
+      [[1], 'an array'],
+      [{}, 'an object'],
+      [null, 'null'],
+      [1.5, '1.5'],
+      [true, 'boolean'],
+      ['x'.repeat(40), JSON.stringify('x'.repeat(40))],
+      ['x'.repeat(41), 'a string of 41 characters'],
+    ];
+    for (const [value, words] of described) expect(await ruleOf(value)).toBe(`must be a positive integer, got ${words}`);
+    const error = await client().claimVoteReward({ player: 'Ann', reward: bad(undefined), amount: 1 }).catch((e: unknown) => e);
+    expect((error as InvalidInputError).rule).toBe('must be a string, got undefined');
+  });
+
+  it('a call\'s timeoutMs: from 1 to 2,147,483,647 ms (the longest timer)', async () => {
+    const words = 'must be a positive integer number of milliseconds up to 2147483647';
+    for (const timeoutMs of [0, 2_147_483_648]) {
+      const error = await client().getCatalog({ timeoutMs }).catch((e: unknown) => e);
+      expect((error as InvalidInputError).rule).toBe(`${words}, got ${timeoutMs}`);
+    }
+    json(catalogBody);
+    await expect(client().getCatalog({ timeoutMs: 2_147_483_647 })).resolves.toBeDefined();
   });
 });
 
@@ -215,11 +250,15 @@ describe('constructor', () => {
     ['an apiKey with a control character', { apiKey: 'tg-\u0000-key' }, 'options.apiKey', /HTTP header/],
     ['apikey (a typo), with a did-you-mean', { apikey: KEY }, 'options.apikey', /unknown option \(did you mean apiKey\?\)/],
     ['an unknown option', { apiKey: KEY, cache: true }, 'options.cache', UNKNOWN],
-    ['http: to a non-loopback host', { apiKey: KEY, baseUrl: 'http://example.com' }, 'options.baseUrl', /only allowed for loopback hosts/],
+    ['http: to a non-loopback host', { apiKey: KEY, baseUrl: 'http://example.com' }, 'options.baseUrl', /^plain http: is only allowed for loopback hosts \(localhost, 127\.0\.0\.1, \[::1\]\); use https: for example\.com$/],
     ['a relative URL', { apiKey: KEY, baseUrl: '/api' }, 'options.baseUrl', /absolute http\(s\) URL/],
     ['ftp:', { apiKey: KEY, baseUrl: 'ftp://127.0.0.1/' }, 'options.baseUrl', /must use https:/],
     ["baseUrl ''", { apiKey: KEY, baseUrl: '' }, 'options.baseUrl', BLANK],
-    ['a baseUrl with credentials', { apiKey: KEY, baseUrl: 'https://user:pass@api.teamgames.io' }, 'options.baseUrl', /credentials/],
+    ['a baseUrl with credentials', { apiKey: KEY, baseUrl: 'https://user:pass@api.teamgames.io' }, 'options.baseUrl', /^must not contain credentials$/],
+    ['a baseUrl with a user name only', { apiKey: KEY, baseUrl: 'https://user@api.teamgames.io' }, 'options.baseUrl', /^must not contain credentials$/],
+    ['a baseUrl with a password only', { apiKey: KEY, baseUrl: 'https://:pass@api.teamgames.io' }, 'options.baseUrl', /^must not contain credentials$/],
+    ['a baseUrl with a query', { apiKey: KEY, baseUrl: 'https://api.teamgames.io/?key=1' }, 'options.baseUrl', /^must not have a query or a fragment$/],
+    ['a baseUrl with a fragment', { apiKey: KEY, baseUrl: 'https://api.teamgames.io/#top' }, 'options.baseUrl', /^must not have a query or a fragment$/],
     ['timeoutMs 0', { apiKey: KEY, timeoutMs: 0 }, 'options.timeoutMs', /positive integer/],
     ['timeoutMs -1', { apiKey: KEY, timeoutMs: -1 }, 'options.timeoutMs', /positive integer/],
     ['timeoutMs 1.5', { apiKey: KEY, timeoutMs: 1.5 }, 'options.timeoutMs', /positive integer/],
@@ -245,6 +284,13 @@ describe('constructor', () => {
     await new StorefrontClient({ apiKey: KEY, baseUrl }).getCatalog();
     expect(calls).toHaveLength(1);
     expect(calls[0]?.url.href).toBe(`${baseUrl}/api/v2/client/global/products`);
+  });
+
+  it('a base URL ending in slashes: sent there without them', async () => {
+    const calls = json(catalogBody);
+    await new StorefrontClient({ apiKey: KEY, baseUrl: 'https://sandbox.example.com/base//' }).getCatalog();
+    expect(calls[0]?.url.href).toBe('https://sandbox.example.com/base/api/v2/client/global/products');
+    expect(String(new StorefrontClient({ apiKey: KEY, baseUrl: 'https://sandbox.example.com/base//' }))).toBe('StorefrontClient { baseUrl: https://sandbox.example.com/base }');
   });
 
   it('defaults to the production base URL', async () => {
@@ -281,6 +327,10 @@ describe('plain http: only to a literal loopback address or localhost', () => {
 
   // The resolver looks up a name under .localhost like any other (DNS, /etc/hosts): it
   // may not be this machine, and the key would travel in clear.
+  it('a name under .localhost: the rule says why it is not loopback', () => {
+    expect(refusal('http://foo.localhost:8080').rule).toBe('plain http: is only allowed for loopback hosts (localhost, 127.0.0.1, [::1]) (foo.localhost is a name looked up by the resolver, not a loopback address); use https: for foo.localhost');
+  });
+
   it.each(['http://foo.localhost:8080', 'http://a.b.localhost', 'http://localhost.:4010', 'http://127.0.0.1.nip.io'])('refuses %s, naming the argument and the rule', (baseUrl) => {
     const error = refusal(baseUrl);
     expect(error.argument).toBe('options.baseUrl');

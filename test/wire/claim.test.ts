@@ -83,6 +83,32 @@ describe('the pairs a purchase row must have', () => {
   });
 });
 
+describe('numbers sent as text (the v3 rows are loose about it)', () => {
+  it('a price: a number, or text holding a decimal number, spaces around it allowed', async () => {
+    for (const [sent, read] of [['12', 12], [' 4.50 ', 4.5], ['10.25', 10.25], [7, 7]] as const) {
+      expect((await claimsOf(rowWith({ product_price: sent })))[0]?.product_price).toBe(read);
+    }
+  });
+
+  it('a price that is not only a number: refused, with what was expected', async () => {
+    for (const sent of ['x4.5', 'x 4.5', '4.5x', '4.5 x', '4.', '.5', '1 2', '']) {
+      expect(await issuesOf(rowWith({ product_price: sent })), sent).toEqual([['data.claims.0.product_price', 'expected a number or a numeric string']]);
+    }
+  });
+
+  it('a quantity: an integer, or text holding one, spaces around it allowed', async () => {
+    for (const [sent, read] of [['12', 12], [' 2 ', 2], [3, 3]] as const) {
+      expect((await claimsOf(rowWith({ quantity_to_grant: sent })))[0]?.quantity_to_grant).toBe(read);
+    }
+  });
+
+  it('a quantity that is not only an integer: refused, with what was expected', async () => {
+    for (const sent of ['x2', 'x 2', '2x', '2 x', '2.0', '']) {
+      expect(await issuesOf(rowWith({ quantity_to_grant: sent })), sent).toEqual([['data.claims.0.quantity_to_grant', 'expected an integer or an integer string']]);
+    }
+  });
+});
+
 describe('the merchant id as an integer', () => {
   const idOf = async (product_id: unknown, product_id_string?: string) =>
     (await claimsOf(product_id_string === undefined ? rowWith({ product_id }, 'product_id_string') : rowWith({ product_id, product_id_string })))[0]?.product_id;
