@@ -60,6 +60,12 @@ describe('message-only rows', () => {
     }
   });
 
+  it('a text of 256 characters is kept whole; a longer one is cut to 256 with an ellipsis', async () => {
+    const long = 'x'.repeat(256);
+    expect((await claim([{ message: long }])).message).toBe(long);
+    expect((await claim([{ message: `${long}y` }])).message).toBe(`${'x'.repeat(255)}…`);
+  });
+
   it('a row that is neither a purchase nor a message is refused, at its index', async () => {
     const error = await refusal([{ message: 'x' }, { note: 'x' }]);
     expect(error.message).toBe(unreadable('a v3 row is neither a purchase nor a message'));
