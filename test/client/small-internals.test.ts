@@ -46,7 +46,10 @@ describe('the runtime', () => {
   it("is 'unknown-runtime' for the User-Agent with no process (a browser), node/<version> with one", () => {
     expect(withGlobal('process', undefined, runtimeAgent)).toBe('unknown-runtime');
     expect(withGlobal('process', { versions: {} }, runtimeAgent)).toBe('unknown-runtime');
+    expect(withGlobal('process', {}, runtimeAgent)).toBe('unknown-runtime');
     expect(withGlobal('process', { versions: { node: '20.1.0' } }, runtimeAgent)).toBe('node/20.1.0');
+    // A Deno that reports no version of its own is not named Deno.
+    expect(withGlobal('Deno', {}, () => withGlobal('process', { versions: { node: '20.1.0' } }, runtimeAgent))).toBe('node/20.1.0');
   });
 
   it('reads a set variable; an empty or unset one, or one with no process at all, is undefined', () => {
