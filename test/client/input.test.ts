@@ -39,8 +39,9 @@ async function expectRejected(call: Call, argument: string, rule: RegExp) {
   const e = error as InvalidInputError;
   expect(e.argument).toBe(argument);
   expect(e.rule).toMatch(rule);
-  expect(e.message).toContain(argument);
-  expect(e.message).toContain(e.rule);
+  // Named by the call that refused it.
+  expect(e.operation).toMatch(/^[a-z][A-Za-z]+$/);
+  expect(e.message).toBe(`${e.operation}: invalid ${argument}: ${e.rule}`);
   expect(calls).toHaveLength(0);
   return e;
 }
