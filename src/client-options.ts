@@ -137,11 +137,11 @@ export function resolveApiKey(option: unknown): string {
   // v3 endpoints carry the raw key in a header: refuse here what fetch would refuse mid-claim.
   if (option !== undefined) return checkHeaderValue(option, 'options.apiKey', MAX_API_KEY_LENGTH);
   const fromEnv = readEnv(API_KEY_ENV);
-  if (fromEnv === undefined && envDenied(API_KEY_ENV)) {
-    // Deno without --allow-env: the variable may well be set; saying "set it" misleads.
-    fail('options.apiKey', `is required, and the runtime denies reading the ${API_KEY_ENV} environment variable (set or not): run Deno with --allow-env (or --allow-env=${API_KEY_ENV},${BASE_URL_ENV}), or pass { apiKey }`);
-  }
   if (fromEnv === undefined) {
+    if (envDenied(API_KEY_ENV)) {
+      // Deno without --allow-env: the variable may well be set; saying "set it" misleads.
+      fail('options.apiKey', `is required, and the runtime denies reading the ${API_KEY_ENV} environment variable (set or not): run Deno with --allow-env (or --allow-env=${API_KEY_ENV},${BASE_URL_ENV}), or pass { apiKey }`);
+    }
     fail('options.apiKey', `is required: pass { apiKey } (the raw key from the TeamGames dashboard) or set the ${API_KEY_ENV} environment variable`);
   }
   return checkHeaderValue(fromEnv, `${API_KEY_ENV} (environment variable)`, MAX_API_KEY_LENGTH);

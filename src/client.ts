@@ -120,8 +120,9 @@ export class StorefrontClient {
   async getCatalog(options?: CatalogOptions): Promise<Catalog> {
     const { categoryId, signal, timeoutMs } = checkCatalog(options);
     signal?.throwIfAborted();
-    return cachedCatalog(this.#shared.cache, categoryId === undefined ? 'all' : `category:${categoryId}`, () =>
-      this.#transport.send(ENDPOINTS.getCatalog, categoryId === undefined ? {} : { categoryId }, { signal, timeoutMs, playerName: '', delivers: false }, readCatalog),
+    // JSON leaves an undefined categoryId out: the whole catalog is asked for.
+    return cachedCatalog(this.#shared.cache, categoryId, () =>
+      this.#transport.send(ENDPOINTS.getCatalog, { categoryId }, { signal, timeoutMs, playerName: '', delivers: false }, readCatalog),
     );
   }
 

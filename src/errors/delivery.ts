@@ -30,7 +30,8 @@ export class JournalError extends StorefrontError {
 
   /** @internal */
   constructor(message: string, options: { operation?: Operation; path?: string; cause?: unknown } = {}) {
-    super('JOURNAL_FAILED', message, options.operation === undefined ? {} : { operation: options.operation });
+    // The base class takes the details it knows from `options` (the operation) and nothing else.
+    super('JOURNAL_FAILED', message, options);
     this.name = 'JournalError';
     this.path = options.path;
     if (options.cause !== undefined) this.cause = options.cause;

@@ -15,7 +15,7 @@ function where(details: RequestErrorDetails): string {
 
 /** `, after 3 attempts` when a call was tried more than once. */
 function tries(details: RequestErrorDetails): string {
-  return details.attempts !== undefined && details.attempts > 1 ? `, after ${details.attempts} attempts` : '';
+  return (details.attempts ?? 1) > 1 ? `, after ${details.attempts} attempts` : '';
 }
 
 

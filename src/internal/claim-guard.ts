@@ -59,6 +59,11 @@ export class ClaimGuard {
     private readonly windowMs: number,
   ) {}
 
+  /** How many players have a window: what the sweep keeps bounded (read by its test). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
   /** Takes the player's slot now, or says how long is left. Synchronous by design. */
   acquire(player: string): GuardDecision {
     const now = this.now();
@@ -70,17 +75,18 @@ export class ClaimGuard {
     if (this.#windows.size >= SWEEP_AT) this.#sweep(now);
     const window: Window = { at: now, inFlight: true };
     this.#windows.set(player, window);
-    const mine = (): boolean => window.inFlight && this.#windows.get(player) === window;
+    // A window in flight is the player's current one: nothing replaces it until the slot
+    // is settled or released (acquire refuses meanwhile, the sweep keeps it).
     return {
       ok: true,
       slot: {
         settle: () => {
-          if (!mine()) return;
+          if (!window.inFlight) return;
           window.at = this.now();
           window.inFlight = false;
         },
         release: () => {
-          if (!mine()) return;
+          if (!window.inFlight) return;
           window.inFlight = false;
           if (previous === undefined) this.#windows.delete(player);
           else this.#windows.set(player, previous);
@@ -93,7 +99,7 @@ export class ClaimGuard {
   #left(window: Window, now: number): number {
     if (window.inFlight) return this.windowMs;
     // The clock went back: the window ends one window from now at the latest.
-    if (now < window.at) window.at = now;
+    window.at = Math.min(window.at, now);
     return Math.max(0, this.windowMs - (now - window.at));
   }
 

@@ -33,7 +33,8 @@ export function eventReporter(endpoint: Endpoint, headers: Record<string, string
   };
   let startedAt = 0;
   let attempt = 0;
-  let url = '';
+  // Set by the first `beforeRequest`, which always comes before any response.
+  let url: string;
   return {
     hooks: {
       beforeRequest: [

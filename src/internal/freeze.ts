@@ -6,9 +6,11 @@ export function deepFreeze<T>(value: T): T {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const next = stack.pop();
-    if (typeof next !== 'object' || next === null || Object.isFrozen(next)) continue;
+    // Primitives, null and undefined count as frozen; so does what was frozen before (a
+    // part already walked, which ends a cycle).
+    if (Object.isFrozen(next)) continue;
     Object.freeze(next);
-    for (const child of Object.values(next)) stack.push(child);
+    for (const child of Object.values(next as object)) stack.push(child);
   }
   return value;
 }

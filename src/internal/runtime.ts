@@ -34,13 +34,14 @@ export function runtimeAgent(): string {
  * default never prompts; {@link envDenied} tells that case apart).
  */
 export function readEnv(name: string): string | undefined {
+  let value: string | undefined;
   try {
-    if (envDenied(name)) return undefined;
-    const value = runtime.process?.env?.[name];
-    return value === undefined || value === '' ? undefined : value;
+    // Stryker disable next-line OptionalChaining: inside the try, a missing `process` or `env` throws and is caught: the same undefined
+    if (!envDenied(name)) value = runtime.process?.env?.[name];
   } catch {
-    return undefined;
+    // A runtime that will not let the program read it: as unset.
   }
+  return value === '' ? undefined : value;
 }
 
 /**
@@ -50,8 +51,9 @@ export function readEnv(name: string): string | undefined {
  */
 export function envDenied(name: string): boolean {
   try {
-    const query = runtime.Deno?.permissions?.querySync;
-    return query !== undefined && query({ name: 'env', variable: name }).state !== 'granted';
+    // Stryker disable next-line OptionalChaining: inside the try, a missing link throws and is caught: the same `false`
+    const state = runtime.Deno?.permissions?.querySync?.({ name: 'env', variable: name }).state;
+    return state !== undefined && state !== 'granted';
   } catch {
     return false;
   }

@@ -35,7 +35,8 @@ export function linkSignals(...sources: readonly AbortSignal[]): LinkedSignal {
       dispose();
       controller.abort(source.reason);
     };
-    source.addEventListener('abort', onAbort, { once: true });
+    // No `once`: a signal aborts once, and `onAbort` removes itself through `dispose`.
+    source.addEventListener('abort', onAbort);
     return [source, onAbort] as const;
   });
   const dispose = (): void => {

@@ -24,7 +24,7 @@ export interface FailureContext {
   /** The host called, `api.teamgames.io`. */
   host: string;
   /** The base URL's path before the endpoint's (`/teamgames`), empty when there is none. */
-  basePath?: string;
+  basePath: string;
   /** How many attempts went out. */
   attempts: number;
   /** The status with which the endpoint refuses a payload it could not parse (checkout: 404). */
@@ -57,7 +57,7 @@ export function excerpt(text: string, redact: (text: string) => string): string 
  * Returns the error to throw; for an abort with nothing at stake, the signal's own reason.
  */
 export function toError(ctx: FailureContext, failure: Failure): unknown {
-  const details: RequestErrorDetails = { operation: ctx.operation, endpoint: ctx.endpoint, host: ctx.host, basePath: ctx.basePath ?? '', attempts: ctx.attempts };
+  const details: RequestErrorDetails = { operation: ctx.operation, endpoint: ctx.endpoint, host: ctx.host, basePath: ctx.basePath, attempts: ctx.attempts };
   if ('text' in failure) {
     details.status = failure.status;
     details.bodyExcerpt = excerpt(failure.text, ctx.redact);
@@ -71,7 +71,7 @@ export function toError(ctx: FailureContext, failure: Failure): unknown {
       if (status === 401) return new AuthenticationError(details, 'HTTP 401');
       if (status === ctx.rejectedStatus) return new RequestRejectedError(details);
       // A 5xx from a proxy says nothing about whether the service acted.
-      if (status >= 500 && ctx.delivers) return unknownOutcome('http', `${ctx.host}${ctx.basePath ?? ''}${ctx.endpoint} answered HTTP ${status}`);
+      if (status >= 500 && ctx.delivers) return unknownOutcome('http', `${ctx.host}${ctx.basePath}${ctx.endpoint} answered HTTP ${status}`);
       return new HttpError({ ...details, status });
     }
     case 'auth':
@@ -118,7 +118,7 @@ function sanitizedCause(error: unknown, redact: (text: string) => string): Error
  * engine cannot track, or one answered like a claim.
  */
 export function unusableAnswer(endpoint: Endpoint, playerName: string, what: string): ResponseValidationError {
-  const ctx: FailureContext = { operation: endpoint.operation, endpoint: `/${endpoint.path}`, host: '', attempts: 1, delivers: false, playerName, redact: (text) => text };
+  const ctx: FailureContext = { operation: endpoint.operation, endpoint: `/${endpoint.path}`, host: '', basePath: '', attempts: 1, delivers: false, playerName, redact: (text) => text };
   return toError(ctx, { kind: 'protocol', status: 200, text: '', what, issues: [] }) as ResponseValidationError;
 }
 

@@ -212,9 +212,11 @@ export class Transport {
 /**
  * A reader's failure: refused credentials reported in the body, a shape outside the
  * protocol, or anything else a hostile body made the reader throw (too deep, too odd),
- * which is a protocol failure of the call all the same.
+ * which is a protocol failure of the call all the same. Exported for its tests: no JSON body
+ * known makes a reader of the SDK throw anything but a WireProblem.
+ * @internal
  */
-function readFailure(error: unknown, status: number, text: string): Failure {
+export function readFailure(error: unknown, status: number, text: string): Failure {
   if (error instanceof WireProblem && error.kind === 'auth') return { kind: 'auth', status, text, what: error.what };
   if (error instanceof WireProblem) return { kind: 'protocol', status, text, what: error.what, issues: error.issues };
   return { kind: 'protocol', status, text, what: `the answer could not be read (${error instanceof Error ? error.name : typeof error})`, issues: [] };

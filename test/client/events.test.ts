@@ -43,6 +43,16 @@ describe('the events of a call', () => {
     expect(last).toMatchObject({ type: 'response', status: 200, attempt: 1 });
   });
 
+  it('a response reports how long its attempt took, no more', async () => {
+    const events: StorefrontEvent[] = [];
+    const before = performance.now();
+    await client(async () => Response.json(catalogBody), events).getCatalog();
+    const took = performance.now() - before;
+    const response = events.find((e) => e.type === 'response') as (StorefrontEvent & { durationMs: number }) | undefined;
+    expect(response?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(response?.durationMs).toBeLessThanOrEqual(took);
+  });
+
   it("a retry after a timeout says 'timeout'", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const events: StorefrontEvent[] = [];

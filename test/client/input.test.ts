@@ -39,8 +39,9 @@ async function expectRejected(call: Call, argument: string, rule: RegExp) {
   const e = error as InvalidInputError;
   expect(e.argument).toBe(argument);
   expect(e.rule).toMatch(rule);
-  expect(e.message).toContain(argument);
-  expect(e.message).toContain(e.rule);
+  // Named by the call that refused it.
+  expect(e.operation).toMatch(/^[a-z][A-Za-z]+$/);
+  expect(e.message).toBe(`${e.operation}: invalid ${argument}: ${e.rule}`);
   expect(calls).toHaveLength(0);
   return e;
 }
@@ -115,6 +116,7 @@ describe('checkout', () => {
     ['items not an array', cart({ id: 1, quantity: 1 }), 'input.items', /must be an array/],
     ['an empty cart', cart([]), 'input.items', /must not be empty/],
     ['an item that is not an object', cart([12]), 'input.items[0]', /must be an object/],
+    ['an item null', cart([null]), 'input.items[0]', /^must be an object, got null$/],
     ['id 0', item({ id: 0 }), 'input.items[0].id', POSITIVE_INT],
     ['id 1.5', item({ id: 1.5 }), 'input.items[0].id', POSITIVE_INT],
     ['id -1', item({ id: -1 }), 'input.items[0].id', POSITIVE_INT],

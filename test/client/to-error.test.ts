@@ -164,6 +164,8 @@ describe("a network error's cause", () => {
     expect(await codeOf('1ECONN')).toBeUndefined();
     expect(await codeOf('E-CONN')).toBeUndefined();
     expect(await codeOf(104)).toBeUndefined();
+    // Not text, though it reads as an identifier once made text.
+    expect(await codeOf(['ECONNRESET'])).toBeUndefined();
   });
 
   it('is absent when the fetch rejected with undefined', async () => {

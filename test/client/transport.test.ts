@@ -8,6 +8,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClaimOutcomeUnknownError, HttpError, NetworkError, ResponseTooLargeError, StorefrontClient, type StorefrontClientOptions } from '../../src/index.js';
+import { readFailure } from '../../src/internal/transport.js';
+import { WireProblem } from '../../src/wire/parse.js';
 import { expectInstance, failureOf } from '../support/errors.js';
 import { KEY, KEY_BASE64 } from '../support/fixtures.js';
 import { catalogBody, v4 } from '../support/msw.js';
@@ -103,6 +105,28 @@ describe('which statuses a read retries', () => {
       expect(result.status === 'rejected' && result.reason).toBeInstanceOf(ResponseTooLargeError);
       expect(sent).toHaveLength(1);
     }
+  });
+});
+
+describe('what is never retried or never sent', () => {
+  it('a claim or a checkout whose connection broke: one request, whatever retry says, with or without a signal', async () => {
+    for (const signal of [undefined, new AbortController().signal]) {
+      const { client, sent } = recording(() => Promise.reject(refusedWith('ECONNRESET')), { retry: 3 });
+      const result = await onFakeTime(() => client.claim('Ann', signal === undefined ? undefined : { signal }));
+      expect(result.status === 'rejected' && result.reason).toBeInstanceOf(ClaimOutcomeUnknownError);
+      expect(sent).toHaveLength(1);
+      await onFakeTime(() => client.checkout({ username: 'Ann', items: [{ id: 1, quantity: 1 }] }));
+      expect(sent).toHaveLength(2);
+    }
+  });
+
+  it('a call whose signal was aborted before it: rejects with the reason, nothing sent, a claim\'s window not opened', async () => {
+    const { client, sent } = recording(() => Response.json(v4('NO_ITEMS')));
+    const reason = new Error('stopping');
+    await expect(client.claim('Ann', { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(client.getCatalog({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(sent).toHaveLength(0);
+    expect((await client.claim('Ann')).code).toBe('NO_ITEMS');
   });
 });
 
@@ -225,5 +249,18 @@ describe('an abort before the request goes out', () => {
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe("a reader's failure", () => {
+  it('a WireProblem: refused credentials, or the shape it names with its issues', () => {
+    expect(readFailure(new WireProblem('auth', 'the game server could not be found'), 200, 't')).toStrictEqual({ kind: 'auth', status: 200, text: 't', what: 'the game server could not be found' });
+    const issues = [{ path: ['a'], message: 'm' }];
+    expect(readFailure(new WireProblem('invalid', 'bad rows', issues), 200, 't')).toStrictEqual({ kind: 'protocol', status: 200, text: 't', what: 'bad rows', issues });
+  });
+
+  it('anything else a body made a reader throw: a protocol failure naming its kind, never its text', () => {
+    expect(readFailure(new RangeError(`deep ${KEY}`), 200, 't')).toStrictEqual({ kind: 'protocol', status: 200, text: 't', what: 'the answer could not be read (RangeError)', issues: [] });
+    expect(readFailure('odd', 201, '')).toStrictEqual({ kind: 'protocol', status: 201, text: '', what: 'the answer could not be read (string)', issues: [] });
   });
 });
