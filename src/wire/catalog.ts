@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { RequestOptions } from './options.js';
-import { WireProblem, compiled, optional, parse, schemasOnFirstUse, type Wire } from './parse.js';
+import { WireRefusal, compiled, optional, parse, schemasOnFirstUse, type Wire } from './parse.js';
 
 /** A sale active now on a product. */
 export interface Sale {
@@ -170,6 +170,6 @@ export function readCatalog(body: unknown): Catalog {
   const { catalogResponse, checks } = catalogSchemas();
   // An invalid answer is parsed whole for zod's issues (parse throws).
   const wire = isCatalog(body, checks) ? body : parse(catalogResponse, body, 'the catalog does not match the schema');
-  if (wire.message === 'GAME_SERVER_NOT_FOUND') throw new WireProblem('auth', 'GAME_SERVER_NOT_FOUND');
+  if (wire.message === 'GAME_SERVER_NOT_FOUND') throw new WireRefusal('GAME_SERVER_NOT_FOUND');
   return { message: wire.message, products: wire.products ? wire.products.map(toProduct) : [] };
 }

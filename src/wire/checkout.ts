@@ -181,9 +181,9 @@ export function readCheckout(body: unknown): CheckoutResult {
   if (wire.statusCode === '400') return { ...wire, outcome: 'BASKET_REJECTED' };
   switch (wire.status) {
     case 'SUCCESS': {
-      if (wire.transactionId === undefined) throw new WireProblem('invalid', 'a successful checkout carries no transactionId');
+      if (wire.transactionId === undefined) throw new WireProblem('a successful checkout carries no transactionId');
       if (wire.isFree === true) return { ...wire, outcome: 'FREE', transactionId: wire.transactionId, isFree: true };
-      if (wire.redirect === undefined) throw new WireProblem('invalid', 'a checkout to pay carries no redirect');
+      if (wire.redirect === undefined) throw new WireProblem('a checkout to pay carries no redirect');
       return { ...wire, outcome: 'PAYMENT_REQUIRED', transactionId: wire.transactionId, redirect: wire.redirect, isFree: false };
     }
     case 'INVALID_STOCK':
@@ -191,7 +191,7 @@ export function readCheckout(body: unknown): CheckoutResult {
     case 'ERROR':
       return { ...wire, outcome: 'GATEWAY_ERROR', message: wire.message ?? '' };
     case undefined:
-      throw new WireProblem('invalid', 'the checkout answer carries no status, error or statusCode "400"');
+      throw new WireProblem('the checkout answer carries no status, error or statusCode "400"');
     default:
       return { ...wire, outcome: 'UNKNOWN', status: wire.status, code: wire.code ?? '', message: wire.message ?? '' };
   }

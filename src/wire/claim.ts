@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import type { ValidationIssue } from '../errors.js';
 import type { RequestOptions } from './options.js';
 import { countProblem, priceProblem } from './bounds.js';
-import { WireProblem, compiled, given, issuesOf, optional, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
+import { WireProblem, WireRefusal, compiled, given, issuesOf, optional, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
 
 
 /**
@@ -263,14 +263,14 @@ export function parseTransactions(rows: readonly unknown[], prefix: readonly Pro
       }
     } else out.push(transaction);
   });
-  if (issues.length > 0) throw new WireProblem('invalid', 'a claimed transaction does not match the schema', issues);
+  if (issues.length > 0) throw new WireProblem('a claimed transaction does not match the schema', issues);
   return out;
 }
 
 /** Reads a v4 claim answer. @internal */
 export function readClaim(body: unknown): ClaimResult {
   const wire = parse(claimSchemas().claimResponse, body, 'the claim answer does not match the schema');
-  if (wire.code === 'SERVER_NOT_FOUND') throw new WireProblem('auth', 'SERVER_NOT_FOUND');
+  if (wire.code === 'SERVER_NOT_FOUND') throw new WireRefusal('SERVER_NOT_FOUND');
   const message = wire.message ?? '';
   const raw = wire.data?.rawTransactions;
   const base = raw === undefined ? { status: wire.status, message } : { status: wire.status, message, rawTransactions: raw as RawTransaction[] };

@@ -6,7 +6,7 @@
  * @module
  */
 import { CLAIM_WINDOW_MS, SUCCESS_MESSAGE, parseTransactions, type ClaimResult } from './claim.js';
-import { WireProblem } from './parse.js';
+import { WireRefusal } from './parse.js';
 import { SERVER_NOT_FOUND_PREFIX, splitRows, startsWithText } from './v3-rows.js';
 
 /** Keys that make a row a purchase rather than a message-only row. */
@@ -53,7 +53,7 @@ export function readLegacyClaim(body: unknown): ClaimResult {
   const message = messages[0];
   if (message === undefined) return { code: 'NO_ITEMS', status: 'ERROR', message: NO_ITEMS_MESSAGE, claims: [] };
   const code = LEGACY_MESSAGES.find(([prefix]) => startsWithText(message, prefix))?.[1];
-  if (code === 'auth') throw new WireProblem('auth', 'the game server could not be found');
+  if (code === 'auth') throw new WireRefusal('the game server could not be found');
   if (code === undefined) return { code: 'UNKNOWN', status: 'ERROR', message, serverCode: '', claims: [] };
   if (code === 'RATE_LIMIT') return { code, status: 'ERROR', message, claims: [], retryAfterMs: CLAIM_WINDOW_MS, source: 'server' };
   return { code, status: 'ERROR', message, claims: [] };

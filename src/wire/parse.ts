@@ -16,13 +16,24 @@ import type { ValidationIssue } from '../errors.js';
  * @internal
  */
 export class WireProblem extends Error {
+  /** `auth`: the key was refused ({@link WireRefusal}); `invalid`: a shape outside the protocol. */
+  readonly kind: 'auth' | 'invalid' = 'invalid';
+
   constructor(
-    readonly kind: 'auth' | 'invalid',
     readonly what: string,
     readonly issues: readonly ValidationIssue[] = [],
   ) {
     super(what);
   }
+}
+
+/**
+ * Refused credentials reported in a body that is valid HTTP: a {@link WireProblem} of kind
+ * `auth`, which the client maps to an `AuthenticationError`.
+ * @internal
+ */
+export class WireRefusal extends WireProblem {
+  override readonly kind = 'auth';
 }
 
 /**
@@ -95,14 +106,14 @@ export type Wire<T extends z.core.$ZodType> = z.output<T>;
 export const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
 /** zod's issues as the SDK's {@link ValidationIssue}s, under `prefix`. */
-export function issuesOf(error: z.core.$ZodError, prefix: readonly PropertyKey[] = []): ValidationIssue[] {
+export function issuesOf(error: z.core.$ZodError, prefix: readonly PropertyKey[]): ValidationIssue[] {
   return error.issues.map((issue) => ({ path: [...prefix, ...issue.path], message: issue.message }));
 }
 
 /** Parses `body` with `schema`, or throws a {@link WireProblem} saying `what` is wrong. */
 export function parse<T extends z.ZodMiniType>(schema: T, body: unknown, what: string, prefix: readonly PropertyKey[] = []): z.output<T> {
   const result = schema.safeParse(body);
-  if (!result.success) throw new WireProblem('invalid', what, issuesOf(result.error, prefix));
+  if (!result.success) throw new WireProblem(what, issuesOf(result.error, prefix));
   return result.data;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { WireProblem, compiled, given, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
+import { WireProblem, WireRefusal, compiled, given, parse, scalars, schemasOnFirstUse, type Wire } from './parse.js';
 import { countProblem } from './bounds.js';
 import { SERVER_NOT_FOUND_PREFIX, splitRows, startsWithText } from './v3-rows.js';
 
@@ -96,7 +96,7 @@ export function readVoteReward(body: unknown): VoteRewardResult {
     bounded(toVoteReward(parse(voteRewardSchemas().voteReward, row, 'a vote reward row does not match the schema', [index])), index),
   );
   if (rewards.length === 0 && messages.some((m) => startsWithText(m, SERVER_NOT_FOUND_PREFIX))) {
-    throw new WireProblem('auth', 'the game server could not be found');
+    throw new WireRefusal('the game server could not be found');
   }
   return { rewards, messages, insufficientPoints: messages.some((m) => /^\s*insufficient points/i.test(m)) };
 }
@@ -115,7 +115,7 @@ function bounded(reward: VoteReward, index: number): VoteReward {
     const problem = countProblem(reward[field], min);
     return problem === undefined ? [] : [{ path: [index, field], message: problem }];
   });
-  if (issues.length > 0) throw new WireProblem('invalid', 'a vote reward row has a number out of bounds', issues);
+  if (issues.length > 0) throw new WireProblem('a vote reward row has a number out of bounds', issues);
   return reward;
 }
 

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClaimOutcomeUnknownError, HttpError, NetworkError, ResponseTooLargeError, StorefrontClient, type StorefrontClientOptions } from '../../src/index.js';
 import { readFailure } from '../../src/internal/transport.js';
-import { WireProblem } from '../../src/wire/parse.js';
+import { WireProblem, WireRefusal } from '../../src/wire/parse.js';
 import { expectInstance, failureOf } from '../support/errors.js';
 import { KEY, KEY_BASE64 } from '../support/fixtures.js';
 import { catalogBody, v4 } from '../support/msw.js';
@@ -254,9 +254,9 @@ describe('an abort before the request goes out', () => {
 
 describe("a reader's failure", () => {
   it('a WireProblem: refused credentials, or the shape it names with its issues', () => {
-    expect(readFailure(new WireProblem('auth', 'the game server could not be found'), 200, 't')).toStrictEqual({ kind: 'auth', status: 200, text: 't', what: 'the game server could not be found' });
+    expect(readFailure(new WireRefusal('the game server could not be found'), 200, 't')).toStrictEqual({ kind: 'auth', status: 200, text: 't', what: 'the game server could not be found' });
     const issues = [{ path: ['a'], message: 'm' }];
-    expect(readFailure(new WireProblem('invalid', 'bad rows', issues), 200, 't')).toStrictEqual({ kind: 'protocol', status: 200, text: 't', what: 'bad rows', issues });
+    expect(readFailure(new WireProblem('bad rows', issues), 200, 't')).toStrictEqual({ kind: 'protocol', status: 200, text: 't', what: 'bad rows', issues });
   });
 
   it('anything else a body made a reader throw: a protocol failure naming its kind, never its text', () => {

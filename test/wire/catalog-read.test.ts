@@ -4,14 +4,22 @@
  * 500-product catalog, #47). What a copy used to guarantee still holds: no `__proto__`
  * key survives, and an invalid answer reports the same issues.
  */
-import { describe, expect, it } from 'vitest';
-import { ResponseValidationError, StorefrontClient } from '../../src/index.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Sdk from '../../src/index.js';
 import { expectInstance, failureOf } from '../support/errors.js';
 import { KEY } from '../support/fixtures.js';
 import { product, useMsw } from '../support/msw.js';
 
+// Loaded afresh for each test: the schemas are built on the first answer, once per load, so
+// each test must build them for a mutation run to see its checks.
+let sdk: typeof Sdk;
+beforeEach(async () => {
+  vi.resetModules();
+  sdk = await import('../../src/index.js');
+});
+
 const { text } = useMsw();
-const client = () => new StorefrontClient({ apiKey: KEY, rateLimit: false, catalogCacheTtlMs: 0, retry: 0 });
+const client = () => new sdk.StorefrontClient({ apiKey: KEY, rateLimit: false, catalogCacheTtlMs: 0, retry: 0 });
 
 describe('reading a catalog answer', () => {
   it('drops a "__proto__" key of a product or a sale: no copy the user makes gets another prototype', async () => {
@@ -33,8 +41,23 @@ describe('reading a catalog answer', () => {
     [{ message: 'SUCCESS', products: { 0: product } }, { path: ['products'], message: 'Invalid input: expected array, received object' }],
   ])('refuses an answer whose envelope is wrong: %j', async (body, issue) => {
     text(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-    const error = expectInstance(await failureOf(client().getCatalog()), ResponseValidationError);
+    const error = expectInstance(await failureOf(client().getCatalog()), sdk.ResponseValidationError);
     expect(error.issues).toEqual([issue]);
+  });
+
+  it('a sale\'s discounts sent as null are left out, not kept as null', async () => {
+    text(JSON.stringify({ message: 'SUCCESS', products: [{ ...product, sales: [{ saleType: 'percentage', discountPercentage: null, discountAmount: null }] }] }), {
+      headers: { 'content-type': 'application/json' },
+    });
+    const [first] = (await client().getCatalog()).products;
+    expect(first?.sales).toStrictEqual([{ saleType: 'percentage' }]);
+  });
+
+  it('refuses a sale without its saleType, and says the catalog does not match the schema', async () => {
+    text(JSON.stringify({ message: 'SUCCESS', products: [{ ...product, sales: [{ discountAmount: 2 }] }] }), { headers: { 'content-type': 'application/json' } });
+    const error = expectInstance(await failureOf(client().getCatalog()), sdk.ResponseValidationError);
+    expect(error.message).toBe('getCatalog: unexpected response from api.teamgames.io/api/v2/client/global/products: the catalog does not match the schema');
+    expect(error.issues).toEqual([{ path: ['products', 0, 'sales', 0, 'saleType'], message: 'Invalid input: expected string, received undefined' }]);
   });
 
   it('reports every faulty field of an invalid answer, by path, as zod words it', async () => {
@@ -44,7 +67,7 @@ describe('reading a catalog answer', () => {
     };
     text(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
 
-    const error = expectInstance(await failureOf(client().getCatalog()), ResponseValidationError);
+    const error = expectInstance(await failureOf(client().getCatalog()), sdk.ResponseValidationError);
     expect(error.issues).toEqual([
       { path: ['products', 1, 'price'], message: 'Invalid input: expected number, received string' },
       { path: ['products', 1, 'quantity'], message: 'Invalid input: expected int, received number' },

@@ -3,14 +3,24 @@
  * changing it fails a test (issue #46): the pairs a purchase row must have (one of each,
  * every missing one named at its path, nothing else reported then), the merchant id as an
  * integer only when it is one, the fields kept or left out, and the answer's own optional
- * parts. Through previewClaim, whose failures are plain ResponseValidationErrors.
+ * parts. Through previewClaim, whose failures are plain ResponseValidationErrors. The SDK is
+ * loaded afresh for each test (see below).
  */
-import { describe, expect, it } from 'vitest';
-import { ResponseValidationError, StorefrontClient, type ClaimResult, type Transaction } from '../../src/index.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Sdk from '../../src/index.js';
+import type { ClaimResult, Transaction } from '../../src/index.js';
 import { expectInstance, failureOf } from '../support/errors.js';
 import { KEY } from '../support/fixtures.js';
 
-const client = (body: unknown) => new StorefrontClient({ apiKey: KEY, retry: 0, rateLimit: false, fetch: async () => Response.json(body) });
+// Loaded afresh for each test: the schemas (and their number rules) are built on the first
+// answer, once per load, so each test must build them for a mutation run to see its checks.
+let sdk: typeof Sdk;
+beforeEach(async () => {
+  vi.resetModules();
+  sdk = await import('../../src/index.js');
+});
+
+const client = (body: unknown) => new sdk.StorefrontClient({ apiKey: KEY, retry: 0, rateLimit: false, fetch: async () => Response.json(body) });
 
 /** A preview answer listing `rows`. */
 const preview = (rows: unknown[]) => ({ status: 'PREVIEW', code: 'PREVIEW', message: 'm', data: { claims: rows } });
@@ -42,7 +52,7 @@ async function claimsOf(...rows: unknown[]): Promise<Transaction[]> {
 }
 
 async function issuesOf(...rows: unknown[]): Promise<Array<[string, string]>> {
-  const error = expectInstance(await failureOf(client(preview(rows)).previewClaim('Ann')), ResponseValidationError);
+  const error = expectInstance(await failureOf(client(preview(rows)).previewClaim('Ann')), sdk.ResponseValidationError);
   expect(error.message).toBe('claim: unexpected response from api.teamgames.io/api/v4/store/transaction/update: a claimed transaction does not match the schema');
   return error.issues.map((issue) => [issue.path.join('.'), issue.message]);
 }
@@ -109,6 +119,13 @@ describe('numbers sent as text (the v3 rows are loose about it)', () => {
   });
 });
 
+describe('the bounds of a row\'s numbers', () => {
+  it('a price of exactly 2,147,483,647 is read; one past it is refused', async () => {
+    expect((await claimsOf(rowWith({ product_price: 2_147_483_647 })))[0]?.product_price).toBe(2_147_483_647);
+    expect(await issuesOf(rowWith({ product_price: 2_147_483_648 }))).toEqual([['data.claims.0.product_price', 'expected a price from 0 to 2147483647, got 2147483648']]);
+  });
+});
+
 describe('the merchant id as an integer', () => {
   const idOf = async (product_id: unknown, product_id_string?: string) =>
     (await claimsOf(product_id_string === undefined ? rowWith({ product_id }, 'product_id_string') : rowWith({ product_id, product_id_string })))[0]?.product_id;
@@ -148,7 +165,7 @@ describe('the answer', () => {
   const answer = async (body: unknown): Promise<ClaimResult> => client(body).previewClaim('Ann');
 
   it('data whose claims are not a list: a schema issue at data.claims', async () => {
-    const error = expectInstance(await failureOf(client({ status: 'PREVIEW', code: 'PREVIEW', message: 'm', data: { claims: 'x' } }).previewClaim('Ann')), ResponseValidationError);
+    const error = expectInstance(await failureOf(client({ status: 'PREVIEW', code: 'PREVIEW', message: 'm', data: { claims: 'x' } }).previewClaim('Ann')), sdk.ResponseValidationError);
     expect(error.issues.map((issue) => issue.path.join('.'))).toEqual(['data.claims']);
   });
 
