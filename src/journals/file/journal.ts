@@ -114,7 +114,7 @@ export class FileJournal implements DeliveryJournal {
     this.#compactAfter = compactAfter === undefined ? 1_000 : checkPositiveInteger(compactAfter, 'options.compactAfter');
     this.#fsync = checkBoolean(fsync, 'options.fsync') ?? true;
     if (mode !== undefined && !(MODES as readonly unknown[]).includes(mode)) {
-      fail('options.mode', `must be 0o600 (owner only, the default) or 0o640 (its group may read it too), got ${typeof mode === 'number' && Number.isInteger(mode) ? `0o${mode.toString(8)}` : describe(mode)}`);
+      fail('options.mode', `must be 0o600 (owner only, the default) or 0o640 (its group may read it too), got ${Number.isInteger(mode) ? `0o${(mode as number).toString(8)}` : describe(mode)}`);
     }
     this.#mode = mode ?? 0o600;
   }

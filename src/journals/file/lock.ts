@@ -240,9 +240,12 @@ function taken(error: JournalError): JournalError {
   return error;
 }
 
-/** Whether `error` says that another process holds the journal's lock (or was taking it meanwhile). @internal */
+/**
+ * Whether `error` says that another process holds the journal's lock (or was taking it
+ * meanwhile). `WeakSet.prototype.has` answers `false` for a primitive, `null` included. @internal
+ */
 export function isLockTaken(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && takenErrors.has(error);
+  return takenErrors.has(error as object);
 }
 
 function isStale(holder: Holder): boolean {
