@@ -17,6 +17,8 @@ const resolved = { ...window, state: 'resolved', resolution: { by: 'staff', at: 
 const voteMark = { deliveryId: 'vote:1', playerName: 'Ann', state: 'voteClaiming', reward: '1', amount: 2, recordedAt: 1 };
 const voteRow = { deliveryId: 'vote:1:0', playerName: 'Ann', state: 'voteClaimed', recordedAt: 1, reward: { total_points: '5', vote_points: 3, votes_month: 5, give_amount: 2, reward_id: 1, reward_name: 'Box' } };
 const counters = { deliveryId: 'votes:Ann', playerName: 'Ann', state: 'voteCounters', totalPoints: 5, votePoints: 3, recordedAt: 1, prices: [{ reward: '1', name: 'Box', cost: 1, give: 1, learnedAt: 1 }] };
+/** A function carrying `fields` (a function's own `name` is read-only to assignment, not to definition). */
+const functionWith = (fields: object) => Object.defineProperties(() => undefined, Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, { value, enumerable: true }])));
 const voteWindow = { ...window, cause: 'lostVote', reward: '1', points: 2 };
 
 describe('entryProblem', () => {
@@ -116,11 +118,14 @@ describe('entryProblem', () => {
     ['a price without its name', { ...counters, prices: [{ ...counters.prices[0], name: undefined }] }, 'prices[0] is not'],
     ['a price that is null', { ...counters, prices: [null] }, 'prices[0] is not'],
     ['a price that is text', { ...counters, prices: ['5 points'] }, 'prices[0] is not'],
+    ['a price that is a function, not data', { ...counters, prices: [functionWith(counters.prices[0] as object)] }, 'prices[0] is not'],
     ['a vote mark of a numeric reward', { ...voteMark, reward: 1 }, 'reward is not a non-empty string'],
     ['a vote mark of every unit spelled out', { ...voteMark, amount: 'every' }, "amount is not a positive integer or 'all' (\"every\")"],
     ['counters with points left only', { ...counters, totalPoints: undefined }, 'totalPoints is not a non-negative integer'],
     ['counters with points earned only', { ...counters, votePoints: undefined }, 'votePoints is not a non-negative integer'],
     ['a vote row whose reward is a list', { ...voteRow, reward: [] }, 'reward is not an object'],
+    ['a vote row whose reward is text', { ...voteRow, reward: 'Box' }, 'reward is not an object ("Box")'],
+    ['a vote row with a lastError that is a function, not data', { ...voteRow, lastError: Object.assign(() => undefined, { message: 'm', at: 1, attempts: 1 }) }, 'lastError is not { message, at, attempts }'],
     ['a vote row with a lastError that is null', { ...voteRow, lastError: null }, 'lastError is not { message, at, attempts }'],
     ['a vote row with a lastError without its time', { ...voteRow, lastError: { message: 'm', attempts: 1 } }, 'lastError is not { message, at, attempts }'],
     ['a vote row with a lastError without its count', { ...voteRow, lastError: { message: 'm', at: 1 } }, 'lastError is not { message, at, attempts }'],

@@ -7,7 +7,7 @@
  * the file it opened is closed whatever happens.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/errors.js';
@@ -87,6 +87,20 @@ describe('what it cannot read, it says', () => {
     mkdirSync(path);
     const error = await refusal(path);
     expect(error.message).toMatch(new RegExp(`^FileJournal: ${path} is a directory, not a regular file`));
+  });
+
+  it('a journal its group or others could write: refused, naming it as the journal, nothing read; also when made so after the check', async () => {
+    const path = file();
+    writeFileSync(path, put('a'));
+    chmodSync(path, 0o646);
+    const read = vi.spyOn(handles, 'read');
+    const rule = `the journal ${path} (owner ${process.getuid?.()}, mode 0646) can be written by its group or others`;
+    expect((await refusal(path)).message).toContain(rule);
+    chmodSync(path, 0o600);
+    const opened = countCloses(() => chmodSync(path, 0o646)); // between the path's check and the open
+    expect((await refusal(path)).message).toContain(rule);
+    expect(opened.closes()).toBe(1);
+    expect(read).not.toHaveBeenCalled();
   });
 
   it('a file that cannot be opened (permissions): a failed read, with the cause', async () => {

@@ -3,7 +3,7 @@
  * flush, a failed compaction, and other processes (real ones, SIGKILLed) on the same file.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
@@ -394,6 +394,11 @@ describe('FileJournal on what is not a regular file', () => {
     // Never followed (it would be to where whoever planted it chooses): refused as a link.
     ['a symlink to /dev/zero', (lock) => symlinkSync('/dev/zero', lock), /the lock file .*\.lock is a symbolic link, which this SDK never makes/],
     ['a directory', (lock) => mkdirSync(lock), /the lock file .*\.lock of .* is a directory/],
+    // Not checked as a lock file (its owner and mode): what it is decides, and says so.
+    ['a directory anyone can write', (lock) => {
+      mkdirSync(lock);
+      chmodSync(lock, 0o777);
+    }, /the lock file .*\.lock of .* is a directory/],
   ])('refuses a lock file that is %s, at once', { timeout: 5_000 }, async (_name, plant, message) => {
     const path = file();
     plant(`${path}.lock`);
