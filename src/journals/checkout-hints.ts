@@ -76,7 +76,8 @@ export const HINT_MAX_MS = 3_600_000;
  */
 export const HINT_LIMIT = 10_000;
 const TRANSACTION_ID = /^[\w.:-]{1,128}$/;
-const HINT_KEYS = Object.keys({ transactionId: true, expiresInMs: true } satisfies Record<keyof CheckoutHint, true>);
+/** A hint's fields (only the keys are read). */
+const HINT_KEYS = Object.keys({ transactionId: 0, expiresInMs: 0 } satisfies Record<keyof CheckoutHint, 0>);
 
 /**
  * Checks a hint (`undefined` is the empty hint): the one rule set of `loop.expect`, the

@@ -365,7 +365,7 @@ export function copyEntries(entries: unknown): unknown {
       return structuredClone(entry);
     } catch (error) {
       // A function or a symbol: bad input. Anything else (a value too deep to copy) as thrown.
-      if ((error as Error | undefined)?.name !== 'DataCloneError') throw error;
+      if ((error as Error).name !== 'DataCloneError') throw error;
       return fail(`entries[${i}]`, `must be a journal entry: it holds a value JSON cannot keep (${describe(entry)})`);
     }
   });

@@ -143,7 +143,8 @@ function resolutionContract(make: () => DeliveryJournal | Promise<DeliveryJourna
       expect(error).toBeInstanceOf(InvalidInputError);
       expect(error).toMatchObject({ argument: 'windowId', rule: `must be a non-empty string, got ${windowId === '' ? '""' : '7'}` });
     }
-    for (const given of [null, { ...resolution, by: 1 }, { ...resolution, at: Number.NaN }, { ...resolution, note: undefined }]) {
+    // A function carrying the three fields is code, not a resolution.
+    for (const given of [null, { ...resolution, by: 1 }, { ...resolution, at: Number.NaN }, { ...resolution, note: undefined }, Object.assign(() => undefined, resolution)]) {
       const error = await refused('window:w1', given);
       expect(error).toBeInstanceOf(InvalidInputError);
       expect(error).toMatchObject({ argument: 'resolution', rule: expect.stringMatching(/^must be \{ by: string, at: finite number, note: string \}, got /) });
