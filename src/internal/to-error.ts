@@ -27,8 +27,8 @@ export interface FailureContext {
   basePath: string;
   /** How many attempts went out. */
   attempts: number;
-  /** The status with which the endpoint refuses a payload it could not parse (checkout: 404). */
-  rejectedStatus?: number;
+  /** The status with which the endpoint refuses a payload it could not parse (checkout: 404); `undefined` for the others. */
+  rejectedStatus: number | undefined;
   /** A sent request without a usable answer leaves the outcome unknown. */
   delivers: boolean;
   /** The player (or voter) of the call. */
@@ -118,7 +118,7 @@ function sanitizedCause(error: unknown, redact: (text: string) => string): Error
  * engine cannot track, or one answered like a claim.
  */
 export function unusableAnswer(endpoint: Endpoint, playerName: string, what: string): ResponseValidationError {
-  const ctx: FailureContext = { operation: endpoint.operation, endpoint: `/${endpoint.path}`, host: '', basePath: '', attempts: 1, delivers: false, playerName, redact: (text) => text };
+  const ctx: FailureContext = { operation: endpoint.operation, endpoint: `/${endpoint.path}`, host: '', basePath: '', attempts: 1, rejectedStatus: endpoint.rejectedStatus, delivers: false, playerName, redact: (text) => text };
   return toError(ctx, { kind: 'protocol', status: 200, text: '', what, issues: [] }) as ResponseValidationError;
 }
 

@@ -181,7 +181,7 @@ export class Transport {
       host: this.#host,
       basePath: this.#basePath,
       attempts,
-      ...(endpoint.rejectedStatus === undefined ? {} : { rejectedStatus: endpoint.rejectedStatus }),
+      rejectedStatus: endpoint.rejectedStatus,
       delivers: ctx.delivers,
       playerName: ctx.playerName,
       redact: (text) => this.#config.credentials.redact(text),
