@@ -96,6 +96,23 @@ describe('a long-lived signal passed to every call', () => {
     expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
   });
 
+  it("leaves nothing behind once aborted in the backoff: when ky's wait ends it makes no further attempt, and no timer is left", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let attempts = 0;
+    const { client } = setup({ retry: 5 }, async () => {
+      attempts += 1;
+      return new Response('down', { status: 503 });
+    });
+    const lifetime = new AbortController();
+    const read = client.getCatalog({ signal: lifetime.signal }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(100); // the first attempt failed; ky waits 300 ms before the next
+    lifetime.abort(new Error('shutting down'));
+    await read;
+    await vi.advanceTimersByTimeAsync(300); // ky's wait is over: it asks whether to try again, and stops
+    expect(vi.getTimerCount()).toBe(0);
+    expect(attempts).toBe(1);
+  });
+
   it('aborts the attempt in flight', async () => {
     let resolveStarted = (): void => undefined;
     const started = new Promise<void>((resolve) => (resolveStarted = resolve));
