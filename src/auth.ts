@@ -24,7 +24,7 @@ export type AuthScheme = 'base64-authorization' | 'api-key-header';
  * @see [Authentication](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/authentication.md)
  */
 export function encodeApiKey(rawKey: string): string {
-  return Buffer.from(rawKey, 'utf8').toString('base64');
+  return Buffer.from(rawKey).toString('base64'); // a string's bytes are UTF-8 by default
 }
 
 /** The header names that carry credentials; masked in every event. @internal */

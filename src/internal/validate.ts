@@ -61,15 +61,20 @@ export function checkPlayerName(value: unknown, argument: string, operation?: Op
   return name;
 }
 
+/** `Number.isSafeInteger` as the type guard it is: false for anything that is not a number. */
+const isSafeInteger = Number.isSafeInteger as (value: unknown) => value is number;
+/** `Number.isInteger` as the type guard it is: false for anything that is not a number. */
+const isInteger = Number.isInteger as (value: unknown) => value is number;
+
 export function checkPositiveInteger(value: unknown, argument: string, operation?: Operation): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+  if (!isSafeInteger(value) || value <= 0) {
     fail(argument, `must be a positive integer, got ${describeFor(value, operation)}`, operation);
   }
   return value;
 }
 
 export function checkIntegerInRange(value: unknown, min: number, max: number, argument: string, operation?: Operation): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+  if (!isInteger(value) || value < min || value > max) {
     fail(argument, `must be an integer from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, got ${describeFor(value, operation)}`, operation);
   }
   return value;
@@ -142,7 +147,7 @@ export function checkBaseUrl(value: unknown, argument = 'options.baseUrl'): stri
 }
 
 export function checkTimeout(value: unknown, argument: string, operation?: Operation): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
+  if (!isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
     fail(argument, `must be a positive integer number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describeSecret(value)}`, operation);
   }
   return value;

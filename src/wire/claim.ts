@@ -239,7 +239,7 @@ export function toTransaction(t: Wire<ClaimSchemas['transaction']>): Transaction
 
 /** The merchant id as an int when it is an integer (number or integer string), else 0. */
 function productIdNumber(wire: number | string | null | undefined, idString: string): number {
-  if (typeof wire === 'number' && Number.isSafeInteger(wire)) return wire;
+  if (Number.isSafeInteger(wire)) return wire as number; // false for anything that is not a number
   const text = typeof wire === 'string' ? wire : idString;
   return /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text)) ? Number(text) : 0;
 }
