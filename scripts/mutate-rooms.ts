@@ -11,6 +11,8 @@
  *   npm run mutate:rooms -- loop votes   only these rooms; then the joined table
  *   npm run mutate:rooms -- --resume     every room but those already run on this commit
  *   npm run mutate:rooms -- --table      only the joined table of the rooms' last reports
+ *   npm run mutate:rooms -- --table --survivors
+ *                                        with every survivor and why it is equivalent
  *   npm run mutate:rooms -- decisions --concurrency=4
  *                                        StrykerJS's --concurrency for these runs (the
  *                                        bridge's suites wait on sockets and child processes
@@ -20,7 +22,9 @@
  * The rooms are stryker.config.mjs's `rooms` (its `mutate` is their patterns together).
  * A room named in its `roomSuites` runs first against those suites, then its survivors
  * again against the whole set, narrowed to their lines (the second pass: `<room>.pass2.json`),
- * and the table counts the second pass's verdict.
+ * and the table counts the second pass's verdict. After the table come the survivors that
+ * test/mutation-survivors.json does not explain (a survivor is killed by a test, or judged
+ * equivalent there with why), and the ledger's entries that no survivor matches any more.
  * Run under `test/support/throwaway-databases.ts` (as `npm run mutate:rooms` is), the
  * database servers start once for every room. A figure, not a test: it exits 0 unless a
  * room's run fails.
@@ -52,8 +56,23 @@ interface MutantResult {
 }
 
 interface Report {
-  files: Record<string, { mutants: MutantResult[] }>;
+  files: Record<string, { source: string; mutants: MutantResult[] }>;
 }
+
+/**
+ * A survivor judged equivalent (no input tells it from the original), with why: an entry of
+ * test/mutation-survivors.json. It is matched by its file, mutator, replacement and the
+ * text of its line, not by the line's number, so an edit elsewhere in the file keeps it.
+ */
+interface Explained {
+  file: string;
+  mutator: string;
+  replacement: string;
+  code: string;
+  why: string;
+}
+
+const LEDGER = join(ROOT, 'test/mutation-survivors.json');
 
 function git(...args: string[]): string {
   return spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
@@ -131,7 +150,7 @@ function lastRun(room: string): RoomRun | undefined {
 }
 
 /** Every room's last report, joined: a line per file, then the totals and the rooms' runs. */
-function printTable(rooms: Rooms): void {
+function printTable(rooms: Rooms, all: boolean): void {
   const rows: string[] = [];
   const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0 };
   let below = 0;
@@ -161,6 +180,44 @@ function printTable(rooms: Rooms): void {
   });
   console.log(`\nrooms: ${runs.join(', ')}`);
   console.log(`files_below_95=${below} total_minutes=${Math.round(seconds / 60)}`);
+  printSurvivors(rooms, all);
+}
+
+/**
+ * Every survivor of the rooms' last reports, each with the ledger's reason
+ * (test/mutation-survivors.json) or listed as unexplained; `all` prints the explained ones too.
+ */
+function printSurvivors(rooms: Rooms, all: boolean): void {
+  const ledger = JSON.parse(readFileSync(LEDGER, 'utf8')) as Explained[];
+  const used = new Set<Explained>();
+  const unexplained: string[] = [];
+  const explained: string[] = [];
+  const measured = new Set<string>();
+  for (const room of Object.keys(rooms)) {
+    const report = roomReport(room);
+    if (report === undefined) continue;
+    for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+      measured.add(file);
+      const lines = source.split('\n');
+      for (const m of mutants.filter(alive)) {
+        const code = (lines[m.location.start.line - 1] ?? '').trim();
+        const replacement = m.replacement ?? '';
+        const entry = ledger.find((e) => e.file === file && e.mutator === m.mutatorName && e.replacement === replacement && e.code === code);
+        const where = `${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} -> ${JSON.stringify(replacement)}`;
+        if (entry === undefined) unexplained.push(`${where}\n    ${code}`);
+        else {
+          used.add(entry);
+          explained.push(`${where}: ${entry.why}`);
+        }
+      }
+    }
+  }
+  if (all) for (const line of explained) console.log(line);
+  if (unexplained.length > 0) console.log(`\nunexplained survivors (test/mutation-survivors.json has no reason for them):\n${unexplained.join('\n')}`);
+  // An entry of a measured file that matches no survivor: killed since, or its line changed.
+  const stale = ledger.filter((e) => measured.has(e.file) && !used.has(e));
+  if (stale.length > 0) console.log(`\nreasons that match no survivor any more (remove them, or update their code):\n${stale.map((e) => `${e.file} ${e.mutator} -> ${JSON.stringify(e.replacement)}\n    ${e.code}`).join('\n')}`);
+  console.log(`survivors explained=${explained.length} unexplained=${unexplained.length} stale_reasons=${stale.length}`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -186,7 +243,7 @@ async function main(argv: string[]): Promise<void> {
       runRoom(rooms, roomSuites, room, concurrency);
     }
   }
-  printTable(rooms);
+  printTable(rooms, argv.includes('--survivors'));
 }
 
 await main(process.argv.slice(2));
