@@ -5,7 +5,7 @@
  * reach which route, the note a resolve needs, and the clock a resolution records.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryJournal } from 'teamgames-sdk';
+import { InvalidInputError, MemoryJournal } from 'teamgames-sdk';
 import type { JournalEntry } from '../../../src/journals/contract.js';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
@@ -243,6 +243,17 @@ describe('resolving, exactly', () => {
     const other = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Bo', note: 'x' });
     expect(other.status).toBe(400);
     expect(other.text).toMatch(/<h1>Not resolved<\/h1><p>windowId must name a window of [^<]*\. Nothing was written\.<\/p>/);
+  });
+
+  it("shows the argument a journal of one's own refuses whole: only a leading \"input.\" is cut", async () => {
+    const journal = new MemoryJournal();
+    journal.resolveWindow = async () => {
+      throw new InvalidInputError('shard.input.windowId', 'must be on this shard');
+    };
+    const { alice } = await aliceOn([windowEntry('w1', 'Ann')], { journal });
+    const refused = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Ann', note: 'x' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('<h1>Not resolved</h1><p>shard.input.windowId must be on this shard. Nothing was written.</p>');
   });
 
   it('reads a missing window or player as blank, and says so', async () => {
