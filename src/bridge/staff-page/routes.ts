@@ -109,8 +109,9 @@ export class StaffRoutes {
   readonly #brake: LoginBrake;
   readonly #cookieName: string;
   readonly #cookieFlags: string;
-  // One read of a kind at a time: a slow journal is not asked again by every reload.
-  readonly #inFlight = new Map<string, Promise<JournalInspection>>();
+  // One read of a kind at a time: a slow journal is not asked again by every reload. Keyed
+  // by the player's name, undefined for the whole journal.
+  readonly #inFlight = new Map<string | undefined, Promise<JournalInspection>>();
 
   constructor(options: StaffPageOptions) {
     this.#o = options;
@@ -130,16 +131,15 @@ export class StaffRoutes {
 
   /** What the journal holds (for one player, or all), bounded in time; a failure is a 503 page. */
   #inspect(player: string | undefined): Promise<JournalInspection> {
-    const key = player === undefined ? '*' : `player:${player}`;
-    let read = this.#inFlight.get(key);
+    let read = this.#inFlight.get(player);
     if (read === undefined) {
       read = inspectJournal(this.#o.journal, player === undefined ? { now: this.#now() } : { playerName: player, now: this.#now() }).then((found) => {
         this.#o.desk.journalOk();
         if (player === undefined) this.#o.desk.openWindows = found.openWindows.length;
         return found;
       });
-      this.#inFlight.set(key, read);
-      void read.finally(() => this.#inFlight.delete(key)).catch(() => undefined);
+      this.#inFlight.set(player, read);
+      void read.finally(() => this.#inFlight.delete(player)).catch(() => undefined);
     }
     return bounded(read, this.#timeoutMs, 'Reading the journal').catch((error: unknown) => {
       if (error instanceof PageError) throw error;
@@ -235,7 +235,8 @@ export class StaffRoutes {
 
   /** The answer to a request. @throws PageError for what the page refuses or cannot do. */
   async route(req: IncomingMessage, url: URL): Promise<Answer> {
-    const method = req.method ?? 'GET';
+    // Node sets it on every request its server parses.
+    const method = req.method;
     const path = url.pathname;
     if (path === '/style.css' && method === 'GET') return { status: 200, body: STYLESHEET, type: 'text/css; charset=utf-8' };
     if (path === '/login' && method === 'GET') return { status: 200, body: loginPage() };

@@ -89,6 +89,26 @@ describe('password hashes at their bounds', () => {
     expect(await verifyPassword('pw', `scrypt$65536$1$1$${tail}`)).toBe(false);
   });
 
+  it('throws what scrypt reports through its callback (a failure while hashing, not a refused parameter), never a false or a key', async () => {
+    // Parameters scrypt refuses are refused before it starts (the test above); a failure of
+    // the hashing itself (OpenSSL out of memory) comes back through the callback instead.
+    vi.resetModules();
+    vi.doMock('node:crypto', async (original) => ({
+      ...(await original<typeof import('node:crypto')>()),
+      scrypt: (...args: unknown[]) => {
+        const done = args.at(-1) as (error: Error | null, key?: Buffer) => void;
+        setImmediate(() => done(Object.assign(new Error('scrypt: memory allocation failed'), { code: 'ERR_CRYPTO_OPERATION_FAILED' })));
+      },
+    }));
+    try {
+      const fresh = await import('../../../src/bridge/staff-page/accounts.js');
+      await expect(fresh.verifyPassword('pw', await lineHash('pw', 1024, 1, 1))).rejects.toThrow('scrypt: memory allocation failed');
+      await expect(fresh.hashPassword('pw')).rejects.toThrow('scrypt: memory allocation failed');
+    } finally {
+      vi.doUnmock('node:crypto');
+    }
+  });
+
   it('checks a hash with N = 2^20 (the highest allowed)', async () => {
     expect(await verifyPassword('pw', await lineHash('pw', 2 ** 20, 2, 1))).toBe(true);
   }, 30_000);

@@ -51,6 +51,41 @@ describe('what a page reads', () => {
     expect(bo.text).not.toContain('window:ann1');
   });
 
+  it('does not give the home page\'s read of the whole journal to the page of a player named "undefined"', async () => {
+    const journal = new MemoryJournal();
+    await journal.append([windowEntry('u1', 'undefined'), windowEntry('ann1', 'Ann')]);
+    const original = journal.pending.bind(journal);
+    // The home page's read of the whole journal is held until the player's page has answered.
+    let hold = false;
+    const held: Array<() => void> = [];
+    let asked!: () => void;
+    const homeAsked = new Promise<void>((resolve) => (asked = resolve));
+    journal.pending = (player) => {
+      if (!hold || player !== undefined) return original(player);
+      return new Promise((resolve) => {
+        held.push(() => resolve(original(player)));
+        asked();
+      });
+    };
+    const page = await startPage([], { journal, journalTimeoutMs: 2_000 });
+    const rita = page.browser();
+    await rita.login('rita', PASSWORDS.rita);
+    hold = true;
+    const home = rita.get('/');
+    await homeAsked;
+    const player = await rita.get('/player?name=undefined');
+    hold = false;
+    for (const go of held.splice(0)) go();
+    expect(player.status).toBe(200);
+    expect(player.text).toContain('window:u1');
+    expect(player.text).not.toContain('window:ann1');
+    const { status, text } = await home;
+    expect(status).toBe(200);
+    expect(text).toContain('<h2>Open windows <span class="count">2</span></h2>');
+    expect(text).toContain('href="/player?name=Ann"');
+    expect(page.desk.openWindows).toBe(2);
+  });
+
   it("keeps the count of all open windows on the health page when the journal fails, not the last player's count", async () => {
     const journal = new MemoryJournal();
     await journal.append([windowEntry('a1', 'Ann'), windowEntry('a2', 'Ann'), windowEntry('b1', 'Bo')]);

@@ -5,9 +5,14 @@
  * reach which route, the note a resolve needs, and the clock a resolution records.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryJournal } from 'teamgames-sdk';
+import { InvalidInputError, MemoryJournal } from 'teamgames-sdk';
 import type { JournalEntry } from '../../../src/journals/contract.js';
-import { NOW, PASSWORDS, closePages, startPage, windowEntry, type Page } from './harness.js';
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import type { BridgeLogger } from '../../../src/bridge/log.js';
+import { hashPassword, type StaffAccount } from '../../../src/bridge/staff-page/accounts.js';
+import { StaffRoutes, type StaffPageOptions } from '../../../src/bridge/staff-page/routes.js';
+import { NOW, PASSWORDS, closePages, startPage, testAccounts, windowEntry, type LogLine, type Page } from './harness.js';
 
 afterEach(closePages);
 
@@ -75,6 +80,10 @@ describe('logging in, exactly', () => {
     const json = await raw(page, '/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(json.status).toBe(415);
     expect(json.text).toContain(refusal('Not a form', "<p>Send the page's form.</p>"));
+    // A body of bytes: fetch sends no content type at all.
+    const untyped = await raw(page, '/login', { method: 'POST', body: new TextEncoder().encode(body) });
+    expect(untyped.status).toBe(415);
+    expect(untyped.text).toContain(refusal('Not a form', "<p>Send the page's form.</p>"));
   });
 
   it('takes a login form without a name as a blank name (a wrong login, the name field left empty)', async () => {
@@ -82,6 +91,44 @@ describe('logging in, exactly', () => {
     const reply = await raw(page, '/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=x' });
     expect(reply.status).toBe(401);
     expect(reply.text).toContain('<input name="name" autocomplete="username" required maxlength="64" value="">');
+  });
+
+  it('takes a login form without a password as a wrong password, whatever the account\'s password', async () => {
+    // A default other than the empty password (which no account can have) could be one:
+    // the texts a missing field turns into by mistake, and the one StrykerJS puts there.
+    const defaults = ['null', 'undefined', 'Stryker was here!'];
+    const accounts = new Map<string, StaffAccount>(await Promise.all(defaults.map(async (password, i): Promise<[string, StaffAccount]> => [`u${i}`, { name: `u${i}`, role: 'read', hash: await hashPassword(password) }])));
+    const page = await startPage([], { accounts });
+    for (const [i] of defaults.entries()) {
+      page.advance(60 * 60_000);
+      const reply = await raw(page, '/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `name=u${i}` });
+      expect(reply.status).toBe(401);
+    }
+    page.advance(60 * 60_000);
+    expect((await page.browser().login('u2', 'Stryker was here!')).status).toBe(303);
+  });
+
+  it('slows down and logs a login whose connection is gone before it is read (no address) as from "unknown"', async () => {
+    const logs: LogLine[] = [];
+    const log = { warn: (message: string, fields?: Record<string, unknown>) => void logs.push({ level: 'warn', message, fields }) } as unknown as BridgeLogger;
+    const routes = new StaffRoutes({ accounts: await testAccounts(), log, sessionMs: 3_600_000, secureCookie: false, monotonic: () => 0 } as unknown as StaffPageOptions);
+    // What Node holds for a request whose socket closed: a socket without its handle.
+    const request = (body: string) => {
+      const req = new IncomingMessage(new Socket());
+      req.method = 'POST';
+      req.headers = { 'content-type': 'application/x-www-form-urlencoded' };
+      req.push(body);
+      req.push(null);
+      return req;
+    };
+    expect(request('').socket.remoteAddress).toBeUndefined();
+    const url = new URL('http://staff-page/login');
+    expect((await routes.route(request('name=alice&password=nope'), url)).status).toBe(401);
+    expect((await routes.route(request(`name=bob&password=${PASSWORDS.bob}`), url)).status).toBe(429);
+    expect(logs).toEqual([
+      { level: 'warn', message: 'staff page: wrong name or password', fields: { account: 'alice', address: 'unknown', nextTryInMs: 1_000 } },
+      { level: 'warn', message: 'staff page: log in refused while slowed down after wrong passwords', fields: { account: 'bob', address: 'unknown' } },
+    ]);
   });
 
   it('finds its cookie among others, with blanks around it', async () => {
@@ -196,6 +243,17 @@ describe('resolving, exactly', () => {
     const other = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Bo', note: 'x' });
     expect(other.status).toBe(400);
     expect(other.text).toMatch(/<h1>Not resolved<\/h1><p>windowId must name a window of [^<]*\. Nothing was written\.<\/p>/);
+  });
+
+  it("shows the argument a journal of one's own refuses whole: only a leading \"input.\" is cut", async () => {
+    const journal = new MemoryJournal();
+    journal.resolveWindow = async () => {
+      throw new InvalidInputError('shard.input.windowId', 'must be on this shard');
+    };
+    const { alice } = await aliceOn([windowEntry('w1', 'Ann')], { journal });
+    const refused = await alice.post('/resolve', { csrf: alice.csrf as string, window: 'window:w1', player: 'Ann', note: 'x' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('<h1>Not resolved</h1><p>shard.input.windowId must be on this shard. Nothing was written.</p>');
   });
 
   it('reads a missing window or player as blank, and says so', async () => {
