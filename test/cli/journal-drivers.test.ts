@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JournalDeps } from '../../src/cli/journal-command.js';
 import { stream } from '../support/cli.js';
 import { EXIT, runTeamgames, type TeamgamesEnv } from '../../src/cli/program.js';
+import { journalWindow } from '../support/journal.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -156,6 +157,30 @@ describe('teamgames journal: a database journal that answers', () => {
     const tty = (keep: (t: string) => void) => ({ ...stream(keep), isTTY: true });
     await runTeamgames(['journal', 'status', '--postgres-env', 'DB'], { stdout: tty((t) => (out.stdout += t)), stderr: tty((t) => (out.stderr += t)), interactive: false, confirm: async () => false }, { DB: 'postgres://u@h/db' }, {}, { importDriver: async () => ({ Pool: pool }) });
     expect(out.stdout).toContain('\nreadable          \u001b[32myes\u001b[39m\n');
+  });
+
+  it("resolve: a second open window of the player's written by the bridge between the look and the resolve: refused naming the player, nothing written (exit 1)", async () => {
+    // The table holds Ann's window:w1; the bridge adds window:w2 after the command has looked
+    // at Ann's windows (its second read of them is the resolve's own).
+    const w1 = journalWindow('window:w1');
+    const w2 = journalWindow('window:w2');
+    const sql: string[] = [];
+    let annReads = 0;
+    const pool = class {
+      query = async (text: string, params: unknown[] = []) => {
+        sql.push(text);
+        if (params[0] !== 'Ann') return { rows: [{ entry: w1 }] };
+        annReads++;
+        return { rows: annReads === 1 ? [{ entry: w1 }] : [{ entry: w1 }, { entry: w2 }] };
+      };
+      connect = async () => Promise.reject(new Error('no connection expected'));
+      on() {}
+      end = async () => {};
+    };
+    const r = await run(['journal', 'resolve', 'Ann', '--note', 'n', '--by', 'mod', '--postgres-env', 'DB'], { importDriver: async () => ({ Pool: pool }) }, { DB: 'postgres://u@h/db' });
+    expect(r).toEqual({ code: EXIT.FAILURE, stdout: '', stderr: 'teamgames journal: Ann: is needed: "Ann" has 2 open windows (window:w1, window:w2)\n' });
+    expect(annReads).toBe(2);
+    expect(sql.every((text) => text.startsWith('SELECT entry FROM'))).toBe(true);
   });
 });
 

@@ -9,7 +9,7 @@
  * messages of a window that is not there; the resolution flushed to disk; a database row
  * changed outside the SDK.
  */
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
@@ -90,6 +90,34 @@ async function closedPort(): Promise<number> {
 }
 
 const windowState = async (path: string) => (await readFile(path, 'utf8')).includes('"state":"resolved"') ? 'resolved' : 'open';
+
+describe('teamgames journal status --file: the journal judged as it was read', () => {
+  it('made writable by others just after the read: what was read is shown, its lock judged by the same look (exit 0); the next run refuses it', async () => {
+    const path = await journalFile();
+    const open = fsCalls.open;
+    let changed = false;
+    vi.spyOn(fsCalls, 'open').mockImplementation(async (...args: Parameters<typeof open>) => {
+      const file = await open(...args);
+      if (String(args[0]) === path && !changed) {
+        const close = file.close.bind(file);
+        file.close = async () => {
+          await close();
+          changed = true;
+          chmodSync(path, 0o622);
+        };
+      }
+      return file;
+    });
+    const r = await runCli(['journal', 'status', '--file', path], () => T0);
+    expect(changed).toBe(true);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/\nreadable +yes: 1 lines, \d+ B\nlock +free \(no bridge holds the file\)\n.*\nopen windows +1 to check/s);
+    expect(r.code).toBe(EXIT.OK);
+    const next = await runCli(['journal', 'status', '--file', path], () => T0);
+    expect(next.stdout).toMatch(/\nreadable +no: .*\(owner \d+, mode 0622\) can be written by its group or others/);
+    expect(next.code).toBe(EXIT.FAILURE);
+  });
+});
 
 describe('teamgames journal resolve --bridge: the flags that go with it (exit 2)', () => {
   it.each([
