@@ -29,6 +29,12 @@ afterEach(() => {
 const forms = (secret: string) => [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')];
 
 describe('secretRedactor', () => {
+  it('with no secret to hide, gives every text back as it was', () => {
+    const redact = secretRedactor({});
+    // Texts a redactor seeded by mistake (a list that does not start empty) would touch.
+    for (const text of ['', 'undefined', 'null', 'Stryker was here', 'a token: tok/en, password hunter2!']) expect(redact(text)).toBe(text);
+  });
+
   it('removes the token and the RCON password in each of their forms', () => {
     const redact = secretRedactor({ token: 'tok/en+with=odd~chars?', rconPassword: 'hunter2!' });
     for (const secret of ['tok/en+with=odd~chars?', 'hunter2!']) {

@@ -72,6 +72,11 @@ describe('printable: the one escaping rule', () => {
 });
 
 describe('the table printer', () => {
+  it('prints as many columns as it has headers: a longer row\'s extra cells are not shown', () => {
+    expect(table(['a'], [['x', 'y']])).toBe('a\n-\nx\n');
+    expect(table(['n', 'player'], [['1', 'Ann', 'extra'], ['2']])).toBe('n  player\n-  ------\n1  Ann\n2\n');
+  });
+
   it('prints 1,000,000 rows (no spread of the rows into one call)', () => {
     const rows: string[][] = [];
     for (let i = 0; i < 1_000_000; i++) rows.push([String(i), i === 999_999 ? 'last\nrow' : 'p']);
