@@ -256,10 +256,12 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     const server = await startBridgeServer({ loop, roster, metrics, log, journal: journal.journal, token: secrets.token, redact, host: config.listen.host, port: config.listen.port, openWindows });
     // Closed before the loop stops (cleanups run in reverse): no request reaches a stopped loop.
     cleanups.push(() => server.close());
-    const staffPage = config.staff === undefined || desk === undefined ? undefined : await openStaffPage(config.staff, { desk, journal: journal.journal, loop, online: () => roster.players(), log, sink: sinkWhere, redact });
-    if (staffPage !== undefined) {
+    let staffUrl: string | undefined;
+    if (config.staff !== undefined && desk !== undefined) {
+      const staffPage = await openStaffPage(config.staff, { desk, journal: journal.journal, loop, online: () => roster.players(), log, sink: sinkWhere, redact });
       cleanups.push(() => staffPage.close());
-      log.info(`staff page on ${staffPage.url}${isLoopback(config.staff?.listen.host ?? '') ? ' (loopback: reach it by an SSH tunnel or a TLS reverse proxy)' : ', not loopback: put it behind TLS'}`, { staffPage: staffPage.url });
+      staffUrl = staffPage.url;
+      log.info(`staff page on ${staffUrl}${isLoopback(config.staff.listen.host) ? ' (loopback: reach it by an SSH tunnel or a TLS reverse proxy)' : ', not loopback: put it behind TLS'}`, { staffPage: staffUrl });
     }
 
     if (!isLoopback(config.listen.host)) log.warn(`the HTTP API listens on ${config.listen.host}, not loopback: every machine that reaches it can try tokens; keep it behind a firewall`);
@@ -268,7 +270,7 @@ export async function startBridge(configPath: string, deps: BridgeDeps): Promise
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
-      ...(staffPage === undefined ? {} : { staffUrl: staffPage.url }),
+      ...(staffUrl === undefined ? {} : { staffUrl }),
       log,
       stop: () =>
         (stopped ??= (async () => {

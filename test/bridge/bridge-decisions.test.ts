@@ -237,18 +237,31 @@ describe('the RCON list poll', () => {
 });
 
 describe('the staff page', () => {
-  it('is said at start, with its address and that a loopback one is reached by a tunnel; it closes at stop', async () => {
-    const s = await setup();
+  /** One staff account, alice, in `dir/staff-accounts`, as `teamgames bridge staff-hash` writes it. */
+  async function staffAccounts(dir: string): Promise<void> {
     let account = '';
     const io = { stdout: stream((t) => (account += t)), stderr: stream(() => undefined), interactive: false, confirm: async () => false };
     expect(await runBridgeCommand(['staff-hash', 'alice', 'read'], io, {}, { stdin: Readable.from(['alice-password-long']) })).toBe(0);
-    await writeFile(join(s.dir, 'staff-accounts'), account, { mode: 0o600 });
+    await writeFile(join(dir, 'staff-accounts'), account, { mode: 0o600 });
+  }
+
+  it('is said at start, with its address and that a loopback one is reached by a tunnel; it closes at stop', async () => {
+    const s = await setup();
+    await staffAccounts(s.dir);
     const bridge = await start(s, { staff: { listen: { host: '127.0.0.1', port: 0 }, accountsFile: 'staff-accounts' } });
     expect(bridge.staffUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(s.lines.filter((l) => l.msg.startsWith('staff page'))).toEqual([expect.objectContaining({ level: 'info', msg: `staff page on ${bridge.staffUrl} (loopback: reach it by an SSH tunnel or a TLS reverse proxy)`, staffPage: bridge.staffUrl })]);
     running.splice(running.indexOf(bridge), 1);
     await bridge.stop();
     await expect(fetch(`${bridge.staffUrl}/login`)).rejects.toThrow();
+  });
+
+  it('off loopback, is said at start with the advice to put it behind TLS', async () => {
+    const s = await setup();
+    await staffAccounts(s.dir);
+    // Every interface, as a LAN staff page would; the test reaches it on loopback only.
+    const bridge = await start(s, { staff: { listen: { host: '0.0.0.0', port: 0 }, accountsFile: 'staff-accounts' } });
+    expect(s.lines.filter((l) => l.msg.startsWith('staff page'))).toEqual([expect.objectContaining({ level: 'info', msg: `staff page on ${bridge.staffUrl}, not loopback: put it behind TLS`, staffPage: bridge.staffUrl })]);
   });
 });
 
