@@ -70,6 +70,8 @@ interface Explained {
   replacement: string;
   code: string;
   why: string;
+  /** How many lines of the file carry `code` word for word, the reason explaining each; 1 when absent. */
+  lines?: number;
 }
 
 const LEDGER = join(ROOT, 'test/mutation-survivors.json');
