@@ -97,6 +97,8 @@ describe('bounds, one inside and one outside', () => {
       'give.rcon.players.listCommand: must be a non-empty string',
       'give.rcon.players.intervalMs: must be an integer from 1000 to 3600000',
     ]);
+    // The player-list command is sent as written: it takes no placeholder, and says so.
+    expect(problems({ give: RCON({ players: { source: 'list', listCommand: 'list {player}' } }) })).toEqual(['give.rcon.players.listCommand: has an unknown placeholder {player} (it takes none)']);
   });
 
   it('commands: ids of 1 to 64 characters without spaces or braces, or "*"; 1 to 20 commands of 1 to 1000 characters', () => {

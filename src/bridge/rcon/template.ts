@@ -63,7 +63,7 @@ export function templateProblem(template: unknown, placeholders: readonly string
   if (typeof template !== 'string' || template.trim() === '') return 'must be a non-empty string';
   if (/[\p{Cc}\p{Zl}\p{Zp}]/u.test(template)) return 'must not contain control characters (a newline would send a second command)';
   for (const match of template.matchAll(placeholder())) {
-    if (match[1] !== undefined && !placeholders.includes(match[1])) return `has an unknown placeholder {${match[1] as string}} (known: ${placeholders.map((p) => `{${p}}`).join(', ')})`;
+    if (match[1] !== undefined && !placeholders.includes(match[1])) return `has an unknown placeholder {${match[1] as string}} (${placeholders.length === 0 ? 'it takes none' : `known: ${placeholders.map((p) => `{${p}}`).join(', ')}`})`;
   }
   if (!wellFormed().test(template)) return 'has a brace that is not part of a placeholder (write a literal brace twice: {{ or }})';
   return undefined;
