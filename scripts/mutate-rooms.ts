@@ -13,6 +13,14 @@
  *   npm run mutate:rooms -- --table      only the joined table of the rooms' last reports
  *   npm run mutate:rooms -- --table --survivors
  *                                        with every survivor and why it is equivalent
+ *   npm run mutate:rooms -- --table --record
+ *                                        and keeps the rooms' results in git's
+ *                                        test/mutation-record.json (commit, time, counts,
+ *                                        survivors; a room not run here keeps its own)
+ *   npm run mutate:rooms -- --from-record
+ *                                        the table of that record, in any clone: no
+ *                                        report needed, each room flagged when its
+ *                                        files changed since the commit it ran on
  *   npm run mutate:rooms -- decisions --concurrency=4
  *                                        StrykerJS's --concurrency for these runs (the
  *                                        bridge's suites wait on sockets and child processes
@@ -31,7 +39,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,6 +53,8 @@ interface RoomRun {
   seconds: number;
   /** Of `seconds`, the second pass's (rooms with suites of their own), when it ran. */
   secondPassSeconds?: number;
+  /** Whether the run began with no incremental file: every mutant tested, none reused. */
+  fromNothing?: boolean;
   at: string;
 }
 
@@ -91,6 +101,7 @@ function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string,
   const clean = git('status', '--porcelain', '--untracked-files=no') === '';
   console.log(`\n== room ${room}: ${patterns.join(' ')} (commit ${commit}${clean ? '' : ', with changes'}${suites === undefined ? '' : `; suites: ${suites}`})`);
   rmSync(join(DIR, `${room}.pass2.json`), { force: true });
+  const fromNothing = !existsSync(join(DIR, `${room}.incremental.json`));
   stryker(room, patterns, suites, `${room}.incremental.json`, `${room}.json`, concurrency);
   let secondPassSeconds: number | undefined;
   if (suites !== undefined) {
@@ -98,7 +109,7 @@ function runRoom(rooms: Rooms, roomSuites: Record<string, string>, room: string,
     secondPass(room, concurrency);
     secondPassSeconds = Math.round((Date.now() - second) / 1000);
   }
-  const done: RoomRun = { room, commit, clean, seconds: Math.round((Date.now() - started) / 1000), ...(secondPassSeconds === undefined ? {} : { secondPassSeconds }), at: new Date().toISOString() };
+  const done: RoomRun = { room, commit, clean, seconds: Math.round((Date.now() - started) / 1000), ...(secondPassSeconds === undefined ? {} : { secondPassSeconds }), fromNothing, at: new Date().toISOString() };
   writeFileSync(join(DIR, `${room}.run.json`), `${JSON.stringify(done)}\n`);
 }
 
@@ -151,66 +162,133 @@ function lastRun(room: string): RoomRun | undefined {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as RoomRun) : undefined;
 }
 
-/** Every room's last report, joined: a line per file, then the totals and the rooms' runs. */
-function printTable(rooms: Rooms, all: boolean): void {
+/** A file's mutants by verdict. */
+interface Counts {
+  killed: number;
+  timeout: number;
+  survived: number;
+  noCoverage: number;
+  ignored: number;
+}
+
+/** A mutant alive after the room's run: where it is, what it replaced, the text of its line. */
+interface Survivor {
+  file: string;
+  line: number;
+  column: number;
+  status: string;
+  mutator: string;
+  replacement: string;
+  code: string;
+}
+
+/**
+ * A room's result as the table reads it: from its reports in `reports/mutation/rooms/`, or
+ * from the record kept in git (test/mutation-record.json, written by `--record`), which any
+ * clone can read without running anything.
+ */
+interface RoomResult {
+  run: RoomRun;
+  files: Record<string, Counts>;
+  survivors: Survivor[];
+}
+
+const RECORD = join(ROOT, 'test/mutation-record.json');
+
+/** The room's result from its reports here, when it has run here. */
+function localResult(room: string): RoomResult | undefined {
+  const [report, run] = [roomReport(room), lastRun(room)];
+  if (report === undefined || run === undefined) return undefined;
+  const files: Record<string, Counts> = {};
+  const survivors: Survivor[] = [];
+  for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+    const count = (status: string) => mutants.filter((m) => m.status === status).length;
+    files[file] = { killed: count('Killed'), timeout: count('Timeout'), survived: count('Survived'), noCoverage: count('NoCoverage'), ignored: count('Ignored') };
+    const lines = source.split('\n');
+    for (const m of mutants.filter(alive)) {
+      const { line, column } = m.location.start;
+      survivors.push({ file, line, column, status: m.status, mutator: m.mutatorName, replacement: m.replacement ?? '', code: (lines[line - 1] ?? '').trim() });
+    }
+  }
+  return { run, files, survivors };
+}
+
+function readRecord(): Record<string, RoomResult> {
+  return existsSync(RECORD) ? (JSON.parse(readFileSync(RECORD, 'utf8')) as Record<string, RoomResult>) : {};
+}
+
+/**
+ * The room's files changed since the commit its result was measured on (the working tree
+ * against that commit): its figures may no longer hold for them.
+ */
+function changedSince(result: RoomResult): string[] | 'unknown commit' {
+  if (spawnSync('git', ['cat-file', '-e', `${result.run.commit}^{commit}`], { cwd: ROOT }).status !== 0) return 'unknown commit';
+  const changed = git('diff', '--name-only', result.run.commit, '--', ...Object.keys(result.files));
+  return changed === '' ? [] : changed.split('\n');
+}
+
+const score = (c: Counts) => {
+  const valid = c.killed + c.timeout + c.survived + c.noCoverage;
+  return valid === 0 ? 100 : (100 * (c.killed + c.timeout)) / valid;
+};
+
+/** Every room's result, joined: a line per file, then the totals and the rooms' runs. */
+function printTable(rooms: Rooms, results: Record<string, RoomResult>, all: boolean): void {
   const rows: string[] = [];
-  const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0 };
+  const total: Counts = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0 };
   let below = 0;
   for (const room of Object.keys(rooms)) {
-    const report = roomReport(room);
-    if (report === undefined) continue;
-    for (const [file, { mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
-      const count = (status: string) => mutants.filter((m) => m.status === status).length;
-      const c = { killed: count('Killed'), timeout: count('Timeout'), survived: count('Survived'), noCoverage: count('NoCoverage'), ignored: count('Ignored') };
-      for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += c[k];
-      const valid = c.killed + c.timeout + c.survived + c.noCoverage;
-      const score = valid === 0 ? 100 : (100 * (c.killed + c.timeout)) / valid;
-      if (score < 95) below += 1;
-      rows.push(`${file.padEnd(44)} | ${room.padEnd(9)} | ${score.toFixed(2).padStart(6)} | ${String(c.killed).padStart(6)} | ${String(c.timeout).padStart(7)} | ${String(c.survived).padStart(8)} | ${String(c.noCoverage).padStart(6)} | ${c.ignored}`);
+    for (const [file, c] of Object.entries(results[room]?.files ?? {})) {
+      for (const k of Object.keys(total) as (keyof Counts)[]) total[k] += c[k];
+      if (score(c) < 95) below += 1;
+      rows.push(`${file.padEnd(44)} | ${room.padEnd(9)} | ${score(c).toFixed(2).padStart(6)} | ${String(c.killed).padStart(6)} | ${String(c.timeout).padStart(7)} | ${String(c.survived).padStart(8)} | ${String(c.noCoverage).padStart(6)} | ${c.ignored}`);
     }
   }
   const valid = total.killed + total.timeout + total.survived + total.noCoverage;
   console.log(`\n${'File'.padEnd(44)} | room      | score  | killed | timeout | survived | no cov | ignored`);
   for (const row of rows) console.log(row);
-  console.log(`${'All files'.padEnd(44)} |           | ${valid === 0 ? '  n/a' : ((100 * (total.killed + total.timeout)) / valid).toFixed(2).padStart(6)} | ${String(total.killed).padStart(6)} | ${String(total.timeout).padStart(7)} | ${String(total.survived).padStart(8)} | ${String(total.noCoverage).padStart(6)} | ${total.ignored}`);
+  console.log(`${'All files'.padEnd(44)} |           | ${valid === 0 ? '  n/a' : score(total).toFixed(2).padStart(6)} | ${String(total.killed).padStart(6)} | ${String(total.timeout).padStart(7)} | ${String(total.survived).padStart(8)} | ${String(total.noCoverage).padStart(6)} | ${total.ignored}`);
   let seconds = 0;
+  let changedRooms = 0;
+  const commits = new Set<string>();
   const runs = Object.keys(rooms).map((room) => {
-    const run = lastRun(room);
-    if (run === undefined) return `${room}: not run`;
+    const result = results[room];
+    if (result === undefined) return `${room}: not run`;
+    const { run } = result;
     seconds += run.seconds;
-    return `${room}: ${Math.round(run.seconds / 60)} min on ${run.commit}${run.clean ? '' : ' (with changes)'}`;
+    commits.add(run.commit);
+    const changed = changedSince(result);
+    if (changed.length > 0) changedRooms += 1;
+    const how = run.fromNothing === undefined ? '' : run.fromNothing ? ', from nothing' : ', incremental';
+    const since = changed === 'unknown commit' ? ' (a commit this clone does not have)' : changed.length > 0 ? ` (changed since: ${changed.join(', ')})` : '';
+    return `${room}: ${Math.round(run.seconds / 60)} min on ${run.commit}${run.clean ? '' : ' with changes'}${how}${since}`;
   });
-  console.log(`\nrooms: ${runs.join(', ')}`);
-  console.log(`files_below_95=${below} total_minutes=${Math.round(seconds / 60)}`);
-  printSurvivors(rooms, all);
+  console.log(`\nrooms:\n  ${runs.join('\n  ')}`);
+  console.log(`files_below_95=${below} total_minutes=${Math.round(seconds / 60)} commits=${[...commits].join(',') || 'none'} rooms_changed_since=${changedRooms}`);
+  printSurvivors(rooms, results, all);
 }
 
 /**
- * Every survivor of the rooms' last reports, each with the ledger's reason
+ * Every survivor of the rooms' results, each with the ledger's reason
  * (test/mutation-survivors.json) or listed as unexplained; `all` prints the explained ones too.
  */
-function printSurvivors(rooms: Rooms, all: boolean): void {
+function printSurvivors(rooms: Rooms, results: Record<string, RoomResult>, all: boolean): void {
   const ledger = JSON.parse(readFileSync(LEDGER, 'utf8')) as Explained[];
   const used = new Set<Explained>();
   const unexplained: string[] = [];
   const explained: string[] = [];
   const measured = new Set<string>();
   for (const room of Object.keys(rooms)) {
-    const report = roomReport(room);
-    if (report === undefined) continue;
-    for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
-      measured.add(file);
-      const lines = source.split('\n');
-      for (const m of mutants.filter(alive)) {
-        const code = (lines[m.location.start.line - 1] ?? '').trim();
-        const replacement = m.replacement ?? '';
-        const entry = ledger.find((e) => e.file === file && e.mutator === m.mutatorName && e.replacement === replacement && e.code === code);
-        const where = `${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} -> ${JSON.stringify(replacement)}`;
-        if (entry === undefined) unexplained.push(`${where}\n    ${code}`);
-        else {
-          used.add(entry);
-          explained.push(`${where}: ${entry.why}`);
-        }
+    const result = results[room];
+    if (result === undefined) continue;
+    for (const file of Object.keys(result.files)) measured.add(file);
+    for (const m of result.survivors) {
+      const entry = ledger.find((e) => e.file === m.file && e.mutator === m.mutator && e.replacement === m.replacement && e.code === m.code);
+      const where = `${m.file}:${m.line}:${m.column} ${m.status} ${m.mutator} -> ${JSON.stringify(m.replacement)}`;
+      if (entry === undefined) unexplained.push(`${where}\n    ${m.code}`);
+      else {
+        used.add(entry);
+        explained.push(`${where}: ${entry.why}`);
       }
     }
   }
@@ -225,7 +303,8 @@ function printSurvivors(rooms: Rooms, all: boolean): void {
 async function main(argv: string[]): Promise<void> {
   const { rooms, roomSuites } = (await import(pathToFileURL(join(ROOT, 'stryker.config.mjs')).href)) as { rooms: Rooms; roomSuites: Record<string, string> };
   mkdirSync(DIR, { recursive: true });
-  const tableOnly = argv.includes('--table');
+  const tableOnly = argv.includes('--table') || argv.includes('--from-record');
+  if (argv.includes('--from-record') && argv.includes('--record')) throw new Error('mutate:rooms: --record writes what ran here; --from-record only reads the record');
   const resume = argv.includes('--resume');
   const named = argv.filter((a) => !a.startsWith('--'));
   const concurrency = argv.filter((a) => a.startsWith('--concurrency=')).map((a) => {
@@ -245,7 +324,19 @@ async function main(argv: string[]): Promise<void> {
       runRoom(rooms, roomSuites, room, concurrency);
     }
   }
-  printTable(rooms, argv.includes('--survivors'));
+  const fromRecord = argv.includes('--from-record');
+  const recorded = readRecord();
+  const results: Record<string, RoomResult> = {};
+  for (const room of Object.keys(rooms)) {
+    const result = fromRecord ? recorded[room] : localResult(room);
+    if (result !== undefined) results[room] = result;
+  }
+  printTable(rooms, results, argv.includes('--survivors'));
+  if (argv.includes('--record')) {
+    // The rooms run here replace theirs; a room not run here keeps its recorded result.
+    writeFileSync(RECORD, `${JSON.stringify({ ...recorded, ...results }, null, 1)}\n`);
+    console.log(`recorded in ${relative(ROOT, RECORD)}: ${Object.keys(results).join(', ') || 'no room'}`);
+  }
 }
 
 await main(process.argv.slice(2));
