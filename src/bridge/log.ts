@@ -58,8 +58,7 @@ export function secretRedactor(secrets: SecretsToHide): Redact {
         add(decodeURIComponent(s));
       }
       // A parameter's value as the URL spells it (`k3y%21`): the parsed one above is decoded.
-      // The '?' splits too: the empty piece before it is no secret.
-      for (const pair of url.search.split(/[?&]/)) {
+      for (const pair of url.search.slice(1).split('&')) {
         const raw = pair.slice(pair.indexOf('=') + 1);
         // Never null: the parameter `v` is there.
         if (found.includes(String(new URLSearchParams(`v=${raw}`).get('v')))) add(raw);

@@ -50,6 +50,17 @@ describe('secretRedactor', () => {
     expect(redact('user game on db.example, app bridge')).toBe('user game on db.example, app bridge');
   });
 
+  it("removes a secret parameter's value as the URL spells it, a '?' inside it included", () => {
+    const redact = secretRedactor({ databaseUrl: 'postgres://game@db.example/tg?application_name=bridge&sslpassword=k3y%21?x' });
+    for (const piece of ['k3y%21?x', 'k3y!?x']) expect(redact(`saw ${piece} here`)).toBe('saw <redacted> here');
+  });
+
+  it('removes the spelling of a secret that stands in the query as a bare parameter, first or later', () => {
+    for (const url of ['postgres://game@db.example/tg?k3y%21&sslpassword=k3y!', 'postgres://game@db.example/tg?application_name=bridge&k3y%21&sslpassword=k3y!']) {
+      expect(secretRedactor({ databaseUrl: url })('saw k3y%21 here')).toBe('saw <redacted> here');
+    }
+  });
+
   it('a database URL that is not a URL is removed whole', () => {
     const redact = secretRedactor({ databaseUrl: 'not a url at all' });
     expect(redact('x not a url at all y')).toBe('x <redacted> y');
