@@ -28,8 +28,12 @@ export interface Shared {
   readonly guard: ClaimGuard | undefined;
   readonly cache: CatalogCache<Catalog> | undefined;
   readonly deliveries: DeliveryEngine;
-  /** The vote rewards' deliveries, loaded on first use (`deliverVoteReward`, `resumeVoteRewards`). */
-  readonly votes: () => Promise<VoteDeliveries>;
+  /**
+   * The vote rewards' deliveries (`deliverVoteReward`, `resumeVoteRewards`): themselves once
+   * loaded, so a call takes its place in the player's order in the caller's turn, as
+   * `deliver` does; a promise of them until `import()` has loaded them on first use.
+   */
+  readonly votes: () => VoteDeliveries | Promise<VoteDeliveries>;
 }
 
 /** What `withOptions` hands the constructor of a derived client instead of options. */
@@ -97,17 +101,19 @@ export function viaOf(client: Pick<RunVia, 'claim'> & Pick<VoteVia, 'claimVoteRe
 }
 
 /** The vote rewards' deliveries of a client, loaded by `import()` on first use and kept. */
-function lazyVotes(deliveries: DeliveryEngine, now: () => number): () => Promise<VoteDeliveries> {
-  let loaded: Promise<VoteDeliveries> | undefined;
+function lazyVotes(deliveries: DeliveryEngine, now: () => number): () => VoteDeliveries | Promise<VoteDeliveries> {
+  let votes: VoteDeliveries | undefined;
+  let loading: Promise<VoteDeliveries> | undefined;
   return () =>
-    (loaded ??= import('./delivery/votes/index.js').then(
+    votes ??
+    (loading ??= import('./delivery/votes/index.js').then(
       ({ VoteDeliveries }) =>
-        new VoteDeliveries({
+        (votes = new VoteDeliveries({
           get journal() {
             return deliveries.journal;
           },
           locks: playerLocksOf,
           now,
-        }),
+        })),
     ));
 }

@@ -401,7 +401,9 @@ export class StorefrontClient {
    * @see [Delivering purchases in game: vote rewards](https://github.com/teamgamesllc/teamgames-sdk/blob/main/docs/delivering-purchases.md#vote-rewards)
    */
   async deliverVoteReward(input: VoteRewardInput, give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteDeliveryReport> {
-    return (await this.#shared.votes()).deliver(this.#via, input, give, options);
+    const votes = this.#shared.votes();
+    // Loaded already: no turn waited, so the call queues for its player before any call made after it.
+    return (votes instanceof Promise ? await votes : votes).deliver(this.#via, input, give, options);
   }
 
   /**
@@ -417,6 +419,7 @@ export class StorefrontClient {
    * @throws {@link JournalError} when the journal cannot be read.
    */
   async resumeVoteRewards(give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteResumeReport> {
-    return (await this.#shared.votes()).resume(this.#via, give, options);
+    const votes = this.#shared.votes();
+    return (votes instanceof Promise ? await votes : votes).resume(this.#via, give, options);
   }
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GrantTimeoutError, InvalidInputError, MemoryJournal, StorefrontClient, checkDeliveryLoopSettings, type DeliveryJournal, type StorefrontEvent } from '../../src/index.js';
 import { createMockService } from '../../src/mock/index.js';
 import { KEY as VOTE_KEY, T0, storeSeed } from '../support/fixtures.js';
-import { KEY, inProcessStore } from '../support/reliability.js';
+import { KEY, clockSleep, inProcessStore } from '../support/reliability.js';
 
 const { mock, sleep, client } = inProcessStore();
 afterEach(() => mock.reset());
@@ -111,6 +111,31 @@ describe('one conversion of whatever a give throws', () => {
     const report = await client(journal).deliver('Ann', () => new Promise(() => {}), { sleep, grantTimeoutMs: 5 });
     expect(report.code).toBe('PARTIAL');
     expect(report.failed[0]?.error).toBeInstanceOf(GrantTimeoutError);
+  });
+});
+
+describe("one player's order for every kind of item", () => {
+  it.each([
+    ['a purchase delivery, then a vote reward', ['purchase', 'vote']],
+    ['a vote reward, then a purchase delivery', ['vote', 'purchase']],
+  ])('%s, asked in one turn: given in the order asked', async (_, asked) => {
+    const journal = new MemoryJournal();
+    const shop = voteClient(journal);
+    const sleep = clockSleep(votes.clock);
+    // Both kinds loaded already (a server's first calls load them; Bob's are those).
+    votes.recordVote(VOTE_KEY, 'Bob', 1);
+    await shop.deliver('Bob', () => undefined, { sleep });
+    await shop.deliverVoteReward({ player: 'Bob', reward: 1, amount: 1 }, () => undefined);
+    votes.recordVote(VOTE_KEY, 'Ann', 1);
+    votes.addPurchase(VOTE_KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    const given: string[] = [];
+    const call = {
+      purchase: () => shop.deliver('Ann', () => void given.push('purchase'), { sleep }),
+      vote: () => shop.deliverVoteReward({ player: 'Ann', reward: 1, amount: 1 }, () => void given.push('vote')),
+    };
+    const reports = await Promise.all(asked.map((kind) => call[kind as keyof typeof call]()));
+    expect(reports.map((r) => r.code)).toEqual(['SUCCESS', 'SUCCESS']);
+    expect(given).toEqual(asked);
   });
 });
 

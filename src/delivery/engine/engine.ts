@@ -97,7 +97,8 @@ export class DeliveryEngine {
   /**
    * Runs `work` on the modes: at once when their module is loaded already (no turn waited,
    * so a delivery takes its place in the player's order in the caller's turn), else once
-   * `import()` has loaded it. (Which of the two is equivalent for StrykerJS: one turn later.)
+   * `import()` has loaded it. A vote reward asked in the same turn queues the same way
+   * (`deliverVoteReward`), so the player's items are given in the order they were asked.
    */
   #use<T>(work: (modes: DeliveryModes) => Promise<T>): Promise<T> {
     const modes = this.#ready();

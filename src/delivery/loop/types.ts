@@ -279,7 +279,7 @@ export interface LoopHost {
   engine: DeliveryEngine;
   via: () => RunVia;
   /** The client's vote rewards, for `claimVote` (a host without them, such as the simulation's, has no votes). */
-  votes?: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
+  votes?: { deliveries: () => VoteDeliveries | Promise<VoteDeliveries>; via: () => VoteVia };
 }
 
 /**

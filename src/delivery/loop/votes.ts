@@ -21,7 +21,7 @@ export interface VoteInLoop {
   /** Plans the player's next (routine) run at a monotonic time: a row whose give failed is given again then. */
   plan: (at: number) => void;
   /** The client's vote rewards (loaded on first use) and its caller. */
-  votes: { deliveries: () => Promise<VoteDeliveries>; via: () => VoteVia };
+  votes: { deliveries: () => VoteDeliveries | Promise<VoteDeliveries>; via: () => VoteVia };
   give: VoteRewardGiveFunction;
   /** The loop's `grantTimeoutMs` (checked when it started), which bounds each give. */
   grantTimeoutMs: number;
