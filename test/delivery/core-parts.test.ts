@@ -5,13 +5,29 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JournalError, MemoryJournal, type JournalEntry, type JournalLine, type JournalVoteReward } from '../../src/index.js';
-import { claimLoop, failureOf, journalErrorOf, notedFailure, releaseLoop, sharedOf } from '../../src/delivery/core/index.js';
+import { SEEN_LIMIT, claimLoop, failureOf, journalErrorOf, notedFailure, releaseLoop, sharedOf } from '../../src/delivery/core/index.js';
+import { EngineRecords } from '../../src/delivery/engine/records.js';
 import { readThrown, thrownText } from '../../src/delivery/core/thrown.js';
 import { itemRecordsOf } from '../../src/delivery/records/index.js';
 import { journalLine } from '../support/journal.js';
 
 const hostile = () => new Proxy({}, new Proxy({}, { get: () => () => { throw new Error('trap'); } }));
 const throwingGetter = () => Object.defineProperty({}, 'message', { get() { throw new Error('getter'); } });
+
+describe("the engine's memory of when each player's list was seen", () => {
+  it(`holds ${SEEN_LIMIT} players at most, forgetting the one seen longest ago; a player seen again is the newest`, () => {
+    const journal = new MemoryJournal();
+    const records = new EngineRecords({ now: () => 0, monotonic: () => 0, journal });
+    const at = { wall: 1, mono: 1 };
+    for (let i = 0; i < SEEN_LIMIT; i++) records.seen(`P${i}`, at);
+    const { seen } = sharedOf(journal);
+    expect(seen.size).toBe(SEEN_LIMIT);
+    records.seen('P0', at);
+    records.seen('New', at);
+    expect(seen.size).toBe(SEEN_LIMIT);
+    expect([seen.has('P0'), seen.has('P1'), seen.has('New')]).toEqual([true, false, true]);
+  });
+});
 
 describe('reading a thrown value', () => {
   it('reads a property, and undefined where there is none or reading throws', () => {
