@@ -306,6 +306,37 @@ describe('stuck grants, aborts and re-entrant calls', () => {
 });
 
 describe('the wall clock steps back', () => {
+  it("a lost fast claim's mark the journal would not drop: the window reported again from it starts where the list was seen, measured on the monotonic clock, with the wall clock an hour back", async () => {
+    // The host's wall clock (Date) and its monotonic clock (performance) both faked; the
+    // client keeps its default clocks (no `now` option), so they can disagree.
+    vi.useFakeTimers({ toFake: ['Date', 'performance'], now: Date.now() });
+    class Refusing extends MemoryJournal {
+      refuse = false;
+      override async acknowledge(ids: readonly string[]): Promise<void> {
+        if (this.refuse) throw new Error('disk full');
+        return super.acknowledge(ids);
+      }
+    }
+    const journal = new Refusing();
+    const c = new StorefrontClient({ apiKey: KEY, baseUrl: 'https://api.teamgames.io', fetch: mockFetch, journal, retry: 0, rateLimit: false });
+    // Eve's list seen empty: a later claim can only take what came after.
+    expect((await c.deliver('Eve', () => {}, { mode: 'fast', sleep })).code).toBe('NO_ITEMS');
+    const seenAt = Date.now();
+    vi.advanceTimersByTime(20_000);
+    mock.addPurchase(KEY, { playerName: 'Eve', id: 1, quantity: 1 });
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+    journal.refuse = true;
+    const lost = await c.deliver('Eve', () => {}, { mode: 'fast', sleep });
+    expect(lost.unverified).toEqual({ playerName: 'Eve', from: seenAt, to: seenAt + 20_000 });
+    expect((await journal.pending('Eve')).map((e) => e.state)).toEqual(['claiming', 'unverified']);
+    journal.refuse = false;
+    vi.advanceTimersByTime(10_000);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    const next = await c.deliver('Eve', () => {}, { mode: 'fast', sleep });
+    // 30 s on the monotonic clock since the list was seen; a wall-clock window would be empty.
+    expect(next.unverified).toEqual({ playerName: 'Eve', from: Date.now() - 30_000, to: Date.now() });
+  });
+
   it('an hour back between the preview and the claim: deliver never asks to wait more than the 10 s window', async () => {
     mock.addPurchase(KEY, { playerName: 'Max', id: 1, quantity: 1 });
     // The host's wall clock (Date) steps back while the intent is journaled: after the
