@@ -99,6 +99,32 @@ describe('fast mode, a crash between the claim and the journal', () => {
   });
 });
 
+describe("where a lost claim's window starts: the list counts as seen only once its lines are journaled", () => {
+  it("a preview that listed a purchase whose intent the journal refused: a later lost fast claim's window starts at 0, which covers it", async () => {
+    mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
+    const paidAt = mock.clock.now();
+    class NoIntents extends MemoryJournal {
+      override async append(entries: readonly JournalEntry[]): Promise<void> {
+        if (entries.some((e) => e.state === 'intended')) throw new Error('disk full');
+        return super.append(entries);
+      }
+    }
+    const journal = new NoIntents();
+    const c = client(journal);
+    mock.clock.advance(5_000);
+    const refused = await c.deliver('Fay', new Game().grant(), { sleep });
+    expect(refused.journalError).toBeDefined();
+    expect(mock.purchases(KEY, 'Fay')[0]?.deliverystatus).toBe('Undelivered');
+    mock.clock.advance(10_000);
+    mock.faults.add({ operation: 'claim', kind: 'dropAfter', times: 1 });
+    const lost = await c.deliver('Fay', new Game().grant(), { mode: 'fast', sleep });
+    // The preview at +5 s saw the purchase, but nothing of it was journaled: a window from
+    // that preview would leave out the purchase paid before it.
+    expect(lost.unverified).toEqual({ playerName: 'Fay', from: 0, to: mock.clock.now() });
+    expect(lost.unverified?.from).toBeLessThanOrEqual(paidAt);
+  });
+});
+
 describe('a claim refused outright is not an unknown outcome', () => {
   it('fast mode, a 401 on the claim: ERROR, no window, the mark dropped, the purchase claimed by the next call', async () => {
     mock.addPurchase(KEY, { playerName: 'Eve', id: 1, quantity: 1 });
