@@ -355,9 +355,8 @@ function refuseReentry(locks: PlayerLocks, player: string, operation: 'deliver' 
 
 /** The earliest of the starts (each from the journal or this process's memory). */
 function earliest(starts: ReadonlyArray<number>): number {
-  let min = Number.POSITIVE_INFINITY;
-  for (const start of starts) if (start < min) min = start;
-  return min;
+  // No spread: a player's list has no bound the call stack would keep.
+  return starts.reduce((min, start) => Math.min(min, start), Number.POSITIVE_INFINITY);
 }
 
 /** Whether memory holds lines of the claim that `mark` marks (the journal refused them). */
