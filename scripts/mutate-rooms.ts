@@ -62,6 +62,7 @@ interface MutantResult {
   status: string;
   mutatorName: string;
   replacement?: string;
+  /** 1-based lines and columns, the end's column just past the text replaced. */
   location: { start: { line: number; column: number }; end: { line: number; column: number } };
 }
 
@@ -82,6 +83,12 @@ interface Explained {
   why: string;
   /** How many lines of the file carry `code` word for word, the reason explaining each; 1 when absent. */
   lines?: number;
+  /**
+   * The text the mutant replaced, when the line has other mutants of the same mutator and
+   * replacement that a test kills (`a || b` and `a` both made `false`): the reason is then
+   * only this one's. Absent: every such mutant of the line.
+   */
+  original?: string;
 }
 
 const LEDGER = join(ROOT, 'test/mutation-survivors.json');
@@ -180,6 +187,8 @@ interface Survivor {
   mutator: string;
   replacement: string;
   code: string;
+  /** The text replaced (its lines joined by a newline when it spans several). */
+  original: string;
 }
 
 /**
@@ -206,8 +215,13 @@ function localResult(room: string): RoomResult | undefined {
     files[file] = { killed: count('Killed'), timeout: count('Timeout'), survived: count('Survived'), noCoverage: count('NoCoverage'), ignored: count('Ignored') };
     const lines = source.split('\n');
     for (const m of mutants.filter(alive)) {
-      const { line, column } = m.location.start;
-      survivors.push({ file, line, column, status: m.status, mutator: m.mutatorName, replacement: m.replacement ?? '', code: (lines[line - 1] ?? '').trim() });
+      const { start, end } = m.location;
+      const text = lines.slice(start.line - 1, end.line);
+      // The end's column counts in the last line: that line is cut first (it may be the first too).
+      text[text.length - 1] = (text[text.length - 1] ?? '').slice(0, end.column - 1);
+      text[0] = (text[0] ?? '').slice(start.column - 1);
+      const original = text.join('\n');
+      survivors.push({ file, line: start.line, column: start.column, status: m.status, mutator: m.mutatorName, replacement: m.replacement ?? '', code: (lines[start.line - 1] ?? '').trim(), original });
     }
   }
   return { run, files, survivors };
@@ -283,7 +297,7 @@ function printSurvivors(rooms: Rooms, results: Record<string, RoomResult>, all: 
     if (result === undefined) continue;
     for (const file of Object.keys(result.files)) measured.add(file);
     for (const m of result.survivors) {
-      const entry = ledger.find((e) => e.file === m.file && e.mutator === m.mutator && e.replacement === m.replacement && e.code === m.code);
+      const entry = ledger.find((e) => e.file === m.file && e.mutator === m.mutator && e.replacement === m.replacement && e.code === m.code && (e.original === undefined || e.original === m.original));
       const where = `${m.file}:${m.line}:${m.column} ${m.status} ${m.mutator} -> ${JSON.stringify(m.replacement)}`;
       if (entry === undefined) unexplained.push(`${where}\n    ${m.code}`);
       else {

@@ -24,11 +24,14 @@ function inScope(file: string): boolean {
 }
 
 describe('test/mutation-survivors.json', () => {
-  it('is a list of { file, mutator, replacement, code, why }, each a non-empty text but the replacement', () => {
+  it('is a list of { file, mutator, replacement, code, why } (and maybe lines, original), each a non-empty text but the replacement', () => {
     expect(ledger.length).toBeGreaterThan(0);
     for (const entry of ledger) {
-      expect(Object.keys(entry).filter((key) => key !== 'lines').sort()).toEqual(['code', 'file', 'mutator', 'replacement', 'why']);
+      expect(Object.keys(entry).filter((key) => key !== 'lines' && key !== 'original').sort()).toEqual(['code', 'file', 'mutator', 'replacement', 'why']);
       if ('lines' in entry) expect(entry['lines'], JSON.stringify(entry)).toBeGreaterThan(1);
+      // The text the mutant replaced, a piece of its line (which one of the line's mutants it is).
+      if ('original' in entry) expect(String(entry['code']), JSON.stringify(entry)).toContain(entry['original']);
+      if ('original' in entry) expect(entry['original'], JSON.stringify(entry)).toMatch(/\S/);
       for (const key of ['file', 'mutator', 'code', 'why']) expect(entry[key], `${JSON.stringify(entry)}: ${key}`).toMatch(/\S/);
       expect(typeof entry['replacement']).toBe('string');
       expect(MUTATORS, String(entry['mutator'])).toContain(entry['mutator']);
@@ -47,7 +50,7 @@ describe('test/mutation-survivors.json', () => {
   });
 
   it('holds each reason once', () => {
-    const keys = ledger.map(({ file, mutator, replacement, code }) => JSON.stringify([file, mutator, replacement, code]));
+    const keys = ledger.map(({ file, mutator, replacement, code, original }) => JSON.stringify([file, mutator, replacement, code, original]));
     expect(new Set(keys).size).toBe(keys.length);
   });
 });
