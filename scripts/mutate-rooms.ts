@@ -198,6 +198,8 @@ interface Survivor {
  */
 interface RoomResult {
   run: RoomRun;
+  /** The room's last run without an incremental file (every mutant tested): what a clean clone costs. */
+  fromNothing?: RoomRun;
   files: Record<string, Counts>;
   survivors: Survivor[];
 }
@@ -224,7 +226,7 @@ function localResult(room: string): RoomResult | undefined {
       survivors.push({ file, line: start.line, column: start.column, status: m.status, mutator: m.mutatorName, replacement: m.replacement ?? '', code: (lines[start.line - 1] ?? '').trim(), original });
     }
   }
-  return { run, files, survivors };
+  return { run, ...(run.fromNothing === true ? { fromNothing: run } : {}), files, survivors };
 }
 
 function readRecord(): Record<string, RoomResult> {
@@ -264,6 +266,7 @@ function printTable(rooms: Rooms, results: Record<string, RoomResult>, all: bool
   console.log(`${'All files'.padEnd(44)} |           | ${valid === 0 ? '  n/a' : score(total).toFixed(2).padStart(6)} | ${String(total.killed).padStart(6)} | ${String(total.timeout).padStart(7)} | ${String(total.survived).padStart(8)} | ${String(total.noCoverage).padStart(6)} | ${total.ignored}`);
   let seconds = 0;
   let changedRooms = 0;
+  let [fullSeconds, unknownFull] = [0, 0];
   const commits = new Set<string>();
   const runs = Object.keys(rooms).map((room) => {
     const result = results[room];
@@ -275,10 +278,16 @@ function printTable(rooms: Rooms, results: Record<string, RoomResult>, all: bool
     if (changed.length > 0) changedRooms += 1;
     const how = run.fromNothing === undefined ? '' : run.fromNothing ? ', from nothing' : ', incremental';
     const since = changed === 'unknown commit' ? ' (a commit this clone does not have)' : changed.length > 0 ? ` (changed since: ${changed.join(', ')})` : '';
-    return `${room}: ${Math.round(run.seconds / 60)} min on ${run.commit}${run.clean ? '' : ' with changes'}${how}${since}`;
+    const full = result.fromNothing;
+    if (full === undefined) unknownFull += 1;
+    else fullSeconds += full.seconds;
+    const whole = full === undefined || full === run ? '' : `; from nothing: ${Math.round(full.seconds / 60)} min on ${full.commit}`;
+    return `${room}: ${Math.round(run.seconds / 60)} min on ${run.commit}${run.clean ? '' : ' with changes'}${how}${since}${whole}`;
   });
   console.log(`\nrooms:\n  ${runs.join('\n  ')}`);
   console.log(`files_below_95=${below} total_minutes=${Math.round(seconds / 60)} commits=${[...commits].join(',') || 'none'} rooms_changed_since=${changedRooms}`);
+  // What a clean clone costs: every room's last run from nothing, added up.
+  console.log(`from_nothing_minutes=${Math.round(fullSeconds / 60)}${unknownFull === 0 ? '' : ` (${unknownFull} rooms never timed from nothing)`}`);
   printSurvivors(rooms, results, all);
 }
 
@@ -347,8 +356,14 @@ async function main(argv: string[]): Promise<void> {
   }
   printTable(rooms, results, argv.includes('--survivors'));
   if (argv.includes('--record')) {
-    // The rooms run here replace theirs; a room not run here keeps its recorded result.
-    writeFileSync(RECORD, `${JSON.stringify({ ...recorded, ...results }, null, 1)}\n`);
+    // The rooms run here replace theirs, keeping their last time from nothing when this run
+    // was incremental; a room not run here keeps its recorded result.
+    const kept: Record<string, RoomResult> = { ...recorded };
+    for (const [room, result] of Object.entries(results)) {
+      const fromNothing = result.fromNothing ?? recorded[room]?.fromNothing;
+      kept[room] = { run: result.run, ...(fromNothing === undefined ? {} : { fromNothing }), files: result.files, survivors: result.survivors };
+    }
+    writeFileSync(RECORD, `${JSON.stringify(kept, null, 1)}\n`);
     console.log(`recorded in ${relative(ROOT, RECORD)}: ${Object.keys(results).join(', ') || 'no room'}`);
   }
 }
