@@ -419,7 +419,6 @@ export class StorefrontClient {
    * @throws {@link JournalError} when the journal cannot be read.
    */
   async resumeVoteRewards(give: VoteRewardGiveFunction, options?: VoteRewardDeliveryOptions): Promise<VoteResumeReport> {
-    const votes = this.#shared.votes();
-    return (votes instanceof Promise ? await votes : votes).resume(this.#via, give, options);
+    return (await this.#shared.votes()).resume(this.#via, give, options);
   }
 }
