@@ -110,6 +110,39 @@ async function claimDuringSlowEmptyPreview(rewrite: (answer: Response) => Respon
   await loop.stop();
 }
 
+describe('a preview the service answers SUCCESS with items (a proxy that claims)', () => {
+  it('has no claim to come: a /claim typed while that run gives is answered by the next run, not by that one', async () => {
+    const { mock, client, calls } = setup({
+      // The proxy turns every preview into a real claim: the service delivers and says SUCCESS.
+      fetch: (next) => (input, init) => next(input, { ...init, body: String(init?.body).replace('"preview":true', '"preview":false') }),
+    });
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    const given: number[] = [];
+    // Each give takes 2 s.
+    const slowGive = () =>
+      new Promise<void>((resolve) =>
+        setTimeout(() => {
+          given.push(Date.now() - T0);
+          resolve();
+        }, 2_000),
+      );
+    const loop = client.startDeliveryLoop({ give: slowGive, pollIntervalMs: 60_000 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    // The join's run is giving the item its "preview" claimed.
+    let answered = false;
+    const claimed = loop.claim('Ann').finally(() => (answered = true));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given).toEqual([2_000]);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    // The next run's "preview" claims again: the item is in the player's hands already.
+    expect(await claimed).toMatchObject({ code: 'ALREADY_CLAIMED', granted: [] });
+    expect(of(calls, 'Ann')).toEqual(['0c', '10000c']);
+    await loop.stop();
+  });
+});
+
 describe('stats', () => {
   it('backingOff counts an item whose give failed until its backoff has passed, to the millisecond', async () => {
     const { mock, client } = setup();
