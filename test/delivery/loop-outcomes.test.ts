@@ -110,6 +110,39 @@ async function claimDuringSlowEmptyPreview(rewrite: (answer: Response) => Respon
   await loop.stop();
 }
 
+describe('a preview the service answers SUCCESS with items (a proxy that claims)', () => {
+  it('has no claim to come: a /claim typed while that run gives is answered by the next run, not by that one', async () => {
+    const { mock, client, calls } = setup({
+      // The proxy turns every preview into a real claim: the service delivers and says SUCCESS.
+      fetch: (next) => (input, init) => next(input, { ...init, body: String(init?.body).replace('"preview":true', '"preview":false') }),
+    });
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    const given: number[] = [];
+    // Each give takes 2 s.
+    const slowGive = () =>
+      new Promise<void>((resolve) =>
+        setTimeout(() => {
+          given.push(Date.now() - T0);
+          resolve();
+        }, 2_000),
+      );
+    const loop = client.startDeliveryLoop({ give: slowGive, pollIntervalMs: 60_000 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    // The join's run is giving the item its "preview" claimed.
+    let answered = false;
+    const claimed = loop.claim('Ann').finally(() => (answered = true));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(given).toEqual([2_000]);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    // The next run's "preview" claims again: the item is in the player's hands already.
+    expect(await claimed).toMatchObject({ code: 'ALREADY_CLAIMED', granted: [] });
+    expect(of(calls, 'Ann')).toEqual(['0c', '10000c']);
+    await loop.stop();
+  });
+});
+
 describe('stats', () => {
   it('backingOff counts an item whose give failed until its backoff has passed, to the millisecond', async () => {
     const { mock, client } = setup();
@@ -252,6 +285,44 @@ describe('errors', () => {
     // The /claim's run comes once that run is over (its answer timed out), not when the backoff lets routine runs go.
     expect(of(calls, 'Cy').slice(6)).toEqual(['91000p']);
     expect(await claimed).toMatchObject({ code: 'ERROR' });
+    await loop.stop();
+  });
+
+  it('in trouble, a /claim whose run is still planned when the run in flight fails stays urgent: it comes a window after that run, not after the backoff', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.75);
+    let slow = false;
+    const { mock, client, calls, give } = setup({
+      fetch: (next) => async (input, init) => {
+        const answer = await next(input, init);
+        if (!slow) return answer;
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        const body = (await answer.clone().json()) as { code?: string; data?: Record<string, unknown> };
+        if (body.code !== 'PREVIEW') return answer;
+        // Items listed without their raw rows: exactly-once delivery cannot track them (the run fails).
+        const { rawTransactions: _, ...data } = body.data ?? {};
+        return new Response(JSON.stringify({ ...body, data }), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    mock.faults.add({ operation: 'claim', kind: 'status', status: 503, times: 3 });
+    const loop = client.startDeliveryLoop({ give, pollIntervalMs: 3_600_000, maxCallsPerSecond: 1 });
+    loop.join('Ann');
+    await vi.advanceTimersByTimeAsync(29_000);
+    // Ann's runs at 0, 10 and 20 s failed (503); the next is due at 30 s, its answer 1.2 s late.
+    expect(of(calls, 'Ann')).toEqual(['0p', '10000p', '20000p']);
+    mock.addPurchase(KEY, { playerName: 'Ann', id: 1, quantity: 1 });
+    slow = true;
+    await vi.advanceTimersByTimeAsync(1_500);
+    // Bo's join takes the budget's next call (31 s): the scheduler holds Ann's /claim until then.
+    loop.join('Bo');
+    await vi.advanceTimersByTimeAsync(200);
+    const claimed = loop.claim('Ann');
+    await vi.advanceTimersByTimeAsync(1_000);
+    // Ann's preview lists the item (its callers join that run) and fails at 31.2 s: the fourth
+    // failure in a row holds routine runs until 43.2 s.
+    expect(await claimed).toMatchObject({ code: 'ERROR' });
+    await vi.advanceTimersByTimeAsync(13_000);
+    // The /claim's run goes at the edge of the window that answer opened, as urgent runs do in trouble.
+    expect(of(calls, 'Ann')).toEqual(['0p', '10000p', '20000p', '30000p', '41200p']);
     await loop.stop();
   });
 });
