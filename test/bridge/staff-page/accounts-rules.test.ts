@@ -112,6 +112,10 @@ describe('password hashes at their bounds', () => {
   it('checks a hash with N = 2^20 (the highest allowed)', async () => {
     expect(await verifyPassword('pw', await lineHash('pw', 2 ** 20, 2, 1))).toBe(true);
   }, 30_000);
+
+  it('refuses a hash with N = 2^21 even when the password is right, without hashing it', async () => {
+    expect(await verifyPassword('pw', await lineHash('pw', 2 ** 21, 2, 1))).toBe(false);
+  }, 30_000);
 });
 
 describe('the lines of the accounts file', () => {
