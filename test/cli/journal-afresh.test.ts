@@ -2,8 +2,9 @@
  * `teamgames journal` with its modules loaded afresh for each test (issue #46 point 2):
  * what is decided at module level (the pattern of a URL's password, masked in a driver's
  * message; the commands, the arguments and options each takes and the names an unknown one
- * is told, the usage `--help` prints) is seen by StrykerJS only in a suite that loads it
- * after each mutant is set. Nothing here imports the command statically; the drivers are the test's.
+ * is told, the usage `--help` prints; the driver codes and messages that are a database
+ * timeout, exit 4) is seen by StrykerJS only in a suite that loads it after each mutant is
+ * set. Nothing here imports the command statically; the drivers are the test's.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as Program from '../../src/cli/program.js';
@@ -104,5 +105,34 @@ describe('teamgames journal: the commands, their arguments and options', () => {
     expect(r.stdout).toContain('\nCommands:\n  status   ');
     expect(r.stdout).toContain('\n  resolve <player> --note <text> [--window <id>] [--by <name>] [--bridge <url>]\n');
     expect(r.stdout).toMatch(/\n  7  resolve: the window was already resolved .*\n.*\n.*\n.*WINDOW_ALREADY_RESOLVED, with the window's resolution\)\n$/);
+  });
+});
+
+describe('teamgames journal: what is a database timeout (exit 4, DATABASE_TIMEOUT)', () => {
+  const timedOut = (said: string) => ({
+    error: 'DATABASE_TIMEOUT',
+    message: `journal: the database did not answer within 250 ms (--timeout): PostgresJournal: could not read the journal: ${said}. Check that the server is up and that no session holds a lock on the journal's table; a resolve may or may not have been written (teamgames journal windows --all)`,
+  });
+  const pending = async (error: Error) => {
+    const r = await failingWith(['journal', 'pending', '--json', '--timeout', '250', '--postgres-env', 'DB'], error);
+    return { code: r.code, stdout: r.stdout, stderr: JSON.parse(r.stderr) as unknown };
+  };
+
+  it.each(['57014', '55P03', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT'])('the code %s, on the error or on its cause', async (code) => {
+    expect(await pending(Object.assign(new Error('bound ran out'), { code }))).toEqual({ code: program.EXIT.NETWORK, stdout: '', stderr: timedOut('bound ran out') });
+    expect(await pending(new Error('wrapped', { cause: Object.assign(new Error('bound ran out'), { code }) }))).toEqual({ code: program.EXIT.NETWORK, stdout: '', stderr: timedOut('wrapped') });
+  });
+
+  it.each(['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout', 'Query read timeout'])('a message starting "%s", on the error or on its cause', async (start) => {
+    expect(await pending(new Error(`${start} (250 ms)`))).toEqual({ code: program.EXIT.NETWORK, stdout: '', stderr: timedOut(`${start} (250 ms)`) });
+    expect(await pending(new Error('wrapped', { cause: new Error(start) }))).toEqual({ code: program.EXIT.NETWORK, stdout: '', stderr: timedOut('wrapped') });
+  });
+
+  it.each<[string, Error]>([
+    ['another code', Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })],
+    ['a code only close to one', Object.assign(new Error('connection refused'), { code: 'ER_LOCK_WAIT' })],
+    ...['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout', 'Query read timeout'].map((start): [string, Error] => [`"${start}" not at the start`, new Error(`said: ${start}`)]),
+  ])('%s: no timeout, the failure as it is (exit 1)', async (_what, error) => {
+    expect(await pending(error)).toEqual({ code: program.EXIT.FAILURE, stdout: '', stderr: { error: 'JOURNAL_FAILED', message: `journal: PostgresJournal: could not read the journal: ${error.message}` } });
   });
 });
