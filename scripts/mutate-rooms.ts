@@ -281,7 +281,7 @@ function printTable(rooms: Rooms, results: Record<string, RoomResult>, all: bool
     const full = result.fromNothing;
     if (full === undefined) unknownFull += 1;
     else fullSeconds += full.seconds;
-    const whole = full === undefined || full === run ? '' : `; from nothing: ${Math.round(full.seconds / 60)} min on ${full.commit}`;
+    const whole = full === undefined || full.at === run.at ? '' : `; from nothing: ${Math.round(full.seconds / 60)} min on ${full.commit}`;
     return `${room}: ${Math.round(run.seconds / 60)} min on ${run.commit}${run.clean ? '' : ' with changes'}${how}${since}${whole}`;
   });
   console.log(`\nrooms:\n  ${runs.join('\n  ')}`);
