@@ -263,6 +263,13 @@ describe('the staff page', () => {
     const bridge = await start(s, { staff: { listen: { host: '0.0.0.0', port: 0 }, accountsFile: 'staff-accounts' } });
     expect(s.lines.filter((l) => l.msg.startsWith('staff page'))).toEqual([expect.objectContaining({ level: 'info', msg: `staff page on ${bridge.staffUrl}, not loopback: put it behind TLS`, staffPage: bridge.staffUrl })]);
   });
+
+  it('not configured: no staff page, no line about it, and the running bridge has no staffUrl at all (not one set to undefined)', async () => {
+    const s = await setup();
+    const bridge = await start(s, {});
+    expect(bridge).not.toHaveProperty('staffUrl');
+    expect(s.lines.filter((l) => l.msg.startsWith('staff page'))).toEqual([]);
+  });
 });
 
 describe('stop', () => {
