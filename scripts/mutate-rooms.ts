@@ -275,7 +275,7 @@ function printTable(rooms: Rooms, results: Record<string, RoomResult>, all: bool
     seconds += run.seconds;
     commits.add(run.commit);
     const changed = changedSince(result);
-    if (changed.length > 0) changedRooms += 1;
+    if (changed === 'unknown commit' || changed.length > 0) changedRooms += 1;
     const how = run.fromNothing === undefined ? '' : run.fromNothing ? ', from nothing' : ', incremental';
     const since = changed === 'unknown commit' ? ' (a commit this clone does not have)' : changed.length > 0 ? ` (changed since: ${changed.join(', ')})` : '';
     const full = result.fromNothing;

@@ -102,7 +102,6 @@ describe('fast mode, a crash between the claim and the journal', () => {
 describe("where a lost claim's window starts: the list counts as seen only once its lines are journaled", () => {
   it("a preview that listed a purchase whose intent the journal refused: a later lost fast claim's window starts at 0, which covers it", async () => {
     mock.addPurchase(KEY, { playerName: 'Fay', id: 1, quantity: 1 });
-    const paidAt = mock.clock.now();
     class NoIntents extends MemoryJournal {
       override async append(entries: readonly JournalEntry[]): Promise<void> {
         if (entries.some((e) => e.state === 'intended')) throw new Error('disk full');
@@ -121,7 +120,6 @@ describe("where a lost claim's window starts: the list counts as seen only once 
     // The preview at +5 s saw the purchase, but nothing of it was journaled: a window from
     // that preview would leave out the purchase paid before it.
     expect(lost.unverified).toEqual({ playerName: 'Fay', from: 0, to: mock.clock.now() });
-    expect(lost.unverified?.from).toBeLessThanOrEqual(paidAt);
   });
 });
 
